@@ -1,0 +1,81 @@
+"""Fixtures for the CLI's integration tests: seed a home through wardian_core, run `wardian`."""
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from wardian_core import identity
+from wardian_core.db import agents as agent_rows
+from wardian_core.db import open_writer
+
+WARDIAN = str(Path(sys.executable).parent / "wardian")
+
+
+@dataclass
+class Result:
+    returncode: int
+    stdout: str
+    stderr: str
+
+    def json(self) -> Any:
+        return json.loads(self.stdout)
+
+    def error(self) -> dict[str, Any]:
+        assert self.stdout == "", f"stdout must be empty on error, got {self.stdout!r}"
+        return json.loads(self.stderr)["error"]
+
+
+@pytest.fixture
+def run_wardian(wardian_home: Path) -> Callable[..., Result]:
+    """Run the installed `wardian` with the test's clean environment (plus `env`)."""
+
+    def run(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None, timeout: float = 60) -> Result:
+        completed = subprocess.run(
+            [WARDIAN, *args],
+            capture_output=True,
+            text=True,
+            env={**os.environ, **(env or {})},
+            cwd=cwd,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+        )
+        return Result(completed.returncode, completed.stdout, completed.stderr)
+
+    return run
+
+
+@pytest.fixture
+def seed_agent(wardian_home: Path) -> Callable[..., dict[str, Any]]:
+    """Create an agent through wardian_core, optionally with a status."""
+
+    def seed(
+        class_name: str = "Coder",
+        *,
+        name: str | None = None,
+        provider: str = "generic",
+        workspace: Path | str | None = None,
+        status: str | None = None,
+        pid: int | None = None,
+        started_at: str | None = None,
+    ) -> dict[str, Any]:
+        conn = open_writer(wardian_home)
+        try:
+            created = identity.create_agent(
+                conn, class_name=class_name, provider=provider, workspace=workspace, name=name
+            )
+            if status is not None:
+                agent_rows.record_status(conn, created["uuid"], status, evidence={"source": "test-seed"})
+            if pid is not None or started_at is not None:
+                agent_rows.record_process(conn, created["uuid"], pid=pid, started_at=started_at)
+            return agent_rows.get_agent(conn, created["uuid"]) or {}
+        finally:
+            conn.close()
+
+    return seed

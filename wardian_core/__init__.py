@@ -1,0 +1,17 @@
+"""What must not drift between the host, the CLI and providers.
+
+Kept import-free: the CLI's read path imports submodules directly, and a provider
+gets `hookimpl` lazily so importing `wardian_core` never pulls in pluggy.
+"""
+
+from wardian_core.version import __version__
+
+__all__ = ["__version__", "hookimpl"]
+
+
+def __getattr__(name: str) -> object:
+    if name == "hookimpl":
+        from wardian_core.hookimpl import hookimpl
+
+        return hookimpl
+    raise AttributeError(f"module 'wardian_core' has no attribute {name!r}")

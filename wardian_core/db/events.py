@@ -1,0 +1,42 @@
+"""The `events` table: an audit log per agent, pruned by count and by age."""
+
+import json
+import sqlite3
+from typing import Any
+
+from wardian_core.clock import iso_days_ago, now_iso
+from wardian_core.db.connection import transaction
+
+KEEP_PER_AGENT = 1000
+KEEP_DAYS = 30
+
+
+def add_event(
+    conn: sqlite3.Connection, agent_uuid: str, kind: str, payload: dict[str, Any], *, at: str | None = None
+) -> None:
+    conn.execute(
+        "INSERT INTO events (agent, kind, payload, timestamp) VALUES (?, ?, ?, ?)",
+        (agent_uuid, kind, json.dumps(payload, separators=(",", ":")), at or now_iso()),
+    )
+
+
+def list_events(conn: sqlite3.Connection, agent_uuid: str) -> list[dict[str, Any]]:
+    rows = conn.execute(
+        "SELECT id, agent, kind, payload, timestamp FROM events WHERE agent = ? ORDER BY id", (agent_uuid,)
+    ).fetchall()
+    return [dict(row) | {"payload": json.loads(row["payload"])} for row in rows]
+
+
+def prune_events(
+    conn: sqlite3.Connection, *, keep_per_agent: int = KEEP_PER_AGENT, keep_days: float = KEEP_DAYS
+) -> int:
+    """Drop events older than `keep_days` and all but the newest `keep_per_agent` per agent."""
+    with transaction(conn):
+        by_age = conn.execute("DELETE FROM events WHERE timestamp < ?", (iso_days_ago(keep_days),)).rowcount
+        by_count = conn.execute(
+            "DELETE FROM events WHERE id IN (SELECT id FROM ("
+            " SELECT id, ROW_NUMBER() OVER (PARTITION BY agent ORDER BY id DESC) AS newest_first FROM events"
+            ") WHERE newest_first > ?)",
+            (keep_per_agent,),
+        ).rowcount
+    return by_age + by_count

@@ -1,0 +1,64 @@
+"""Forward-only schema migrations, versioned with `PRAGMA user_version`.
+
+Append a new step to MIGRATIONS; never edit a released one. A database whose
+version is above `CURRENT_VERSION` was written by a newer Wardian and is refused.
+"""
+
+import sqlite3
+
+MIGRATIONS: list[str] = [
+    # 1: agents and their status events
+    """
+    CREATE TABLE agents (
+        uuid TEXT PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        class TEXT NOT NULL,
+        provider TEXT NOT NULL,
+        workspace TEXT,
+        description TEXT,
+        status TEXT NOT NULL DEFAULT 'off',
+        pid INTEGER,
+        started_at TEXT,
+        last_status_at TEXT,
+        provider_session_id TEXT,
+        is_off INTEGER NOT NULL DEFAULT 1,
+        created_at TEXT NOT NULL
+    );
+    CREATE INDEX agents_by_workspace ON agents (workspace);
+    CREATE INDEX agents_by_class ON agents (class);
+    CREATE INDEX agents_by_status ON agents (status);
+    CREATE TABLE events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        agent TEXT NOT NULL REFERENCES agents (uuid) ON DELETE CASCADE,
+        kind TEXT NOT NULL,
+        payload TEXT NOT NULL DEFAULT '{}',
+        timestamp TEXT NOT NULL
+    );
+    CREATE INDEX events_by_agent ON events (agent, id);
+    CREATE INDEX events_by_time ON events (timestamp);
+    """,
+]
+
+CURRENT_VERSION = len(MIGRATIONS)
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+def migrate(conn: sqlite3.Connection) -> None:
+    """Bring the schema to CURRENT_VERSION; safe when several writers race."""
+    if schema_version(conn) == CURRENT_VERSION:
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        version = schema_version(conn)  # re-read under the write lock
+        for step in range(version, CURRENT_VERSION):
+            for statement in MIGRATIONS[step].split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {step + 1}")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise

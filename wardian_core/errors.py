@@ -1,0 +1,79 @@
+"""Every error code Wardian can return, its exit code, and the error envelope.
+
+A new code is added to `EXIT_CODES` and to docs/cli.md (a test checks both), never
+invented inline. Errors travel as one exception type; one place in the CLI turns
+it into the envelope on stderr and the exit code.
+"""
+
+import json
+from typing import Any
+
+SCHEMA_VERSION = 1
+
+EXIT_CODES: dict[str, int] = {
+    "generic": 1,
+    "usage": 1,
+    "invalid_field": 1,
+    "duplicate_name": 1,
+    "invalid_name": 1,
+    "not_supported": 1,
+    "bad_request": 1,
+    "request_failed": 1,
+    "wait_timeout": 1,
+    "watch_timeout": 1,
+    "agent_exited": 1,
+    "cursor_expired": 1,
+    "duplicate_reply": 1,
+    "unauthorized": 1,
+    "validation_failed": 1,
+    "protocol_mismatch": 1,
+    "not_found": 2,
+    "not_in_session": 3,
+    "db_unavailable": 4,
+    "ambiguous": 5,
+    "app_not_running": 6,
+    "control_endpoint_timeout": 7,
+}
+
+
+class WardianError(Exception):
+    """A failure a user or an agent can act on: code, message, hint, details."""
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        hint: str | None = None,
+        details: dict[str, Any] | None = None,
+    ) -> None:
+        if code not in EXIT_CODES:
+            raise ValueError(f"unknown error code {code!r}: add it to EXIT_CODES")
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.hint = hint
+        self.details = details or {}
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_CODES[self.code]
+
+    def envelope(self) -> dict[str, Any]:
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.hint:
+            error["hint"] = self.hint
+        if self.details:
+            error["details"] = self.details
+        return {"schema": SCHEMA_VERSION, "error": error}
+
+    def to_json(self) -> str:
+        return json.dumps(self.envelope(), indent=2)
+
+    @classmethod
+    def from_envelope(cls, envelope: dict[str, Any]) -> "WardianError":
+        """Rebuild an error that crossed the control wire."""
+        error = envelope.get("error") or {}
+        code = error.get("code", "generic")
+        if code not in EXIT_CODES:
+            code = "generic"
+        return cls(code, error.get("message", "unknown error"), error.get("hint"), error.get("details"))

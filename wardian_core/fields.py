@@ -1,0 +1,51 @@
+"""The fields an agent record offers to `agent show/list`, as plain data.
+
+The CLI's read path uses these tuples instead of the pydantic AgentRecord so it
+starts fast; a test checks they match `wardian_core.models.AgentRecord`.
+"""
+
+from typing import Any
+
+from wardian_core.errors import WardianError
+
+DEFAULT_FIELDS = ("name", "uuid", "class", "provider", "workspace", "status")
+VERBOSE_FIELDS = DEFAULT_FIELDS + ("pid", "started_at", "last_status_at")
+ALL_FIELDS = VERBOSE_FIELDS + (
+    "status_source",
+    "description",
+    "created_at",
+    "provider_session_id",
+    "is_off",
+)
+STATUSES = ("starting", "idle", "processing", "action_required", "error", "off", "headless")
+
+
+def parse_field_list(text: str) -> tuple[str, ...]:
+    wanted = tuple(name.strip() for name in text.split(",") if name.strip())
+    if not wanted:
+        raise WardianError("invalid_field", "--fields needs at least one field name", _fields_hint())
+    for name in wanted:
+        check_field(name)
+    return wanted
+
+
+def check_field(name: str) -> str:
+    if name not in ALL_FIELDS:
+        raise WardianError("invalid_field", f"unknown field {name!r}", _fields_hint(), {"field": name})
+    return name
+
+
+def _fields_hint() -> str:
+    return "Known fields: " + ", ".join(ALL_FIELDS) + "."
+
+
+def to_record(row: dict[str, Any], status_source: str) -> dict[str, Any]:
+    """A stored or live agent row as the record the CLI shows (never its environment)."""
+    record = {name: row.get(name) for name in ALL_FIELDS}
+    record["is_off"] = bool(row.get("is_off"))
+    record["status_source"] = status_source
+    return record
+
+
+def select(record: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
+    return {name: record[name] for name in names}

@@ -1,0 +1,81 @@
+"""The read path of `agent show/list`: who exists and what each is doing.
+
+Answers from state.db (`status_source: persisted`); the host's live view slots in
+through `load_rows` once a host runs. Kept on plain data so the CLI starts fast.
+"""
+
+import os
+from pathlib import Path
+from typing import Any
+
+from wardian_core import fields, identity
+from wardian_core.db import agents as agent_rows
+from wardian_core.db.connection import open_reader
+from wardian_core.scope import Scope, parse_scope
+
+Environ = "os._Environ[str] | dict[str, str]"
+
+
+def load_rows(home: Path) -> tuple[list[dict[str, Any]], str]:
+    """Every agent row and where the answer came from."""
+    conn = open_reader(home)
+    try:
+        return agent_rows.list_agents(conn), "persisted"
+    finally:
+        conn.close()
+
+
+def load_records(home: Path) -> list[dict[str, Any]]:
+    rows, source = load_rows(home)
+    return [fields.to_record(row, source) for row in rows]
+
+
+def show_agent(home: Path, reference: str | None, environ: Any = None) -> dict[str, Any]:
+    """One agent by uuid or name, or the caller itself when no reference is given."""
+    env = os.environ if environ is None else environ
+    if reference is None:
+        reference = identity.session_id_from_env(env)
+    return identity.find_in(load_records(home), reference)
+
+
+def _caller(records: list[dict[str, Any]], env: Any) -> dict[str, Any] | None:
+    session_id = env.get("WARDIAN_SESSION_ID", "").strip()
+    return next((r for r in records if r["uuid"] == session_id), None) if session_id else None
+
+
+def _scope_workspace(scope: Scope, caller: dict[str, Any] | None) -> str | None:
+    if scope.kind != "workspace":
+        return None
+    if scope.argument:
+        return identity.resolve_workspace(scope.argument)
+    if caller and caller["workspace"]:
+        return caller["workspace"]
+    return identity.resolve_workspace(os.getcwd())
+
+
+def list_agents(
+    home: Path,
+    *,
+    scope: str | None = None,
+    status: str | None = None,
+    class_name: str | None = None,
+    workspace: str | None = None,
+    environ: Any = None,
+) -> list[dict[str, Any]]:
+    env = os.environ if environ is None else environ
+    parsed = parse_scope(scope) if scope is not None else None
+    records = load_records(home)
+    if workspace is not None:  # an exact workspace implies --scope all
+        wanted_workspace: str | None = identity.resolve_workspace(workspace)
+    else:
+        caller = _caller(records, env)
+        if parsed is None:
+            parsed = Scope("workspace") if caller and caller["workspace"] else Scope("all")
+        wanted_workspace = _scope_workspace(parsed, caller)
+    return [
+        record
+        for record in records
+        if (wanted_workspace is None or record["workspace"] == wanted_workspace)
+        and (status is None or record["status"] == status)
+        and (class_name is None or record["class"] == class_name)
+    ]

@@ -1,0 +1,28 @@
+"""`--scope kind[:arg]` for `agent list`, parsed so later kinds slot in."""
+
+from dataclasses import dataclass
+
+from wardian_core.errors import WardianError
+
+SUPPORTED_KINDS = ("workspace", "all")
+
+
+@dataclass(frozen=True)
+class Scope:
+    kind: str
+    argument: str | None = None
+
+
+def parse_scope(text: str) -> Scope:
+    kind, _, argument = text.partition(":")
+    kind = kind.strip()
+    if kind not in SUPPORTED_KINDS:
+        raise WardianError(
+            "not_supported",
+            f"scope {kind!r} is not supported yet",
+            "Use --scope workspace[:PATH] or --scope all.",
+            {"scope": text, "supported": list(SUPPORTED_KINDS)},
+        )
+    if kind == "all" and argument:
+        raise WardianError("usage", "--scope all takes no argument", "Use --scope all.", {"scope": text})
+    return Scope(kind, argument or None)

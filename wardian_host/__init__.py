@@ -1,0 +1,1 @@
+"""The Wardian host: plugin manager, PTY supervisor, control server, and the CLI."""

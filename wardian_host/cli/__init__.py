@@ -1,0 +1,56 @@
+"""`wardian`: the one command for agents and the people watching them.
+
+Start-up stays fast: this module imports click and the error table only; each
+noun's module is imported when its command runs.
+"""
+
+import sys
+
+import click
+
+from wardian_core.errors import WardianError
+from wardian_core.version import __version__
+from wardian_host.cli.lazy_group import LazyGroup
+
+COMMANDS = {
+    "agent": "wardian_host.cli.agent:agent",
+}
+
+
+@click.group(cls=LazyGroup, lazy_commands=COMMANDS, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="wardian")
+def cli() -> None:
+    """Run AI coding CLIs as agents and talk to them. JSON on stdout, errors as JSON on stderr."""
+
+
+def _usage_error(exc: click.UsageError) -> WardianError:
+    command_path = exc.ctx.command_path if exc.ctx else "wardian"
+    return WardianError(
+        "usage",
+        exc.format_message(),
+        f"Run `{command_path} --help` for the accepted arguments.",
+        {"command": command_path},
+    )
+
+
+def _fail(error: WardianError) -> None:
+    sys.stderr.write(error.to_json() + "\n")
+    sys.stderr.flush()
+    sys.exit(error.exit_code)
+
+
+def main(argv: list[str] | None = None) -> None:
+    try:
+        result = cli.main(args=argv, prog_name="wardian", standalone_mode=False)
+    except WardianError as error:
+        _fail(error)
+    except click.UsageError as exc:
+        _fail(_usage_error(exc))
+    except click.ClickException as exc:
+        _fail(WardianError("generic", exc.format_message()))
+    except click.Abort:
+        sys.stderr.write("\n")
+        sys.exit(130)
+    except BrokenPipeError:
+        sys.exit(1)
+    sys.exit(result if isinstance(result, int) else 0)

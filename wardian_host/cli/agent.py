@@ -1,0 +1,78 @@
+"""`wardian agent`: who am I, who are my peers, and what are they doing."""
+
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from wardian_core import fields, paths
+from wardian_host.cli.lazy_group import LazyGroup
+from wardian_host.cli.render import OutputOptions, emit_agent, emit_agents
+
+# Subcommands that live in other modules (added by later issues) go here.
+LIFECYCLE_COMMANDS: dict[str, str] = {}
+
+
+class AgentGroup(LazyGroup):
+    """`wardian agent [x]` is shorthand for `wardian agent show [x]`."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        first = args[0] if args else None
+        if first not in ctx.help_option_names and first not in self.list_commands(ctx):
+            args = ["show", *args]
+        return super().parse_args(ctx, args)
+
+
+def output_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    for decorator in reversed(
+        [
+            click.option("--fields", "fields_text", metavar="A,B", help="Only these fields, in this order."),
+            click.option("--field", "field", metavar="NAME", help="Print one field's bare value per agent."),
+            click.option("--verbose", is_flag=True, help="Add pid, started_at and last_status_at."),
+            click.option("--pretty", is_flag=True, help="Aligned text for people; coloured on a terminal."),
+        ]
+    ):
+        command = decorator(command)
+    return command
+
+
+@click.group(cls=AgentGroup, lazy_commands=LIFECYCLE_COMMANDS)
+def agent() -> None:
+    """Look up yourself (no argument), a peer (NAME or UUID), or list agents."""
+
+
+@agent.command("show")
+@click.argument("reference", required=False, metavar="[NAME-OR-UUID]")
+@output_options
+def show(reference: str | None, fields_text: str | None, field: str | None, verbose: bool, pretty: bool) -> None:
+    """Show one agent; without an argument, the agent this command runs in."""
+    from wardian_core.roster import show_agent
+
+    options = OutputOptions.from_flags(fields_text, field, verbose, pretty)
+    emit_agent(show_agent(paths.wardian_home(), reference), options)
+
+
+@agent.command("list")
+@click.option("--scope", metavar="KIND[:ARG]", help="workspace[:PATH] or all (default: workspace inside an agent).")
+@click.option("--status", type=click.Choice(fields.STATUSES), help="Only agents with this status.")
+@click.option("--class", "class_name", metavar="CLASS", help="Only agents of this class.")
+@click.option("--workspace", metavar="PATH", help="Only agents in exactly this workspace (implies --scope all).")
+@output_options
+def list_command(
+    scope: str | None,
+    status: str | None,
+    class_name: str | None,
+    workspace: str | None,
+    fields_text: str | None,
+    field: str | None,
+    verbose: bool,
+    pretty: bool,
+) -> None:
+    """List agents, filtered by scope, status, class or workspace."""
+    from wardian_core.roster import list_agents
+
+    options = OutputOptions.from_flags(fields_text, field, verbose, pretty)
+    records = list_agents(
+        paths.wardian_home(), scope=scope, status=status, class_name=class_name, workspace=workspace
+    )
+    emit_agents(records, options)

@@ -1,0 +1,111 @@
+"""One renderer for agent records: JSON, `--pretty`, `--fields` and `--field`."""
+
+import json
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+import click
+
+from wardian_core import fields
+from wardian_core.errors import SCHEMA_VERSION, WardianError
+
+# The Wardian status palette: emerald, cyan, amber, gray, red.
+STATUS_COLOURS = {
+    "idle": "green",
+    "processing": "cyan",
+    "action_required": "yellow",
+    "off": "bright_black",
+    "error": "red",
+    "starting": "blue",
+    "headless": "magenta",
+}
+
+
+@dataclass(frozen=True)
+class OutputOptions:
+    fields: tuple[str, ...] | None = None
+    field: str | None = None
+    verbose: bool = False
+    pretty: bool = False
+
+    @classmethod
+    def from_flags(cls, fields_text: str | None, field: str | None, verbose: bool, pretty: bool) -> "OutputOptions":
+        if field is not None and (fields_text is not None or pretty):
+            raise WardianError(
+                "usage",
+                "--field cannot be combined with --fields or --pretty",
+                "Use --field NAME alone for a bare value, or --fields a,b for JSON.",
+            )
+        chosen = fields.parse_field_list(fields_text) if fields_text is not None else None
+        return cls(chosen, fields.check_field(field) if field is not None else None, verbose, pretty)
+
+    def columns(self) -> tuple[str, ...]:
+        if self.fields is not None:
+            return self.fields
+        return fields.VERBOSE_FIELDS if self.verbose else fields.DEFAULT_FIELDS
+
+
+def bare(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _styled_status(text: str, status: Any, padded_to: int = 0) -> str:
+    padded = text.ljust(padded_to)
+    if not sys.stdout.isatty():
+        return padded
+    colour = STATUS_COLOURS.get(str(status))
+    return click.style(padded, fg=colour) if colour else padded
+
+
+def _pretty_block(record: dict[str, Any], columns: tuple[str, ...]) -> str:
+    width = max(len(name) for name in columns)
+    lines = []
+    for name in columns:
+        value = bare(record[name])
+        if name == "status":
+            value = _styled_status(value, record[name])
+        lines.append(f"{name.ljust(width)}  {value}".rstrip())
+    return "\n".join(lines)
+
+
+def _pretty_table(records: list[dict[str, Any]], columns: tuple[str, ...]) -> str:
+    if not records:
+        return "no agents"
+    cells = [[bare(record[name]) for name in columns] for record in records]
+    widths = [max(len(name), *(len(row[i]) for row in cells)) for i, name in enumerate(columns)]
+    lines = ["  ".join(name.upper().ljust(widths[i]) for i, name in enumerate(columns)).rstrip()]
+    for record, row in zip(records, cells):
+        parts = [
+            _styled_status(text, record[name], widths[i]) if name == "status" else text.ljust(widths[i])
+            for i, (name, text) in enumerate(zip(columns, row))
+        ]
+        lines.append("  ".join(parts).rstrip())
+    return "\n".join(lines)
+
+
+def write_json(envelope: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(envelope, indent=2) + "\n")
+
+
+def emit_agent(record: dict[str, Any], options: OutputOptions) -> None:
+    if options.field is not None:
+        sys.stdout.write(bare(record[options.field]) + "\n")
+    elif options.pretty:
+        sys.stdout.write(_pretty_block(record, options.columns()) + "\n")
+    else:
+        write_json({"schema": SCHEMA_VERSION, "agent": fields.select(record, options.columns())})
+
+
+def emit_agents(records: list[dict[str, Any]], options: OutputOptions) -> None:
+    if options.field is not None:
+        sys.stdout.write("".join(bare(record[options.field]) + "\n" for record in records))
+    elif options.pretty:
+        sys.stdout.write(_pretty_table(records, options.columns()) + "\n")
+    else:
+        columns = options.columns()
+        write_json({"schema": SCHEMA_VERSION, "agents": [fields.select(r, columns) for r in records]})

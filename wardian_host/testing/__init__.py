@@ -1,0 +1,1 @@
+"""Pytest helpers shipped with Wardian for its own suites and provider packages' suites."""

@@ -1,0 +1,54 @@
+"""A pytest plugin that gives every test its own WARDIAN_HOME and HOME.
+
+Load it explicitly (`pytest_plugins = ["wardian_host.testing.hermetic"]`): it is
+not auto-registered, because it rewrites the environment of every test.
+"""
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+# Variables through which a developer's own setup could leak into a test.
+INHERITED_PREFIXES = (
+    "WARDIAN_",
+    "ANTHROPIC_",
+    "CLAUDE_",
+    "OPENAI_",
+    "CODEX_",
+    "GEMINI_",
+    "GOOGLE_",
+    "OPENCODE_",
+    "XDG_",
+)
+
+
+def clean_environment(base: dict[str, str], home: Path, wardian_home: Path) -> dict[str, str]:
+    """`base` without inherited Wardian/provider variables, pointed at the test's homes."""
+    env = {key: value for key, value in base.items() if not key.startswith(INHERITED_PREFIXES)}
+    env["HOME"] = str(home)
+    env["WARDIAN_HOME"] = str(wardian_home)
+    # Keep the test run's own opt-out visible to the code that honours it.
+    if "WARDIAN_SKIP_REAL_CLI" in base:
+        env["WARDIAN_SKIP_REAL_CLI"] = base["WARDIAN_SKIP_REAL_CLI"]
+    return env
+
+
+@pytest.fixture(autouse=True)
+def hermetic_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    home = tmp_path / "user-home"
+    wardian_home = tmp_path / "wardian-home"
+    home.mkdir()
+    wardian_home.mkdir()
+    environment = clean_environment(dict(os.environ), home, wardian_home)
+    for key in set(os.environ) - set(environment):
+        monkeypatch.delenv(key)
+    for key, value in environment.items():
+        monkeypatch.setenv(key, value)
+    yield
+
+
+@pytest.fixture
+def wardian_home() -> Path:
+    return Path(os.environ["WARDIAN_HOME"])
