@@ -6,9 +6,7 @@ what makes them unique, so two concurrent creators cannot both win.
 
 import os
 import re
-import secrets
 import sqlite3
-import uuid as uuid_module
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +53,8 @@ def name_stem(class_name: str) -> str:
 
 
 def generate_name(class_name: str) -> str:
+    import secrets  # creation only: kept off the CLI's read path
+
     return f"{name_stem(class_name)}-{secrets.token_hex(2)}"
 
 
@@ -63,7 +63,7 @@ def free_name_like(conn: sqlite3.Connection, wanted: str) -> str:
         candidate = f"{wanted}-{counter}"
         if not agent_rows.name_taken(conn, candidate):
             return candidate
-    return f"{wanted}-{secrets.token_hex(3)}"
+    return generate_name(wanted)
 
 
 def resolve_workspace(workspace: str | os.PathLike[str]) -> str:
@@ -80,6 +80,8 @@ def create_agent(
     description: str | None = None,
 ) -> dict[str, Any]:
     """Create an agent row. An explicit taken name is an error, never a silent rename."""
+    import uuid as uuid_module  # creation only: kept off the CLI's read path
+
     fields = {
         "class_name": class_name,
         "provider": provider,

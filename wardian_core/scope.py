@@ -1,14 +1,13 @@
 """`--scope kind[:arg]` for `agent list`, parsed so later kinds slot in."""
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from wardian_core.errors import WardianError
 
 SUPPORTED_KINDS = ("workspace", "all")
 
 
-@dataclass(frozen=True)
-class Scope:
+class Scope(NamedTuple):
     kind: str
     argument: str | None = None
 

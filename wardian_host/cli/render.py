@@ -2,8 +2,7 @@
 
 import json
 import sys
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import click
 
@@ -22,8 +21,7 @@ STATUS_COLOURS = {
 }
 
 
-@dataclass(frozen=True)
-class OutputOptions:
+class OutputOptions(NamedTuple):
     fields: tuple[str, ...] | None = None
     field: str | None = None
     verbose: bool = False

@@ -1,0 +1,89 @@
+"""CLI start-up: median wall time of read commands beside floors measured in the same run.
+
+Run with the interpreter the `wardian` command is installed in:
+    .venv/bin/python benchmarks/cli_startup.py [--rounds N]
+
+Floors: `python -c pass` and `python -c "import click, sqlite3, json, socket"` (what the
+command cannot avoid: its CLI library, the database, JSON, the socket of the live path).
+Targets are ratios to the second floor. Runs are interleaved so machine noise hits all alike.
+"""
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from wardian_core import identity
+from wardian_core.db import agents as agent_rows
+from wardian_core.db import open_writer
+
+PYTHON = sys.executable
+WARDIAN = str(Path(PYTHON).parent / "wardian")
+AGENTS = 200
+
+FLOORS = {
+    "python -c pass": [PYTHON, "-c", "pass"],
+    "import click, sqlite3, json, socket": [PYTHON, "-c", "import click, sqlite3, json, socket"],
+}
+FLOOR = "import click, sqlite3, json, socket"
+
+# (label, argv after `wardian`, target ratio to FLOOR)
+COMMANDS = [
+    ("wardian agent <name>", ["agent", "agent-100"], 1.25),
+    (f"wardian agent list --scope all ({AGENTS} agents)", ["agent", "list", "--scope", "all"], 1.5),
+]
+
+
+def seed_home(home: Path) -> None:
+    conn = open_writer(home)
+    for index in range(AGENTS):
+        created = identity.create_agent(
+            conn, class_name="Coder", provider="generic", workspace=home, name=f"agent-{index}"
+        )
+        agent_rows.record_status(conn, created["uuid"], ("idle", "processing", "off")[index % 3])
+    conn.close()
+
+
+def time_once(argv: list[str], env: dict[str, str]) -> float:
+    started = time.perf_counter()
+    done = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    elapsed = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"{argv} failed: {done.stderr.decode()}")
+    return elapsed
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=30)
+    rounds = parser.parse_args().rounds
+    with tempfile.TemporaryDirectory() as scratch:
+        home = Path(scratch) / "home"
+        seed_home(home)
+        env = {k: v for k, v in os.environ.items() if not k.startswith("WARDIAN_")} | {"WARDIAN_HOME": str(home)}
+        runs = {label: [WARDIAN, *args] for label, args, _ in COMMANDS} | FLOORS
+        samples: dict[str, list[float]] = {label: [] for label in runs}
+        for label, argv in runs.items():  # warm the page cache once
+            time_once(argv, env)
+        for _ in range(rounds):
+            for label, argv in runs.items():
+                samples[label].append(time_once(argv, env))
+    median = {label: statistics.median(values) * 1000 for label, values in samples.items()}
+    print(f"cli_startup: median of {rounds} interleaved runs, python {sys.version.split()[0]}")
+    for label in FLOORS:
+        print(f"  floor  {label:<48} {median[label]:7.1f} ms")
+    failed = False
+    for label, _, target in COMMANDS:
+        ratio = median[label] / median[FLOOR]
+        verdict = "ok" if ratio <= target else "OVER TARGET"
+        failed |= ratio > target
+        print(f"  {label:<55} {median[label]:7.1f} ms  {ratio:4.2f}x floor (target <= {target}x)  {verdict}")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

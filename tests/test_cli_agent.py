@@ -1,0 +1,244 @@
+"""The read surface of `wardian agent`, driven through the installed command."""
+
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from wardian_core.db.migrations import CURRENT_VERSION
+from wardian_core.fields import DEFAULT_FIELDS, VERBOSE_FIELDS
+from wardian_core.models import AgentRecord
+
+
+@pytest.fixture
+def workspaces(tmp_path: Path) -> tuple[Path, Path]:
+    first, second = tmp_path / "ws-one", tmp_path / "ws-two"
+    first.mkdir()
+    second.mkdir()
+    return first.resolve(), second.resolve()
+
+
+@pytest.fixture
+def roster(seed_agent, workspaces) -> dict[str, dict]:
+    one, two = workspaces
+    return {
+        "alice": seed_agent("Coder", name="alice", workspace=one, status="idle", pid=4242,
+                            started_at="2026-11-01T10:00:00.000Z"),
+        "bob": seed_agent("Reviewer", name="bob", workspace=one, status="processing"),
+        "carol": seed_agent("Coder", name="carol", workspace=two, status="error"),
+    }  # fmt: skip
+
+
+def test_peer_lookup_by_name_gives_the_default_fields(run_wardian, roster, workspaces) -> None:
+    result = run_wardian("agent", "alice")
+    assert result.returncode == 0, result.stderr
+    envelope = result.json()
+    assert envelope["schema"] == 1
+    assert tuple(envelope["agent"]) == DEFAULT_FIELDS
+    assert envelope["agent"] == {
+        "name": "alice",
+        "uuid": roster["alice"]["uuid"],
+        "class": "Coder",
+        "provider": "generic",
+        "workspace": str(workspaces[0]),
+        "status": "idle",
+    }
+    assert result.stdout.startswith('{\n  "schema": 1')  # indented
+
+
+def test_show_by_uuid_and_explicit_show_form_agree(run_wardian, roster) -> None:
+    by_uuid = run_wardian("agent", "show", roster["bob"]["uuid"])
+    by_name = run_wardian("agent", "bob")
+    assert by_uuid.returncode == 0 and by_uuid.json() == by_name.json()
+    assert by_uuid.json()["agent"]["status"] == "processing"
+
+
+def test_self_lookup_uses_wardian_session_id(run_wardian, roster) -> None:
+    result = run_wardian("agent", env={"WARDIAN_SESSION_ID": roster["carol"]["uuid"]})
+    assert result.returncode == 0, result.stderr
+    assert result.json()["agent"]["name"] == "carol"
+
+
+def test_self_lookup_outside_an_agent_is_not_in_session_exit_3(run_wardian, roster) -> None:
+    result = run_wardian("agent")
+    assert result.returncode == 3
+    error = result.error()
+    assert error["code"] == "not_in_session" and "wardian agent <name>" in error["hint"]
+
+
+def test_unknown_agent_is_not_found_exit_2(run_wardian, roster) -> None:
+    result = run_wardian("agent", "show", "nobody")
+    assert result.returncode == 2
+    assert result.error()["code"] == "not_found"
+
+
+def test_verbose_adds_process_fields(run_wardian, roster) -> None:
+    agent = run_wardian("agent", "alice", "--verbose").json()["agent"]
+    assert tuple(agent) == VERBOSE_FIELDS
+    assert agent["pid"] == 4242 and agent["started_at"] == "2026-11-01T10:00:00.000Z"
+    assert agent["last_status_at"].endswith("Z")
+
+
+def test_fields_selects_and_orders_including_status_source(run_wardian, roster) -> None:
+    agent = run_wardian("agent", "alice", "--fields", "status_source,name").json()["agent"]
+    assert list(agent.items()) == [("status_source", "persisted"), ("name", "alice")]
+
+
+def test_unknown_field_is_invalid_field_exit_1(run_wardian, roster) -> None:
+    for args in (("agent", "alice", "--fields", "name,env"), ("agent", "list", "--field", "env")):
+        result = run_wardian(*args)
+        assert result.returncode == 1
+        assert result.error()["code"] == "invalid_field"
+
+
+def test_field_prints_bare_values_one_line_per_agent(run_wardian, roster) -> None:
+    assert run_wardian("agent", "alice", "--field", "uuid").stdout == roster["alice"]["uuid"] + "\n"
+    assert run_wardian("agent", "list", "--field", "name").stdout == "alice\nbob\ncarol\n"
+    assert run_wardian("agent", "bob", "--field", "pid").stdout == "\n"
+
+
+def test_pretty_is_aligned_and_uncoloured_when_piped(run_wardian, roster) -> None:
+    block = run_wardian("agent", "alice", "--pretty").stdout
+    assert "\x1b[" not in block
+    assert block.splitlines()[0].split() == ["name", "alice"]
+    # "workspace" is the widest key: every value starts in column 11
+    assert all(line[9:11] == "  " and line[11] != " " for line in block.splitlines())
+    table = run_wardian("agent", "list", "--pretty").stdout.splitlines()
+    assert table[0].split() == ["NAME", "UUID", "CLASS", "PROVIDER", "WORKSPACE", "STATUS"]
+    assert [row.split()[0] for row in table[1:]] == ["alice", "bob", "carol"]
+    assert table[1].index("idle") == table[0].index("STATUS")
+
+
+def test_list_outside_an_agent_defaults_to_all(run_wardian, roster) -> None:
+    names = [a["name"] for a in run_wardian("agent", "list").json()["agents"]]
+    assert names == ["alice", "bob", "carol"]
+
+
+def test_list_inside_an_agent_defaults_to_its_workspace(run_wardian, roster) -> None:
+    inside = {"WARDIAN_SESSION_ID": roster["carol"]["uuid"]}
+    assert [a["name"] for a in run_wardian("agent", "list", env=inside).json()["agents"]] == ["carol"]
+    inside = {"WARDIAN_SESSION_ID": roster["alice"]["uuid"]}
+    assert [a["name"] for a in run_wardian("agent", "list", env=inside).json()["agents"]] == ["alice", "bob"]
+    everyone = run_wardian("agent", "list", "--scope", "all", env=inside).json()["agents"]
+    assert len(everyone) == 3
+
+
+def test_scope_workspace_with_path_argument(run_wardian, roster, workspaces) -> None:
+    result = run_wardian("agent", "list", "--scope", f"workspace:{workspaces[1]}")
+    assert [a["name"] for a in result.json()["agents"]] == ["carol"]
+    from_cwd = run_wardian("agent", "list", "--scope", "workspace", cwd=workspaces[0])
+    assert [a["name"] for a in from_cwd.json()["agents"]] == ["alice", "bob"]
+
+
+def test_unknown_scope_kind_is_not_supported(run_wardian, roster) -> None:
+    result = run_wardian("agent", "list", "--scope", "team:red")
+    assert result.returncode == 1
+    error = result.error()
+    assert error["code"] == "not_supported" and error["details"]["supported"] == ["workspace", "all"]
+
+
+def test_filters_by_status_class_and_workspace(run_wardian, roster, workspaces) -> None:
+    def names(*args: str, env: dict | None = None) -> list[str]:
+        result = run_wardian("agent", "list", *args, env=env)
+        assert result.returncode == 0, result.stderr
+        return [a["name"] for a in result.json()["agents"]]
+
+    assert names("--status", "error") == ["carol"]
+    assert names("--class", "Coder") == ["alice", "carol"]
+    assert names("--class", "Coder", "--status", "idle") == ["alice"]
+    # --workspace implies --scope all, even inside an agent of another workspace
+    inside = {"WARDIAN_SESSION_ID": roster["carol"]["uuid"]}
+    assert names("--workspace", str(workspaces[0]), env=inside) == ["alice", "bob"]
+    assert names("--status", "headless") == []
+
+
+def test_bad_status_value_is_a_usage_error_envelope(run_wardian, roster) -> None:
+    result = run_wardian("agent", "list", "--status", "sleeping")
+    assert result.returncode == 1
+    error = result.error()
+    assert error["code"] == "usage" and "sleeping" in error["message"]
+
+
+def test_unknown_option_and_unknown_command_are_usage_envelopes(run_wardian, roster) -> None:
+    for args in (("agent", "list", "--bogus"), ("frobnicate",), ("agent", "show", "a", "b")):
+        result = run_wardian(*args)
+        assert result.returncode == 1, args
+        assert result.error()["code"] == "usage"
+
+
+def test_help_and_version_stay_plain_text(run_wardian) -> None:
+    help_result = run_wardian("agent", "--help")
+    assert help_result.returncode == 0 and "list" in help_result.stdout and help_result.stderr == ""
+    version = run_wardian("--version")
+    assert version.returncode == 0 and version.stdout.startswith("wardian, version ")
+
+
+def test_missing_state_db_is_db_unavailable_exit_4(run_wardian, wardian_home) -> None:
+    result = run_wardian("agent", "list")
+    assert result.returncode == 4
+    assert result.error()["code"] == "db_unavailable"
+    assert not (wardian_home / "state.db").exists()
+
+
+def test_too_new_state_db_is_db_unavailable_and_untouched(run_wardian, wardian_home) -> None:
+    db = wardian_home / "state.db"
+    raw = sqlite3.connect(db)
+    raw.execute(f"PRAGMA user_version = {CURRENT_VERSION + 1}")
+    raw.close()
+    before = db.read_bytes()
+    result = run_wardian("agent", "list")
+    assert result.returncode == 4
+    assert result.error()["code"] == "db_unavailable"
+    assert db.read_bytes() == before
+
+
+def test_every_field_validates_against_the_agent_record_model(run_wardian, roster) -> None:
+    from wardian_core.fields import ALL_FIELDS
+
+    agents = run_wardian("agent", "list", "--fields", ",".join(ALL_FIELDS)).json()["agents"]
+    records = [AgentRecord.model_validate(agent) for agent in agents]
+    assert [r.name for r in records] == ["alice", "bob", "carol"]
+    assert "env" not in agents[0] and "environment" not in agents[0]
+
+
+def test_plain_field_tuples_match_the_model() -> None:
+    from wardian_core.fields import ALL_FIELDS
+
+    model_fields = {field.alias or name for name, field in AgentRecord.model_fields.items()}
+    assert set(ALL_FIELDS) == model_fields
+
+
+def test_the_read_path_imports_no_heavy_module(roster, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys\n"
+        "from wardian_host.cli import main\n"
+        "sys.argv = ['wardian', 'agent', 'list', '--scope', 'all']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "heavy = {'pydantic', 'pluggy', 'psutil', 'asyncio', 'importlib.metadata', 'wardian_core.models'}\n"
+        "sys.stderr.write(','.join(sorted(heavy & set(sys.modules))))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=os.environ, timeout=60)
+    assert '"alice"' in done.stdout
+    assert done.stderr == ""
+
+
+def test_pretty_colours_the_status_on_a_terminal(roster) -> None:
+    import sys
+
+    from ptyprocess import PtyProcessUnicode
+
+    wardian = str(Path(sys.executable).parent / "wardian")
+    terminal = PtyProcessUnicode.spawn([wardian, "agent", "alice", "--pretty"], env=dict(os.environ))
+    screen = ""
+    while True:
+        try:
+            screen += terminal.read(4096)
+        except EOFError:
+            break
+    terminal.wait()
+    assert terminal.exitstatus == 0
+    assert "\x1b[32midle" in screen  # green, the palette's emerald
