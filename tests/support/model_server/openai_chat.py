@@ -1,0 +1,94 @@
+"""OpenAI Chat Completions (`POST /v1/chat/completions`), SSE or JSON (OpenCode)."""
+
+from __future__ import annotations
+
+import itertools
+import time
+from typing import Any
+
+from .turn import Answer, Conversation, DeclaredTool, chunk_text, decide, is_context_wrapper
+from .wire import HttpReply, json_reply, openai_error, sse_reply
+
+_ids = itertools.count(1)
+
+
+def conversation(body: dict[str, Any]) -> Conversation:
+    messages = body.get("messages", [])
+    after_tool = bool(messages) and messages[-1].get("role") == "tool"
+    prompt = ""
+    for message in reversed(messages):
+        if message.get("role") != "user":
+            continue
+        texts = [text for text in _texts(message) if not is_context_wrapper(text)]
+        if texts:
+            prompt = "\n".join(texts)
+            break
+    tools = tuple(
+        DeclaredTool(tool["function"]["name"], tool["function"].get("parameters", {}) or {})
+        for tool in body.get("tools", []) if tool.get("type") == "function"
+    )
+    return Conversation(prompt, after_tool, tools)
+
+
+def _texts(message: dict[str, Any]) -> list[str]:
+    content = message.get("content")
+    if isinstance(content, str):
+        return [content]
+    return [part.get("text", "") for part in content or [] if part.get("type") == "text"]
+
+
+def chat_completions(body: dict[str, Any]) -> HttpReply:
+    answer = decide(conversation(body))
+    if answer.error_status is not None:
+        return openai_error(answer.error_status)
+    model = body.get("model", "mock-model")
+    if body.get("stream"):
+        return _stream(answer, model)
+    return json_reply(_completion(answer, model), kind=_kind(answer))
+
+
+def _kind(answer: Answer) -> str:
+    return "tool_call" if answer.tool_call else "text"
+
+
+def _tool_calls(answer: Answer) -> list[dict[str, Any]]:
+    if not answer.tool_call:
+        return []
+    return [{"index": 0, "id": f"call_mock{next(_ids):06d}", "type": "function",
+             "function": {"name": answer.tool_call.name, "arguments": answer.tool_call.arguments_json()}}]
+
+
+def _finish_reason(answer: Answer) -> str:
+    return "tool_calls" if answer.tool_call else "stop"
+
+
+_USAGE = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+
+
+def _completion(answer: Answer, model: str) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": answer.text}
+    if answer.tool_call:
+        message["tool_calls"] = _tool_calls(answer)
+    return {"id": f"chatcmpl-mock{next(_ids):06d}", "object": "chat.completion", "created": int(time.time()),
+            "model": model, "choices": [{"index": 0, "message": message,
+                                         "finish_reason": _finish_reason(answer)}], "usage": _USAGE}
+
+
+def _stream(answer: Answer, model: str) -> HttpReply:
+    completion_id = f"chatcmpl-mock{next(_ids):06d}"
+    created = int(time.time())
+
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> tuple[None, dict[str, Any]]:
+        return None, {"id": completion_id, "object": "chat.completion.chunk", "created": created,
+                      "model": model, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+    events = [chunk({"role": "assistant", "content": ""})]
+    # With a tool call the text is left out: OpenCode 1.18 shows it as a separate message.
+    if answer.text and not answer.tool_call:
+        events += [chunk({"content": piece}) for piece in chunk_text(answer.text)]
+    if answer.tool_call:
+        events.append(chunk({"tool_calls": _tool_calls(answer)}))
+    events.append(chunk({}, _finish_reason(answer)))
+    events.append((None, {"id": completion_id, "object": "chat.completion.chunk", "created": created,
+                          "model": model, "choices": [], "usage": _USAGE}))
+    return sse_reply(events, kind=_kind(answer), done_marker=True)

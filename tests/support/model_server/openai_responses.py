@@ -1,0 +1,85 @@
+"""OpenAI Responses API (`POST /v1/responses`), streamed as SSE (Codex CLI)."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+from .turn import Answer, Conversation, DeclaredTool, chunk_text, decide, is_context_wrapper
+from .wire import HttpReply, openai_error, sse_reply
+
+_ids = itertools.count(1)
+_TOOL_OUTPUTS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output")
+
+
+def conversation(body: dict[str, Any]) -> Conversation:
+    items = body.get("input", [])
+    if isinstance(items, str):
+        items = [{"type": "message", "role": "user", "content": items}]
+    after_tool = bool(items) and items[-1].get("type") in _TOOL_OUTPUTS
+    prompt = ""
+    for item in reversed(items):
+        if item.get("role") != "user":
+            continue
+        texts = [text for text in _texts(item) if not is_context_wrapper(text)]
+        if texts:
+            prompt = "\n".join(texts)
+            break
+    tools = tuple(
+        DeclaredTool(tool["name"], tool.get("parameters", {}) or {})
+        for tool in body.get("tools", []) if tool.get("type") == "function" and "name" in tool
+    )
+    return Conversation(prompt, after_tool, tools)
+
+
+def _texts(item: dict[str, Any]) -> list[str]:
+    content = item.get("content")
+    if isinstance(content, str):
+        return [content]
+    return [part.get("text", "") for part in content or [] if part.get("type") in ("input_text", "text")]
+
+
+def responses(body: dict[str, Any]) -> HttpReply:
+    answer = decide(conversation(body))
+    if answer.error_status is not None:
+        return openai_error(answer.error_status)
+    return _stream(answer, body.get("model", "mock-model"))
+
+
+def _stream(answer: Answer, model: str) -> HttpReply:
+    response_id = f"resp_mock{next(_ids):06d}"
+    events: list[tuple[str | None, Any]] = [
+        ("response.created", {"type": "response.created",
+                              "response": {"id": response_id, "model": model, "status": "in_progress"}}),
+    ]
+    output: list[dict[str, Any]] = []
+    if answer.text and not answer.tool_call:
+        item_id = f"msg_mock{next(_ids):06d}"
+        index = len(output)
+        events.append(("response.output_item.added", {
+            "type": "response.output_item.added", "output_index": index,
+            "item": {"type": "message", "id": item_id, "role": "assistant", "status": "in_progress",
+                     "content": []}}))
+        for piece in chunk_text(answer.text):
+            events.append(("response.output_text.delta", {
+                "type": "response.output_text.delta", "item_id": item_id, "output_index": index,
+                "content_index": 0, "delta": piece}))
+        item = {"type": "message", "id": item_id, "role": "assistant", "status": "completed",
+                "content": [{"type": "output_text", "text": answer.text, "annotations": []}]}
+        events.append(("response.output_item.done", {"type": "response.output_item.done",
+                                                     "output_index": index, "item": item}))
+        output.append(item)
+    if answer.tool_call:
+        item = {"type": "function_call", "id": f"fc_mock{next(_ids):06d}", "status": "completed",
+                "call_id": f"call_mock{next(_ids):06d}", "name": answer.tool_call.name,
+                "arguments": answer.tool_call.arguments_json()}
+        events.append(("response.output_item.added", {"type": "response.output_item.added",
+                                                      "output_index": len(output), "item": item}))
+        events.append(("response.output_item.done", {"type": "response.output_item.done",
+                                                     "output_index": len(output), "item": item}))
+        output.append(item)
+    usage = {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 5,
+             "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 15}
+    events.append(("response.completed", {"type": "response.completed", "response": {
+        "id": response_id, "model": model, "status": "completed", "output": output, "usage": usage}}))
+    return sse_reply(events, kind="tool_call" if answer.tool_call else "text")
