@@ -14,6 +14,7 @@ import os
 import shutil
 import re
 import select
+import socket
 import subprocess
 import time
 from collections.abc import Iterator
@@ -151,6 +152,15 @@ class RealCli:
         self.pty_sessions.append(session)
         return session
 
+    def assert_only_model_server_was_called(self) -> None:
+        """The request log proves the CLI talked to the model server, and the namespace that
+        it talked to nothing else: its only interface is loopback."""
+        assert [name for _, name in socket.if_nameindex()] == ["lo"], "not in a loopback-only namespace"
+        requests = self.server.requests
+        assert self.server.model_requests(), f"{self.name} never called the model server"
+        unrouted = [f"{r.method} {r.path}" for r in requests if r.reply_status == 404]
+        assert not unrouted, f"{self.name} called endpoints the model server does not speak: {unrouted}"
+
     def close(self) -> None:
         for session in self.pty_sessions:
             session.close()
@@ -287,6 +297,8 @@ def make_real_cli(name: str, tmp_path: Path, server: ModelServer) -> RealCli:
     workspace.mkdir()
     env = isolated_environment(home)
     env.update(CONFIGURE[name](home, workspace, server.base_url))
+    # OpenCode 1.18 takes its project directory from $PWD, not from the process's cwd.
+    env["PWD"] = str(workspace)
     return RealCli(name, executable_path(name), home, workspace, env, server)
 
 

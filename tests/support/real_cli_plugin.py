@@ -35,6 +35,11 @@ _SIOCSIFFLAGS = 0x8914
 _IFF_UP = 0x1
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--record-cli-transcripts", action="store_true", default=False,
+                     help="write what the real CLIs print to tests/real_cli/recordings/<cli>/")
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",

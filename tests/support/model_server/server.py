@@ -53,7 +53,8 @@ class ModelServer:
         self._changed = threading.Condition()
         self._httpd = ThreadingHTTPServer((host, 0), _handler_for(self))
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="model-server", daemon=True)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name="model-server", daemon=True)
 
     @property
     def port(self) -> int:

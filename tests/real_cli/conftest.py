@@ -1,0 +1,188 @@
+"""The contract each real provider CLI is held to: how to drive it and how to read what it says.
+
+One `CliContract` per CLI holds the argv of a headless turn, a resume and a tool call, how to
+pull the session id, the reply and the error out of its JSON lines, and the markers of its TUI
+(from `shared/fixtures/README.md`). Provider packages build on the same knowledge.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from real_cli_fixtures import RealCli
+
+RECORDINGS = Path(__file__).parent / "recordings"
+CLI_NAMES = ("claude", "codex", "gemini", "opencode")
+
+Events = list[dict[str, Any]]
+
+
+def json_lines(stdout: str) -> Events:
+    events = []
+    for line in stdout.splitlines():
+        line = line.strip()
+        if line.startswith("{"):
+            events.append(json.loads(line))
+    return events
+
+
+@dataclass(frozen=True)
+class CliContract:
+    name: str
+    turn_args: Callable[[str], list[str]]
+    resume_args: Callable[[str, str], list[str]]
+    tool_args: Callable[[str], list[str]]
+    session_id: Callable[[Events], str]
+    reply_text: Callable[[Events], str]
+    error_text: Callable[[Events], str]
+    interactive_args: tuple[str, ...]
+    ready_marker: str
+    # Keys that answer "yes, once" in the approval dialog, and the dialog's own words.
+    approval_marker: str
+    approve_keys: str
+    # Directives that make the model ask for approval in the TUI.
+    approval_directive: str = "MOCK_TOOL"
+
+    def events(self, stdout: str) -> Events:
+        return json_lines(stdout)
+
+
+def _claude() -> CliContract:
+    stream = ["--output-format", "stream-json", "--verbose"]
+    return CliContract(
+        name="claude",
+        turn_args=lambda prompt: ["-p", prompt, *stream],
+        resume_args=lambda session, prompt: ["-p", prompt, "--resume", session, *stream],
+        # Root cannot use bypassPermissions (2.1.197); allowing Bash alone is enough headless.
+        tool_args=lambda prompt: ["-p", prompt, *stream, "--allowedTools", "Bash"],
+        session_id=lambda events: next(e["session_id"] for e in events if e.get("subtype") == "init"),
+        reply_text=lambda events: next(e["result"] for e in events if e.get("type") == "result"),
+        error_text=lambda events: next(e["result"] for e in events
+                                       if e.get("type") == "result" and e.get("is_error")),
+        interactive_args=(),
+        ready_marker="? for shortcuts",
+        approval_marker="Do you want to proceed?",
+        approve_keys="\r",
+    )
+
+
+def _codex() -> CliContract:
+    # The workspace is no git repository; the check would refuse it headless (0.169.0).
+    exec_args = ["exec", "--json", "--skip-git-repo-check"]
+    return CliContract(
+        name="codex",
+        turn_args=lambda prompt: [*exec_args, prompt],
+        resume_args=lambda session, prompt: [*exec_args, "resume", session, prompt],
+        tool_args=lambda prompt: [*exec_args, prompt],
+        session_id=lambda events: next(e["thread_id"] for e in events if e.get("type") == "thread.started"),
+        reply_text=lambda events: [e["item"]["text"] for e in events if e.get("type") == "item.completed"
+                                   and e["item"].get("type") == "agent_message"][-1],
+        error_text=lambda events: next(e["error"]["message"] for e in events if e.get("type") == "turn.failed"),
+        # Interactive Codex otherwise leaves a background daemon running after it exits.
+        interactive_args=("--no-daemon",),
+        ready_marker="? for shortcuts",
+        approval_marker="Would you like to run the following command?",
+        approve_keys="y",
+        approval_directive="MOCK_ESCALATE MOCK_TOOL",
+    )
+
+
+def _gemini_reply(events: Events) -> str:
+    return "".join(e["content"] for e in events if e.get("type") == "message" and e.get("role") == "assistant")
+
+
+def _gemini() -> CliContract:
+    stream = ["--output-format", "stream-json"]
+    return CliContract(
+        name="gemini",
+        turn_args=lambda prompt: ["-p", prompt, *stream],
+        resume_args=lambda session, prompt: ["-p", prompt, "--resume", session, *stream],
+        # Headless Gemini offers no shell tool unless an approval mode allows it (0.61.0).
+        tool_args=lambda prompt: ["-p", prompt, *stream, "--approval-mode", "yolo"],
+        session_id=lambda events: next(e["session_id"] for e in events if e.get("type") == "init"),
+        reply_text=_gemini_reply,
+        error_text=lambda events: next(e["error"]["message"] for e in events
+                                       if e.get("type") == "result" and e.get("status") == "error"),
+        interactive_args=(),
+        ready_marker="Type your message or @path/to/file",
+        approval_marker="Allow execution of",
+        approve_keys="\r",
+    )
+
+
+def _opencode_reply(events: Events) -> str:
+    return "".join(e["part"]["text"] for e in events if e.get("type") == "text")
+
+
+def _opencode() -> CliContract:
+    return CliContract(
+        name="opencode",
+        turn_args=lambda prompt: ["run", "--format", "json", prompt],
+        resume_args=lambda session, prompt: ["run", "--format", "json", "--session", session, prompt],
+        tool_args=lambda prompt: ["run", "--format", "json", prompt],
+        session_id=lambda events: next(e["sessionID"] for e in events if "sessionID" in e),
+        reply_text=_opencode_reply,
+        error_text=lambda events: next(e["error"]["data"]["message"] for e in events if e.get("type") == "error"),
+        interactive_args=(),
+        ready_marker="ctrl+p commands",
+        approval_marker="Permission required",
+        approve_keys="\r",
+    )
+
+
+CONTRACTS = {"claude": _claude(), "codex": _codex(), "gemini": _gemini(), "opencode": _opencode()}
+
+
+@pytest.fixture(params=CLI_NAMES)
+def cli_name(request: pytest.FixtureRequest) -> str:
+    return request.param
+
+
+@pytest.fixture
+def contract(cli_name: str) -> CliContract:
+    return CONTRACTS[cli_name]
+
+
+@pytest.fixture
+def cli(cli_name: str, request: pytest.FixtureRequest) -> RealCli:
+    return request.getfixturevalue(f"{cli_name}_cli")
+
+
+class Recorder:
+    """Writes what a real CLI printed under `recordings/<cli>/` when re-recording is asked for."""
+
+    def __init__(self, cli: RealCli, enabled: bool) -> None:
+        self.cli = cli
+        self.enabled = enabled
+
+    def save(self, filename: str, output: str | bytes) -> None:
+        if not self.enabled:
+            return
+        data = output.encode() if isinstance(output, str) else bytes(output)
+        folder = RECORDINGS / self.cli.name
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / filename).write_bytes(self.normalise(data))
+
+    def normalise(self, data: bytes) -> bytes:
+        """Rewrite machine-specific paths and the port the way `shared/fixtures` does."""
+        replacements = [(str(self.cli.workspace), "/home/dev/proj"),
+                        (str(self.cli.home), f"/home/dev/homes/{self.cli.name}"),
+                        (str(self.cli.workspace.parent), "/home/dev")]
+        for old, new in replacements:
+            data = data.replace(old.encode(), new.encode())
+        # Claude derives project folder names from the path with separators turned into dashes.
+        dashed = re.sub(r"[^A-Za-z0-9]", "-", str(self.cli.workspace))
+        data = data.replace(dashed.encode(), b"-home-dev-proj")
+        return data.replace(f"127.0.0.1:{self.cli.server.port}".encode(), b"127.0.0.1:PORT")
+
+
+@pytest.fixture
+def recorder(cli: RealCli, request: pytest.FixtureRequest) -> Recorder:
+    return Recorder(cli, enabled=request.config.getoption("record_cli_transcripts"))
