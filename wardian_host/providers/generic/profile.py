@@ -1,0 +1,15 @@
+"""How the host types into a generic command, and its default timings."""
+
+from wardian_core.provider_models import InputProfile
+
+# Quiet time after the last output before the command counts as waiting for input.
+DEFAULT_IDLE_QUIET_SECONDS = 1.5
+
+INPUT_PROFILE = InputProfile(
+    submit_key="\r",
+    bracketed_paste=True,
+    paste_threshold=200,
+    settle_seconds=0.05,
+    approve_keys=None,
+    reject_keys=None,
+)
