@@ -1,0 +1,89 @@
+"""The settings in `<home>/settings.toml`, as one pydantic model.
+
+Known tables reject unknown keys (a typo must not silently do nothing); unknown
+top-level tables are the user's own and are kept. Every field is strict: TOML has
+real types, so `trust_workspace = "yes"` is a mistake to report, not to coerce.
+"""
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+KIBIBYTE = 1024
+MEBIBYTE = 1024 * KIBIBYTE
+
+
+class Section(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid", validate_default=True)
+
+
+class SessionsSettings(Section):
+    regular: Literal["fresh", "resume"] = Field(
+        "resume",
+        description="Regular agent sessions: `resume` continues the provider's conversation on relaunch, "
+        "`fresh` starts a new one. An agent's own `session_persistence` overrides it.",
+    )
+
+
+class ProviderSettings(Section):
+    """Keys every provider accepts."""
+
+    executable: str | None = Field(
+        None,
+        min_length=1,
+        description="Program to run instead of the provider's CLI found on PATH (a path or a command name).",
+    )
+
+
+class CodexSettings(ProviderSettings):
+    sandbox_mode: Literal["read-only", "workspace-write", "danger-full-access"] | None = Field(
+        None, description="Codex `--sandbox`; unset leaves Codex's own default."
+    )
+    approval_policy: Literal["untrusted", "on-failure", "on-request", "never"] | None = Field(
+        None, description="Codex `--ask-for-approval`; unset leaves Codex's own default."
+    )
+    trust_workspace: bool = Field(
+        False,
+        description="Mark the agent's real workspace as trusted in its Codex home, so Codex does not ask on "
+        "every launch; `false` leaves trust to the user's own Codex configuration.",
+    )
+
+
+class GenericSettings(ProviderSettings):
+    idle_quiet_seconds: float = Field(
+        1.5,
+        gt=0,
+        le=3600,
+        allow_inf_nan=False,
+        description="Seconds without output after which a generic agent counts as idle.",
+    )
+
+
+class ProvidersSettings(Section):
+    """Which provider accepts which keys: one field per provider, so a new one is one line here."""
+
+    claude: ProviderSettings = Field(default_factory=ProviderSettings)
+    codex: CodexSettings = Field(default_factory=CodexSettings)
+    gemini: ProviderSettings = Field(default_factory=ProviderSettings)
+    opencode: ProviderSettings = Field(default_factory=ProviderSettings)
+    generic: GenericSettings = Field(default_factory=GenericSettings)
+
+
+class HostSettings(Section):
+    output_buffer_bytes: int = Field(
+        MEBIBYTE,
+        ge=64 * KIBIBYTE,
+        le=256 * MEBIBYTE,
+        description="Output the host keeps per agent, in bytes (64 KiB to 256 MiB).",
+    )
+
+
+class Settings(BaseModel):
+    """All of `settings.toml`; a missing file or table means the defaults."""
+
+    # extra="allow": top-level tables Wardian does not know belong to the user and are kept.
+    model_config = ConfigDict(strict=True, extra="allow")
+
+    sessions: SessionsSettings = Field(default_factory=SessionsSettings)
+    providers: ProvidersSettings = Field(default_factory=ProvidersSettings)
+    host: HostSettings = Field(default_factory=HostSettings)

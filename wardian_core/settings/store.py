@@ -1,0 +1,119 @@
+"""Reading, validating and atomically writing `<home>/settings.toml`.
+
+A file that does not parse or validate is reported, with the line or the key, and
+never replaced by defaults: the user's file is theirs to fix.
+"""
+
+import os
+import re
+import tempfile
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from wardian_core import paths
+from wardian_core.errors import WardianError
+from wardian_core.settings.model import Settings
+
+_POSITION = re.compile(r"at line (\d+), column (\d+)")
+_MESSAGES = {
+    "extra_forbidden": "unknown key",
+    "model_type": "expected a table",
+    "dict_type": "expected a table",
+}
+
+
+def read_text(home: Path) -> tuple[Path, str]:
+    """The settings file and its text; "" when it does not exist."""
+    target = paths.settings_file(home)
+    try:
+        raw = target.read_bytes()
+    except FileNotFoundError:
+        return target, ""
+    except OSError as error:
+        raise WardianError("generic", f"cannot read {target}: {error.strerror}", details={"path": str(target)}) from None
+    try:
+        return target, raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise WardianError(
+            "validation_failed",
+            f"{target} is not UTF-8 (byte {error.start})",
+            "TOML files are UTF-8; re-save it as UTF-8.",
+            {"path": str(target)},
+        ) from None
+
+
+def parse(target: Path, text: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        details: dict[str, Any] = {"path": str(target)}
+        position = _POSITION.search(str(error))
+        if position:
+            details.update(line=int(position[1]), column=int(position[2]))
+        raise WardianError(
+            "validation_failed",
+            f"{target} is not valid TOML: {error}",
+            "Fix the file by hand; Wardian never rewrites a settings file it cannot read.",
+            details,
+        ) from None
+
+
+def validate(target: Path, document: dict[str, Any]) -> Settings:
+    try:
+        return Settings.model_validate(document)
+    except ValidationError as error:
+        problems = [
+            {"key": ".".join(str(part) for part in problem["loc"]), "message": _MESSAGES.get(problem["type"], problem["msg"])}
+            for problem in error.errors()
+        ]
+        summary = "; ".join(f"{p['key']}: {p['message']}" for p in problems)
+        raise WardianError(
+            "validation_failed",
+            f"invalid setting in {target}: {summary}",
+            "Run `wardian settings list` for every key and its type, then fix or unset the key.",
+            {"path": str(target), "errors": problems},
+        ) from None
+
+
+def read_document(home: Path) -> tuple[Path, str, dict[str, Any]]:
+    target, text = read_text(home)
+    return target, text, parse(target, text)
+
+
+def load_settings(home: Path) -> Settings:
+    """The settings of `home`: defaults where the file (or the file itself) is missing."""
+    target, _, document = read_document(home)
+    return validate(target, document)
+
+
+def write_atomically(target: Path, text: str) -> None:
+    """Replace `target` in one step, so a crash leaves the old file or the new one, never half of one."""
+    # Write through a symlink (a dotfiles checkout) instead of replacing the link itself.
+    real_target = Path(os.path.realpath(target))
+    directory = real_target.parent
+    directory.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = real_target.stat().st_mode & 0o777
+    except FileNotFoundError:
+        mode = 0o644
+    descriptor, temporary = tempfile.mkstemp(dir=directory, prefix=f".{real_target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(descriptor, "wb") as stream:
+            stream.write(text.encode("utf-8"))
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, real_target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    if os.name == "posix":
+        # Make the rename itself durable.
+        directory_descriptor = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(directory_descriptor)
+        finally:
+            os.close(directory_descriptor)
