@@ -14,6 +14,7 @@ from wardian_host.cli.lazy_group import LazyGroup
 
 COMMANDS = {
     "agent": "wardian_host.cli.agent:agent",
+    "providers": "wardian_host.cli.providers:providers",
 }
 
 

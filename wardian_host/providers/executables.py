@@ -1,0 +1,118 @@
+"""Where a provider's executable is, and what version it is.
+
+The version comes from running `<exe> --version` (the provider's `version_args`) with a
+short timeout; answers are cached per executable path, size and mtime in
+`<home>/cache/provider-versions.json`, so `providers list` stays fast.
+"""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from wardian_core.provider_models import ProviderInfo
+
+VERSION_TIMEOUT_SECONDS = 3.0
+_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
+
+
+@dataclass(frozen=True)
+class ExecutableLocation:
+    path: str | None
+    source: str | None  # "path" (found on PATH), "override" (WARDIAN_<NAME>_EXECUTABLE), None
+    override_variable: str
+    override_value: str | None
+
+
+@dataclass(frozen=True)
+class ExecutableVersion:
+    version: str | None
+    error: str | None
+
+
+def override_variable(provider: str) -> str:
+    return "WARDIAN_" + re.sub(r"[^A-Z0-9]", "_", provider.upper()) + "_EXECUTABLE"
+
+
+def _which(command: str, environ: Mapping[str, str]) -> str | None:
+    if os.sep in command or (os.altsep and os.altsep in command):
+        path = Path(command).expanduser()
+        return str(path.absolute()) if path.is_file() and os.access(path, os.X_OK) else None
+    return shutil.which(command, path=environ.get("PATH", os.defpath))
+
+
+def locate(info: ProviderInfo, environ: Mapping[str, str]) -> ExecutableLocation:
+    variable = override_variable(info.name)
+    override = environ.get(variable, "").strip() or None
+    if override is not None:
+        return ExecutableLocation(_which(override, environ), "override", variable, override)
+    if info.executable is None:
+        return ExecutableLocation(None, None, variable, None)
+    found = _which(info.executable, environ)
+    return ExecutableLocation(found, "path" if found else None, variable, None)
+
+
+def cache_file(home: Path) -> Path:
+    return home / "cache" / "provider-versions.json"
+
+
+def _read_cache(path: Path) -> dict[str, dict[str, object]]:
+    try:
+        entries = json.loads(path.read_text(encoding="utf-8")).get("entries", {})
+        return entries if isinstance(entries, dict) else {}
+    except (OSError, ValueError, AttributeError):
+        return {}
+
+
+def _write_cache(path: Path, entries: dict[str, dict[str, object]]) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, encoding="utf-8") as handle:
+            json.dump({"schema": 1, "entries": entries}, handle, indent=1, sort_keys=True)
+        os.replace(handle.name, path)
+    except OSError:
+        pass  # a read-only home only costs the next run another `--version`
+
+
+def _run_version(executable: str, version_args: list[str]) -> ExecutableVersion:
+    try:
+        completed = subprocess.run(
+            [executable, *version_args],
+            capture_output=True,
+            timeout=VERSION_TIMEOUT_SECONDS,
+            stdin=subprocess.DEVNULL,
+        )
+    except subprocess.TimeoutExpired:
+        return ExecutableVersion(None, f"no answer to {' '.join(version_args)} within {VERSION_TIMEOUT_SECONDS:g}s")
+    except OSError as exc:
+        return ExecutableVersion(None, f"could not run it: {exc.strerror or exc}")
+    for stream in (completed.stdout, completed.stderr):
+        lines = [_ESCAPES.sub("", line).strip() for line in stream.decode("utf-8", "replace").splitlines()]
+        first = next((line for line in lines if line), None)
+        if first is not None:
+            return ExecutableVersion(first[:200], None if completed.returncode == 0 else f"exit {completed.returncode}")
+    return ExecutableVersion(None, f"{' '.join(version_args)} printed nothing (exit {completed.returncode})")
+
+
+def executable_version(executable: str, version_args: list[str], home: Path) -> ExecutableVersion:
+    """The executable's own version, from the cache when the file has not changed."""
+    try:
+        stat = os.stat(executable)
+    except OSError as exc:
+        return ExecutableVersion(None, f"could not stat it: {exc.strerror or exc}")
+    key = json.dumps([executable, *version_args])
+    stamp = {"mtime_ns": stat.st_mtime_ns, "size": stat.st_size}
+    path = cache_file(home)
+    entries = _read_cache(path)
+    cached = entries.get(key)
+    if isinstance(cached, dict) and all(cached.get(k) == v for k, v in stamp.items()):
+        return ExecutableVersion(cached.get("version"), cached.get("error"))  # type: ignore[arg-type]
+    answer = _run_version(executable, version_args)
+    entries[key] = {**stamp, "version": answer.version, "error": answer.error}
+    _write_cache(path, entries)
+    return answer

@@ -1,0 +1,125 @@
+"""Run a recorded file through a provider's parser exactly as the host would.
+
+PTY recordings are fed as raw byte chunks, headless output and telemetry files line
+by line. Time is simulated: a delay a parser asks for (`call_again_after`) fires as
+a call with empty data once `gap` seconds between pieces add up to it, and at the end
+of the file every pending delay fires in turn. Nothing sleeps.
+"""
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from wardian_core.provider_models import (
+    HEADLESS_SOURCE,
+    PTY_SOURCE,
+    LaunchConfig,
+    OutputSource,
+    ParseResult,
+    SpawnContext,
+)
+from wardian_host.plugins import Plugins
+from wardian_host.status_rules import next_status
+
+REPLAY_AGENT_UUID = "00000000-0000-4000-8000-000000000000"
+# A parser that keeps asking to be called again would otherwise replay forever.
+MAX_DELAYED_CALLS = 1000
+
+
+def replay_context(provider: str, source: str, home: Path, settings: dict[str, Any]) -> SpawnContext:
+    return SpawnContext(
+        agent_uuid=REPLAY_AGENT_UUID,
+        agent_name="replay",
+        class_name="Replay",
+        provider=provider,
+        workspace=Path.cwd(),
+        wardian_home=home,
+        agent_dir=home / "agents" / REPLAY_AGENT_UUID,
+        mode="headless" if source == "headless" else "interactive",
+        launch=LaunchConfig(settings=settings),
+    )
+
+
+def resolve_source(plugins: Plugins, provider: str, ctx: SpawnContext, name: str, file: Path) -> OutputSource:
+    if name == "pty":
+        return PTY_SOURCE
+    if name == "headless":
+        return HEADLESS_SOURCE
+    announced = plugins.call(provider, "approval_source", ctx=ctx)
+    if announced is not None and announced.name == name:
+        return announced.model_copy(update={"path": file})
+    return OutputSource(name=name, format="lines", path=file)
+
+
+def pieces(data: bytes, source: OutputSource, chunk_size: int) -> list[bytes]:
+    if source.format == "chunks":
+        return [data[i : i + chunk_size] for i in range(0, len(data), chunk_size)]
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    return [line.removesuffix(b"\r") for line in lines]
+
+
+class _Replay:
+    def __init__(self, plugins: Plugins, provider: str, ctx: SpawnContext, source: OutputSource) -> None:
+        self.plugins, self.provider, self.ctx, self.source = plugins, provider, ctx, source
+        self.state: dict[str, Any] = {}
+        self.clock = 0.0
+        self.due: float | None = None
+        self.status = "starting"
+        self.delayed_calls = 0
+
+    def feed(self, data: bytes) -> Iterator[dict[str, Any]]:
+        result: ParseResult = self.plugins.call(
+            self.provider, "parse_output", ctx=self.ctx, source=self.source, data=data, state=self.state
+        )
+        at = round(self.clock, 6)
+        for event in result.events:
+            yield {"type": "event", "at": at, "source": self.source.name, "event": event.model_dump(mode="json")}
+            new = next_status(self.status, event.kind)
+            if new is not None:
+                yield {
+                    "type": "status",
+                    "at": at,
+                    "from": self.status,
+                    "to": new,
+                    "event": event.kind,
+                    "evidence": event.evidence.model_dump(mode="json"),
+                }
+                self.status = new
+        if result.call_again_after is not None:
+            self.due = self.clock + result.call_again_after
+
+    def advance(self, until: float | None) -> Iterator[dict[str, Any]]:
+        """Fire the delayed calls due by `until` (None: all of them, however late)."""
+        while self.due is not None and (until is None or self.due <= until):
+            if self.delayed_calls >= MAX_DELAYED_CALLS:
+                return
+            self.delayed_calls += 1
+            self.clock, self.due = max(self.clock, self.due), None
+            yield from self.feed(b"")
+        if until is not None:
+            self.clock = max(self.clock, until)
+
+
+def replay(
+    plugins: Plugins,
+    provider: str,
+    file: Path,
+    *,
+    source: str,
+    home: Path,
+    settings: dict[str, Any] | None = None,
+    chunk_size: int = 4096,
+    gap: float = 0.0,
+) -> Iterator[dict[str, Any]]:
+    """Events and status changes, as dicts, in the order the host would see them."""
+    ctx = replay_context(provider, source, home, settings or {})
+    output_source = resolve_source(plugins, provider, ctx, source, file)
+    run = _Replay(plugins, provider, ctx, output_source)
+    yield {"type": "status", "at": 0.0, "from": None, "to": run.status, "event": None, "evidence": None}
+    yield from run.feed(b"")  # the host opens every source with an empty call
+    for piece in pieces(file.read_bytes(), output_source, chunk_size):
+        yield from run.advance(run.clock + gap)
+        yield from run.feed(piece)
+    yield from run.advance(None)
