@@ -14,6 +14,7 @@ from wardian_host.cli.lazy_group import LazyGroup
 
 COMMANDS = {
     "agent": "wardian_host.cli.agent:agent",
+    "settings": "wardian_host.cli.settings:settings",
     "providers": "wardian_host.cli.providers:providers",
 }
 
