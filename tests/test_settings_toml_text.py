@@ -1,0 +1,103 @@
+"""Line-level TOML edits: every form a user may write, and nothing but the one key changes."""
+
+import tomllib
+
+import pytest
+
+from wardian_core.settings.toml_text import UneditableError, remove_value, scan, set_value
+
+
+def test_a_value_is_replaced_in_place_keeping_its_trailing_comment() -> None:
+    text = '# mine\n[sessions]\nregular = "resume"   # was fresh before\n\n[other]\nx = 1\n'
+    assert set_value(text, ("sessions", "regular"), "fresh") == (
+        '# mine\n[sessions]\nregular = "fresh"   # was fresh before\n\n[other]\nx = 1\n'
+    )
+
+
+def test_a_key_is_added_after_its_siblings_not_after_the_next_table_comment() -> None:
+    text = "[providers.codex]\nexecutable = \"codex\"\n\n# my own table\n[mine]\nx = 1\n"
+    edited = set_value(text, ("providers", "codex", "sandbox_mode"), "read-only")
+    assert edited == (
+        '[providers.codex]\nexecutable = "codex"\nsandbox_mode = "read-only"\n\n# my own table\n[mine]\nx = 1\n'
+    )
+
+
+def test_a_key_is_added_right_under_an_empty_table_header() -> None:
+    text = "[host]  # tuning\n\n[mine]\nx = 1\n"
+    assert set_value(text, ("host", "output_buffer_bytes"), 2097152) == (
+        "[host]  # tuning\noutput_buffer_bytes = 2097152\n\n[mine]\nx = 1\n"
+    )
+
+
+def test_a_new_table_is_appended_when_none_exists() -> None:
+    assert set_value("", ("sessions", "regular"), "fresh") == '[sessions]\nregular = "fresh"\n'
+    assert set_value("x = 1", ("host", "output_buffer_bytes"), 65536) == (
+        "x = 1\n\n[host]\noutput_buffer_bytes = 65536\n"
+    )
+
+
+def test_dotted_keys_are_edited_in_the_form_the_file_uses() -> None:
+    text = '[providers]\ncodex.executable = "/opt/codex"\n'
+    edited = set_value(text, ("providers", "codex", "sandbox_mode"), "workspace-write")
+    assert edited == '[providers]\ncodex.executable = "/opt/codex"\ncodex.sandbox_mode = "workspace-write"\n'
+    assert set_value(edited, ("providers", "codex", "executable"), "codex2") == (
+        '[providers]\ncodex.executable = "codex2"\ncodex.sandbox_mode = "workspace-write"\n'
+    )
+    root = 'providers.claude.executable = "claude"  # root form\n'
+    assert set_value(root, ("providers", "claude", "executable"), "c") == (
+        'providers.claude.executable = "c"  # root form\n'
+    )
+
+
+def test_quoted_and_spaced_keys_are_recognised() -> None:
+    text = '[ providers . "codex" ]\n"sandbox_mode" = \'read-only\'\n'
+    assert set_value(text, ("providers", "codex", "sandbox_mode"), "workspace-write") == (
+        '[ providers . "codex" ]\n"sandbox_mode" = "workspace-write"\n'
+    )
+
+
+def test_lookalikes_inside_multiline_strings_and_arrays_are_not_mistaken_for_keys() -> None:
+    text = (
+        '[mine]\nnotes = """\n[sessions]\nregular = "fresh"\n"""\n'
+        "list = [\n  '[host]',  # a comment ] with a bracket\n  \"output_buffer_bytes = 1\",\n]\n"
+        "literal = '''\n[sessions]'''\n"
+    )
+    edited = set_value(text, ("sessions", "regular"), "fresh")
+    assert edited == text + '\n[sessions]\nregular = "fresh"\n'
+    assert tomllib.loads(edited)["mine"] == tomllib.loads(text)["mine"]
+
+
+def test_crlf_files_stay_crlf_and_a_missing_final_newline_is_handled() -> None:
+    text = '[sessions]\r\nregular = "resume"\r\n[host]\r\noutput_buffer_bytes = 65536'
+    edited = set_value(text, ("host", "buffer"), 1)
+    assert edited == '[sessions]\r\nregular = "resume"\r\n[host]\r\noutput_buffer_bytes = 65536\r\nbuffer = 1\r\n'
+
+
+def test_inline_tables_are_refused_not_rewritten() -> None:
+    text = "[providers]\ncodex = { sandbox_mode = \"read-only\" }\n"
+    with pytest.raises(UneditableError, match="providers.codex"):
+        set_value(text, ("providers", "codex", "sandbox_mode"), "never")
+    with pytest.raises(UneditableError):
+        remove_value(text, ("providers", "codex", "sandbox_mode"))
+
+
+def test_remove_drops_only_the_key_line_and_its_trailing_comment() -> None:
+    text = '[sessions]\n# why: I like fresh starts\nregular = "fresh"  # really\nother = 1\n'
+    assert remove_value(text, ("sessions", "regular")) == "[sessions]\n# why: I like fresh starts\nother = 1\n"
+    assert remove_value(text, ("host", "output_buffer_bytes")) == text
+
+
+def test_a_multiline_value_is_removed_whole() -> None:
+    text = "[mine]\nkeep = 1\n[providers.claude]\nexecutable = '''\n/opt/claude'''\n[after]\ny = 2\n"
+    assert remove_value(text, ("providers", "claude", "executable")) == "[mine]\nkeep = 1\n[providers.claude]\n[after]\ny = 2\n"
+
+
+def test_keys_under_an_array_of_tables_never_match() -> None:
+    headers, statements = scan("[[sessions]]\nregular = 1\n")
+    assert headers[0].is_array and statements[0].in_array
+
+
+def test_strings_with_escapes_and_special_characters_are_quoted_correctly() -> None:
+    path = 'C:\\Program Files\\"codex"\\codex.exe'
+    edited = set_value("", ("providers", "codex", "executable"), path)
+    assert tomllib.loads(edited)["providers"]["codex"]["executable"] == path
