@@ -1,0 +1,14 @@
+"""Faulty plugins for Wardian's isolation tests."""
+
+from wardian_core.provider_models import CONTRACT_VERSION, ProviderInfo
+
+
+def info(name: str, contract_version: int = CONTRACT_VERSION) -> ProviderInfo:
+    return ProviderInfo(
+        name=name,
+        display_name=name,
+        contract_version=contract_version,
+        executable=None,
+        session_id_mode="assigned",
+        capabilities=["interactive"],
+    )

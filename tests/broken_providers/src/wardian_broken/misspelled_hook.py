@@ -1,0 +1,19 @@
+from wardian_core.hookimpl import hookimpl
+from wardian_core.provider_models import LaunchPlan
+
+from wardian_broken import info
+
+
+@hookimpl
+def provider_info():
+    return info("broken-hook")
+
+
+@hookimpl
+def build_argv(ctx):
+    return LaunchPlan(argv=["true"], cwd=ctx.workspace)
+
+
+@hookimpl
+def parse_outputs(ctx, source, data, state):  # misspelled: the hook is parse_output
+    return None

@@ -1,0 +1,14 @@
+from wardian_core.hookimpl import hookimpl
+from wardian_core.provider_models import LaunchPlan
+
+from wardian_broken import info
+
+
+@hookimpl
+def provider_info():
+    return info("old-contract", contract_version=99)
+
+
+@hookimpl
+def build_argv(ctx):
+    return LaunchPlan(argv=["true"], cwd=ctx.workspace)

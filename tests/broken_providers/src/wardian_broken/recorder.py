@@ -1,0 +1,10 @@
+"""An observer-only plugin: remembers every status change it is told about."""
+
+from wardian_core.hookimpl import hookimpl
+
+SEEN: list[tuple[str, str]] = []
+
+
+@hookimpl
+def status_changed(previous, current):
+    SEEN.append((previous, current))

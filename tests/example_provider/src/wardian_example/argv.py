@@ -1,0 +1,25 @@
+"""Launch and resume arguments of `wardian-example-cli`."""
+
+from wardian_core.provider_models import LaunchPlan, SpawnContext
+
+EXECUTABLE = "wardian-example-cli"
+
+
+def resume_args(session_id: str) -> list[str]:
+    return ["--resume", session_id]
+
+
+def launch_plan(ctx: SpawnContext) -> LaunchPlan:
+    argv = [EXECUTABLE]
+    if ctx.mode == "headless":
+        argv += ["run", "--json"]
+    if ctx.launch.model:
+        argv += ["--model", ctx.launch.model]
+    for directory in [*ctx.include_roots, *ctx.launch.include_dirs]:
+        argv += ["--include", str(directory)]
+    if ctx.session_mode == "resume" and ctx.provider_session_id:
+        argv += resume_args(ctx.provider_session_id)
+    argv += ctx.launch.extra_args
+    if ctx.mode == "headless":
+        argv.append(ctx.prompt or "")
+    return LaunchPlan(argv=argv, env={}, cwd=ctx.workspace)

@@ -1,0 +1,206 @@
+"""Plugin discovery through real entry points, the allow-list, validation, dispatch
+to exactly one provider, and isolation of faulty plugins."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from wardian_core.errors import WardianError
+from wardian_core.provider_models import PTY_SOURCE, LaunchConfig, SpawnContext
+from wardian_host.plugins import PluginFailure, load_plugins
+
+sys.path.insert(0, str(Path(__file__).parent / "example_provider"))
+pytest_plugins = ["wardian_test_packages"]
+
+
+def context(tmp_path: Path, provider: str, extra_args: list[str] | None = None) -> SpawnContext:
+    return SpawnContext(
+        agent_uuid="11111111-1111-4111-8111-111111111111",
+        agent_name="coder",
+        class_name="Coder",
+        provider=provider,
+        workspace=tmp_path,
+        wardian_home=tmp_path / "home",
+        agent_dir=tmp_path / "home" / "agents" / "11111111-1111-4111-8111-111111111111",
+        launch=LaunchConfig(extra_args=extra_args or []),
+    )
+
+
+def failure_of(plugins, name: str) -> PluginFailure:
+    matches = [failure for failure in plugins.failures if failure.name == name]
+    assert len(matches) == 1, plugins.failures
+    return matches[0]
+
+
+def test_generic_is_found_through_the_wardian_entry_point_group() -> None:
+    plugins = load_plugins({})
+    assert plugins.provider_names() == ["generic"]
+    assert plugins.failures == []
+    record = plugins.record("generic")
+    assert (record.package, record.entry_point) == ("wardian", "wardian_host.providers.generic.plugin")
+    assert record.hooks == ("build_argv", "parse_output", "provider_info", "resume_args")
+
+
+def test_installed_package_is_registered_under_its_entry_point_name(provider_packages: Path) -> None:
+    plugins = load_plugins({"WARDIAN_PLUGINS": "example"})
+    assert plugins.provider_names() == ["example"]
+    record = plugins.record("example")
+    assert (record.package, record.package_version) == ("wardian-example", "0.3.0")
+    assert str(provider_packages) in str(sys.modules["wardian_example.plugin"].__file__)
+    assert plugins.info("example").display_name == "Example CLI"
+
+
+def test_unset_allow_list_loads_every_installed_plugin(provider_packages: Path) -> None:
+    plugins = load_plugins({})
+    assert plugins.provider_names() == ["example", "generic", "raising"]
+    assert plugins.plugin_names() == ["example", "generic", "raising", "recorder"]
+    assert sorted(f.name for f in plugins.failures) == ["broken-hook", "broken-import", "old-contract"]
+
+
+def test_allow_list_loads_only_the_named_plugins(provider_packages: Path) -> None:
+    plugins = load_plugins({"WARDIAN_PLUGINS": " example , generic "})
+    assert plugins.provider_names() == ["example", "generic"]
+    assert plugins.failures == []
+
+
+@pytest.mark.parametrize("value", ["", " ", ","])
+def test_empty_allow_list_loads_nothing(provider_packages: Path, value: str) -> None:
+    plugins = load_plugins({"WARDIAN_PLUGINS": value})
+    assert plugins.provider_names() == []
+    assert plugins.failures == []
+
+
+def test_allow_list_is_read_from_the_process_environment_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WARDIAN_PLUGINS", "")
+    assert load_plugins().provider_names() == []
+    monkeypatch.delenv("WARDIAN_PLUGINS")
+    assert load_plugins().provider_names() == ["generic"]
+
+
+def test_allow_listed_plugin_that_is_not_installed_is_reported() -> None:
+    plugins = load_plugins({"WARDIAN_PLUGINS": "generic,claude"})
+    assert plugins.provider_names() == ["generic"]
+    failure = failure_of(plugins, "claude")
+    assert failure.stage == "missing"
+    assert "no plugin named 'claude' is installed" in failure.error
+
+
+def test_misspelled_hook_is_refused_with_a_suggestion(provider_packages: Path) -> None:
+    plugins = load_plugins({"WARDIAN_PLUGINS": "broken-hook,generic"})
+    failure = failure_of(plugins, "broken-hook")
+    assert failure.stage == "validate"
+    assert "unknown hook 'parse_outputs'; did you mean 'parse_output'?" in failure.error
+    assert (failure.package, failure.package_version) == ("wardian-broken-providers", "0.0.1")
+    assert plugins.provider_names() == ["generic"]
+    assert plugins.plugin_names() == ["generic"]
+
+
+def test_plugin_that_fails_to_import_is_reported_and_the_others_load(provider_packages: Path) -> None:
+    plugins = load_plugins({"WARDIAN_PLUGINS": "broken-import,example"})
+    failure = failure_of(plugins, "broken-import")
+    assert failure.stage == "import"
+    assert failure.error == "ImportError: wardian_broken needs the library frobnicate, which is not installed"
+    assert plugins.provider_names() == ["example"]
+
+
+def test_provider_for_another_contract_version_is_refused(provider_packages: Path) -> None:
+    plugins = load_plugins({"WARDIAN_PLUGINS": "old-contract"})
+    failure = failure_of(plugins, "old-contract")
+    assert failure.stage == "info"
+    assert "contract version 99" in failure.error
+    assert plugins.provider_names() == []
+
+
+def test_info_of_a_broken_plugin_explains_why_it_is_unavailable(provider_packages: Path) -> None:
+    plugins = load_plugins({"WARDIAN_PLUGINS": "broken-import"})
+    with pytest.raises(WardianError) as caught:
+        plugins.info("broken-import")
+    assert caught.value.code == "request_failed"
+    assert "frobnicate" in caught.value.message
+
+
+def test_unknown_provider_is_not_found_and_the_hint_lists_known_ones(provider_packages: Path) -> None:
+    plugins = load_plugins({"WARDIAN_PLUGINS": "example,generic"})
+    with pytest.raises(WardianError) as caught:
+        plugins.call("nope", "build_argv", ctx=context(Path("/tmp"), "nope"))
+    assert (caught.value.code, caught.value.exit_code) == ("not_found", 2)
+    assert caught.value.hint == "Known providers: example, generic."
+
+
+def test_call_dispatches_to_the_named_provider_only(provider_packages: Path, tmp_path: Path) -> None:
+    plugins = load_plugins({"WARDIAN_PLUGINS": "example,generic"})
+    ctx = context(tmp_path, "generic", ["bash", "-l"])
+    assert plugins.call("generic", "build_argv", ctx=ctx).argv == ["bash", "-l"]
+    assert plugins.call("example", "build_argv", ctx=ctx).argv == ["wardian-example-cli", "bash", "-l"]
+    assert plugins.call("generic", "resume_args", ctx=ctx, session_id="s-1") == []
+    assert plugins.call("example", "resume_args", ctx=ctx, session_id="s-1") == ["--resume", "s-1"]
+
+
+def test_hook_a_provider_does_not_implement_gets_the_neutral_answer(tmp_path: Path) -> None:
+    plugins = load_plugins({"WARDIAN_PLUGINS": "generic"})
+    ctx = context(tmp_path, "generic", ["bash"])
+    assert plugins.call("generic", "prepare_home", ctx=ctx).env == {}
+    assert plugins.call("generic", "approval_source", ctx=ctx) is None
+
+
+def test_raising_provider_becomes_request_failed_and_is_recorded(provider_packages: Path, tmp_path: Path) -> None:
+    plugins = load_plugins({"WARDIAN_PLUGINS": "raising,generic"})
+    ctx = context(tmp_path, "raising")
+    with pytest.raises(WardianError) as caught:
+        plugins.call("raising", "parse_output", ctx=ctx, source=PTY_SOURCE, data=b"x", state={})
+    assert caught.value.code == "request_failed"
+    assert caught.value.message == "provider 'raising' failed in parse_output: RuntimeError: raising chokes on output"
+    assert failure_of(plugins, "raising").stage == "parse_output"
+    # The others are untouched.
+    assert plugins.call("generic", "build_argv", ctx=context(tmp_path, "generic", ["sh"])).argv == ["sh"]
+
+
+def test_answer_of_the_wrong_type_is_validation_failed(provider_packages: Path, tmp_path: Path) -> None:
+    plugins = load_plugins({"WARDIAN_PLUGINS": "raising"})
+    with pytest.raises(WardianError) as caught:
+        plugins.call("raising", "resume_args", ctx=context(tmp_path, "raising"), session_id="s")
+    assert caught.value.code == "validation_failed"
+
+
+def test_wardian_error_raised_by_a_provider_passes_through(tmp_path: Path) -> None:
+    plugins = load_plugins({"WARDIAN_PLUGINS": "generic"})
+    with pytest.raises(WardianError) as caught:
+        plugins.call("generic", "build_argv", ctx=context(tmp_path, "generic", []))
+    assert caught.value.code == "usage"
+    assert plugins.failures == []
+
+
+def test_hooks_are_called_with_exactly_their_keywords(tmp_path: Path) -> None:
+    plugins = load_plugins({"WARDIAN_PLUGINS": "generic"})
+    with pytest.raises(TypeError, match="build_argv takes exactly"):
+        plugins.call("generic", "build_argv")
+    with pytest.raises(ValueError, match="not a provider hook"):
+        plugins.call("generic", "status_changed", ctx=None, previous="a", current="b", event=None)
+
+
+def test_notify_reaches_every_observer_and_survives_a_raising_one(provider_packages: Path, tmp_path: Path) -> None:
+    plugins = load_plugins({"WARDIAN_PLUGINS": "raising,recorder,generic"})
+    recorder = sys.modules["wardian_broken.recorder"]
+    recorder.SEEN.clear()
+    plugins.notify("status_changed", ctx=context(tmp_path, "generic", ["sh"]), previous="starting", current="idle", event=None)
+    assert recorder.SEEN == [("starting", "idle")]
+    failure = failure_of(plugins, "raising")
+    assert (failure.stage, failure.error) == ("status_changed", "RuntimeError: raising cannot observe")
+
+
+def test_agent_read_path_imports_neither_pluggy_nor_the_plugin_manager(seed_agent, wardian_home: Path) -> None:
+    seed_agent(name="reader")
+    probe = (
+        "import sys\n"
+        "from wardian_host.cli import cli\n"
+        "cli.main(args=['agent', 'list', '--scope', 'all'], standalone_mode=False)\n"
+        "loaded = [m for m in ('pluggy', 'wardian_host.plugins', 'wardian_host.hookspecs',"
+        " 'wardian_core.provider_models') if m in sys.modules]\n"
+        "sys.stderr.write(repr(loaded))\n"
+    )
+    completed = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert completed.returncode == 0, completed.stderr
+    assert '"reader"' in completed.stdout
+    assert completed.stderr == "[]"
