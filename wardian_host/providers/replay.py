@@ -2,7 +2,7 @@
 
 PTY recordings are fed as raw byte chunks, headless output and telemetry files line
 by line. Time is simulated: a delay a parser asks for (`call_again_after`) fires as
-a call with empty data once `gap` seconds between pieces add up to it, and at the end
+a call with empty data once the `gap` seconds between pieces add up to it, and at the end
 of the file every pending delay fires in turn. Nothing sleeps.
 """
 
@@ -119,7 +119,8 @@ def replay(
     run = _Replay(plugins, provider, ctx, output_source)
     yield {"type": "status", "at": 0.0, "from": None, "to": run.status, "event": None, "evidence": None}
     yield from run.feed(b"")  # the host opens every source with an empty call
-    for piece in pieces(file.read_bytes(), output_source, chunk_size):
-        yield from run.advance(run.clock + gap)
+    for index, piece in enumerate(pieces(file.read_bytes(), output_source, chunk_size)):
+        if index:
+            yield from run.advance(run.clock + gap)
         yield from run.feed(piece)
     yield from run.advance(None)

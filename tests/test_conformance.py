@@ -1,0 +1,55 @@
+"""The conformance suite shipped in wardian, run on the built-in and the example
+provider, and shown to catch a provider that does not conform."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from wardian_core.provider_models import LaunchConfig
+from wardian_host.testing.conformance import ProviderConformance, malformed_inputs, run_conformance
+
+sys.path.insert(0, str(Path(__file__).parent / "example_provider"))
+pytest_plugins = ["wardian_test_packages"]
+
+
+class TestGenericConformance(ProviderConformance):
+    provider = "generic"
+    launch = LaunchConfig(extra_args=["sh"], settings={"prompt_pattern": r"\$ $"})
+
+
+class TestExampleConformance(ProviderConformance):
+    provider = "example"
+
+    @pytest.fixture(autouse=True)
+    def _installed(self, provider_packages: Path) -> None:
+        """The example is a separate distribution, installed for these tests only."""
+
+
+def test_malformed_inputs_are_deterministic_and_include_cut_utf8() -> None:
+    assert malformed_inputs() == malformed_inputs()
+    assert b"\xe2\x82" in malformed_inputs()
+
+
+def test_conformance_reports_a_parser_that_raises(provider_packages: Path, tmp_path: Path) -> None:
+    with pytest.raises(AssertionError) as caught:
+        run_conformance("raising", tmp_path)
+    report = str(caught.value)
+    assert "parse_output(pty, input #0: b'')" in report
+    assert "RuntimeError: raising chokes on output" in report
+    assert "build_argv for a fresh interactive launch" in report
+    assert "resume_args: validation_failed" in report
+
+
+def test_conformance_reports_a_plugin_whose_hooks_do_not_validate(provider_packages: Path, tmp_path: Path) -> None:
+    with pytest.raises(AssertionError, match=r"does not load \(validate\): unknown hook 'parse_outputs'"):
+        run_conformance("broken-hook", tmp_path)
+
+
+def test_conformance_refuses_generic_without_a_command(tmp_path: Path) -> None:
+    with pytest.raises(AssertionError, match="build_argv for a fresh interactive launch: usage"):
+        run_conformance("generic", tmp_path)
+
+
+def test_conformance_passes_on_the_example_provider(provider_packages: Path, tmp_path: Path) -> None:
+    run_conformance("example", tmp_path)

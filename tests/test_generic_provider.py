@@ -1,0 +1,141 @@
+"""The built-in generic provider: launch arguments and status from output activity."""
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from wardian_core.errors import WardianError
+from wardian_core.provider_models import PTY_SOURCE, LaunchConfig, SpawnContext
+from wardian_host.plugins import load_plugins
+from wardian_host.providers.generic import parser
+from wardian_host.providers.replay import replay
+
+
+def context(tmp_path: Path, extra_args: list[str] | None = None, mode: str = "interactive", **settings: Any) -> SpawnContext:
+    return SpawnContext(
+        agent_uuid="22222222-2222-4222-8222-222222222222",
+        agent_name="shell",
+        class_name="Shell",
+        provider="generic",
+        workspace=tmp_path,
+        wardian_home=tmp_path / "home",
+        agent_dir=tmp_path / "home" / "agents" / "22222222-2222-4222-8222-222222222222",
+        mode=mode,
+        launch=LaunchConfig(extra_args=["bash"] if extra_args is None else extra_args, settings=settings),
+    )
+
+
+class Feed:
+    """Calls the parser as the host does, keeping the per-source state."""
+
+    def __init__(self, ctx: SpawnContext) -> None:
+        self.ctx, self.state = ctx, {}
+
+    def __call__(self, data: bytes) -> tuple[list[str], float | None]:
+        result = parser.parse(self.ctx, PTY_SOURCE, data, self.state)
+        return [event.kind for event in result.events], result.call_again_after
+
+
+def test_build_argv_runs_the_command_given_after_the_double_dash(tmp_path: Path) -> None:
+    plan = load_plugins({"WARDIAN_PLUGINS": "generic"}).call(
+        "generic", "build_argv", ctx=context(tmp_path, ["python3", "-i"])
+    )
+    assert (plan.argv, plan.env, plan.cwd) == (["python3", "-i"], {}, tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("extra_args", "mode", "settings", "code"),
+    [
+        ([], "interactive", {}, "usage"),
+        (["bash"], "headless", {}, "not_supported"),
+        (["bash"], "interactive", {"prompt_pattern": "(unclosed"}, "invalid_field"),
+        (["bash"], "interactive", {"idle_quiet_seconds": 0}, "invalid_field"),
+        (["bash"], "interactive", {"idle_quiet_seconds": "soon"}, "invalid_field"),
+    ],
+)
+def test_build_argv_refuses_what_it_cannot_run(tmp_path: Path, extra_args, mode, settings, code) -> None:
+    plugins = load_plugins({"WARDIAN_PLUGINS": "generic"})
+    with pytest.raises(WardianError) as caught:
+        plugins.call("generic", "build_argv", ctx=context(tmp_path, extra_args, mode, **settings))
+    assert caught.value.code == code
+
+
+def test_startup_output_keeps_starting_until_quiet_then_ready(tmp_path: Path) -> None:
+    feed = Feed(context(tmp_path))
+    assert feed(b"") == ([], 1.5)  # the source opened: arm the quiet timer
+    assert feed(b"Welcome to the shell\r\n") == ([], 1.5)
+    assert feed(b"") == (["ready"], None)
+
+
+def test_a_command_that_prints_nothing_is_ready_once_quiet(tmp_path: Path) -> None:
+    feed = Feed(context(tmp_path, idle_quiet_seconds=0.25))
+    assert feed(b"") == ([], 0.25)
+    assert feed(b"") == (["ready"], None)
+
+
+def test_output_after_quiet_starts_a_turn_and_quiet_ends_it(tmp_path: Path) -> None:
+    feed = Feed(context(tmp_path, idle_quiet_seconds=4))
+    feed(b"")
+    feed(b"")
+    assert feed(b"ls\r\n") == (["turn_started"], 4.0)
+    assert feed(b"a.txt b.txt\r\n") == ([], 4.0)
+    assert feed(b"") == (["turn_completed"], None)
+    assert feed(b"") == ([], None)  # a late delayed call changes nothing
+
+
+def test_turn_started_evidence_names_the_line_that_showed_activity(tmp_path: Path) -> None:
+    ctx = context(tmp_path)
+    state: dict[str, Any] = {}
+    parser.parse(ctx, PTY_SOURCE, b"", state)
+    parser.parse(ctx, PTY_SOURCE, b"", state)
+    event = parser.parse(ctx, PTY_SOURCE, b"\x1b[1m\r\n  compiling foo\r\n", state).events[0]
+    assert event.evidence.model_dump() == {"source": "pty", "rule": "output after quiet", "line": "compiling foo"}
+
+
+def test_prompt_pattern_ends_a_turn_at_once(tmp_path: Path) -> None:
+    feed = Feed(context(tmp_path, prompt_pattern=r"^\$ $"))
+    feed(b"")
+    assert feed(b"motd\r\n$ ") == (["ready"], None)
+    assert feed(b"make\r\n") == (["turn_started"], 1.5)
+    assert feed(b"building\r\n$ ") == (["turn_completed"], None)
+    assert feed(b"") == ([], None)
+
+
+def test_escape_sequences_and_blank_redraws_are_not_activity(tmp_path: Path) -> None:
+    feed = Feed(context(tmp_path))
+    feed(b"")
+    feed(b"")
+    assert feed(b"\x1b[?25l\x1b[2;1H\x1b[K \r\n") == ([], None)
+    assert feed(b"\x1b]0;title\x07") == ([], None)
+    assert feed(b"\x1b[3") == ([], None)  # an escape cut by the read
+    assert feed(b"1m") == ([], None)  # its end is not text either
+    assert feed(b"\xe2\x82") == ([], None)  # half a character
+    assert feed(b"\xac") == (["turn_started"], 1.5)
+
+
+def test_replay_of_a_session_with_pauses_gives_the_status_timeline(tmp_path: Path) -> None:
+    recording = tmp_path / "session.raw"
+    recording.write_bytes(b"banner\r\n" + b"x" * 8 + b"output\r\n")
+    lines = list(
+        replay(
+            load_plugins({"WARDIAN_PLUGINS": "generic"}),
+            "generic",
+            recording,
+            source="pty",
+            home=tmp_path,
+            settings={"idle_quiet_seconds": 2},
+            chunk_size=8,
+            gap=3.0,
+        )
+    )
+    timeline = [(line["at"], line["to"]) for line in lines if line["type"] == "status"]
+    # Three 8-byte reads, 3 s apart, with a 2 s quiet time: each read is its own turn.
+    assert timeline == [
+        (0.0, "starting"),
+        (2.0, "idle"),
+        (3.0, "processing"),
+        (5.0, "idle"),
+        (6.0, "processing"),
+        (8.0, "idle"),
+    ]
