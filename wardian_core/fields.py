@@ -4,6 +4,7 @@ The CLI's read path uses these tuples instead of the pydantic AgentRecord so it
 starts fast; a test checks they match `wardian_core.models.AgentRecord`.
 """
 
+import json
 from typing import Any
 
 from wardian_core.errors import WardianError
@@ -16,6 +17,7 @@ ALL_FIELDS = VERBOSE_FIELDS + (
     "created_at",
     "provider_session_id",
     "is_off",
+    "status_evidence",
 )
 STATUSES = ("starting", "idle", "processing", "action_required", "error", "off", "headless")
 
@@ -43,6 +45,9 @@ def to_record(row: dict[str, Any], status_source: str) -> dict[str, Any]:
     """A stored or live agent row as the record the CLI shows (never its environment)."""
     record = {name: row.get(name) for name in ALL_FIELDS}
     record["is_off"] = bool(row.get("is_off"))
+    evidence = record["status_evidence"]
+    if isinstance(evidence, str):
+        record["status_evidence"] = json.loads(evidence) if evidence else None
     record["status_source"] = status_source
     return record
 

@@ -44,6 +44,7 @@ class AgentRecord(BaseModel):
     created_at: str
     provider_session_id: str | None = None
     is_off: bool
+    status_evidence: dict[str, Any] | None = None
 
 
 class ErrorBody(BaseModel):

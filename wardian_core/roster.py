@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from wardian_core import fields, identity
+from wardian_core.control import endpoint
 from wardian_core.db import agents as agent_rows
 from wardian_core.db.connection import open_reader
 from wardian_core.scope import Scope, parse_scope
@@ -17,12 +18,32 @@ Environ = "os._Environ[str] | dict[str, str]"
 
 
 def load_rows(home: Path) -> tuple[list[dict[str, Any]], str]:
-    """Every agent row and where the answer came from."""
+    """Every agent row and where the answer came from: the live host, else state.db."""
+    live = _live_rows(home)
+    if live is not None:
+        return live, "live"
     conn = open_reader(home)
     try:
         return agent_rows.list_agents(conn), "persisted"
     finally:
         conn.close()
+
+
+def _live_rows(home: Path) -> list[dict[str, Any]] | None:
+    if not endpoint.socket_path(home).exists():
+        return None  # no host: skip the connect entirely
+    from wardian_core.control.client import ControlClient
+    from wardian_core.errors import WardianError
+
+    try:
+        client = ControlClient.connect(home)
+    except WardianError as error:
+        if error.code == "app_not_running":
+            return None  # a stale socket of a dead host
+        raise
+    with client:
+        rows: list[dict[str, Any]] = client.request("agents.list")
+    return rows
 
 
 def load_records(home: Path) -> list[dict[str, Any]]:

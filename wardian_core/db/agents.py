@@ -22,6 +22,8 @@ AGENT_COLUMNS = (
     "provider_session_id",
     "is_off",
     "created_at",
+    "status_evidence",
+    "launch_config",
 )
 _SELECT = "SELECT " + ", ".join(f'"{c}"' for c in AGENT_COLUMNS) + " FROM agents"
 
@@ -78,6 +80,21 @@ def list_agents(
     return [dict(row) for row in rows]
 
 
+def update_columns(conn: sqlite3.Connection, agent_uuid: str, **values: Any) -> None:
+    """Set some columns of one agent (names from AGENT_COLUMNS only)."""
+    unknown = set(values) - set(AGENT_COLUMNS)
+    if unknown:
+        raise ValueError(f"unknown agent columns {sorted(unknown)}")
+    assignments = ", ".join(f'"{column}" = ?' for column in values)
+    conn.execute(f"UPDATE agents SET {assignments} WHERE uuid = ?", (*values.values(), agent_uuid))
+
+
+def delete_agent(conn: sqlite3.Connection, agent_uuid: str) -> None:
+    with transaction(conn):
+        conn.execute("DELETE FROM events WHERE agent = ?", (agent_uuid,))
+        conn.execute("DELETE FROM agents WHERE uuid = ?", (agent_uuid,))
+
+
 def record_status(
     conn: sqlite3.Connection,
     agent_uuid: str,
@@ -93,8 +110,8 @@ def record_status(
         if row is None or row["status"] == status:
             return False
         conn.execute(
-            "UPDATE agents SET status = ?, last_status_at = ?, is_off = ? WHERE uuid = ?",
-            (status, at, int(status == "off"), agent_uuid),
+            "UPDATE agents SET status = ?, last_status_at = ?, is_off = ?, status_evidence = ? WHERE uuid = ?",
+            (status, at, int(status == "off"), json.dumps(evidence or {}), agent_uuid),
         )
         payload = {"from": row["status"], "to": status, "evidence": evidence or {}}
         add_event(conn, agent_uuid, "status", payload, at=at)
@@ -102,8 +119,4 @@ def record_status(
 
 
 def record_process(conn: sqlite3.Connection, agent_uuid: str, *, pid: int | None, started_at: str | None) -> None:
-    conn.execute("UPDATE agents SET pid = ?, started_at = ? WHERE uuid = ?", (pid, started_at, agent_uuid))
-
-
-def decode_payload(text: str) -> Any:
-    return json.loads(text) if text else {}
+    update_columns(conn, agent_uuid, pid=pid, started_at=started_at)

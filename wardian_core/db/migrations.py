@@ -37,6 +37,11 @@ MIGRATIONS: list[str] = [
     CREATE INDEX events_by_agent ON events (agent, id);
     CREATE INDEX events_by_time ON events (timestamp);
     """,
+    # 2: why the status is what it is, and the launch configuration relaunches reuse
+    """
+    ALTER TABLE agents ADD COLUMN status_evidence TEXT;
+    ALTER TABLE agents ADD COLUMN launch_config TEXT NOT NULL DEFAULT '{}'
+    """,
 ]
 
 CURRENT_VERSION = len(MIGRATIONS)

@@ -14,6 +14,7 @@ from wardian_host.cli.lazy_group import LazyGroup
 
 COMMANDS = {
     "agent": "wardian_host.cli.agent:agent",
+    "host": "wardian_host.cli.host:host",
     "settings": "wardian_host.cli.settings:settings",
     "providers": "wardian_host.cli.providers:providers",
 }

@@ -1,0 +1,79 @@
+"""Pydantic models of the control wire: frames and each request kind's parameters.
+
+The host validates every request with these; the CLI builds the same shapes as
+plain dicts (tests check them against these models).
+"""
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from wardian_core.control.protocol import PROTOCOL_VERSION
+
+
+class _Params(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class RequestFrame(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    v: int
+    id: int
+    kind: str
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class ResponseFrame(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    v: Literal[PROTOCOL_VERSION]  # type: ignore[valid-type]
+    id: int | None
+    ok: bool
+    result: Any = None
+    error: dict[str, Any] | None = None
+
+
+class NoParams(_Params):
+    pass
+
+
+class TargetParams(_Params):
+    target: str = Field(min_length=1)
+
+
+class SpawnParams(_Params):
+    provider: str = Field(min_length=1)
+    class_name: str = Field(alias="class", min_length=1)
+    workspace: str = Field(min_length=1, description="Absolute path, resolved by the CLI.")
+    name: str | None = None
+    description: str | None = None
+    launch_config: dict[str, Any] = Field(default_factory=dict)
+
+
+class CloneParams(TargetParams):
+    name: str | None = None
+
+
+class RenameParams(TargetParams):
+    new_name: str = Field(min_length=1)
+
+
+class DeleteParams(TargetParams):
+    confirm: str
+    force: bool = False
+
+
+REQUEST_PARAMS: dict[str, type[_Params]] = {
+    "host.status": NoParams,
+    "host.stop": NoParams,
+    "host.whoami": NoParams,
+    "agents.list": NoParams,
+    "agent.spawn": SpawnParams,
+    "agent.kill": TargetParams,
+    "agent.pause": TargetParams,
+    "agent.resume": TargetParams,
+    "agent.clone": CloneParams,
+    "agent.rename": RenameParams,
+    "agent.delete": DeleteParams,
+}

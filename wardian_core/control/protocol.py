@@ -1,0 +1,33 @@
+"""Framing shared by the host and the client: versions, limits, encode and decode."""
+
+import json
+from typing import Any
+
+PROTOCOL_VERSION = 1
+
+# One frame is one line. asyncio's default stream limit is 64 KiB; a `send` body or
+# a `watch` answer with a large output window needs more, and anything bigger than
+# this is refused and the connection closed rather than buffered without bound.
+MAX_FRAME_BYTES = 8 * 1024 * 1024
+
+DEFAULT_TIMEOUT_SECONDS = 10.0
+
+
+def encode(frame: dict[str, Any]) -> bytes:
+    return json.dumps(frame, separators=(",", ":")).encode() + b"\n"
+
+
+def request_frame(request_id: int, kind: str, params: dict[str, Any]) -> dict[str, Any]:
+    return {"v": PROTOCOL_VERSION, "id": request_id, "kind": kind, "params": params}
+
+
+def ok_frame(request_id: int | None, result: Any) -> dict[str, Any]:
+    return {"v": PROTOCOL_VERSION, "id": request_id, "ok": True, "result": result}
+
+
+def error_frame(request_id: int | None, envelope_error: dict[str, Any]) -> dict[str, Any]:
+    return {"v": PROTOCOL_VERSION, "id": request_id, "ok": False, "error": envelope_error}
+
+
+def stream_frame(request_id: int, item: dict[str, Any]) -> dict[str, Any]:
+    return {"v": PROTOCOL_VERSION, "id": request_id, "stream": item}

@@ -1,0 +1,74 @@
+"""`wardian agent spawn|kill|pause|resume|clone|rename|delete`: lifecycle through the host."""
+
+import os
+
+import click
+
+from wardian_core.identity import resolve_workspace
+from wardian_host.cli.live import emit, emit_live_agent, request
+
+
+@click.command("spawn", context_settings={"ignore_unknown_options": False})
+@click.option("--provider", required=True, help="Provider plugin (see `wardian providers list`).")
+@click.option("--class", "class_name", required=True, help="The agent's class, e.g. Coder or Reviewer.")
+@click.option("--name", help="A unique name; generated as <class>-<hex> when omitted.")
+@click.option("--workspace", type=click.Path(file_okay=False), help="Working directory (default: here).")
+@click.option("--description", help="Free text shown with the agent.")
+@click.argument("extra_args", nargs=-1, type=click.UNPROCESSED, metavar="[-- EXTRA ARGS]")
+def spawn(
+    provider: str,
+    class_name: str,
+    name: str | None,
+    workspace: str | None,
+    description: str | None,
+    extra_args: tuple[str, ...],
+) -> None:
+    """Start a new agent (and the host, if none runs)."""
+    params = {
+        "provider": provider,
+        "class": class_name,
+        "workspace": resolve_workspace(workspace or os.getcwd()),
+        "name": name,
+        "description": description,
+        "launch_config": {"extra_args": list(extra_args)},
+    }
+    emit_live_agent(request("agent.spawn", params, start_host=True, timeout=60))
+
+
+def _target_command(name: str, kind: str, summary: str) -> click.Command:
+    @click.command(name, help=summary)
+    @click.argument("target", metavar="NAME-OR-UUID")
+    def command(target: str) -> None:
+        emit_live_agent(request(kind, {"target": target}, timeout=60))
+
+    return command
+
+
+kill = _target_command("kill", "agent.kill", "End an agent's whole process tree (SIGTERM, then SIGKILL).")
+pause = _target_command("pause", "agent.pause", "Stop an agent's provider, keeping its provider session.")
+resume = _target_command("resume", "agent.resume", "Relaunch an agent, continuing its provider session if it has one.")
+
+
+@click.command("clone")
+@click.argument("target", metavar="NAME-OR-UUID")
+@click.option("--name", help="Name of the copy (default: <source>-copy, -copy-2, ...).")
+def clone(target: str, name: str | None) -> None:
+    """Start a new agent with the same provider, class, workspace and settings."""
+    emit_live_agent(request("agent.clone", {"target": target, "name": name}, timeout=60))
+
+
+@click.command("rename")
+@click.argument("target", metavar="NAME-OR-UUID")
+@click.argument("new_name", metavar="NEW-NAME")
+def rename(target: str, new_name: str) -> None:
+    """Give an agent a new unique name (its uuid and folder stay)."""
+    emit_live_agent(request("agent.rename", {"target": target, "new_name": new_name}))
+
+
+@click.command("delete")
+@click.argument("target", metavar="NAME-OR-UUID")
+@click.option("--confirm", required=True, metavar="EXACT-NAME", help="Repeat the agent's exact name.")
+@click.option("--force", is_flag=True, help="Stop the agent first if it runs.")
+def delete(target: str, confirm: str, force: bool) -> None:
+    """Remove an agent, its folder and its events (never its workspace)."""
+    emit("deleted", request("agent.delete", {"target": target, "confirm": confirm, "force": force}, timeout=60))

@@ -1,0 +1,69 @@
+"""`wardian host`: start, stop and inspect the background host of this home."""
+
+import sys
+
+import click
+
+from wardian_core import paths
+from wardian_core.errors import WardianError
+from wardian_host.cli.live import emit, request
+
+
+@click.group()
+def host() -> None:
+    """The background host that owns every agent's terminal."""
+
+
+@host.command("start")
+@click.option("--foreground", is_flag=True, help="Stay attached and log to this terminal.")
+def start(foreground: bool) -> None:
+    """Start the host for this WARDIAN_HOME (detached unless --foreground)."""
+    home = paths.wardian_home()
+    if foreground:
+        from wardian_host.daemon import serve
+
+        sys.exit(serve(home, foreground=True, ready_fd=None))
+    from wardian_host.host_starter import start_detached
+
+    start_detached(home)
+    emit("host", request("host.status"))
+
+
+@host.command("stop")
+def stop() -> None:
+    """Stop the host; its agents are ended gracefully first."""
+    from wardian_core.control.client import ControlClient
+    from wardian_host.host_lock import wait_until_released
+
+    home = paths.wardian_home()
+    with ControlClient.connect(home) as client:
+        answer = client.request("host.stop")
+        client.wait_closed(timeout=60)  # the host closes every connection as it exits
+    stopped = wait_until_released(home, timeout=30)
+    emit("host", answer | {"stopped": stopped})
+
+
+@host.command("status")
+def status() -> None:
+    """The running host: pid, version, protocol, socket, agent counts."""
+    emit("host", request("host.status"))
+
+
+@host.command("whoami")
+def whoami() -> None:
+    """Which agent the host takes this process for (by process ancestry, session or terminal)."""
+    emit("caller", request("host.whoami"))
+
+
+@host.command("logs")
+@click.option("--lines", "-n", type=click.IntRange(min=1), default=100, show_default=True, help="How many lines.")
+def logs(lines: int) -> None:
+    """The end of the host's log."""
+    from wardian_host.daemon import log_file
+
+    target = log_file(paths.wardian_home())
+    if not target.exists():
+        raise WardianError("not_found", f"no host log at {target}", "Start the host with `wardian host start`.")
+    with target.open("rb") as handle:
+        tail = handle.readlines()[-lines:]
+    sys.stdout.write(b"".join(tail).decode(errors="replace"))

@@ -1,0 +1,79 @@
+"""The control endpoint's request kinds, each a thin call into the host's objects."""
+
+import os
+from typing import TYPE_CHECKING, Any
+
+from wardian_core.control.protocol import PROTOCOL_VERSION
+from wardian_core.version import __version__
+from wardian_host.caller_identity import identify_caller
+from wardian_host.control_server import Handler, RequestContext
+
+if TYPE_CHECKING:
+    from wardian_host.host import Host
+
+
+def build_handlers(host: "Host") -> dict[str, Handler]:
+    lifecycle = host.lifecycle
+
+    async def host_status(_: Any, __: RequestContext) -> dict[str, Any]:
+        agents = host.registry.all()
+        return {
+            "pid": os.getpid(),
+            "home": str(host.home),
+            "version": __version__,
+            "protocol": PROTOCOL_VERSION,
+            "socket": str(host.server.path),
+            "started_at": host.started_at,
+            "agents": len(agents),
+            "running": sum(1 for agent in agents if agent.is_running),
+        }
+
+    async def host_stop(_: Any, __: RequestContext) -> dict[str, Any]:
+        host.request_stop()
+        return {"stopping": True, "pid": os.getpid()}
+
+    async def host_whoami(_: Any, request: RequestContext) -> dict[str, Any]:
+        agent, tie = identify_caller(request.peer, host.registry.all())
+        return {
+            "pid": request.peer.pid,
+            "agent": agent.snapshot() if agent else None,
+            "tie": tie,
+        }
+
+    async def agents_list(_: Any, __: RequestContext) -> list[dict[str, Any]]:
+        return [agent.snapshot() for agent in host.registry.all()]
+
+    async def spawn(params: Any, _: RequestContext) -> dict[str, Any]:
+        return await lifecycle.spawn(params.model_dump(by_alias=True))
+
+    async def kill(params: Any, _: RequestContext) -> dict[str, Any]:
+        return await lifecycle.stop(params.target, "kill")
+
+    async def pause(params: Any, _: RequestContext) -> dict[str, Any]:
+        return await lifecycle.stop(params.target, "pause")
+
+    async def resume(params: Any, _: RequestContext) -> dict[str, Any]:
+        return await lifecycle.resume(params.target)
+
+    async def clone(params: Any, _: RequestContext) -> dict[str, Any]:
+        return await lifecycle.clone(params.target, params.name)
+
+    async def rename(params: Any, _: RequestContext) -> dict[str, Any]:
+        return await lifecycle.rename(params.target, params.new_name)
+
+    async def delete(params: Any, _: RequestContext) -> dict[str, Any]:
+        return await lifecycle.delete(params.target, params.confirm, params.force)
+
+    return {
+        "host.status": host_status,
+        "host.stop": host_stop,
+        "host.whoami": host_whoami,
+        "agents.list": agents_list,
+        "agent.spawn": spawn,
+        "agent.kill": kill,
+        "agent.pause": pause,
+        "agent.resume": resume,
+        "agent.clone": clone,
+        "agent.rename": rename,
+        "agent.delete": delete,
+    }

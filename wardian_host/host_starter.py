@@ -1,0 +1,66 @@
+"""Starting a detached host from the CLI and waiting until it serves.
+
+The host holds none of the caller's descriptors (stdin/stdout/stderr go to
+/dev/null, its log is its own), so a caller whose output is a pipe returns as soon
+as the host is ready.
+"""
+
+import json
+import os
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from wardian_core.errors import WardianError
+
+START_TIMEOUT_SECONDS = 30.0
+
+
+def start_detached(home: Path, timeout: float = START_TIMEOUT_SECONDS) -> None:
+    read_end, write_end = os.pipe()
+    try:
+        subprocess.Popen(
+            [sys.executable, "-m", "wardian_host.daemon", "--home", str(home), "--ready-fd", str(write_end)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            pass_fds=(write_end,),
+            start_new_session=True,
+            cwd="/",
+        )
+    finally:
+        os.close(write_end)
+    try:
+        answer = _read_answer(read_end, timeout)
+    finally:
+        os.close(read_end)
+    if answer == "ready":
+        return
+    if answer.startswith("{"):
+        raise WardianError.from_envelope(json.loads(answer))
+    raise WardianError(
+        "app_not_running",
+        "the host did not start",
+        f"See its log: {home / 'logs' / 'host.log'}",
+        {"home": str(home), "answer": answer},
+    )
+
+
+def _read_answer(fd: int, timeout: float) -> str:
+    deadline = time.monotonic() + timeout
+    data = b""
+    while not data.endswith(b"\n"):
+        remaining = deadline - time.monotonic()
+        if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
+            raise WardianError(
+                "control_endpoint_timeout",
+                f"the host did not report ready within {timeout:.0f} s",
+                "See `wardian host logs`.",
+            )
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            break  # the host exited without a word
+        data += chunk
+    return data.decode(errors="replace").strip()

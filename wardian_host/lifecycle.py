@@ -1,0 +1,234 @@
+"""Agent lifecycle: spawn, kill, pause, resume, clone, rename, delete.
+
+Operations on one agent are serialized by its lock; different agents proceed in
+parallel. A spawn that fails after creating the agent's row removes it again, so a
+missing executable or a raising plugin leaves nothing half-made.
+"""
+
+import asyncio
+import json
+import logging
+import shutil
+import sqlite3
+import uuid as uuid_module
+from pathlib import Path
+from typing import Any, Literal
+
+from wardian_core import identity, paths
+from wardian_core.clock import now_iso
+from wardian_core.db import agents as agent_rows
+from wardian_core.errors import WardianError
+from wardian_core.provider_models import HomePlan, LaunchPlan
+from wardian_core.settings import load_settings
+from wardian_host.agent_env import agent_environment
+from wardian_host.live_agent import LiveAgent
+from wardian_host.plugins import Plugins
+from wardian_host.registry import AgentRegistry
+from wardian_host.spawn_context import build_context
+from wardian_host.status_tracker import StatusTracker
+from wardian_host.supervisor import Supervisor
+
+log = logging.getLogger(__name__)
+
+KILL_GRACE_SECONDS = 5.0
+
+
+class AgentLifecycle:
+    def __init__(
+        self,
+        home: Path,
+        conn: sqlite3.Connection,
+        plugins: Plugins,
+        registry: AgentRegistry,
+        tracker: StatusTracker,
+        supervisor: Supervisor,
+        base_env: dict[str, str],
+    ) -> None:
+        self.home = home
+        self._conn = conn
+        self._plugins = plugins
+        self._registry = registry
+        self._tracker = tracker
+        self._supervisor = supervisor
+        self._base_env = base_env
+
+    # -- launching -----------------------------------------------------------------
+
+    def _launch(self, agent: LiveAgent, session_mode: Literal["fresh", "resume"]) -> None:
+        provider = agent.row["provider"]
+        info = self._plugins.info(provider)
+        session_id = agent.row.get("provider_session_id") if session_mode == "resume" else None
+        if session_mode == "fresh" and info.session_id_mode == "assigned":
+            session_id = str(uuid_module.uuid4())
+        provider_settings = getattr(load_settings(self.home).providers, provider, None)
+        ctx = build_context(
+            self.home, agent.row, session_mode=session_mode, provider_session_id=session_id,
+            provider_settings=provider_settings.model_dump(exclude_none=True) if provider_settings else None,
+        )  # fmt: skip
+        ctx.agent_dir.mkdir(parents=True, exist_ok=True)
+        home_plan = self._plugins.call(provider, "prepare_home", ctx=ctx) or HomePlan()
+        plan: LaunchPlan = self._plugins.call(provider, "build_argv", ctx=ctx)
+        env = agent_environment(self._base_env, self.home, agent.uuid, home_plan.env, plan.env)
+        agent.buffer.clear()
+        pid = self._supervisor.launch(agent, ctx, plan, env)
+        agent_rows.update_columns(
+            self._conn, agent.uuid, pid=pid, started_at=now_iso(), is_off=0,
+            provider_session_id=session_id if session_mode == "fresh" else agent.row.get("provider_session_id"),
+        )  # fmt: skip
+        self._registry.refresh(agent)
+        self._tracker.set_status(agent, "starting", {"source": "host", "event": "launch", "rule": session_mode})
+        self._plugins.notify("agent_spawned", ctx=ctx, plan=plan, pid=pid)
+
+    def on_exit(self, agent: LiveAgent, exit_code: int | None, stop_reason: str | None) -> None:
+        agent_rows.update_columns(self._conn, agent.uuid, pid=None)
+        self._registry.refresh(agent)
+        evidence: dict[str, Any] = {"source": "host", "event": "exit", "exit_code": exit_code}
+        if stop_reason is not None or exit_code == 0:
+            evidence["rule"] = stop_reason or "clean exit"
+            self._tracker.set_status(agent, "off", evidence)
+        else:
+            tail = agent.buffer.read_from(max(agent.buffer.start_cursor, agent.buffer.end_cursor - 2000)) or b""
+            evidence |= {"rule": "unexpected exit", "output_tail": tail.decode(errors="replace")}
+            self._tracker.set_status(agent, "error", evidence)
+        ctx = build_context(self.home, agent.row)
+        self._plugins.notify(
+            "agent_exited", ctx=ctx, exit_code=exit_code, caused_by_host=stop_reason is not None
+        )
+
+    # -- operations ----------------------------------------------------------------
+
+    async def spawn(self, params: dict[str, Any]) -> dict[str, Any]:
+        self._plugins.info(params["provider"])
+        workspace = Path(params["workspace"])
+        if not workspace.is_dir():
+            raise WardianError(
+                "usage",
+                f"workspace {workspace} does not exist or is not a directory",
+                "Create it first, or pass an existing directory with --workspace.",
+                {"workspace": str(workspace)},
+            )
+        row = identity.create_agent(
+            self._conn,
+            class_name=params["class"],
+            provider=params["provider"],
+            workspace=workspace,
+            name=params.get("name"),
+            description=params.get("description"),
+        )
+        agent = self._registry.add(row)
+        async with agent.lock:
+            try:
+                self._store_launch_config(agent, params.get("launch_config"))
+                self._launch(agent, "fresh")
+            except BaseException:
+                self._forget(agent)
+                raise
+        return agent.snapshot()
+
+    def _store_launch_config(self, agent: LiveAgent, launch_config: str | dict[str, Any] | None) -> None:
+        if isinstance(launch_config, str):
+            launch_config = json.loads(launch_config)
+        if launch_config:
+            agent_rows.update_columns(self._conn, agent.uuid, launch_config=json.dumps(launch_config))
+            self._registry.refresh(agent)
+
+    def _forget(self, agent: LiveAgent) -> None:
+        agent_rows.delete_agent(self._conn, agent.uuid)
+        self._registry.remove(agent)
+        shutil.rmtree(paths.agent_dir(self.home, agent.uuid), ignore_errors=True)
+
+    async def stop(self, target: str, reason: str) -> dict[str, Any]:
+        agent = self._registry.resolve(target)
+        async with agent.lock:
+            await self._stop_locked(agent, reason)
+        return agent.snapshot()
+
+    async def _stop_locked(self, agent: LiveAgent, reason: str) -> None:
+        await self._supervisor.stop(agent, reason, KILL_GRACE_SECONDS)
+        if agent.status != "off":  # not running (e.g. headless, or already gone)
+            agent_rows.update_columns(self._conn, agent.uuid, pid=None)
+            self._registry.refresh(agent)
+            self._tracker.set_status(agent, "off", {"source": "host", "event": reason, "rule": reason})
+
+    async def resume(self, target: str) -> dict[str, Any]:
+        agent = self._registry.resolve(target)
+        async with agent.lock:
+            self._refuse_running(agent, "resume")
+            session_mode: Literal["fresh", "resume"] = "resume" if agent.row.get("provider_session_id") else "fresh"
+            self._launch(agent, session_mode)
+        return agent.snapshot()
+
+    def _refuse_running(self, agent: LiveAgent, action: str) -> None:
+        if agent.is_running or agent.status == "headless":
+            raise WardianError(
+                "request_failed",
+                f"agent {agent.name} is already running",
+                f"Pause or kill it before you {action} it: `wardian agent pause {agent.name}`.",
+                {"agent": agent.name, "status": agent.status},
+            )
+
+    async def clone(self, target: str, name: str | None) -> dict[str, Any]:
+        source = self._registry.resolve(target)
+        wanted = name or self._copy_name(source.name)
+        return await self.spawn(
+            {
+                "provider": source.row["provider"],
+                "class": source.row["class"],
+                "workspace": source.row["workspace"],
+                "name": wanted,
+                "description": source.row.get("description"),
+                "launch_config": source.row.get("launch_config"),
+            }
+        )
+
+    def _copy_name(self, source_name: str) -> str:
+        candidate = f"{source_name}-copy"
+        counter = 2
+        while agent_rows.name_taken(self._conn, candidate):
+            candidate = f"{source_name}-copy-{counter}"
+            counter += 1
+        return candidate
+
+    async def rename(self, target: str, new_name: str) -> dict[str, Any]:
+        agent = self._registry.resolve(target)
+        identity.validate_name(new_name)
+        async with agent.lock:
+            try:
+                agent_rows.update_columns(self._conn, agent.uuid, name=new_name)
+            except sqlite3.IntegrityError:
+                free = identity.free_name_like(self._conn, new_name)
+                raise WardianError(
+                    "duplicate_name",
+                    f"an agent named {new_name!r} already exists",
+                    f"Choose another name, e.g. `{free}`.",
+                    {"name": new_name, "suggestion": free},
+                ) from None
+            self._registry.refresh(agent)
+        return agent.snapshot()
+
+    async def delete(self, target: str, confirm: str, force: bool) -> dict[str, Any]:
+        agent = self._registry.resolve(target)
+        if confirm != agent.name:
+            raise WardianError(
+                "usage",
+                f"--confirm must repeat the agent's exact name ({agent.name!r})",
+                f"Run `wardian agent delete {agent.name} --confirm {agent.name}`.",
+                {"agent": agent.name, "confirm": confirm},
+            )
+        async with agent.lock:
+            if (agent.is_running or agent.status == "headless") and not force:
+                raise WardianError(
+                    "request_failed",
+                    f"agent {agent.name} is running",
+                    "Stop it first (`wardian agent kill`) or add --force.",
+                    {"agent": agent.name, "status": agent.status},
+                )
+            if agent.is_running or agent.status == "headless":
+                await self._stop_locked(agent, "delete")
+            snapshot = agent.snapshot()
+            self._forget(agent)
+        return snapshot | {"deleted": True}
+
+    async def stop_all(self) -> None:
+        running = [a for a in self._registry.all() if a.is_running]
+        await asyncio.gather(*(self.stop(agent.uuid, "host stop") for agent in running))
