@@ -49,6 +49,10 @@ class CliContract:
     approve_keys: str
     # Directives that make the model ask for approval in the TUI.
     approval_directive: str = "MOCK_TOOL"
+    # Seconds the approval dialog must be on screen before it takes a key (see `_codex`).
+    approval_settle_seconds: float = 0.0
+    # Makes the CLI ask before running a shell command, where its default does not.
+    require_approval: Callable[[RealCli], None] = lambda cli: None
 
     def events(self, stdout: str) -> Events:
         return json_lines(stdout)
@@ -90,6 +94,9 @@ def _codex() -> CliContract:
         ready_marker="? for shortcuts",
         approval_marker="Would you like to run the following command?",
         approve_keys="y",
+        # 0.169.0 drops a key that arrives within ~0.1 s of its approval dialog being drawn
+        # (measured: 0.3 s later always works); no screen change tells when it starts listening.
+        approval_settle_seconds=0.5,
         approval_directive="MOCK_ESCALATE MOCK_TOOL",
     )
 
@@ -121,6 +128,14 @@ def _opencode_reply(events: Events) -> str:
     return "".join(e["part"]["text"] for e in events if e.get("type") == "text")
 
 
+def _opencode_asks_before_bash(cli: RealCli) -> None:
+    # OpenCode 1.18 runs bash without asking by default; `ask` opens its permission dialog.
+    config_file = Path(cli.env["OPENCODE_CONFIG"])
+    config = json.loads(config_file.read_text())
+    config["permission"] = {"bash": "ask"}
+    config_file.write_text(json.dumps(config, indent=2))
+
+
 def _opencode() -> CliContract:
     return CliContract(
         name="opencode",
@@ -134,6 +149,7 @@ def _opencode() -> CliContract:
         ready_marker="ctrl+p commands",
         approval_marker="Permission required",
         approve_keys="\r",
+        require_approval=_opencode_asks_before_bash,
     )
 
 
