@@ -174,11 +174,15 @@ def check_other_hooks(plugins: Plugins, provider: str, workdir: Path, launch: La
             provider, "approval_source", ctx=ctx.model_copy(update={"provider_session_id": None})
         ),
     }
+    answers = {}
     for label, call in calls.items():
         try:
-            call()
+            answers[label] = call()
         except WardianError as error:
             problems.append(f"{label}: {error.code}: {error.message}")
+    first, again = answers.get("prepare_home"), answers.get("prepare_home (again: must be idempotent)")
+    if first is not None and again is not None and first != again:
+        problems.append(f"prepare_home answered {first!r}, then {again!r} for the same launch")
     return problems
 
 
