@@ -1,12 +1,16 @@
 """`wardian settings` through the installed command: values, types, and the user's file kept intact."""
 
 import os
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
 import pytest
 
 from wardian_core.settings import SETTING_KEYS
+
+WARDIAN = str(Path(sys.executable).parent / "wardian")
 
 DEFAULTS = {
     "sessions.regular": "resume",
@@ -40,6 +44,11 @@ colour = "teal"
 @pytest.fixture
 def settings_path(wardian_home: Path) -> Path:
     return wardian_home / "settings.toml"
+
+
+def files_beside(settings_path: Path) -> list[str]:
+    """Every file in the settings file's directory: a leftover temporary file would show here."""
+    return sorted(p.name for p in settings_path.parent.iterdir() if not p.is_dir())
 
 
 def ok(result):
@@ -156,7 +165,7 @@ def test_a_bad_key_or_value_is_an_error_and_the_file_is_untouched(run_wardian, s
     assert error["details"]["key"] == key
     assert key in error["message"]
     assert settings_path.read_bytes() == USER_FILE.encode()
-    assert sorted(p.name for p in settings_path.parent.iterdir()) == ["settings.toml"]
+    assert files_beside(settings_path) == ["settings.toml"]
 
 
 def test_a_bad_value_never_creates_the_file(run_wardian, settings_path) -> None:
@@ -216,7 +225,7 @@ def test_writes_leave_no_temporary_files_and_keep_the_mode(run_wardian, settings
     settings_path.chmod(0o640)
     ok(run_wardian("settings", "set", "sessions.regular", "fresh"))
     ok(run_wardian("settings", "unset", "sessions.regular"))
-    assert sorted(p.name for p in settings_path.parent.iterdir()) == ["settings.toml"]
+    assert files_beside(settings_path) == ["settings.toml"]
     assert settings_path.stat().st_mode & 0o777 == 0o640
 
 
@@ -247,3 +256,33 @@ def test_dotted_key_files_are_edited_in_place(run_wardian, settings_path) -> Non
         '# compact style\nproviders.codex.executable = "/opt/codex"  # pinned\n'
         'providers.codex.sandbox_mode = "read-only"\n'
     )
+
+
+def test_concurrent_sets_of_different_keys_all_land(settings_path) -> None:
+    settings_path.write_text(USER_FILE)
+    changes = {
+        "sessions.regular": ("fresh", "fresh"),
+        "providers.codex.approval_policy": ("never", "never"),
+        "providers.codex.trust_workspace": ("true", True),
+        "providers.claude.executable": ("/opt/claude", "/opt/claude"),
+        "providers.gemini.executable": ("/opt/gemini", "/opt/gemini"),
+        "providers.opencode.executable": ("/opt/opencode", "/opt/opencode"),
+        "providers.generic.idle_quiet_seconds": ("3.5", 3.5),
+        "host.output_buffer_bytes": ("131072", 131072),
+    }
+    processes = [
+        subprocess.Popen([WARDIAN, "settings", "set", key, text], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        for key, (text, _) in changes.items()
+    ]
+    for process in processes:
+        _, stderr = process.communicate(timeout=60)
+        assert process.returncode == 0, stderr
+    on_disk = tomllib.loads(settings_path.read_text())
+    assert on_disk["my-notes"] == {"colour": "teal"}
+    for key, (_, value) in changes.items():
+        table = on_disk
+        for part in key.split("."):
+            table = table[part]
+        assert table == value, key
+    assert "# sandbox picked after the incident" in settings_path.read_text()
+    assert files_beside(settings_path) == ["settings.toml"]

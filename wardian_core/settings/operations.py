@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from wardian_core import paths
 from wardian_core.errors import WardianError
 from wardian_core.settings import keys, store, toml_text
 from wardian_core.settings.model import Settings
@@ -48,16 +49,20 @@ def set_setting(home: Path, key: str, value_text: str) -> dict[str, Any]:
     setting = keys.lookup(key)
     value = keys.parse_value(setting, value_text)
     _check_alone(setting, value)
-    target, text, document = store.read_document(home)
-    settings = _edit(target, text, document, setting.path, value)
+    with store.edit_lock(home):
+        target, text, document = store.read_document(home)
+        settings = _edit(target, text, document, setting.path, value)
     return {"key": setting.key, "value": effective_values(settings)[setting.key], "file": str(target)}
 
 
 def unset_setting(home: Path, key: str) -> dict[str, Any]:
     setting = keys.lookup(key)
-    target, text, document = store.read_document(home)
-    removed = _lookup(document, setting.path, _REMOVED) is not _REMOVED
-    settings = _edit(target, text, document, setting.path, _REMOVED)
+    if not paths.settings_file(home).exists():
+        return {"key": setting.key, "value": setting.default, "removed": False, "file": str(paths.settings_file(home))}
+    with store.edit_lock(home):
+        target, text, document = store.read_document(home)
+        removed = _lookup(document, setting.path, _REMOVED) is not _REMOVED
+        settings = _edit(target, text, document, setting.path, _REMOVED)
     value = effective_values(settings)[setting.key]
     return {"key": setting.key, "value": value, "removed": removed, "file": str(target)}
 

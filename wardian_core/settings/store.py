@@ -8,6 +8,8 @@ import os
 import re
 import tempfile
 import tomllib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -117,3 +119,22 @@ def write_atomically(target: Path, text: str) -> None:
             os.fsync(directory_descriptor)
         finally:
             os.close(directory_descriptor)
+
+
+@contextmanager
+def edit_lock(home: Path) -> Iterator[None]:
+    """Serialise read-edit-write cycles across processes, so two concurrent `set`s cannot lose one."""
+    if os.name != "posix":
+        yield
+        return
+    import fcntl
+
+    run = paths.run_dir(home)
+    # Owner-only, like everything else the host keeps under run/.
+    run.mkdir(mode=0o700, parents=True, exist_ok=True)
+    descriptor = os.open(run / "settings.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)
