@@ -7,6 +7,7 @@ from wardian_core.control.protocol import PROTOCOL_VERSION
 from wardian_core.version import __version__
 from wardian_host.caller_identity import identify_caller
 from wardian_host.control_server import Handler, RequestContext
+from wardian_host.status_waits import wait_for_status
 
 if TYPE_CHECKING:
     from wardian_host.host import Host
@@ -64,7 +65,12 @@ def build_handlers(host: "Host") -> dict[str, Handler]:
     async def delete(params: Any, _: RequestContext) -> dict[str, Any]:
         return await lifecycle.delete(params.target, params.confirm, params.force)
 
+    async def wait(params: Any, _: RequestContext) -> dict[str, Any]:
+        agent = host.registry.resolve(params.target)
+        return await wait_for_status(agent, params.until, params.timeout, params.next)
+
     return {
+        "agent.wait": wait,
         "host.status": host_status,
         "host.stop": host_stop,
         "host.whoami": host_whoami,

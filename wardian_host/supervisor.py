@@ -8,6 +8,7 @@ exit: a grandchild may still hold it open).
 
 import asyncio
 import logging
+import signal
 from collections.abc import Callable
 
 from wardian_core.provider_models import PTY_SOURCE, LaunchPlan, SpawnContext
@@ -95,6 +96,9 @@ class Supervisor:
     async def stop(self, agent: LiveAgent, reason: str, grace_seconds: float = 5.0) -> None:
         """End the agent's whole process tree; `reason` marks the exit as caused by the host."""
         agent.stop_reason = reason
+        if agent.terminal is not None:
+            # As when a terminal window closes: shells and TUIs that ignore SIGTERM end on a hangup.
+            agent.terminal.signal_group(signal.SIGHUP)
         root_pid = agent.terminal.pid if agent.terminal else agent.row.get("pid")
         members = await asyncio.to_thread(process_tree.agent_processes, agent.uuid, root_pid)
         if members:

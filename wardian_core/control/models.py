@@ -64,6 +64,12 @@ class DeleteParams(TargetParams):
     force: bool = False
 
 
+class WaitParams(TargetParams):
+    until: Literal["starting", "idle", "processing", "action_required", "error", "off", "headless"]
+    timeout: float | None = Field(None, gt=0)
+    next: bool = False
+
+
 REQUEST_PARAMS: dict[str, type[_Params]] = {
     "host.status": NoParams,
     "host.stop": NoParams,
@@ -76,4 +82,5 @@ REQUEST_PARAMS: dict[str, type[_Params]] = {
     "agent.clone": CloneParams,
     "agent.rename": RenameParams,
     "agent.delete": DeleteParams,
+    "agent.wait": WaitParams,
 }

@@ -12,7 +12,7 @@ from wardian_host.cli.render import OutputOptions, emit_agent, emit_agents
 # Subcommands that live in other modules (added by later issues) go here.
 LIFECYCLE_COMMANDS: dict[str, str] = {
     name: f"wardian_host.cli.agent_lifecycle:{name}"
-    for name in ("spawn", "kill", "pause", "resume", "clone", "rename", "delete")
+    for name in ("spawn", "kill", "pause", "resume", "clone", "rename", "delete", "wait")
 }
 
 

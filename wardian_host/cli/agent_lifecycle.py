@@ -4,6 +4,8 @@ import os
 
 import click
 
+from wardian_core.durations import parse_duration
+from wardian_core.fields import STATUSES
 from wardian_core.identity import resolve_workspace
 from wardian_host.cli.live import emit, emit_live_agent, request
 
@@ -72,3 +74,15 @@ def rename(target: str, new_name: str) -> None:
 def delete(target: str, confirm: str, force: bool) -> None:
     """Remove an agent, its folder and its events (never its workspace)."""
     emit("deleted", request("agent.delete", {"target": target, "confirm": confirm, "force": force}, timeout=60))
+
+
+@click.command("wait")
+@click.argument("target", metavar="NAME-OR-UUID")
+@click.option("--until", "until", required=True, type=click.Choice(STATUSES), help="The status to wait for.")
+@click.option("--timeout", "timeout_text", metavar="DUR", help="Give up after DUR (500ms, 30s, 10m; bare = seconds).")
+@click.option("--next", "next_change", is_flag=True, help="Wait for the next arrival even if it has the status now.")
+def wait(target: str, until: str, timeout_text: str | None, next_change: bool) -> None:
+    """Block until an agent has a status (woken by the host, no polling)."""
+    timeout = parse_duration(timeout_text) if timeout_text is not None else None
+    params = {"target": target, "until": until, "timeout": timeout, "next": next_change}
+    emit_live_agent(request("agent.wait", params, timeout=None if timeout is None else timeout + 10))

@@ -1,0 +1,94 @@
+"""End-to-end fixtures: a real host per test, reaped afterwards however the test ended."""
+
+import json
+import os
+import signal
+import sqlite3
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import psutil
+import pytest
+
+from wardian_host import process_tree
+from wardian_host.host_lock import running_host_pid
+
+
+def _agent_uuids(home: Path) -> set[str]:
+    db = home / "state.db"
+    if not db.exists():
+        return set()
+    conn = sqlite3.connect(db)
+    try:
+        return {row[0] for row in conn.execute("SELECT uuid FROM agents")}
+    except sqlite3.Error:
+        return set()
+    finally:
+        conn.close()
+
+
+def reap_home(home: Path) -> None:
+    """Kill the home's host and every process that carries one of its agents' ids."""
+    pid = running_host_pid(home)
+    if pid and pid > 0:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    leftovers = [p for group in process_tree.processes_by_session(_agent_uuids(home)).values() for p in group]
+    for process in leftovers:
+        try:
+            process.kill()
+        except psutil.Error:
+            pass
+    psutil.wait_procs(leftovers, timeout=5)
+
+
+@pytest.fixture(autouse=True)
+def reaped_home(wardian_home: Path) -> Iterator[None]:
+    yield
+    reap_home(wardian_home)
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    path = tmp_path / "workspace"
+    path.mkdir()
+    return path.resolve()
+
+
+@pytest.fixture
+def spawn(run_wardian, workspace: Path) -> Callable[..., dict]:
+    """Spawn a generic agent running `command` and return its record."""
+
+    def spawn_agent(name: str, *command: str, cls: str = "Coder") -> dict:
+        result = run_wardian(
+            "agent", "spawn", "--provider", "generic", "--class", cls, "--name", name,
+            "--workspace", str(workspace), "--", *command,
+        )  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        return json.loads(result.stdout)["agent"]
+
+    return spawn_agent
+
+
+@pytest.fixture
+def wait_status(run_wardian) -> Callable[..., dict]:
+    def wait(name: str, status: str, timeout: str = "20s") -> dict:
+        result = run_wardian(
+            "agent", "wait", name, "--until", status, "--timeout", timeout
+        )
+        assert result.returncode == 0, result.stderr
+        return json.loads(result.stdout)["agent"]
+
+    return wait
+
+
+@pytest.fixture
+def show(run_wardian) -> Callable[..., dict]:
+    def show_agent(name: str, fields: str = "name,status,status_source,status_evidence,pid,provider_session_id") -> dict:
+        result = run_wardian("agent", name, "--fields", fields)
+        assert result.returncode == 0, result.stderr
+        return json.loads(result.stdout)["agent"]
+
+    return show_agent

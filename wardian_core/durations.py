@@ -1,0 +1,20 @@
+"""Durations as people type them: `500ms`, `30s`, `10m`, `1h`, or bare seconds."""
+
+import re
+
+from wardian_core.errors import WardianError
+
+_PATTERN = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$")
+_SECONDS_PER_UNIT = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}
+
+
+def parse_duration(text: str) -> float:
+    match = _PATTERN.match(text)
+    if not match:
+        raise WardianError(
+            "usage",
+            f"invalid duration {text!r}",
+            "Use a number of seconds or a number with a unit: 500ms, 30s, 10m, 1h.",
+            {"duration": text},
+        )
+    return float(match.group(1)) * _SECONDS_PER_UNIT[match.group(2)]
