@@ -18,6 +18,7 @@ Test modules load this with:
 import base64
 import hashlib
 import importlib.util
+import os
 import re
 import subprocess
 import sys
@@ -88,5 +89,5 @@ def provider_packages_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def provider_packages(provider_packages_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """The example and broken providers, installed and visible to this test only."""
     monkeypatch.syspath_prepend(str(provider_packages_dir))
-    monkeypatch.setenv("PYTHONPATH", str(provider_packages_dir))
+    monkeypatch.setenv("PYTHONPATH", str(provider_packages_dir), prepend=os.pathsep)
     yield provider_packages_dir
