@@ -93,6 +93,7 @@ class ControlServer:
                 log.warning("refused a connection from uid %s (pid %s)", uid, pid)
                 error = WardianError("unauthorized", f"uid {uid} may not use this host", None)
                 writer.write(encode(error_frame(None, error.envelope()["error"])))
+                await writer.drain()
                 return
             while await self._serve_one(reader, writer, peer):
                 pass

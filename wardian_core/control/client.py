@@ -13,12 +13,14 @@ from typing import Any
 
 from wardian_core.control import endpoint
 from wardian_core.control.protocol import (
-    DEFAULT_TIMEOUT_SECONDS,
     MAX_FRAME_BYTES,
     PROTOCOL_VERSION,
     encode,
+    default_timeout,
     request_frame,
 )
+
+DEFAULT = -1.0  # "use default_timeout()": None already means "wait for ever"
 from wardian_core.errors import WardianError
 
 
@@ -48,10 +50,10 @@ class ControlClient:
         self._next_id = 1
 
     @classmethod
-    def connect(cls, home: Path, timeout: float = DEFAULT_TIMEOUT_SECONDS) -> "ControlClient":
+    def connect(cls, home: Path) -> "ControlClient":
         path = endpoint.socket_path(home)
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.settimeout(timeout)
+        sock.settimeout(default_timeout())
         try:
             sock.connect(os.fspath(path))
         except (FileNotFoundError, ConnectionRefusedError, NotADirectoryError) as exc:
@@ -98,6 +100,8 @@ class ControlClient:
         return request_id
 
     def _read_frame(self, kind: str, timeout: float | None) -> dict[str, Any]:
+        if timeout == DEFAULT:
+            timeout = default_timeout()
         self._sock.settimeout(timeout)
         try:
             line = self._reader.readline(MAX_FRAME_BYTES + 1)
@@ -118,7 +122,7 @@ class ControlClient:
         return frame
 
     def exchange(
-        self, kind: str, params: dict[str, Any] | None = None, timeout: float | None = DEFAULT_TIMEOUT_SECONDS
+        self, kind: str, params: dict[str, Any] | None = None, timeout: float | None = DEFAULT
     ) -> Iterator[dict[str, Any]]:
         """Send one request; yield its stream items, then return its result (StopIteration.value)."""
         request_id = self._send(kind, params or {})
@@ -134,7 +138,7 @@ class ControlClient:
             raise WardianError.from_envelope({"error": frame.get("error") or {}})
 
     def request(
-        self, kind: str, params: dict[str, Any] | None = None, timeout: float | None = DEFAULT_TIMEOUT_SECONDS
+        self, kind: str, params: dict[str, Any] | None = None, timeout: float | None = DEFAULT
     ) -> Any:
         exchange = self.exchange(kind, params, timeout)
         while True:
@@ -144,7 +148,7 @@ class ControlClient:
                 return done.value
 
 
-def request(home: Path, kind: str, params: dict[str, Any] | None = None, timeout: float | None = DEFAULT_TIMEOUT_SECONDS) -> Any:
+def request(home: Path, kind: str, params: dict[str, Any] | None = None, timeout: float | None = DEFAULT) -> Any:
     """One request on a fresh connection."""
     with ControlClient.connect(home) as client:
         return client.request(kind, params, timeout)

@@ -13,6 +13,17 @@ MAX_FRAME_BYTES = 8 * 1024 * 1024
 DEFAULT_TIMEOUT_SECONDS = 10.0
 
 
+def default_timeout() -> float:
+    """How long a request waits for the host: WARDIAN_CONTROL_TIMEOUT seconds, else 10."""
+    import os
+
+    configured = os.environ.get("WARDIAN_CONTROL_TIMEOUT", "").strip()
+    try:
+        return float(configured) if configured else DEFAULT_TIMEOUT_SECONDS
+    except ValueError:
+        return DEFAULT_TIMEOUT_SECONDS
+
+
 def encode(frame: dict[str, Any]) -> bytes:
     return json.dumps(frame, separators=(",", ":")).encode() + b"\n"
 

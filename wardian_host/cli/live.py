@@ -3,7 +3,7 @@
 from typing import Any
 
 from wardian_core import paths
-from wardian_core.control.client import ControlClient
+from wardian_core.control.client import DEFAULT, ControlClient
 from wardian_core.errors import WardianError
 from wardian_core.fields import to_record
 from wardian_host.cli.render import OutputOptions, emit_agent, write_json
@@ -22,7 +22,10 @@ def connect(start_host: bool = False) -> ControlClient:
     return ControlClient.connect(home)
 
 
-def request(kind: str, params: dict[str, Any] | None = None, *, start_host: bool = False, timeout: float | None = 30.0) -> Any:
+def request(
+    kind: str, params: dict[str, Any] | None = None, *, start_host: bool = False, timeout: float | None = DEFAULT
+) -> Any:
+    """`timeout`: seconds to wait for the answer (default: WARDIAN_CONTROL_TIMEOUT or 10); None: for ever."""
     with connect(start_host) as client:
         return client.request(kind, params, timeout)
 
