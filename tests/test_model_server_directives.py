@@ -1,0 +1,77 @@
+"""What a prompt asks of the fake model, and what it decides to answer (no network)."""
+
+from model_server.directives import parse_directives
+from model_server.gemini import example_for_schema
+from model_server.turn import Conversation, DeclaredTool, decide
+
+BASH = DeclaredTool("Bash", {"properties": {"command": {"type": "string"}, "description": {"type": "string"}}})
+EXEC_COMMAND = DeclaredTool("exec_command", {"properties": {
+    "cmd": {"type": "string"}, "sandbox_permissions": {"type": "string"}, "justification": {"type": "string"}}})
+ARGV_SHELL = DeclaredTool("shell", {"properties": {"command": {"type": "array"}}})
+
+
+def test_tool_command_stops_where_the_next_directive_starts():
+    directives = parse_directives("run MOCK_TOOL:echo hi > out.txt ECHO:tok3")
+
+    assert directives.tool_command == "echo hi > out.txt"
+    assert directives.echo_token == "tok3"
+
+
+def test_echo_token_excludes_trailing_punctuation_a_client_adds():
+    # OpenCode 1.18 quotes the prompt in its title request: `"hello ECHO:t1"`.
+    assert parse_directives('"hello ECHO:t1"').echo_token == "t1"
+
+
+def test_both_spellings_of_the_error_directive_give_the_status():
+    assert parse_directives("MOCK_HTTP_ERROR:429").error_status == 429
+    assert parse_directives("fail MOCK_ERROR:400").error_status == 400
+
+
+def test_tool_directive_calls_the_declared_shell_tool_with_its_own_schema():
+    answer = decide(Conversation("MOCK_TOOL:touch a.txt", False, (BASH,)))
+
+    assert answer.tool_call is not None
+    assert answer.tool_call.name == "Bash"
+    assert answer.tool_call.arguments == {"command": "touch a.txt", "description": "mock tool call"}
+
+
+def test_argv_shaped_shell_tool_gets_a_bash_invocation():
+    answer = decide(Conversation("MOCK_TOOL:touch a.txt", False, (ARGV_SHELL,)))
+
+    assert answer.tool_call is not None
+    assert answer.tool_call.arguments == {"command": ["bash", "-lc", "touch a.txt"]}
+
+
+def test_escalate_asks_codex_for_an_escalated_sandbox():
+    answer = decide(Conversation("MOCK_ESCALATE MOCK_TOOL:touch a.txt", False, (EXEC_COMMAND,)))
+
+    assert answer.tool_call is not None
+    assert answer.tool_call.arguments["cmd"] == "touch a.txt"
+    assert answer.tool_call.arguments["sandbox_permissions"] == "require_escalated"
+    assert answer.tool_call.arguments["justification"]
+
+
+def test_request_without_a_shell_tool_is_answered_with_text():
+    # Title and summary side requests repeat the prompt but declare no tools.
+    answer = decide(Conversation("MOCK_TOOL:touch a.txt ECHO:t", False, ()))
+
+    assert answer.tool_call is None
+    assert answer.text == "MOCK-REPLY t"
+
+
+def test_after_the_tool_result_the_turn_ends_with_text():
+    answer = decide(Conversation("MOCK_TOOL:touch a.txt ECHO:t", True, (BASH,)))
+
+    assert answer.tool_call is None
+    assert answer.text == "MOCK-REPLY tool-done t"
+
+
+def test_schema_example_honours_enums_and_minimums():
+    schema = {"type": "OBJECT", "properties": {
+        "complexity_reasoning": {"type": "STRING"},
+        "complexity_score": {"type": "INTEGER", "minimum": 1},
+        "next_speaker": {"type": "string", "enum": ["model", "user"]}},
+        "required": ["complexity_reasoning", "complexity_score", "next_speaker"]}
+
+    assert example_for_schema(schema) == {"complexity_reasoning": "mock", "complexity_score": 1,
+                                          "next_speaker": "user"}
