@@ -1,34 +1,57 @@
-"""The main job before the host exists: a demo home with agents, shown as people see it."""
+"""The main job: start a real agent on the built-in `generic` provider and show it.
 
+Uses the demo home `.cache/demo-home` (its own WARDIAN_HOME), so it never touches
+your `~/.wardian`. Run again to see the same agent; stop with
+`WARDIAN_HOME=.cache/demo-home .venv/bin/wardian host stop`.
+"""
+
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-from wardian_core import identity
-from wardian_core.db import agents as agent_rows
-from wardian_core.db import open_writer
-
 ROOT = Path(__file__).resolve().parents[1]
 HOME = ROOT / ".cache" / "demo-home"
 WARDIAN = str(Path(sys.executable).parent / "wardian")
+ENV = {k: v for k, v in os.environ.items() if not k.startswith("WARDIAN_")} | {"WARDIAN_HOME": str(HOME)}
+AGENT = "demo-shell"
 
 
-def seed(home: Path) -> None:
-    conn = open_writer(home)
-    if agent_rows.list_agents(conn):
-        return
-    for class_name, status in (("Architect", "idle"), ("Coder", "processing"), ("Reviewer", "action_required")):
-        created = identity.create_agent(conn, class_name=class_name, provider="generic", workspace=ROOT)
-        agent_rows.record_status(conn, created["uuid"], status, evidence={"source": "demo"})
-    conn.close()
+def wardian(*args: str, echo: bool = True) -> subprocess.CompletedProcess[str]:
+    if echo:
+        print("$ wardian " + " ".join(args), flush=True)
+    return subprocess.run([WARDIAN, *args], env=ENV, text=True, capture_output=not echo, cwd=ROOT)
+
+
+def status_of(name: str) -> str | None:
+    found = wardian("agent", name, "--field", "status", echo=False)
+    return found.stdout.strip() if found.returncode == 0 else None
 
 
 def main() -> int:
-    seed(HOME)
-    env = dict(os.environ, WARDIAN_HOME=str(HOME))
-    print(f"WARDIAN_HOME={HOME}\n$ wardian agent list --pretty", flush=True)
-    return subprocess.run([WARDIAN, "agent", "list", "--pretty"], env=env).returncode
+    HOME.mkdir(parents=True, exist_ok=True)
+    print(f"WARDIAN_HOME={HOME}", flush=True)
+    status = status_of(AGENT)
+    if status is None:
+        started = wardian("agent", "spawn", "--provider", "generic", "--class", "Demo", "--name", AGENT,
+                          "--description", "a shell run by the generic provider", "--", "bash", "--norc", "-i")  # fmt: skip
+    elif status in ("off", "error"):
+        started = wardian("agent", "resume", AGENT)
+    else:
+        started = subprocess.CompletedProcess([], 0)
+    if started.returncode != 0:
+        return started.returncode
+    waited = wardian("agent", "wait", AGENT, "--until", "idle", "--timeout", "30s", echo=False)
+    if waited.returncode != 0:
+        print(waited.stderr, file=sys.stderr)
+        return waited.returncode
+    listed = wardian("agent", "list", "--pretty", "--verbose")
+    evidence = json.loads(wardian("agent", AGENT, "--fields", "status_evidence", echo=False).stdout)
+    print(f"\n{AGENT} is idle because: {evidence['agent']['status_evidence']}")
+    print(f"Try: WARDIAN_HOME={HOME} {WARDIAN} agent {AGENT} --verbose")
+    print(f"Stop: WARDIAN_HOME={HOME} {WARDIAN} host stop")
+    return listed.returncode
 
 
 if __name__ == "__main__":
