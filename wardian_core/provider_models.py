@@ -32,7 +32,8 @@ KNOWN_CAPABILITIES = ("interactive", "headless", "resume", "approvals", "model_s
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # Schemas are built on first use: `providers list` validates two of these models, not all.
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class InputProfile(_Model):
@@ -82,7 +83,7 @@ class LaunchConfig(_Model):
 class SpawnContext(_Model):
     """Everything a provider needs to know about one launch of one agent."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
     agent_uuid: str
     agent_name: str
