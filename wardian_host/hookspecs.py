@@ -58,8 +58,10 @@ def build_argv(ctx: SpawnContext) -> LaunchPlan:  # type: ignore[empty-body]
     """The process to start for this launch: argv, extra env and cwd, for an
     interactive (`ctx.mode == "interactive"`) or a headless run (`"headless"`, with
     `ctx.prompt`), fresh or resuming `ctx.provider_session_id`
-    (`ctx.session_mode == "resume"`). Raise `WardianError("not_supported", ...)` for a
-    mode the provider does not offer."""
+    (`ctx.session_mode == "resume"`). `argv[0]` may be the bare executable name of
+    `provider_info`; the host resolves it on PATH or through WARDIAN_<NAME>_EXECUTABLE
+    (`wardian_host.providers.executables.locate`). Raise
+    `WardianError("not_supported", ...)` for a mode the provider does not offer."""
 
 
 @hookspec
