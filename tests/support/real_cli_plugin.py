@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import shlex
 import shutil
 import socket
 import struct
@@ -96,7 +97,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         for item in selected:
             item.add_marker(skip)
         return
-    if in_loopback_namespace():
+    if in_loopback_namespace() or config.option.collectonly:
         return
     if os.environ.get(INSIDE_VARIABLE) == "1":
         config.stash[_problem_key] = (f"real_cli: {INSIDE_VARIABLE}=1 but this process sees network "
@@ -114,7 +115,7 @@ def rerun_in_namespace(config: pytest.Config, real_cli_count: int) -> None:
     command = [*unshare_command(), sys.executable, "-m", "pytest", *config.invocation_params.args]
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     message = (f"real_cli: {real_cli_count} real-CLI tests selected; re-running this session in a "
-               f"loopback-only network namespace: {' '.join(command)}")
+               f"loopback-only network namespace: {shlex.join(command)}")
     if reporter is not None:
         reporter.write_line(message)
     else:
