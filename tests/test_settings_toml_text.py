@@ -93,8 +93,9 @@ def test_a_multiline_value_is_removed_whole() -> None:
 
 
 def test_keys_under_an_array_of_tables_never_match() -> None:
-    headers, statements = scan("[[sessions]]\nregular = 1\n")
-    assert headers[0].is_array and statements[0].in_array
+    headers, statements = scan("[[sessions]]\nregular = 1\n[sessions.inner]\nx = 2\n[host]\ny = 3\n")
+    assert [header.in_array for header in headers] == [True, True, False]
+    assert [statement.in_array for statement in statements] == [True, True, False]
 
 
 def test_strings_with_escapes_and_special_characters_are_quoted_correctly() -> None:

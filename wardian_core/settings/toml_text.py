@@ -21,7 +21,7 @@ class UneditableError(Exception):
 @dataclass(frozen=True)
 class Header:
     path: tuple[str, ...]
-    is_array: bool
+    in_array: bool  # an array of tables, or a table inside one
     line_end: int
 
 
@@ -72,7 +72,7 @@ def set_value(text: str, path: tuple[str, ...], value: Any) -> str:
         anchor = siblings[-1]
         line = f"{render_key(path[len(anchor.table) :])} = {rendered}{newline}"
         return _insert_line(text, anchor.line_end, line, newline)
-    header = next((h for h in headers if h.path == table and not h.is_array), None)
+    header = next((h for h in headers if h.path == table and not h.in_array), None)
     if header is not None:
         return _insert_line(text, header.line_end, f"{render_key(path[-1:])} = {rendered}{newline}", newline)
     body = text if text == "" or text.endswith(("\n", "\r")) else text + newline
@@ -118,6 +118,7 @@ def scan(text: str) -> tuple[list[Header], list[Statement]]:
     statements: list[Statement] = []
     table: tuple[str, ...] = ()
     in_array = False
+    array_tables: set[tuple[str, ...]] = set()
     position = 0
     while position < len(text):
         char = text[position]
@@ -126,10 +127,14 @@ def scan(text: str) -> tuple[list[Header], list[Statement]]:
         elif char == "#":
             position = _line_end(text, position)
         elif char == "[":
-            in_array = text.startswith("[[", position)
-            key_start = position + (2 if in_array else 1)
+            is_array = text.startswith("[[", position)
+            key_start = position + (2 if is_array else 1)
             key_end = _key_end(text, key_start, "]")
             table = decode_key(text[key_start:key_end])
+            if is_array:
+                array_tables.add(table)
+            # `[a.b]` after `[[a]]` is a sub-table of the array's last element.
+            in_array = any(table[:length] in array_tables for length in range(1, len(table) + 1))
             position = _line_end(text, key_end)
             headers.append(Header(table, in_array, position))
         else:
