@@ -77,3 +77,14 @@ def test_namespace_problem_reports_why_unshare_failed(monkeypatch, tmp_path, pyt
     problem = real_cli_plugin.namespace_problem(pytestconfig)
 
     assert problem is not None and "Operation not permitted" in problem
+
+
+def test_missing_node_fails_with_the_install_command_and_the_opt_out(monkeypatch, tmp_path):
+    import real_cli_fixtures
+
+    monkeypatch.setenv("PATH", str(tmp_path))
+
+    message = real_cli_fixtures.missing_install_message("gemini")
+
+    assert message is not None
+    assert "python3 scripts/install_clis.py" in message and "WARDIAN_SKIP_REAL_CLI=1" in message
