@@ -34,14 +34,20 @@ def test_every_provider_accepts_executable_and_only_codex_has_policy_keys() -> N
         "providers.codex.approval_policy",
         "providers.codex.trust_workspace",
     }
-    assert [key for key in SETTING_KEYS if key.endswith("idle_quiet_seconds")] == ["providers.generic.idle_quiet_seconds"]
+    idle_keys = [key for key in SETTING_KEYS if key.endswith("idle_quiet_seconds")]
+    assert idle_keys == ["providers.generic.idle_quiet_seconds"]
 
 
 def test_the_catalogue_knows_each_kind_and_default() -> None:
-    assert (SETTING_KEYS["sessions.regular"].kind, SETTING_KEYS["sessions.regular"].choices) == ("string", ("fresh", "resume"))
-    assert (SETTING_KEYS["providers.codex.trust_workspace"].kind, SETTING_KEYS["providers.codex.trust_workspace"].default) == ("bool", False)
-    assert SETTING_KEYS["providers.generic.idle_quiet_seconds"].kind == "float"
-    assert (SETTING_KEYS["host.output_buffer_bytes"].kind, SETTING_KEYS["host.output_buffer_bytes"].default) == ("int", 1048576)
+    def shape(key):
+        setting = SETTING_KEYS[key]
+        return setting.kind, setting.default, setting.choices
+
+    assert shape("sessions.regular") == ("string", "resume", ("fresh", "resume"))
+    assert shape("providers.codex.trust_workspace") == ("bool", False, None)
+    assert shape("providers.codex.sandbox_mode") == ("string", None, ("read-only", "workspace-write", "danger-full-access"))
+    assert shape("providers.generic.idle_quiet_seconds") == ("float", 1.5, None)
+    assert shape("host.output_buffer_bytes") == ("int", 1048576, None)
     assert all(setting.description for setting in SETTING_KEYS.values())
 
 

@@ -17,7 +17,8 @@ from wardian_core.errors import WardianError
 from wardian_core.settings import keys, store, toml_text
 from wardian_core.settings.model import Settings
 
-_REMOVED = object()
+# A key the document does not hold; passed as a value, `_edit` removes the key.
+_ABSENT = object()
 
 
 def effective_values(settings: Settings) -> dict[str, Any]:
@@ -29,7 +30,7 @@ def effective_values(settings: Settings) -> dict[str, Any]:
 def sources(document: dict[str, Any]) -> dict[str, str]:
     """For each key, `file` when settings.toml sets it, `default` otherwise."""
     return {
-        key: "file" if _lookup(document, setting.path, _REMOVED) is not _REMOVED else "default"
+        key: "file" if _lookup(document, setting.path, _ABSENT) is not _ABSENT else "default"
         for key, setting in keys.SETTING_KEYS.items()
     }
 
@@ -61,8 +62,8 @@ def unset_setting(home: Path, key: str) -> dict[str, Any]:
         return {"key": setting.key, "value": setting.default, "removed": False, "file": str(paths.settings_file(home))}
     with store.edit_lock(home):
         target, text, document = store.read_document(home)
-        removed = _lookup(document, setting.path, _REMOVED) is not _REMOVED
-        settings = _edit(target, text, document, setting.path, _REMOVED)
+        removed = _lookup(document, setting.path, _ABSENT) is not _ABSENT
+        settings = _edit(target, text, document, setting.path, _ABSENT)
     value = effective_values(settings)[setting.key]
     return {"key": setting.key, "value": value, "removed": removed, "file": str(target)}
 
@@ -87,7 +88,7 @@ def _check_alone(setting: keys.SettingKey, value: Any) -> None:
 
 def _edit(target: Path, text: str, document: dict[str, Any], path: tuple[str, ...], value: Any) -> Settings:
     try:
-        if value is _REMOVED:
+        if value is _ABSENT:
             new_text = toml_text.remove_value(text, path)
         else:
             new_text = toml_text.set_value(text, path, value)
@@ -126,13 +127,13 @@ def _lookup(document: Any, path: tuple[str, ...], missing: Any = None) -> Any:
 
 
 def _place(document: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
-    """Set (or, with _REMOVED, delete) `path` in a parsed document, creating tables on the way."""
+    """Set (or, with _ABSENT, delete) `path` in a parsed document, creating tables on the way."""
     for part in path[:-1]:
         child = document.setdefault(part, {})
         if not isinstance(child, dict):
             return  # validation reports the non-table
         document = child
-    if value is _REMOVED:
+    if value is _ABSENT:
         document.pop(path[-1], None)
     else:
         document[path[-1]] = value

@@ -35,7 +35,8 @@ def read_text(home: Path) -> tuple[Path, str]:
     except FileNotFoundError:
         return target, ""
     except OSError as error:
-        raise WardianError("generic", f"cannot read {target}: {error.strerror}", details={"path": str(target)}) from None
+        message = f"cannot read {target}: {error.strerror}"
+        raise WardianError("generic", message, details={"path": str(target)}) from None
     try:
         return target, raw.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -68,7 +69,10 @@ def validate(target: Path, document: dict[str, Any]) -> Settings:
         return Settings.model_validate(document)
     except ValidationError as error:
         problems = [
-            {"key": ".".join(str(part) for part in problem["loc"]), "message": _MESSAGES.get(problem["type"], problem["msg"])}
+            {
+                "key": ".".join(str(part) for part in problem["loc"]),
+                "message": _MESSAGES.get(problem["type"], problem["msg"]),
+            }
             for problem in error.errors()
         ]
         summary = "; ".join(f"{p['key']}: {p['message']}" for p in problems)
