@@ -11,7 +11,7 @@ __all__ = ["__version__", "hookimpl"]
 
 def __getattr__(name: str) -> object:
     if name == "hookimpl":
-        from wardian_core.hookimpl import hookimpl
+        from wardian_core._hookimpl import hookimpl
 
         return hookimpl
     raise AttributeError(f"module 'wardian_core' has no attribute {name!r}")

@@ -35,9 +35,13 @@ log = logging.getLogger(__name__)
 class RequestContext:
     """What a handler knows about the request beyond its parameters."""
 
-    def __init__(self, peer: PeerProcess, request_id: int, writer: asyncio.StreamWriter) -> None:
+    def __init__(
+        self, peer: PeerProcess, request_id: int, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
         self.peer = peer
         self.request_id = request_id
+        # Streaming handlers (watch --follow, attach) read the client's further frames here.
+        self.reader = reader
         self._writer = writer
 
     async def emit(self, item: dict[str, Any]) -> None:
@@ -115,7 +119,7 @@ class ControlServer:
             writer.write(encode(error_frame(None, _error("bad_request", f"frame larger than {limit}"))))
             await writer.drain()
             return False  # the rest of the oversized frame is unreadable: close
-        request_id, response = await self._answer(line, RequestContext(peer, 0, writer))
+        request_id, response = await self._answer(line, RequestContext(peer, 0, reader, writer))
         writer.write(encode(response))
         await writer.drain()
         return True

@@ -4,10 +4,14 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from wardian_core.control.protocol import PROTOCOL_VERSION
+from wardian_core.errors import WardianError
 from wardian_core.version import __version__
 from wardian_host.caller_identity import identify_caller
 from wardian_host.control_server import Handler, RequestContext
+from wardian_host.attaching import attach
+from wardian_host.sending import answer_approval, send_message
 from wardian_host.status_waits import wait_for_status
+from wardian_host.watching import watch
 
 if TYPE_CHECKING:
     from wardian_host.host import Host
@@ -69,7 +73,23 @@ def build_handlers(host: "Host") -> dict[str, Handler]:
         agent = host.registry.resolve(params.target)
         return await wait_for_status(agent, params.until, params.timeout, params.next)
 
+    async def send(params: Any, request: RequestContext) -> dict[str, Any]:
+        if params.approval is not None:
+            return await answer_approval(host, params)
+        if params.text is None:
+            raise WardianError("usage", "nothing to send", "Give a message, --stdin, --file, or --approval.")
+        return await send_message(host, params, request)
+
+    async def watch_output(params: Any, request: RequestContext) -> dict[str, Any]:
+        return await watch(host.registry.resolve(params.target), params, request)
+
+    async def attach_terminal(params: Any, request: RequestContext) -> dict[str, Any]:
+        return await attach(host.registry.resolve(params.target), host.supervisor, params, request)
+
     return {
+        "send": send,
+        "agent.watch": watch_output,
+        "agent.attach": attach_terminal,
         "agent.wait": wait,
         "host.status": host_status,
         "host.stop": host_stop,

@@ -5,7 +5,7 @@ provider's implementation at a time, always with keyword arguments, so a spec ca
 grow an argument without breaking plugins (an implementation takes only the
 arguments it uses). Observer hooks are called on every plugin that implements them.
 Models come from `wardian_core.provider_models`; implementations are marked with
-`wardian_core.hookimpl`. See docs/providers/writing-a-provider.md.
+`from wardian_core import hookimpl`. See docs/providers/writing-a-provider.md.
 """
 
 from typing import Any

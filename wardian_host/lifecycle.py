@@ -18,11 +18,12 @@ from wardian_core import identity, paths
 from wardian_core.clock import now_iso
 from wardian_core.db import agents as agent_rows
 from wardian_core.errors import WardianError
-from wardian_core.provider_models import HomePlan, LaunchPlan
+from wardian_core.provider_models import HomePlan, LaunchPlan, ProviderInfo, SpawnContext
 from wardian_core.settings import load_settings
 from wardian_host.agent_env import agent_environment
 from wardian_host.live_agent import LiveAgent
 from wardian_host.plugins import Plugins
+from wardian_host.providers.executables import override_variable
 from wardian_host.registry import AgentRegistry
 from wardian_host.spawn_context import build_context
 from wardian_host.status_tracker import StatusTracker
@@ -67,10 +68,14 @@ class AgentLifecycle:
         )  # fmt: skip
         ctx.agent_dir.mkdir(parents=True, exist_ok=True)
         home_plan = self._plugins.call(provider, "prepare_home", ctx=ctx) or HomePlan()
-        plan: LaunchPlan = self._plugins.call(provider, "build_argv", ctx=ctx)
+        plan = self._with_executable_override(info, self._plugins.call(provider, "build_argv", ctx=ctx), ctx)
         env = agent_environment(self._base_env, self.home, agent.uuid, home_plan.env, plan.env)
-        agent.buffer.clear()
-        pid = self._supervisor.launch(agent, ctx, plan, env)
+        try:
+            pid = self._supervisor.launch(agent, ctx, plan, env)
+        except WardianError as error:
+            if info.install_hint and error.details.get("executable") == plan.argv[0]:
+                error.hint = f"{info.install_hint}. {error.hint}"
+            raise
         agent_rows.update_columns(
             self._conn, agent.uuid, pid=pid, started_at=now_iso(), is_off=0,
             provider_session_id=session_id if session_mode == "fresh" else agent.row.get("provider_session_id"),
@@ -78,6 +83,13 @@ class AgentLifecycle:
         self._registry.refresh(agent)
         self._tracker.set_status(agent, "starting", {"source": "host", "event": "launch", "rule": session_mode})
         self._plugins.notify("agent_spawned", ctx=ctx, plan=plan, pid=pid)
+
+    def _with_executable_override(self, info: ProviderInfo, plan: LaunchPlan, ctx: SpawnContext) -> LaunchPlan:
+        """settings.toml `providers.<name>.executable`, else WARDIAN_<NAME>_EXECUTABLE, replaces the CLI."""
+        override = ctx.launch.settings.get("executable") or self._base_env.get(override_variable(info.name), "").strip()
+        if override and info.executable and plan.argv[0] == info.executable:
+            return plan.model_copy(update={"argv": [override, *plan.argv[1:]]})
+        return plan
 
     def on_exit(self, agent: LiveAgent, exit_code: int | None, stop_reason: str | None) -> None:
         agent_rows.update_columns(self._conn, agent.uuid, pid=None)

@@ -1,6 +1,7 @@
 """What the host knows about one agent while it runs: its row, process, output and parsers."""
 
 import asyncio
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,6 +25,8 @@ class LiveAgent:
     parser_timers: dict[str, asyncio.TimerHandle] = field(default_factory=dict)
     listeners: set[StatusListener] = field(default_factory=set)
     output_listeners: set[Callable[[int, bytes], None]] = field(default_factory=set)
+    # Recent status changes with the output cursor at the time, for `agent watch`.
+    status_log: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=256))
     stop_reason: str | None = None
     exited: asyncio.Event = field(default_factory=asyncio.Event)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)

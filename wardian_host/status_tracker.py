@@ -45,6 +45,10 @@ class StatusTracker:
             "SELECT last_status_at FROM agents WHERE uuid = ?", (agent.uuid,)
         ).fetchone()[0]
         agent.status_evidence = evidence
+        agent.status_log.append(
+            {"cursor": agent.buffer.end_cursor, "at": agent.row["last_status_at"], "from": previous,
+             "to": status, "evidence": evidence}
+        )  # fmt: skip
         log.info("agent %s: %s -> %s (%s)", agent.name, previous, status, evidence)
         for listener in list(agent.listeners):
             listener(agent, status)

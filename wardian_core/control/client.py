@@ -70,6 +70,10 @@ class ControlClient:
             raise
         return cls(sock, home)
 
+    def raw_socket(self) -> socket.socket:
+        """The connection itself, for a request that turns it into a terminal stream (attach)."""
+        return self._sock
+
     def close(self) -> None:
         self._reader.close()
         self._sock.close()

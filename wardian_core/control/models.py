@@ -70,6 +70,29 @@ class WaitParams(TargetParams):
     next: bool = False
 
 
+class SendParams(_Params):
+    to: str = Field(min_length=1)
+    text: str | None = None
+    approval: Literal["accept", "reject"] | None = None
+    wait_until: Literal["starting", "idle", "processing", "action_required", "error", "off", "headless"] | None = None
+    timeout: float | None = Field(None, gt=0)
+
+
+class WatchParams(TargetParams):
+    since: int | None = Field(None, ge=0)
+    until_output: str | None = Field(None, min_length=1)
+    until_status: Literal["starting", "idle", "processing", "action_required", "error", "off", "headless"] | None = None
+    timeout: float | None = Field(None, gt=0)
+    follow: bool = False
+    raw: bool = False
+
+
+class AttachParams(TargetParams):
+    read_only: bool = False
+    rows: int | None = Field(None, ge=1, le=1000)
+    cols: int | None = Field(None, ge=1, le=1000)
+
+
 REQUEST_PARAMS: dict[str, type[_Params]] = {
     "host.status": NoParams,
     "host.stop": NoParams,
@@ -83,4 +106,7 @@ REQUEST_PARAMS: dict[str, type[_Params]] = {
     "agent.rename": RenameParams,
     "agent.delete": DeleteParams,
     "agent.wait": WaitParams,
+    "send": SendParams,
+    "agent.watch": WatchParams,
+    "agent.attach": AttachParams,
 }

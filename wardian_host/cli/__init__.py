@@ -15,6 +15,7 @@ from wardian_host.cli.lazy_group import LazyGroup
 COMMANDS = {
     "agent": "wardian_host.cli.agent:agent",
     "host": "wardian_host.cli.host:host",
+    "send": "wardian_host.cli.send:send",
     "settings": "wardian_host.cli.settings:settings",
     "providers": "wardian_host.cli.providers:providers",
 }

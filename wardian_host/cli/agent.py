@@ -13,6 +13,9 @@ from wardian_host.cli.render import OutputOptions, emit_agent, emit_agents
 LIFECYCLE_COMMANDS: dict[str, str] = {
     name: f"wardian_host.cli.agent_lifecycle:{name}"
     for name in ("spawn", "kill", "pause", "resume", "clone", "rename", "delete", "wait")
+} | {
+    "watch": "wardian_host.cli.agent_watch:watch",
+    "attach": "wardian_host.cli.agent_attach:attach",
 }
 
 

@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from wardian_core.hookimpl import hookimpl
+from wardian_core import hookimpl
 from wardian_core.provider_models import CONTRACT_VERSION, LaunchPlan, OutputSource, ParseResult, ProviderInfo, SpawnContext
 from wardian_host.providers.generic import argv, parser
 from wardian_host.providers.generic.profile import INPUT_PROFILE

@@ -1,0 +1,247 @@
+"""send, wait, watch and attach through the real `wardian` command and real PTYs."""
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+from ptyprocess import PtyProcess
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "example_provider"))
+pytest_plugins = ["wardian_test_packages"]
+
+WARDIAN = str(Path(sys.executable).parent / "wardian")
+FAKE_CLIS = Path(__file__).parent / "fake_clis"
+
+
+def test_send_types_into_the_pty_and_wait_until_idle_waits_for_the_next_turn(
+    spawn, wait_status, run_wardian
+) -> None:
+    spawn("shell", "bash", "--norc")
+    wait_status("shell", "idle")
+    result = run_wardian("send", "echo answer-$((6*7))", "--to", "shell", "--wait-until", "idle", "--timeout", "20s")
+    assert result.returncode == 0, result.stderr
+    answer = result.json()
+    assert answer["results"] == [
+        {"agent": "shell", "uuid": answer["results"][0]["uuid"], "status": "idle", "result": "delivered", "queued": False}
+    ]
+    # Already idle before the send: success only came from a new turn, proved by its evidence.
+    assert answer["agent"]["status_evidence"]["event"] == "turn_completed"
+    watched = run_wardian("agent", "watch", "shell").json()["watch"]
+    assert "answer-42" in watched["output"]
+    assert [e["to"] for e in watched["events"]][-2:] == ["processing", "idle"]
+
+
+def test_send_to_class_all_and_an_off_agent_reports_each_target(spawn, wait_status, run_wardian) -> None:
+    spawn("a1", "bash", "--norc", cls="Alpha")
+    spawn("a2", "bash", "--norc", cls="Alpha")
+    spawn("b1", "bash", "-c", "exit 0", cls="Beta")
+    run_wardian("agent", "wait", "b1", "--until", "off", "--timeout", "20s")
+    wait_status("a1", "idle")
+    wait_status("a2", "idle")
+    to_class = run_wardian("send", "echo class-hello", "--to", "class:Alpha").json()["results"]
+    assert sorted((r["agent"], r["result"]) for r in to_class) == [("a1", "delivered"), ("a2", "delivered")]
+    to_all = run_wardian("send", "echo all-hello", "--to", "all").json()["results"]
+    assert {r["agent"]: r["result"] for r in to_all} == {"a1": "delivered", "a2": "delivered", "b1": "not_live"}
+    assert "off" in next(r["reason"] for r in to_all if r["agent"] == "b1")
+    for name in ("a1", "a2"):
+        output = run_wardian("agent", "watch", name, "--until", "output:all-hello", "--timeout", "20s")
+        assert output.returncode in (0, 1)  # the echo may already be there; read the whole window next
+        assert "all-hello" in run_wardian("agent", "watch", name).json()["watch"]["output"]
+    missing = run_wardian("send", "hi", "--to", "class:Gamma")
+    assert missing.returncode == 2 and missing.error()["code"] == "not_found"
+
+
+def test_multiline_and_long_bodies_arrive_whole(spawn, wait_status, run_wardian, workspace: Path, tmp_path) -> None:
+    spawn("reader", "bash", "--norc")
+    wait_status("reader", "idle")
+    body = "cat > multi.txt <<'END'\nline one\nline two\nEND"
+    assert run_wardian("send", body, "--to", "reader", "--wait-until", "idle", "--timeout", "20s").returncode == 0
+    assert (workspace / "multi.txt").read_text() == "line one\nline two\n"
+    long_word = "x" * 3000
+    message = tmp_path / "long.txt"
+    message.write_text(f"echo {long_word} > long.txt")
+    sent = run_wardian("send", "--file", str(message), "--to", "reader", "--wait-until", "idle", "--timeout", "20s")
+    assert sent.returncode == 0, sent.stderr
+    assert (workspace / "long.txt").read_text().strip() == long_word
+
+
+def test_a_message_to_a_busy_agent_is_queued_like_typed_input(spawn, wait_status, run_wardian, workspace) -> None:
+    spawn("busy", "bash", "--norc")
+    wait_status("busy", "idle")
+    run_wardian("send", "for i in 1 2 3 4 5 6; do echo tick $i; sleep 0.5; done", "--to", "busy")
+    wait_status("busy", "processing")
+    queued = run_wardian("send", "echo after-the-loop > queued.txt", "--to", "busy").json()["results"][0]
+    assert queued["result"] == "delivered" and queued["queued"] is True
+    watched = run_wardian("agent", "watch", "busy", "--until", "status:idle", "--timeout", "30s")
+    assert watched.returncode == 0, watched.stderr
+    run_wardian("agent", "wait", "busy", "--until", "idle", "--timeout", "20s")
+    assert (workspace / "queued.txt").read_text().strip() == "after-the-loop"
+
+
+def test_send_body_sources_and_thread_are_checked(spawn, run_wardian) -> None:
+    spawn("quiet", "bash", "--norc")
+    cases = [
+        (("send", "--to", "quiet"), "usage"),
+        (("send", "hi", "--stdin", "--to", "quiet"), "usage"),
+        (("send", "hi", "--to", "quiet", "--thread", "t1"), "not_supported"),
+        (("send", "hi", "--to", "all", "--wait-until", "idle"), "usage"),
+        (("send", "--file", "/no/such/file", "--to", "quiet"), "not_found"),
+    ]
+    for args, code in cases:
+        assert run_wardian(*args).error()["code"] == code, args
+
+
+def test_send_between_agents_is_prefixed_with_the_sender_found_by_the_host(
+    spawn, wait_status, run_wardian, workspace: Path
+) -> None:
+    spawn("listener", "bash", "--norc")
+    spawn("talker", "bash", "-c", f"{WARDIAN} send 'hello from a peer' --to listener > sent.json; exec sleep 600")
+    wait_status("talker", "idle")
+    sent = json.loads((workspace / "sent.json").read_text())
+    assert sent["sender"] == "talker"
+    assert "[from talker] hello from a peer" in run_wardian("agent", "watch", "listener").json()["watch"]["output"]
+    # A process outside every agent that merely claims one is nobody.
+    claimed = run_wardian("send", "claimed", "--to", "listener", env={"WARDIAN_SESSION_ID": "anything"})
+    assert claimed.json()["sender"] is None
+
+
+@pytest.fixture
+def example_agent(provider_packages, run_wardian, workspace: Path):
+    env = {"PATH": f"{FAKE_CLIS}{os.pathsep}{os.environ['PATH']}", "WARDIAN_PLUGINS": "generic,example"}
+
+    def spawn_example(name: str) -> None:
+        result = run_wardian("agent", "spawn", "--provider", "example", "--class", "Coder", "--name", name,
+                             "--workspace", str(workspace), env=env)  # fmt: skip
+        assert result.returncode == 0, result.stderr
+
+    return spawn_example
+
+
+def test_approval_accept_and_reject_use_the_provider_keys(example_agent, wait_status, run_wardian, workspace) -> None:
+    example_agent("asker")
+    wait_status("asker", "idle")
+    not_waiting = run_wardian("send", "--approval", "accept", "--to", "asker")
+    assert not_waiting.returncode == 1 and not_waiting.error()["code"] == "request_failed"
+    run_wardian("send", "tool touch accepted.txt", "--to", "asker")
+    pending = wait_status("asker", "action_required")
+    accepted = run_wardian("send", "--approval", "accept", "--to", "asker", "--timeout", "20s").json()
+    assert accepted["left_action_required"] is True
+    assert (workspace / "accepted.txt").exists()
+    run_wardian("send", "tool touch rejected.txt", "--to", "asker")
+    wait_status("asker", "action_required")
+    rejected = run_wardian("send", "--approval", "reject", "--to", "asker", "--timeout", "20s").json()
+    assert rejected["left_action_required"] is True
+    assert not (workspace / "rejected.txt").exists()
+    assert "denied" in run_wardian("agent", "watch", "asker").json()["watch"]["output"]
+    assert pending["status"] == "action_required"
+
+
+def test_approval_on_a_provider_without_approval_keys_is_refused(spawn, wait_status, run_wardian) -> None:
+    spawn("plain", "bash", "-c", "echo 'Do you want to proceed?'; exec sleep 600")
+    wait_status("plain", "idle")
+    refused = run_wardian("send", "--approval", "reject", "--to", "plain")
+    assert refused.returncode == 1 and refused.error()["code"] == "request_failed"
+
+
+def test_wait_returns_at_once_times_out_and_reports_exit(spawn, wait_status, run_wardian) -> None:
+    spawn("waiter", "bash", "--norc")
+    wait_status("waiter", "idle")
+    assert run_wardian("agent", "wait", "waiter", "--until", "idle").json()["agent"]["status"] == "idle"
+    timed_out = run_wardian("agent", "wait", "waiter", "--until", "idle", "--next", "--timeout", "500ms")
+    assert timed_out.returncode == 1 and timed_out.error()["code"] == "wait_timeout"
+    spawn("quitter", "bash", "-c", "read line; exit 4")
+    wait_status("quitter", "idle")
+    run_wardian("send", "bye", "--to", "quitter")
+    exited = run_wardian("agent", "wait", "quitter", "--until", "processing", "--next", "--timeout", "20s")
+    if exited.returncode == 0:  # the echo may show as processing before the exit
+        exited = run_wardian("agent", "wait", "quitter", "--until", "idle", "--next", "--timeout", "20s")
+    assert exited.returncode == 1 and exited.error()["code"] == "agent_exited"
+    assert exited.error()["details"]["status"] == "error"
+    bad = run_wardian("agent", "wait", "waiter", "--until", "idle", "--timeout", "soon")
+    assert bad.returncode == 1 and bad.error()["code"] == "usage"
+
+
+def test_watch_cursors_follow_output_and_expire(spawn, wait_status, run_wardian) -> None:
+    spawn("talkative", "bash", "--norc")
+    wait_status("talkative", "idle")
+    first = run_wardian("agent", "watch", "talkative").json()["watch"]
+    run_wardian("send", "echo second-part", "--to", "talkative", "--wait-until", "idle", "--timeout", "20s")
+    second = run_wardian("agent", "watch", "talkative", "--since", str(first["cursor"])).json()["watch"]
+    assert "second-part" in second["output"] and second["output"] not in first["output"]
+    assert second["since"] == first["cursor"] and second["cursor"] > first["cursor"]
+    raw = run_wardian("agent", "watch", "talkative", "--raw").json()["watch"]["output"]
+    assert "\x1b[" in raw or "\r" in raw  # the terminal's own bytes, unstripped
+
+
+def test_watch_until_output_does_not_match_the_echo_of_what_was_sent(spawn, wait_status, run_wardian) -> None:
+    spawn("echoer", "bash", "--norc")
+    wait_status("echoer", "idle")
+    run_wardian("send", "echo MARK-$((1+1))", "--to", "echoer", "--wait-until", "idle", "--timeout", "20s")
+    # "MARK-2" is already in the buffer: only new output may satisfy --until.
+    stale = run_wardian("agent", "watch", "echoer", "--until", "output:MARK-2", "--timeout", "1s")
+    assert stale.returncode == 1 and stale.error()["code"] == "watch_timeout"
+
+
+def test_watch_of_a_cursor_older_than_the_buffer_is_cursor_expired(
+    spawn, wait_status, run_wardian
+) -> None:
+    assert run_wardian("settings", "set", "host.output_buffer_bytes", "65536").returncode == 0
+    spawn("flood", "bash", "-c", "head -c 200000 /dev/zero | tr '\\0' 'z'; echo; exec sleep 600")
+    wait_status("flood", "idle")
+    expired = run_wardian("agent", "watch", "flood", "--since", "0")
+    assert expired.returncode == 1
+    error = expired.error()
+    assert error["code"] == "cursor_expired" and error["details"]["oldest_cursor"] > 100000
+
+
+def _read_until(terminal: PtyProcess, needle: bytes, limit: float = 20.0) -> bytes:
+    """Read the client's screen until `needle` shows; each read is awaited with select, never blind."""
+    import select
+    import time
+
+    seen, deadline = b"", time.monotonic() + limit
+    while needle not in seen:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise AssertionError(f"{needle!r} not seen; got {seen[-500:]!r}")
+        if select.select([terminal.fd], [], [], remaining)[0]:
+            try:
+                seen += terminal.read(65536)
+            except EOFError:
+                break
+    return seen
+
+
+def test_attach_types_reads_resizes_detaches_and_reattaches_with_two_clients(
+    spawn, wait_status, run_wardian
+) -> None:
+    spawn("seat", "bash", "--norc")
+    wait_status("seat", "idle")
+    first = PtyProcess.spawn([WARDIAN, "agent", "attach", "seat"], env=dict(os.environ), dimensions=(30, 100))
+    second = PtyProcess.spawn([WARDIAN, "agent", "attach", "seat", "--read-only"], env=dict(os.environ))
+    for client in (first, second):
+        _read_until(client, b"bash-")  # attached: the recent screen was replayed
+    first.write(b"echo typed-$((20+3))\r")
+    _read_until(first, b"typed-23")
+    _read_until(second, b"typed-23")
+    first.setwinsize(33, 111)
+    first.write(b"stty size\r")
+    _read_until(first, b"33 111")
+    first.write(b"\x1cd")  # Ctrl-\ then d
+    tail = _read_until(first, b'"reason": "detached"')
+    first.wait()
+    assert first.exitstatus == 0 and b"detached" in tail
+    assert run_wardian("agent", "seat", "--field", "status").stdout.strip() in ("idle", "processing")
+    again = PtyProcess.spawn([WARDIAN, "agent", "attach", "seat", "--detach-keys", "ctrl-a,q"], env=dict(os.environ))
+    _read_until(again, b"bash-")
+    again.write(b"echo back-again\r")
+    _read_until(again, b"back-again")
+    again.write(b"\x01q")
+    _read_until(again, b"detached")
+    again.wait()
+    second.write(b"\x1cd")
+    _read_until(second, b"detached")
+    second.wait()
+    assert again.exitstatus == 0 and second.exitstatus == 0

@@ -1,0 +1,51 @@
+"""`wardian agent watch`: what an agent printed and how its status moved, since a cursor."""
+
+import json
+import sys
+
+import click
+
+from wardian_core.durations import parse_duration
+from wardian_core.errors import WardianError
+from wardian_core.fields import STATUSES
+from wardian_host.cli.live import connect, emit
+
+
+def _until(text: str | None) -> dict[str, str | None]:
+    if text is None:
+        return {}
+    kind, _, value = text.partition(":")
+    if kind == "output" and value:
+        return {"until_output": value}
+    if kind == "status" and value in STATUSES:
+        return {"until_status": value}
+    raise WardianError(
+        "usage", f"invalid --until {text!r}", "Use --until output:TEXT or --until status:STATUS.", {"until": text}
+    )
+
+
+@click.command("watch")
+@click.argument("target", metavar="NAME-OR-UUID")
+@click.option("--since", type=click.IntRange(min=0), metavar="CURSOR", help="Output after this cursor.")
+@click.option("--until", "until_text", metavar="output:TEXT|status:S", help="Wait for new output or a status.")
+@click.option("--timeout", "timeout_text", metavar="DUR", help="Give up waiting after DUR.")
+@click.option("--follow", is_flag=True, help="Stream JSON lines until interrupted.")
+@click.option("--raw", is_flag=True, help="Keep terminal escape sequences.")
+def watch(
+    target: str, since: int | None, until_text: str | None, timeout_text: str | None, follow: bool, raw: bool
+) -> None:
+    """Output (ANSI stripped) and status events since CURSOR, and the next cursor."""
+    timeout = parse_duration(timeout_text) if timeout_text is not None else None
+    params = {"target": target, "since": since, "timeout": timeout, "follow": follow, "raw": raw} | _until(until_text)
+    with connect() as client:
+        exchange = client.exchange("agent.watch", params, None if follow or timeout is None else timeout + 30)
+        while True:
+            try:
+                item = next(exchange)
+            except StopIteration as done:
+                result = done.value
+                break
+            sys.stdout.write(json.dumps(item) + "\n")
+            sys.stdout.flush()
+    if not follow:
+        emit("watch", result)

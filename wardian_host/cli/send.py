@@ -1,0 +1,69 @@
+"""`wardian send`: type a message into agents, or answer an approval."""
+
+import sys
+
+import click
+
+from wardian_core.durations import parse_duration
+from wardian_core.errors import WardianError
+from wardian_core.fields import STATUSES, VERBOSE_FIELDS, select, to_record
+from wardian_host.cli.live import request
+from wardian_host.cli.render import write_json
+
+
+def _body(message: str | None, from_stdin: bool, file: str | None, approval: str | None) -> str | None:
+    sources = sum(1 for present in (message is not None, from_stdin, file is not None) if present)
+    if approval is not None:
+        if sources:
+            raise WardianError("usage", "--approval takes no message", "Send the approval alone.")
+        return None
+    if sources != 1:
+        raise WardianError(
+            "usage", "give exactly one message source", "Pass MESSAGE, or --stdin, or --file PATH.",
+            {"sources": sources},
+        )  # fmt: skip
+    if from_stdin:
+        return sys.stdin.read()
+    if file is not None:
+        try:
+            with open(file, encoding="utf-8") as handle:
+                return handle.read()
+        except OSError as exc:
+            raise WardianError("not_found", f"cannot read {file}: {exc.strerror}", "Check the path.") from None
+    return message
+
+
+@click.command("send")
+@click.argument("message", required=False)
+@click.option("--to", "to", required=True, metavar="TARGET", help="NAME, UUID, class:<Class> or all.")
+@click.option("--stdin", "from_stdin", is_flag=True, help="Read the message from standard input.")
+@click.option("--file", "file", metavar="PATH", help="Read the message from a file.")
+@click.option("--wait-until", type=click.Choice(STATUSES), help="Then wait for this status's next arrival.")
+@click.option("--timeout", "timeout_text", metavar="DUR", help="Limit for --wait-until / --approval (30s, 10m).")
+@click.option("--approval", type=click.Choice(["accept", "reject"]), help="Answer a pending approval.")
+@click.option("--thread", metavar="ID", help="Reserved: threaded sends are not supported yet.")
+def send(
+    message: str | None,
+    to: str,
+    from_stdin: bool,
+    file: str | None,
+    wait_until: str | None,
+    timeout_text: str | None,
+    approval: str | None,
+    thread: str | None,
+) -> None:
+    """Type MESSAGE into the target agents' terminals, as a person would."""
+    if thread is not None:
+        raise WardianError("not_supported", "threaded sends are not supported yet", "Send without --thread.")
+    timeout = parse_duration(timeout_text) if timeout_text is not None else None
+    params = {
+        "to": to,
+        "text": _body(message, from_stdin, file, approval),
+        "approval": approval,
+        "wait_until": wait_until,
+        "timeout": timeout,
+    }
+    answer = request("send", params, timeout=None if wait_until and timeout is None else (timeout or 0) + 30)
+    if answer.get("agent") is not None:
+        answer["agent"] = select(to_record(answer["agent"], "live"), VERBOSE_FIELDS + ("status_evidence",))
+    write_json({"schema": 1} | answer)
