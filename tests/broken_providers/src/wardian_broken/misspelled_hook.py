@@ -1,4 +1,4 @@
-from wardian_core.hookimpl import hookimpl
+from wardian_core import hookimpl
 from wardian_core.provider_models import LaunchPlan
 
 from wardian_broken import info

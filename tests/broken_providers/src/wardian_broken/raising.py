@@ -1,6 +1,6 @@
 """Loads and validates, then raises whenever it is asked anything but who it is."""
 
-from wardian_core.hookimpl import hookimpl
+from wardian_core import hookimpl
 
 from wardian_broken import info
 

@@ -1,6 +1,6 @@
 """An observer-only plugin: remembers every status change it is told about."""
 
-from wardian_core.hookimpl import hookimpl
+from wardian_core import hookimpl
 
 SEEN: list[tuple[str, str]] = []
 

@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from wardian_core.hookimpl import hookimpl
+from wardian_core import hookimpl
 from wardian_core.provider_models import (
     CONTRACT_VERSION,
     HomePlan,
