@@ -30,6 +30,7 @@ from wardian_host.registry import AgentRegistry
 from wardian_host.spawn_context import build_context
 from wardian_host.status_tracker import StatusTracker
 from wardian_host.supervisor import Supervisor
+from wardian_host.telemetry import TelemetrySources
 
 log = logging.getLogger(__name__)
 
@@ -58,8 +59,10 @@ class Host:
         self.tracker = StatusTracker(self.conn, self._notify_status)
         self.feed = OutputFeed(loop, self._parse, self._on_event)
         self.supervisor = Supervisor(loop, self.feed, lambda *args: self.lifecycle.on_exit(*args))
+        self.telemetry = TelemetrySources(loop, self.feed, self._approval_source)
         self.lifecycle = AgentLifecycle(
-            self.home, self.conn, self.plugins, self.registry, self.tracker, self.supervisor, self.base_env
+            self.home, self.conn, self.plugins, self.registry, self.tracker, self.supervisor, self.telemetry,
+            self.base_env,
         )
         recovery.reconcile(self.registry, self.tracker, self.conn)
         self._prune()
@@ -87,8 +90,17 @@ class Host:
     ) -> ParseResult:
         return self.plugins.call(provider, "parse_output", ctx=ctx, source=source, data=data, state=state)
 
+    def _approval_source(self, provider: str, ctx: SpawnContext) -> OutputSource | None:
+        return self.plugins.call(provider, "approval_source", ctx=ctx)
+
     def _on_event(self, agent: LiveAgent, event: ProviderEvent) -> None:
         self.tracker.apply_event(agent, event)
+        if event.kind == "session_started" and event.session_id and agent.context is not None:
+            agent.context = agent.context.model_copy(update={"provider_session_id": event.session_id})
+            try:
+                self.telemetry.refresh(agent, agent.context)
+            except Exception:
+                log.exception("agent %s: its provider's approval_source failed", agent.name)
 
     def _notify_status(self, agent: LiveAgent, previous: str, current: str, event: ProviderEvent | None) -> None:
         ctx = build_context(self.home, agent.row)

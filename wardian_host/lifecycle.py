@@ -28,6 +28,7 @@ from wardian_host.registry import AgentRegistry
 from wardian_host.spawn_context import build_context
 from wardian_host.status_tracker import StatusTracker
 from wardian_host.supervisor import Supervisor
+from wardian_host.telemetry import TelemetrySources
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +44,7 @@ class AgentLifecycle:
         registry: AgentRegistry,
         tracker: StatusTracker,
         supervisor: Supervisor,
+        telemetry: TelemetrySources,
         base_env: dict[str, str],
     ) -> None:
         self.home = home
@@ -51,6 +53,7 @@ class AgentLifecycle:
         self._registry = registry
         self._tracker = tracker
         self._supervisor = supervisor
+        self._telemetry = telemetry
         self._base_env = base_env
 
     # -- launching -----------------------------------------------------------------
@@ -81,7 +84,12 @@ class AgentLifecycle:
             provider_session_id=session_id if session_mode == "fresh" else agent.row.get("provider_session_id"),
         )  # fmt: skip
         self._registry.refresh(agent)
+        agent.context = ctx
         self._tracker.set_status(agent, "starting", {"source": "host", "event": "launch", "rule": session_mode})
+        try:
+            self._telemetry.refresh(agent, ctx)
+        except WardianError as error:  # the PTY still tells the status; say why the rest is missing
+            log.warning("agent %s: no telemetry source: %s", agent.name, error.message)
         self._plugins.notify("agent_spawned", ctx=ctx, plan=plan, pid=pid)
 
     def _with_executable_override(self, info: ProviderInfo, plan: LaunchPlan, ctx: SpawnContext) -> LaunchPlan:
@@ -92,6 +100,7 @@ class AgentLifecycle:
         return plan
 
     def on_exit(self, agent: LiveAgent, exit_code: int | None, stop_reason: str | None) -> None:
+        self._telemetry.close(agent)
         agent_rows.update_columns(self._conn, agent.uuid, pid=None)
         self._registry.refresh(agent)
         evidence: dict[str, Any] = {"source": "host", "event": "exit", "exit_code": exit_code}

@@ -27,6 +27,9 @@ class LiveAgent:
     output_listeners: set[Callable[[int, bytes], None]] = field(default_factory=set)
     # Recent status changes with the output cursor at the time, for `agent watch`.
     status_log: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=256))
+    # The launch context of the running incarnation, and the files it is followed through.
+    context: Any = None
+    tails: dict[str, Any] = field(default_factory=dict)
     stop_reason: str | None = None
     exited: asyncio.Event = field(default_factory=asyncio.Event)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
