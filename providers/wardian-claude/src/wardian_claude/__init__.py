@@ -1,0 +1,1 @@
+"""A Wardian provider for Claude Code (`claude`)."""

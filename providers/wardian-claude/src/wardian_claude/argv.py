@@ -1,0 +1,73 @@
+"""Launch and resume arguments of Claude Code (checked against 2.1.197)."""
+
+import os
+import re
+from collections.abc import Mapping
+
+from wardian_core.errors import WardianError
+from wardian_core.provider_models import LaunchPlan, SpawnContext
+from wardian_claude import home
+
+EXECUTABLE = "claude"
+HEADLESS_FLAGS = ["--output-format", "stream-json", "--verbose"]
+_SECRET_NAME = re.compile(r"(_API_KEY|_TOKEN|_SECRET|_PASSWORD)$", re.IGNORECASE)
+
+
+def resume_args(session_id: str) -> list[str]:
+    return ["--resume", session_id]
+
+
+def refuse_secret_session_id(session_id: str, environ: Mapping[str, str]) -> None:
+    """A session id lands in argv, process listings and logs: never let a secret be one."""
+    for name, value in environ.items():
+        if value and value.strip() == session_id.strip() and _SECRET_NAME.search(name):
+            raise WardianError(
+                "usage",
+                f"refusing provider session id: it equals the value of ${name}",
+                "A session id is shown in process listings; resume with the agent's own session id "
+                "(`wardian agent <name> --fields provider_session_id`).",
+                {"variable": name},
+            )
+
+
+def session_args(ctx: SpawnContext) -> list[str]:
+    session_id = ctx.provider_session_id
+    if not session_id:
+        return []
+    refuse_secret_session_id(session_id, os.environ)
+    if ctx.session_mode == "resume":
+        # --session-id or --name next to --resume would start another session (2.1.197).
+        return resume_args(session_id)
+    args = ["--session-id", session_id]
+    if ctx.mode == "interactive":
+        args += ["--name", ctx.agent_name]
+    return args
+
+
+def include_args(ctx: SpawnContext) -> list[str]:
+    args = []
+    for directory in [*ctx.include_roots, *ctx.launch.include_dirs]:
+        if directory.is_dir():
+            args += ["--add-dir", str(directory)]
+    return args
+
+
+def launch_plan(ctx: SpawnContext) -> LaunchPlan:
+    argv = [EXECUTABLE]
+    if ctx.mode == "headless":
+        if not ctx.prompt:
+            raise WardianError("usage", "a headless Claude run needs a prompt", "Give the workflow node a prompt.")
+        # Stream-JSON exists only with --print; the interactive TUI refuses these flags.
+        argv += ["-p", *HEADLESS_FLAGS]
+    argv += session_args(ctx)
+    if ctx.mode == "interactive":
+        argv += ["--settings", str(home.settings_file(ctx))]
+    argv += include_args(ctx)
+    if ctx.launch.model:
+        argv += ["--model", ctx.launch.model]
+    argv += ctx.launch.extra_args
+    if ctx.mode == "headless":
+        # After `--`: --add-dir takes several values and would swallow a trailing prompt, and
+        # a prompt that starts with "-" is not an option.
+        argv += ["--", ctx.prompt or ""]
+    return LaunchPlan(argv=argv, env={}, cwd=ctx.workspace)

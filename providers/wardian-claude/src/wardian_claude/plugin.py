@@ -1,0 +1,58 @@
+"""The hooks of the Claude Code provider; each delegates to a module of its own."""
+
+from typing import Any
+
+from wardian_core import hookimpl
+from wardian_core.provider_models import (
+    CONTRACT_VERSION,
+    HomePlan,
+    LaunchPlan,
+    OutputSource,
+    ParseResult,
+    ProviderInfo,
+    SpawnContext,
+)
+from wardian_claude import argv, home, parser
+from wardian_claude.profile import INPUT_PROFILE
+
+
+@hookimpl
+def provider_info() -> ProviderInfo:
+    return ProviderInfo(
+        name="claude",
+        display_name="Claude Code",
+        contract_version=CONTRACT_VERSION,
+        executable=argv.EXECUTABLE,
+        install_hint="Install it with `npm install -g @anthropic-ai/claude-code`",
+        instruction_file="CLAUDE.md",
+        session_id_mode="assigned",
+        capabilities=["interactive", "headless", "resume", "approvals", "model_selection", "skills"],
+        input_profile=INPUT_PROFILE,
+    )
+
+
+@hookimpl
+def prepare_home(ctx: SpawnContext) -> HomePlan:
+    return home.prepare(ctx)
+
+
+@hookimpl
+def build_argv(ctx: SpawnContext) -> LaunchPlan:
+    return argv.launch_plan(ctx)
+
+
+@hookimpl
+def resume_args(session_id: str) -> list[str]:
+    return argv.resume_args(session_id)
+
+
+@hookimpl
+def parse_output(ctx: SpawnContext, source: OutputSource, data: bytes, state: dict[str, Any]) -> ParseResult:
+    return parser.parse(ctx.provider_session_id, source, data, state)
+
+
+@hookimpl
+def approval_source(ctx: SpawnContext) -> OutputSource | None:
+    if ctx.mode != "interactive":
+        return None  # headless runs report everything on stdout
+    return OutputSource(name=home.HOOKS_SOURCE_NAME, format="lines", path=home.hooks_file(ctx))
