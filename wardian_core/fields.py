@@ -4,13 +4,14 @@ The CLI's read path uses these tuples instead of the pydantic AgentRecord so it
 starts fast; a test checks they match `wardian_core.models.AgentRecord`.
 """
 
+import copy
 import json
 from typing import Any
 
 from wardian_core.errors import WardianError
 
 DEFAULT_FIELDS = ("name", "uuid", "class", "provider", "workspace", "status")
-VERBOSE_FIELDS = DEFAULT_FIELDS + ("pid", "started_at", "last_status_at")
+VERBOSE_FIELDS = DEFAULT_FIELDS + ("pid", "started_at", "last_status_at", "launch_config")
 ALL_FIELDS = VERBOSE_FIELDS + (
     "status_source",
     "description",
@@ -19,6 +20,14 @@ ALL_FIELDS = VERBOSE_FIELDS + (
     "is_off",
     "status_evidence",
 )
+# What an agent launches with when its stored configuration leaves a key out; a test
+# checks these against `wardian_core.provider_models.LaunchConfig`.
+LAUNCH_CONFIG_DEFAULTS: dict[str, Any] = {
+    "model": None,
+    "extra_args": [],
+    "include_dirs": [],
+    "session_persistence": "default",
+}
 STATUSES = ("starting", "idle", "processing", "action_required", "error", "off", "headless")
 
 
@@ -48,8 +57,15 @@ def to_record(row: dict[str, Any], status_source: str) -> dict[str, Any]:
     evidence = record["status_evidence"]
     if isinstance(evidence, str):
         record["status_evidence"] = json.loads(evidence) if evidence else None
+    record["launch_config"] = launch_config_record(record["launch_config"])
     record["status_source"] = status_source
     return record
+
+
+def launch_config_record(stored: str | dict[str, Any] | None) -> dict[str, Any]:
+    """The stored launch configuration (JSON text in state.db) with every key present."""
+    config = json.loads(stored) if isinstance(stored, str) and stored else stored or {}
+    return copy.deepcopy(LAUNCH_CONFIG_DEFAULTS) | config
 
 
 def select(record: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:

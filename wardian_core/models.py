@@ -39,6 +39,10 @@ class AgentRecord(BaseModel):
     pid: int | None = None
     started_at: str | None = None
     last_status_at: str | None = None
+    launch_config: dict[str, Any] = Field(
+        default_factory=dict,
+        description="model, extra_args, include_dirs, session_persistence: what resume and restart launch with.",
+    )
     status_source: StatusSource
     description: str | None = None
     created_at: str

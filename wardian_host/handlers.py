@@ -60,6 +60,15 @@ def build_handlers(host: "Host") -> dict[str, Handler]:
     async def resume(params: Any, _: RequestContext) -> dict[str, Any]:
         return await lifecycle.resume(params.target)
 
+    async def restart(params: Any, _: RequestContext) -> dict[str, Any]:
+        return await lifecycle.restart(params.target)
+
+    async def clear(params: Any, _: RequestContext) -> dict[str, Any]:
+        return await lifecycle.clear(params.target)
+
+    async def update(params: Any, _: RequestContext) -> dict[str, Any]:
+        return await lifecycle.update(params)
+
     async def clone(params: Any, _: RequestContext) -> dict[str, Any]:
         return await lifecycle.clone(params.target, params.name)
 
@@ -99,6 +108,9 @@ def build_handlers(host: "Host") -> dict[str, Handler]:
         "agent.kill": kill,
         "agent.pause": pause,
         "agent.resume": resume,
+        "agent.restart": restart,
+        "agent.clear": clear,
+        "agent.update": update,
         "agent.clone": clone,
         "agent.rename": rename,
         "agent.delete": delete,

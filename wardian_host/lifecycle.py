@@ -1,12 +1,13 @@
-"""Agent lifecycle: spawn, kill, pause, resume, clone, rename, delete.
+"""Agent lifecycle: spawn, kill, pause, resume, restart, clear, update, clone, rename, delete.
 
 Operations on one agent are serialized by its lock; different agents proceed in
 parallel. A spawn that fails after creating the agent's row removes it again, so a
-missing executable or a raising plugin leaves nothing half-made.
+missing executable or a raising plugin leaves nothing half-made. Relaunches use the
+launch configuration stored with the agent; whether they continue the provider
+session is decided by `wardian_host.relaunch`, nowhere else.
 """
 
 import asyncio
-import json
 import logging
 import shutil
 import sqlite3
@@ -14,18 +15,21 @@ import uuid as uuid_module
 from pathlib import Path
 from typing import Any, Literal
 
+from pydantic import ValidationError
+
 from wardian_core import identity, paths
 from wardian_core.clock import now_iso
 from wardian_core.db import agents as agent_rows
 from wardian_core.errors import WardianError
-from wardian_core.provider_models import HomePlan, LaunchPlan, ProviderInfo, SpawnContext
+from wardian_core.provider_models import HomePlan, LaunchConfig, LaunchPlan, ProviderInfo, SpawnContext
 from wardian_core.settings import load_settings
 from wardian_host.agent_env import agent_environment
 from wardian_host.live_agent import LiveAgent
 from wardian_host.plugins import Plugins
 from wardian_host.providers.executables import override_variable
 from wardian_host.registry import AgentRegistry
-from wardian_host.spawn_context import build_context
+from wardian_host.relaunch import session_mode_for
+from wardian_host.spawn_context import build_context, launch_config_of, stored_launch_config
 from wardian_host.status_tracker import StatusTracker
 from wardian_host.supervisor import Supervisor
 from wardian_host.telemetry import TelemetrySources
@@ -58,7 +62,7 @@ class AgentLifecycle:
 
     # -- launching -----------------------------------------------------------------
 
-    def _launch(self, agent: LiveAgent, session_mode: Literal["fresh", "resume"]) -> None:
+    def _launch(self, agent: LiveAgent, session_mode: Literal["fresh", "resume"], action: str) -> None:
         provider = agent.row["provider"]
         info = self._plugins.info(provider)
         session_id = agent.row.get("provider_session_id") if session_mode == "resume" else None
@@ -85,7 +89,8 @@ class AgentLifecycle:
         )  # fmt: skip
         self._registry.refresh(agent)
         agent.context = ctx
-        self._tracker.set_status(agent, "starting", {"source": "host", "event": "launch", "rule": session_mode})
+        evidence = {"source": "host", "event": "launch", "rule": session_mode, "action": action}
+        self._tracker.set_status(agent, "starting", evidence)
         try:
             self._telemetry.refresh(agent, ctx)
         except WardianError as error:  # the PTY still tells the status; say why the rest is missing
@@ -119,6 +124,10 @@ class AgentLifecycle:
     # -- operations ----------------------------------------------------------------
 
     async def spawn(self, params: dict[str, Any]) -> dict[str, Any]:
+        config = self._checked_launch_config(params.get("launch_config") or {}, new_include_dirs=None)
+        return await self._create_and_launch(params, config, "spawn")
+
+    async def _create_and_launch(self, params: dict[str, Any], config: LaunchConfig, action: str) -> dict[str, Any]:
         self._plugins.info(params["provider"])
         workspace = Path(params["workspace"])
         if not workspace.is_dir():
@@ -139,19 +148,37 @@ class AgentLifecycle:
         agent = self._registry.add(row)
         async with agent.lock:
             try:
-                self._store_launch_config(agent, params.get("launch_config"))
-                self._launch(agent, "fresh")
+                agent_rows.update_columns(self._conn, agent.uuid, launch_config=stored_launch_config(config))
+                self._registry.refresh(agent)
+                self._launch(agent, "fresh", action)
             except BaseException:
                 self._forget(agent)
                 raise
         return agent.snapshot()
 
-    def _store_launch_config(self, agent: LiveAgent, launch_config: str | dict[str, Any] | None) -> None:
-        if isinstance(launch_config, str):
-            launch_config = json.loads(launch_config)
-        if launch_config:
-            agent_rows.update_columns(self._conn, agent.uuid, launch_config=json.dumps(launch_config))
-            self._registry.refresh(agent)
+    @staticmethod
+    def _checked_launch_config(raw: dict[str, Any], new_include_dirs: list[Path] | None) -> LaunchConfig:
+        """`raw` as a LaunchConfig, its include directories (or only `new_include_dirs`) existing."""
+        try:
+            config = LaunchConfig.model_validate(raw)
+        except ValidationError as exc:
+            errors = [{"field": ".".join(map(str, e["loc"])), "message": e["msg"]} for e in exc.errors()]
+            raise WardianError(
+                "validation_failed",
+                "invalid launch configuration: " + "; ".join(f"{e['field']}: {e['message']}" for e in errors),
+                "session_persistence is default, fresh or resume; include_dirs are directories.",
+                {"errors": errors},
+            ) from None
+        for directory in config.include_dirs if new_include_dirs is None else new_include_dirs:
+            if not directory.is_absolute() or not directory.is_dir():
+                raise WardianError(
+                    "usage",
+                    f"include directory {directory} does not exist or is not a directory",
+                    "Create it first, or pass an existing directory with --include-dir.",
+                    {"include_dir": str(directory)},
+                )
+        unique = list(dict.fromkeys(config.include_dirs))  # the same root twice is one root
+        return config.model_copy(update={"include_dirs": unique})
 
     def _forget(self, agent: LiveAgent) -> None:
         agent_rows.delete_agent(self._conn, agent.uuid)
@@ -175,9 +202,74 @@ class AgentLifecycle:
         agent = self._registry.resolve(target)
         async with agent.lock:
             self._refuse_running(agent, "resume")
-            session_mode: Literal["fresh", "resume"] = "resume" if agent.row.get("provider_session_id") else "fresh"
-            self._launch(agent, session_mode)
+            self._launch(agent, self._relaunch_mode(agent), "resume")
         return agent.snapshot()
+
+    async def restart(self, target: str) -> dict[str, Any]:
+        """Stop the agent if it runs, then launch it again with its stored configuration."""
+        agent = self._registry.resolve(target)
+        async with agent.lock:
+            if agent.is_running or agent.status == "headless":
+                await self._stop_locked(agent, "restart")
+            self._launch(agent, self._relaunch_mode(agent), "restart")
+        return agent.snapshot()
+
+    async def clear(self, target: str) -> dict[str, Any]:
+        """A fresh provider session under the same Wardian id, with nothing of the old one shown.
+
+        The old process is gone before its output is forgotten, and the new one gets a
+        new incarnation, so nothing the old one writes late reaches the buffer or a parser.
+        """
+        agent = self._registry.resolve(target)
+        async with agent.lock:
+            if agent.is_running or agent.status == "headless":
+                await self._stop_locked(agent, "clear")
+            agent.buffer.clear()
+            agent.status_log.clear()
+            self._launch(agent, "fresh", "clear")
+        return agent.snapshot()
+
+    def _relaunch_mode(self, agent: LiveAgent) -> Literal["fresh", "resume"]:
+        persistence = launch_config_of(agent.row).session_persistence
+        regular = load_settings(self.home).sessions.regular
+        return session_mode_for(persistence, regular, bool(agent.row.get("provider_session_id")))
+
+    async def update(self, params: Any) -> dict[str, Any]:
+        """Change the stored launch configuration and description; the running process keeps its own."""
+        agent = self._registry.resolve(params.target)
+        async with agent.lock:
+            current = launch_config_of(agent.row)
+            changes: dict[str, Any] = {}
+            if params.model is not None:
+                changes["model"] = params.model or None
+            if params.clear_args or params.args:
+                changes["extra_args"] = [*([] if params.clear_args else current.extra_args), *params.args]
+            new_dirs = [Path(directory) for directory in params.include_dirs]
+            if params.clear_include_dirs or new_dirs:
+                kept = [] if params.clear_include_dirs else current.include_dirs
+                changes["include_dirs"] = [*kept, *new_dirs]
+            if params.session_persistence is not None:
+                changes["session_persistence"] = params.session_persistence
+            if not changes and params.description is None:
+                raise WardianError(
+                    "usage",
+                    "nothing to update",
+                    "Give --model, --arg, --clear-args, --include-dir, --clear-include-dirs, "
+                    "--session-persistence or --description.",
+                    {"agent": agent.name},
+                )
+            updated = self._checked_launch_config(current.model_dump() | changes, new_include_dirs=new_dirs)
+            launch_changed = updated != current
+            columns: dict[str, Any] = {}
+            if launch_changed:
+                columns["launch_config"] = stored_launch_config(updated)
+            if params.description is not None:
+                columns["description"] = params.description or None
+            if columns:
+                agent_rows.update_columns(self._conn, agent.uuid, **columns)
+                self._registry.refresh(agent)
+            running = agent.is_running or agent.status == "headless"
+        return {"agent": agent.snapshot(), "restart_required": running and launch_changed}
 
     def _refuse_running(self, agent: LiveAgent, action: str) -> None:
         if agent.is_running or agent.status == "headless":
@@ -189,18 +281,16 @@ class AgentLifecycle:
             )
 
     async def clone(self, target: str, name: str | None) -> dict[str, Any]:
+        """A new agent launched like `target` (configuration copied), in a fresh provider session."""
         source = self._registry.resolve(target)
-        wanted = name or self._copy_name(source.name)
-        return await self.spawn(
-            {
-                "provider": source.row["provider"],
-                "class": source.row["class"],
-                "workspace": source.row["workspace"],
-                "name": wanted,
-                "description": source.row.get("description"),
-                "launch_config": source.row.get("launch_config"),
-            }
-        )
+        params = {
+            "provider": source.row["provider"],
+            "class": source.row["class"],
+            "workspace": source.row["workspace"],
+            "name": name or self._copy_name(source.name),
+            "description": source.row.get("description"),
+        }
+        return await self._create_and_launch(params, launch_config_of(source.row), "clone")
 
     def _copy_name(self, source_name: str) -> str:
         candidate = f"{source_name}-copy"

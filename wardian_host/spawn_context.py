@@ -13,6 +13,11 @@ def launch_config_of(row: dict[str, Any]) -> LaunchConfig:
     return LaunchConfig.model_validate(json.loads(raw) if isinstance(raw, str) else raw)
 
 
+def stored_launch_config(config: LaunchConfig) -> str:
+    """The `launch_config` column's text: every key, provider settings only when the agent has its own."""
+    return json.dumps(config.model_dump(mode="json", exclude=None if config.settings else {"settings"}))
+
+
 def build_context(
     home: Path,
     row: dict[str, Any],

@@ -48,7 +48,22 @@ class SpawnParams(_Params):
     workspace: str = Field(min_length=1, description="Absolute path, resolved by the CLI.")
     name: str | None = None
     description: str | None = None
-    launch_config: dict[str, Any] = Field(default_factory=dict)
+    launch_config: dict[str, Any] = Field(
+        default_factory=dict,
+        description="model, extra_args, include_dirs (absolute), session_persistence; the host validates it.",
+    )
+
+
+class UpdateParams(TargetParams):
+    """What `agent update` changes; a field left out keeps its stored value."""
+
+    model: str | None = Field(None, description="The model to launch with; empty: the provider's default.")
+    args: list[str] = Field(default_factory=list, description="Extra provider arguments to append.")
+    clear_args: bool = Field(False, description="Drop the stored extra arguments first.")
+    include_dirs: list[str] = Field(default_factory=list, description="Absolute directories to add.")
+    clear_include_dirs: bool = Field(False, description="Drop the stored include directories first.")
+    session_persistence: Literal["default", "fresh", "resume"] | None = None
+    description: str | None = Field(None, description="New description; empty: none.")
 
 
 class CloneParams(TargetParams):
@@ -102,6 +117,9 @@ REQUEST_PARAMS: dict[str, type[_Params]] = {
     "agent.kill": TargetParams,
     "agent.pause": TargetParams,
     "agent.resume": TargetParams,
+    "agent.restart": TargetParams,
+    "agent.clear": TargetParams,
+    "agent.update": UpdateParams,
     "agent.clone": CloneParams,
     "agent.rename": RenameParams,
     "agent.delete": DeleteParams,

@@ -12,7 +12,9 @@ from wardian_host.cli.render import OutputOptions, emit_agent, emit_agents
 # Subcommands that live in other modules (added by later issues) go here.
 LIFECYCLE_COMMANDS: dict[str, str] = {
     name: f"wardian_host.cli.agent_lifecycle:{name}"
-    for name in ("spawn", "kill", "pause", "resume", "clone", "rename", "delete", "wait")
+    for name in (
+        "spawn", "kill", "pause", "resume", "restart", "clear", "update", "clone", "rename", "delete", "wait"
+    )
 } | {
     "watch": "wardian_host.cli.agent_watch:watch",
     "attach": "wardian_host.cli.agent_attach:attach",
@@ -34,7 +36,7 @@ def output_options(command: Callable[..., Any]) -> Callable[..., Any]:
         [
             click.option("--fields", "fields_text", metavar="A,B", help="Only these fields, in this order."),
             click.option("--field", "field", metavar="NAME", help="Print one field's bare value per agent."),
-            click.option("--verbose", is_flag=True, help="Add pid, started_at and last_status_at."),
+            click.option("--verbose", is_flag=True, help="Add pid, started_at, last_status_at and launch_config."),
             click.option("--pretty", is_flag=True, help="Aligned text for people; coloured on a terminal."),
         ]
     ):

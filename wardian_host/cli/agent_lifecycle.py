@@ -1,13 +1,17 @@
-"""`wardian agent spawn|kill|pause|resume|clone|rename|delete`: lifecycle through the host."""
+"""`wardian agent spawn|kill|pause|resume|restart|clear|update|clone|rename|delete|wait`:
+lifecycle through the host."""
 
 import os
 
 import click
 
 from wardian_core.durations import parse_duration
-from wardian_core.fields import STATUSES
+from wardian_core.fields import DEFAULT_FIELDS, STATUSES, select, to_record
 from wardian_core.identity import resolve_workspace
 from wardian_host.cli.live import emit, emit_live_agent, request
+from wardian_host.cli.render import write_json
+
+PERSISTENCES = ("default", "fresh", "resume")
 
 
 @click.command("spawn", context_settings={"ignore_unknown_options": False})
@@ -16,6 +20,12 @@ from wardian_host.cli.live import emit, emit_live_agent, request
 @click.option("--name", help="A unique name; generated as <class>-<hex> when omitted.")
 @click.option("--workspace", type=click.Path(file_okay=False), help="Working directory (default: here).")
 @click.option("--description", help="Free text shown with the agent.")
+@click.option("--model", help="The model the provider launches with (default: the provider's own).")
+@click.option("--arg", "args", multiple=True, metavar="ARG", help="An extra provider argument (repeatable).")
+@click.option("--include-dir", "include_dirs", multiple=True, metavar="DIR",
+              help="A directory the provider may read instructions and skills from (repeatable).")  # fmt: skip
+@click.option("--session-persistence", type=click.Choice(PERSISTENCES),
+              help="Relaunches resume the provider session or start fresh; default follows sessions.regular.")  # fmt: skip
 @click.argument("extra_args", nargs=-1, type=click.UNPROCESSED, metavar="[-- EXTRA ARGS]")
 def spawn(
     provider: str,
@@ -23,16 +33,27 @@ def spawn(
     name: str | None,
     workspace: str | None,
     description: str | None,
+    model: str | None,
+    args: tuple[str, ...],
+    include_dirs: tuple[str, ...],
+    session_persistence: str | None,
     extra_args: tuple[str, ...],
 ) -> None:
     """Start a new agent (and the host, if none runs)."""
+    launch_config = {
+        "model": model or None,
+        # After `--` first: for `generic` that is the command, and --arg adds to it.
+        "extra_args": [*extra_args, *args],
+        "include_dirs": [resolve_workspace(directory) for directory in include_dirs],
+        "session_persistence": session_persistence or "default",
+    }
     params = {
         "provider": provider,
         "class": class_name,
         "workspace": resolve_workspace(workspace or os.getcwd()),
         "name": name,
         "description": description,
-        "launch_config": {"extra_args": list(extra_args)},
+        "launch_config": launch_config,
     }
     emit_live_agent(request("agent.spawn", params, start_host=True, timeout=60))
 
@@ -48,7 +69,50 @@ def _target_command(name: str, kind: str, summary: str) -> click.Command:
 
 kill = _target_command("kill", "agent.kill", "End an agent's whole process tree (SIGTERM, then SIGKILL).")
 pause = _target_command("pause", "agent.pause", "Stop an agent's provider, keeping its provider session.")
-resume = _target_command("resume", "agent.resume", "Relaunch an agent, continuing its provider session if it has one.")
+resume = _target_command(
+    "resume", "agent.resume", "Relaunch a stopped agent; its session persistence decides resume or fresh."
+)
+restart = _target_command(
+    "restart", "agent.restart", "Stop an agent if it runs and launch it again with its stored configuration."
+)
+clear = _target_command(
+    "clear", "agent.clear", "Relaunch an agent in a new provider session, its output emptied (same id and name)."
+)
+
+
+@click.command("update")
+@click.argument("target", metavar="NAME-OR-UUID")
+@click.option("--model", help="Launch with this model from now on; \"\" goes back to the provider's default.")
+@click.option("--arg", "args", multiple=True, metavar="ARG", help="Append an extra provider argument (repeatable).")
+@click.option("--clear-args", is_flag=True, help="Drop the stored extra arguments (before any --arg).")
+@click.option("--include-dir", "include_dirs", multiple=True, metavar="DIR", help="Add an include directory.")
+@click.option("--clear-include-dirs", is_flag=True, help="Drop the stored include directories (before any --include-dir).")
+@click.option("--session-persistence", type=click.Choice(PERSISTENCES), help="default, fresh or resume.")
+@click.option("--description", help="New description (\"\" removes it); needs no restart.")
+def update(
+    target: str,
+    model: str | None,
+    args: tuple[str, ...],
+    clear_args: bool,
+    include_dirs: tuple[str, ...],
+    clear_include_dirs: bool,
+    session_persistence: str | None,
+    description: str | None,
+) -> None:
+    """Change an agent's stored launch configuration; says whether a restart is needed to apply it."""
+    params = {
+        "target": target,
+        "model": model,
+        "args": list(args),
+        "clear_args": clear_args,
+        "include_dirs": [resolve_workspace(directory) for directory in include_dirs],
+        "clear_include_dirs": clear_include_dirs,
+        "session_persistence": session_persistence,
+        "description": description,
+    }
+    answer = request("agent.update", params, timeout=60)
+    record = select(to_record(answer["agent"], "live"), DEFAULT_FIELDS + ("description", "launch_config"))
+    write_json({"schema": 1, "agent": record, "restart_required": answer["restart_required"]})
 
 
 @click.command("clone")
