@@ -1,0 +1,1 @@
+"""A Wardian provider for the OpenAI Codex CLI (`codex`)."""

@@ -1,0 +1,64 @@
+"""Launch and resume arguments of `codex`: interactive TUI, `exec --json` headless runs."""
+
+from wardian_core.errors import WardianError
+from wardian_core.provider_models import LaunchPlan, SpawnContext
+
+EXECUTABLE = "codex"
+# Flags only `codex exec` takes; they go right after `exec` (0.169.0 refuses them elsewhere).
+# A workspace that is no git repository is refused headless without the check skipped.
+EXEC_FLAGS = ["--json", "--skip-git-repo-check"]
+
+
+def resume_args(session_id: str) -> list[str]:
+    """Interactive resume; `codex exec` puts the same words after its own flags."""
+    return ["resume", session_id]
+
+
+def _shared_options(ctx: SpawnContext) -> list[str]:
+    # The real workspace is always the working root: trust and AGENTS.md discovery bind to it.
+    options = ["--cd", str(ctx.workspace)]
+    for directory in ctx.launch.include_dirs:
+        options += ["--add-dir", str(directory)]
+    if ctx.launch.model:
+        options += ["--model", ctx.launch.model]
+    sandbox = ctx.launch.settings.get("sandbox_mode")
+    if sandbox:
+        options += ["--sandbox", str(sandbox)]
+    return options
+
+
+def _approval_policy(ctx: SpawnContext, headless: bool) -> list[str]:
+    policy = ctx.launch.settings.get("approval_policy")
+    if not policy:
+        return []
+    # `codex exec` has no --ask-for-approval flag (0.169.0); a config override says the same.
+    return ["--config", f'approval_policy="{policy}"'] if headless else ["--ask-for-approval", str(policy)]
+
+
+def _resuming(ctx: SpawnContext) -> bool:
+    return ctx.session_mode == "resume" and bool(ctx.provider_session_id)
+
+
+def interactive_argv(ctx: SpawnContext) -> list[str]:
+    argv = [EXECUTABLE]
+    if _resuming(ctx):
+        argv += resume_args(ctx.provider_session_id or "")
+    # Without --no-daemon interactive Codex leaves a background server running after it exits.
+    argv += ["--no-daemon", *_shared_options(ctx), *_approval_policy(ctx, headless=False)]
+    return argv + list(ctx.launch.extra_args)
+
+
+def headless_argv(ctx: SpawnContext) -> list[str]:
+    if ctx.prompt is None:
+        raise WardianError("usage", "a headless Codex run needs a prompt", "Pass the prompt for `codex exec`.")
+    argv = [EXECUTABLE, "exec", *EXEC_FLAGS, *_shared_options(ctx), *_approval_policy(ctx, headless=True)]
+    argv += list(ctx.launch.extra_args)
+    if _resuming(ctx):
+        argv += resume_args(ctx.provider_session_id or "")
+    # A prompt that starts with "-" must not be read as a flag.
+    return argv + ["--", ctx.prompt]
+
+
+def launch_plan(ctx: SpawnContext, env: dict[str, str]) -> LaunchPlan:
+    argv = headless_argv(ctx) if ctx.mode == "headless" else interactive_argv(ctx)
+    return LaunchPlan(argv=argv, env=env, cwd=ctx.workspace)

@@ -1,0 +1,155 @@
+"""The per-agent Codex home: `<agent_dir>/habitat/.codex`, projected from the user's own.
+
+Shared with the user's Codex home (found through `CODEX_HOME`, else `~/.codex`): `auth.json`
+and `cap_sid` (symlinked, so a sign-in is seen everywhere) and `config.toml` (merged: what
+Codex wrote into the agent's copy, then the user's keys, then Wardian's own entries, which
+win). Everything else Codex writes -- sessions, history, `session_index.jsonl`, the SQLite
+databases and their WAL files, logs, cache, temp -- stays per agent, never linked across
+homes. Skills found in the include roots are linked into `skills/<name>`.
+"""
+
+import os
+import shutil
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+
+from wardian_core.provider_models import HomePlan, SpawnContext
+
+SHARED_FILES = ("auth.json", "cap_sid")
+# Windows elevated-sandbox support (seed: provider runtime notes): the secrets and helper
+# binaries are shared, the setup marker copied, `.sandbox` itself (logs, errors) kept local.
+WINDOWS_SHARED = (".sandbox-secrets", ".sandbox-bin")
+WINDOWS_COPIED = (".sandbox/setup_marker.json",)
+INSTRUCTION_FILE = "AGENTS.md"
+# Codex's own bundled skills live here; Wardian never touches them.
+SYSTEM_SKILLS = ".system"
+
+
+def user_codex_home(env: dict[str, str] | None = None) -> Path:
+    env = os.environ if env is None else env
+    configured = env.get("CODEX_HOME", "").strip()
+    return Path(configured).expanduser() if configured else Path.home() / ".codex"
+
+
+def agent_codex_home(ctx: SpawnContext) -> Path:
+    """Keyed by the Wardian id, which exists before Codex's thread id does."""
+    return ctx.agent_dir / "habitat" / ".codex"
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return {}
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    merged = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = _merge(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def wardian_entries(ctx: SpawnContext) -> dict[str, Any]:
+    """What Wardian itself sets in the agent's config.toml; these win over the user's keys."""
+    entries: dict[str, Any] = {}
+    if ctx.launch.settings.get("trust_workspace"):
+        # Trust binds to the real workspace Codex runs in (`--cd`), never to the habitat.
+        entries["projects"] = {str(ctx.workspace): {"trust_level": "trusted"}}
+    return entries
+
+
+def write_config(ctx: SpawnContext, user_home: Path, codex_home: Path) -> None:
+    target = codex_home / "config.toml"
+    # Keep what Codex wrote into the agent's copy (e.g. trust accepted in its dialog), let the
+    # user's current file update it, and put Wardian's entries on top.
+    config = _merge(_read_toml(target), _read_toml(user_home / "config.toml"))
+    config = _merge(config, wardian_entries(ctx))
+    text = tomli_w.dumps(config)
+    if not target.exists() or target.read_text(encoding="utf-8") != text:
+        target.write_text(text, encoding="utf-8")
+
+
+def _link(source: Path, target: Path) -> None:
+    """Point `target` at `source`, replacing a stale link; a real file Codex made stays."""
+    if target.is_symlink():
+        if Path(os.readlink(target)) == source:
+            return
+        target.unlink()
+    elif target.exists():
+        return
+    target.symlink_to(source, target_is_directory=source.is_dir())
+
+
+def project_shared_files(user_home: Path, codex_home: Path, windows: bool) -> None:
+    names = SHARED_FILES + (WINDOWS_SHARED if windows else ())
+    for name in names:
+        source = user_home / name
+        if source.exists():
+            _link(source, codex_home / name)
+    if windows:
+        for relative in WINDOWS_COPIED:
+            source = user_home / relative
+            if source.is_file():
+                (codex_home / relative).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source, codex_home / relative)
+
+
+def assigned_skills(ctx: SpawnContext) -> dict[str, Path]:
+    """Skill name → folder, from `.agents/skills/<name>` of each include root (later wins)."""
+    skills: dict[str, Path] = {}
+    for root in ctx.include_roots:
+        folder = root / ".agents" / "skills"
+        if folder.is_dir():
+            for skill in sorted(folder.iterdir()):
+                if skill.is_dir() and not skill.name.startswith("."):
+                    skills[skill.name] = skill
+    return skills
+
+
+def project_skills(ctx: SpawnContext, codex_home: Path) -> None:
+    skills_dir = codex_home / "skills"
+    skills_dir.mkdir(exist_ok=True)
+    wanted = assigned_skills(ctx)
+    for entry in skills_dir.iterdir():
+        # Only links Wardian made are removed; `.system` and Codex's own folders stay.
+        if entry.is_symlink() and entry.name not in wanted:
+            entry.unlink()
+    for name, folder in wanted.items():
+        _link(folder.resolve(), skills_dir / name)
+
+
+def write_instructions(ctx: SpawnContext, user_home: Path, codex_home: Path) -> None:
+    """`CODEX_HOME/AGENTS.md`, Codex's global instructions: the user's, then each include root's."""
+    parts = []
+    for source in [user_home / INSTRUCTION_FILE, *(root / INSTRUCTION_FILE for root in ctx.include_roots)]:
+        if source.is_file():
+            parts.append(source.read_text(encoding="utf-8", errors="replace").rstrip("\n"))
+    target = codex_home / INSTRUCTION_FILE
+    if not parts:
+        if target.is_file():
+            target.unlink()
+        return
+    text = "\n\n".join(parts) + "\n"
+    if not target.is_file() or target.read_text(encoding="utf-8") != text:
+        target.write_text(text, encoding="utf-8")
+
+
+def prepare(ctx: SpawnContext, env: dict[str, str] | None = None, windows: bool | None = None) -> HomePlan:
+    windows = sys.platform == "win32" if windows is None else windows
+    user_home = user_codex_home(env)
+    codex_home = agent_codex_home(ctx)
+    codex_home.mkdir(parents=True, exist_ok=True)
+    if user_home.resolve() != codex_home.resolve():
+        project_shared_files(user_home, codex_home, windows)
+    write_config(ctx, user_home, codex_home)
+    project_skills(ctx, codex_home)
+    write_instructions(ctx, user_home, codex_home)
+    return HomePlan(env={"CODEX_HOME": str(codex_home)})
