@@ -98,6 +98,7 @@ class Plugins:
         self._infos: dict[str, ProviderInfo] = {}
         self._adapters: dict[str, TypeAdapter[Any]] = {}
         self.failures: list[PluginFailure] = []
+        self._callers: dict[tuple[str, str], Any] = {}
 
     # -- what is there -------------------------------------------------------------
 
@@ -143,8 +144,7 @@ class Plugins:
             raise ValueError(f"{hook!r} is not a provider hook; observers go through notify()")
         self._check_arguments(hook, kwargs)
         self.info(provider)
-        others = [plugin for name, plugin in self._manager.list_name_plugin() if name != provider]
-        caller = self._manager.subset_hook_caller(hook, remove_plugins=others)
+        caller = self._provider_caller(provider, hook)
         try:
             answers = caller(**kwargs)
         except WardianError:
@@ -159,6 +159,14 @@ class Plugins:
                 {"provider": provider, "hook": hook, "error": _describe(exc)},
             ) from exc
         return self._validated(provider, hook, answers[0] if answers else None)
+
+    def _provider_caller(self, provider: str, hook: str) -> Any:
+        """A hook caller that reaches `provider` only; built once, as parsers are called per output batch."""
+        key = (provider, hook)
+        if key not in self._callers:
+            others = [plugin for name, plugin in self._manager.list_name_plugin() if name != provider]
+            self._callers[key] = self._manager.subset_hook_caller(hook, remove_plugins=others)
+        return self._callers[key]
 
     def notify(self, hook: str, **kwargs: Any) -> None:
         """Call an observer hook on every plugin implementing it; a raising one is recorded."""

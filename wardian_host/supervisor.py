@@ -19,6 +19,8 @@ from wardian_host.terminal import spawn_terminal
 
 log = logging.getLogger(__name__)
 
+READ_BATCH_BYTES = 1024 * 1024
+
 ExitHandler = Callable[[LiveAgent, int | None, str | None], None]
 
 
@@ -45,13 +47,19 @@ class Supervisor:
         terminal = agent.terminal
         if terminal is None or incarnation != agent.incarnation:
             return
-        data = terminal.read_available()
-        if data is None:
-            return
-        if not data:  # every slave end closed; the exit comes through the pidfd
-            self._loop.remove_reader(terminal.fileno())
-            return
-        self.record_output(agent, incarnation, ctx, data)
+        # Drain what is there (up to a bound) so a flood costs one parser call per batch,
+        # not one per 4 KiB read, and other agents still get their turn on the loop.
+        batch = bytearray()
+        while len(batch) < READ_BATCH_BYTES:
+            data = terminal.read_available()
+            if data is None:
+                break
+            if not data:  # every slave end closed; the exit comes through the pidfd
+                self._loop.remove_reader(terminal.fileno())
+                break
+            batch += data
+        if batch:
+            self.record_output(agent, incarnation, ctx, bytes(batch))
 
     def record_output(self, agent: LiveAgent, incarnation: int, ctx: SpawnContext, data: bytes) -> None:
         cursor = agent.buffer.end_cursor

@@ -38,8 +38,20 @@ def prompt_pattern(ctx: SpawnContext) -> re.Pattern[str] | None:
         return None  # refused at launch by argv.check_settings; never raise here
 
 
+# Only the end of a large batch can hold the prompt; its start is scanned for content only.
+_LARGE_BATCH_BYTES = 16384
+
+
 def visible_text(state: dict[str, Any], data: bytes) -> str:
     """Decoded output without escape sequences, across chunk boundaries."""
+    if len(data) > _LARGE_BATCH_BYTES:
+        state.pop("unfinished", None)
+        state.pop("decoder", None)  # restart decoding at the cut; a split character is dropped
+        head = visible_text(state, data[:_LARGE_BATCH_BYTES // 4])
+        state.pop("unfinished", None)
+        state.pop("decoder", None)
+        tail = visible_text(state, data[-_LARGE_BATCH_BYTES:])
+        return tail if tail.strip() else head
     decoder = state.setdefault("decoder", codecs.getincrementaldecoder("utf-8")(errors="replace"))
     text = state.pop("unfinished", "") + decoder.decode(data)
     unfinished = _UNFINISHED_ESCAPE.search(text)

@@ -1,0 +1,234 @@
+"""Host figures, each printed beside a floor measured in the same run.
+
+    .venv/bin/python benchmarks/host.py [--agents 100] [--idle-seconds 30] [--flood-mb 200]
+
+(a) spawning N idle agents vs spawning the same command on N bare PTYs; host RSS
+    (target <= 80 MB) and host CPU over an idle period (target <= 1% of a core);
+(b) `wardian agent list` answered live by the host vs read from state.db (target <= 1.5x);
+(c) one agent writing M MB to its terminal: the host's read rate vs a bare os.read loop
+    on a PTY (target >= 0.5x), while the status latency of another agent stays < 50 ms;
+(d) the latency from a provider event that makes an agent change status to the return
+    of an already-waiting `wardian agent wait` (target p50 <= 5 ms, p99 <= 20 ms), and
+    the cost of `wardian send --wait-until idle` on an agent that answers at once,
+    beside `wardian agent <name>`.
+"""
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from datetime import datetime
+from pathlib import Path
+
+import psutil
+from ptyprocess import PtyProcess
+
+from wardian_core.control.client import ControlClient
+
+WARDIAN = str(Path(sys.executable).parent / "wardian")
+IDLE_COMMAND = ["cat"]  # waits for input, prints nothing: an idle agent
+
+
+class Bench:
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith("WARDIAN_")} | {"WARDIAN_HOME": str(home)}
+        self.workspace = home / "workspace"
+        self.workspace.mkdir(parents=True)
+
+    def cli(self, *args: str) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run([WARDIAN, *args], env=self.env, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise SystemExit(f"wardian {' '.join(args)} failed: {done.stderr}")
+        return done
+
+    def request(self, kind: str, params: dict | None = None, timeout: float | None = 120) -> object:
+        with ControlClient.connect(self.home) as client:
+            return client.request(kind, params, timeout)
+
+    def spawn(self, name: str, command: list[str], settings: dict | None = None) -> None:
+        launch = {"extra_args": command} | ({"settings": settings} if settings else {})
+        params = {"provider": "generic", "class": "Bench", "name": name, "workspace": str(self.workspace),
+                  "launch_config": launch}  # fmt: skip
+        self.request("agent.spawn", params)
+
+    def wait(self, name: str, until: str, next_change: bool = False, timeout: float = 120) -> dict:
+        return self.request("agent.wait", {"target": name, "until": until, "next": next_change, "timeout": timeout})
+
+
+def median_ms(samples: list[float]) -> float:
+    return statistics.median(samples) * 1000
+
+
+def percentile_ms(samples: list[float], fraction: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))] * 1000
+
+
+def line(label: str, value: str, floor: str, verdict: str) -> None:
+    print(f"  {label:<52} {value:>14}   floor {floor:<22} {verdict}")
+
+
+def bare_pty_spawns(count: int) -> float:
+    started = time.perf_counter()
+    children = [PtyProcess.spawn(IDLE_COMMAND) for _ in range(count)]
+    elapsed = time.perf_counter() - started
+    for child in children:
+        child.terminate(force=True)
+    return elapsed
+
+
+def scale(bench: Bench, agents: int, idle_seconds: float) -> None:
+    print(f"(a) {agents} idle agents")
+    started = time.perf_counter()
+    for index in range(agents):
+        bench.spawn(f"idle-{index}", IDLE_COMMAND)
+    spawn_seconds = time.perf_counter() - started
+    for index in range(agents):
+        bench.wait(f"idle-{index}", "idle")
+    floor = bare_pty_spawns(agents)
+    line(f"spawn {agents} agents (through the host)", f"{spawn_seconds:.2f} s", f"{floor:.2f} s bare PTYs",
+         f"{spawn_seconds / agents * 1000:.1f} ms/agent")  # fmt: skip
+    host = psutil.Process(int(bench.request("host.status")["pid"]))
+    rss = host.memory_info().rss / 2**20
+    probe = subprocess.run([sys.executable, "-c", "import resource, wardian_host.host;"
+                            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"],
+                           capture_output=True, text=True, env=bench.env)  # fmt: skip
+    import_floor = int(probe.stdout.strip()) / 1024
+    line(f"host RSS with {agents} agents", f"{rss:.1f} MB", f"{import_floor:.1f} MB imports",
+         "ok (<= 80 MB)" if rss <= 80 else "OVER TARGET")  # fmt: skip
+    before = host.cpu_times()
+    time.sleep(idle_seconds)  # the measurement itself: the host must stay quiet meanwhile
+    after = host.cpu_times()
+    cpu = max(0.0, after.user + after.system - before.user - before.system) / idle_seconds * 100
+    line(f"host CPU over {idle_seconds:.0f} idle s", f"{cpu:.2f} %", "0 % (no polling)",
+         "ok (<= 1%)" if cpu <= 1 else "OVER TARGET")  # fmt: skip
+
+
+def list_live_vs_db(bench: Bench, rounds: int = 15) -> None:
+    print("(b) agent list: live host vs state.db")
+    live = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        bench.cli("agent", "list", "--scope", "all")
+        live.append(time.perf_counter() - started)
+    return live
+
+
+def flood(bench: Bench, megabytes: int) -> None:
+    print(f"(c) one agent writing {megabytes} MB to its terminal")
+    size = megabytes * 1_000_000
+    command = ["sh", "-c", f"head -c {size} /dev/zero | tr '\\0' 'x'; echo; sleep 1; exit 0"]
+    bench.spawn("probe", IDLE_COMMAND)
+    bench.wait("probe", "idle")
+    latencies: list[float] = []
+    stop = threading.Event()
+
+    def probe_latency() -> None:
+        while not stop.is_set():
+            woken: list[float] = []
+            waiter = threading.Thread(
+                target=lambda: (bench.wait("probe", "processing", True, 30), woken.append(time.perf_counter()))
+            )
+            waiter.start()
+            time.sleep(0.05)  # let the waiter's request reach the host first
+            started = time.perf_counter()
+            bench.request("send", {"to": "probe", "text": "x"})  # returns after the submit key's settle delay
+            waiter.join()
+            latencies.append(woken[0] - started)  # keystroke -> echo -> parser -> status -> waiter
+            bench.wait("probe", "idle", timeout=30)
+
+    prober = threading.Thread(target=probe_latency)
+    started = time.perf_counter()
+    bench.spawn("flood", command)
+    prober.start()
+    bench.wait("flood", "off", timeout=600)
+    host_seconds = time.perf_counter() - started - 1.0  # minus the trailing sleep
+    stop.set()
+    prober.join()
+    bare_started = time.perf_counter()
+    child = PtyProcess.spawn(["sh", "-c", f"head -c {size} /dev/zero | tr '\\0' 'x'"])
+    while True:
+        try:
+            if not os.read(child.fd, 65536):
+                break
+        except OSError:
+            break
+    bare_seconds = time.perf_counter() - bare_started
+    child.close()
+    host_rate, bare_rate = megabytes / host_seconds, megabytes / bare_seconds
+    ratio = host_rate / bare_rate
+    line("host read rate", f"{host_rate:.0f} MB/s", f"{bare_rate:.0f} MB/s os.read",
+         f"{ratio:.2f}x " + ("ok (>= 0.5x)" if ratio >= 0.5 else "UNDER TARGET"))  # fmt: skip
+    if latencies:
+        worst = max(latencies) * 1000
+        line("other agent's status latency during the flood", f"p50 {median_ms(latencies):.1f} ms",
+             f"max {worst:.1f} ms, n={len(latencies)}", "ok (< 50 ms)" if worst < 50 else "OVER TARGET")  # fmt: skip
+
+
+def wait_latency(bench: Bench, rounds: int = 20) -> None:
+    print("(d) a waiting `wardian agent wait` woken by a status change")
+    bench.spawn("echo", IDLE_COMMAND)
+    bench.wait("echo", "idle")
+    latencies = []
+    for _ in range(rounds):
+        waiter = subprocess.Popen([WARDIAN, "agent", "wait", "echo", "--until", "processing", "--next"],
+                                  env=bench.env, stdout=subprocess.PIPE, text=True)  # fmt: skip
+        exited: list[float] = []
+        watcher = threading.Thread(target=lambda: (waiter.communicate(timeout=30), exited.append(time.time())))
+        watcher.start()
+        time.sleep(0.4)  # the CLI starts and parks its request in the host
+        bench.request("send", {"to": "echo", "text": "y"})
+        watcher.join()
+        echo = next(agent for agent in bench.request("agents.list") if agent["name"] == "echo")
+        changed_at = datetime.fromisoformat(echo["last_status_at"].replace("Z", "+00:00")).timestamp()
+        latencies.append(exited[0] - changed_at)  # status stored -> the waiting CLI has exited
+        bench.wait("echo", "idle")
+    line("status change -> waiting CLI returns", f"p50 {median_ms(latencies):.1f} ms",
+         f"p99 {percentile_ms(latencies, 0.99):.1f} ms", "targets p50 <= 5, p99 <= 20")  # fmt: skip
+    bench.spawn("prompt", ["sh", "-c", "PS1='READY> ' exec sh -i"], settings={"prompt_pattern": "READY> $"})
+    bench.wait("prompt", "idle")
+    sends, shows = [], []
+    for _ in range(10):
+        started = time.perf_counter()
+        bench.cli("send", "true", "--to", "prompt", "--wait-until", "idle", "--timeout", "30s")
+        sends.append(time.perf_counter() - started)
+        started = time.perf_counter()
+        bench.cli("agent", "prompt")
+        shows.append(time.perf_counter() - started)
+    line("wardian send --wait-until idle (answers at once)", f"{median_ms(sends):.1f} ms",
+         f"{median_ms(shows):.1f} ms agent <name>", f"{median_ms(sends) / median_ms(shows):.2f}x")  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--agents", type=int, default=100)
+    parser.add_argument("--idle-seconds", type=float, default=30)
+    parser.add_argument("--flood-mb", type=int, default=200)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as scratch:
+        bench = Bench(Path(scratch) / "home")
+        bench.cli("host", "start")
+        try:
+            scale(bench, args.agents, args.idle_seconds)
+            live = list_live_vs_db(bench)
+            wait_latency(bench)
+            flood(bench, args.flood_mb)
+        finally:
+            bench.cli("host", "stop")
+        persisted = []
+        for _ in range(len(live)):
+            started = time.perf_counter()
+            bench.cli("agent", "list", "--scope", "all")
+            persisted.append(time.perf_counter() - started)
+        ratio = median_ms(live) / median_ms(persisted)
+        line(f"agent list live ({args.agents}+ agents)", f"{median_ms(live):.1f} ms",
+             f"{median_ms(persisted):.1f} ms state.db", f"{ratio:.2f}x " + ("ok (<= 1.5x)" if ratio <= 1.5 else "OVER TARGET"))  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
