@@ -110,7 +110,8 @@ def parse_hook(ctx_session_id: str | None, source: OutputSource, data: bytes, st
         return ParseResult(events=[_event("turn_completed", source, rule, f"{name} {last}", message=last or None)])
     if name == "StopFailure":
         state.pop("approval_pending", None)
-        reason = _text(record.get("error")) or _text(record.get("error_details")) or _text(record.get("message"))
+        # `error` is often just "unknown" (2.1.197); the message says what the API answered.
+        reason = _text(record.get("last_assistant_message")) or _text(record.get("error"))
         return ParseResult(events=[_event("error", source, rule, f"{name} {reason or ''}",
                                           message=reason or "the turn ended with an API error")])
     if name == "SessionEnd":
@@ -137,9 +138,20 @@ FIRST_RUN_SCREENS = (
     ("Yes,Itrustthisfolder", "workspace trust dialog: Claude asks whether to trust this folder"),
     ("Choosethetextstyle", "first-run onboarding: Claude asks for a theme"),
     ("Selectloginmethod", "sign-in: Claude asks how to log in"),
-    ("Detectedacustomapikey", "API key confirmation: Claude asks whether to use ANTHROPIC_API_KEY"),
-    ("Doyouwanttousethisapikey?", "API key confirmation: Claude asks whether to use ANTHROPIC_API_KEY"),
+    ("DetectedacustomAPIkey", "API key confirmation: Claude asks whether to use ANTHROPIC_API_KEY"),
+    ("DoyouwanttousethisAPIkey?", "API key confirmation: Claude asks whether to use ANTHROPIC_API_KEY"),
 )
+# A rejected approval (or Esc) interrupts the turn without any hook (2.1.197): only the screen
+# says the turn is over. The line is redrawn with later prompts, so it counts only right after
+# an approval dialog.
+INTERRUPTED_MARKER = "WhatshouldClaudedoinstead?"
+# Drawn under the prompt while a turn runs; after a dialog it means the dialog was answered.
+BUSY_MARKER = "esctointerrupt"
+# The PermissionRequest hook reports a dialog with its tool; the screen reports it only if the
+# hook has not within this delay (hooks off or broken), and only if it is still on screen.
+SCREEN_APPROVAL_GRACE_SECONDS = 1.0
+# Without onboarding state Claude checks api.anthropic.com first and exits when it cannot.
+UNREACHABLE_MARKER = "UnabletoconnecttoAnthropicservices"
 
 
 def _screen_text(state: dict[str, Any], data: bytes) -> str:
@@ -155,13 +167,16 @@ def _screen_text(state: dict[str, Any], data: bytes) -> str:
 def parse_screen(source: OutputSource, data: bytes, state: dict[str, Any]) -> ParseResult:
     squeezed = state.get("tail", "") + _screen_text(state, data)
     events: list[ProviderEvent] = []
+    call_again_after = None
     consumed = 0
     matches = []
     for marker, reason in FIRST_RUN_SCREENS:
         at = squeezed.find(marker)
         if at >= 0:
             matches.append((at, marker, "first_run", reason))
-    for marker, kind in ((READY_MARKER, "ready"), (APPROVAL_MARKER, "approval")):
+    for marker, kind in ((READY_MARKER, "ready"), (APPROVAL_MARKER, "approval"),
+                         (INTERRUPTED_MARKER, "interrupted"), (UNREACHABLE_MARKER, "unreachable"),
+                         (BUSY_MARKER, "busy")):
         at = squeezed.find(marker)
         if at >= 0:
             matches.append((at, marker, kind, None))
@@ -172,7 +187,10 @@ def parse_screen(source: OutputSource, data: bytes, state: dict[str, Any]) -> Pa
                 state["first_run"] = reason
                 events.append(_event("approval_requested", source, "first-run screen", marker, message=reason,
                                      data={"reason": reason}))
+        elif kind == "busy":
+            state.pop("dialog_on_screen", None)
         elif kind == "ready":
+            state.pop("dialog_on_screen", None)
             if state.get("first_run"):
                 # A person got past a first-run screen; `ready` alone only leaves `starting`.
                 state.pop("first_run")
@@ -181,11 +199,28 @@ def parse_screen(source: OutputSource, data: bytes, state: dict[str, Any]) -> Pa
             elif not state.get("ready"):
                 state["ready"] = True
                 events.append(_event("ready", source, "ready prompt", marker))
+        elif kind == "approval":
+            state["dialog_seen"] = True
+            state["dialog_on_screen"] = True
+            call_again_after = SCREEN_APPROVAL_GRACE_SECONDS
+        elif kind == "interrupted":
+            state.pop("dialog_on_screen", None)
+            if state.pop("dialog_seen", None):
+                events.append(_event("turn_completed", source, "turn interrupted after an approval dialog", marker,
+                                     message="the tool was not approved"))
         else:
-            events.append(_event("approval_requested", source, "approval dialog", marker,
-                                 message="Claude asks before running a tool"))
+            events.append(_event("error", source, "cannot reach Anthropic", marker,
+                                 message="Claude Code cannot reach Anthropic's API (first-run connectivity check)"))
     state["tail"] = squeezed[max(consumed, len(squeezed) - _TAIL_CHARS):]
-    return ParseResult(events=events)
+    return ParseResult(events=events, call_again_after=call_again_after)
+
+
+def screen_quiet(source: OutputSource, state: dict[str, Any]) -> ParseResult:
+    """Called back after the grace delay: a dialog still on screen is reported from here."""
+    if not state.pop("dialog_on_screen", None):
+        return ParseResult()
+    return ParseResult(events=[_event("approval_requested", source, "approval dialog", APPROVAL_MARKER,
+                                      message="Claude asks before running a tool")])
 
 
 # -- headless stream-JSON ----------------------------------------------------------------
@@ -240,10 +275,10 @@ def parse_stream_line(source: OutputSource, data: bytes, state: dict[str, Any]) 
 
 
 def parse(ctx_session_id: str | None, source: OutputSource, data: bytes, state: dict[str, Any]) -> ParseResult:
+    if source.format == "chunks":
+        return parse_screen(source, data, state) if data else screen_quiet(source, state)
     if not data:
         return ParseResult()
-    if source.format == "chunks":
-        return parse_screen(source, data, state)
     if source.name == "headless":
         return parse_stream_line(source, data, state)
     return parse_hook(ctx_session_id, source, data, state)
