@@ -27,10 +27,12 @@ from wardian_codex.profile import APPROVAL_SETTLE_SECONDS
 
 READY_MARKER = "?forshortcuts"
 APPROVAL_MARKER = "Wouldyouliketorunthefollowingcommand?"
+# Shown in a git workspace Codex does not trust yet (0.169.0); Enter trusts and continues.
+TRUST_MARKER = "Trustthisfolder?"
 # What the TUI prints once the dialog was answered (0.169.0).
 APPROVED_MARKER = "Youapprovedcodextorun"
 REFUSED_MARKERS = ("Youcanceledtherequesttorun", "Youdidnotapprove", "Youdeniedcodex")
-PTY_MARKERS = (READY_MARKER, APPROVAL_MARKER, APPROVED_MARKER, *REFUSED_MARKERS)
+PTY_MARKERS = (READY_MARKER, APPROVAL_MARKER, TRUST_MARKER, APPROVED_MARKER, *REFUSED_MARKERS)
 TAIL_CHARS = max(len(marker) for marker in PTY_MARKERS)
 # How long, and how often, to look for the thread's lock file after the TUI is ready.
 SESSION_LOOKUP_INTERVAL = 0.25
@@ -131,6 +133,10 @@ def parse_terminal(ctx: SpawnContext | None, source: OutputSource, data: bytes, 
                 state["dialog_open"] = True
                 state["dialog_pending"] = True
                 call_again = APPROVAL_SETTLE_SECONDS
+            elif name == TRUST_MARKER and not state.get("trust_asked"):
+                state["trust_asked"] = True
+                events.append(_event("approval_requested", source, "trust dialog", "Trust this folder?",
+                                     message="Codex asks whether to trust the workspace"))
             elif name == APPROVED_MARKER and state.get("dialog_open"):
                 state["dialog_open"] = state["dialog_pending"] = False
                 # The person answered: the turn goes on (generating would not clear action_required).

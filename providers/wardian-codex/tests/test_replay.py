@@ -1,0 +1,78 @@
+"""`wardian providers replay codex <file>` on every recorded transcript: the timeline a user sees."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures"
+WARDIAN = str(Path(sys.executable).parent / "wardian")
+
+
+def replay(file: Path, *args: str) -> list[dict]:
+    completed = subprocess.run([WARDIAN, "providers", "replay", "codex", str(file), *args], capture_output=True,
+                               text=True, env={**os.environ, "WARDIAN_PLUGINS": "codex"}, timeout=60)
+    assert completed.returncode == 0, completed.stderr
+    return [json.loads(line) for line in completed.stdout.splitlines()]
+
+
+def transitions(timeline: list[dict]) -> list[tuple[str, str | None]]:
+    return [(entry["to"], entry["event"]) for entry in timeline if entry["type"] == "status"][1:]
+
+
+HEADLESS = {
+    "shared/codex-exec-json.jsonl": [("processing", "turn_started"), ("idle", "turn_completed")],
+    "shared/codex-exec-resume-json.jsonl": [("processing", "turn_started"), ("idle", "turn_completed")],
+    "shared/codex-exec-tool-json.jsonl": [("processing", "turn_started"), ("idle", "turn_completed")],
+    "shared/codex-exec-api-error400.jsonl": [("processing", "turn_started"), ("error", "error")],
+    "recordings/codex-headless.jsonl": [("processing", "turn_started"), ("idle", "turn_completed")],
+    "recordings/codex-headless-resume.jsonl": [("processing", "turn_started"), ("idle", "turn_completed")],
+    "recordings/codex-headless-tool.jsonl": [("processing", "turn_started"), ("idle", "turn_completed")],
+    "recordings/codex-headless-api-error400.jsonl": [("processing", "turn_started"), ("error", "error")],
+}
+
+TERMINAL = {
+    "shared/codex-tui.raw": [("idle", "ready"), ("action_required", "approval_requested"),
+                             ("processing", "turn_started")],
+    "shared/codex-tui-resume.raw": [("idle", "ready")],
+    "recordings/codex-tui-ready.raw": [("idle", "ready")],
+    "recordings/codex-tui.raw": [("idle", "ready")],
+    "recordings/codex-tui-approval.raw": [("idle", "ready"), ("action_required", "approval_requested"),
+                                          ("processing", "turn_started")],
+    "codex-tui-trust-dialog.raw": [("idle", "ready"), ("action_required", "approval_requested")],
+    "codex-tui-resume-thread.raw": [("idle", "ready")],
+}
+
+
+@pytest.mark.parametrize("name", sorted(HEADLESS))
+def test_headless_transcript_replays_to_its_statuses(name: str) -> None:
+    timeline = replay(FIXTURES / name, "--source", "headless")
+    assert transitions(timeline) == HEADLESS[name]
+    started = [e["event"] for e in timeline if e["type"] == "event" and e["event"]["kind"] == "session_started"]
+    assert started and started[0]["session_id"] == json.loads((FIXTURES / name).read_text().splitlines()[0])["thread_id"]
+
+
+@pytest.mark.parametrize("name", sorted(TERMINAL))
+@pytest.mark.parametrize("chunk_size", [512, 7])
+def test_terminal_transcript_replays_to_its_statuses(name: str, chunk_size: int) -> None:
+    timeline = replay(FIXTURES / name, "--chunk-size", str(chunk_size), "--gap", "0.3")
+    assert transitions(timeline) == TERMINAL[name]
+
+
+def test_rollout_replays_turns_an_approval_a_refusal_and_an_api_error() -> None:
+    timeline = replay(FIXTURES / "codex-rollout-turns-approval-reject-error.jsonl", "--source", "rollout", "--gap", "1")
+    assert transitions(timeline) == [
+        ("processing", "turn_started"), ("idle", "turn_completed"),
+        ("processing", "turn_started"), ("action_required", "approval_requested"), ("idle", "turn_completed"),
+        ("processing", "turn_started"), ("action_required", "approval_requested"), ("idle", "turn_completed"),
+        ("processing", "turn_started"), ("error", "error"),
+    ]
+    statuses = [e for e in timeline if e["type"] == "status"]
+    approvals = [s["evidence"] for s in statuses if s["to"] == "action_required"]
+    assert [a["line"] for a in approvals] == ["touch app.txt", "touch rej.txt"]
+    assert statuses[-1]["evidence"]["rule"] == "event_msg/task_complete with error"
+    aborted = statuses[-3]["evidence"]
+    assert aborted["rule"] == "event_msg/turn_aborted"
