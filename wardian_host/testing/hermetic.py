@@ -21,12 +21,20 @@ INHERITED_PREFIXES = (
     "GOOGLE_",
     "OPENCODE_",
     "XDG_",
+    "CI_",
 )
+# Variables by which CLIs detect a CI run and change behaviour (Gemini CLI 0.61 turns
+# non-interactive under CI=true): a test must behave the same on a laptop and in CI.
+CI_VARIABLES = frozenset({"CI", "CONTINUOUS_INTEGRATION", "BUILD_NUMBER", "RUN_ID", "GITHUB_ACTIONS", "BUILD_ID"})
 
 
 def clean_environment(base: dict[str, str], home: Path, wardian_home: Path) -> dict[str, str]:
     """`base` without inherited Wardian/provider variables, pointed at the test's homes."""
-    env = {key: value for key, value in base.items() if not key.startswith(INHERITED_PREFIXES)}
+    env = {
+        key: value
+        for key, value in base.items()
+        if not key.startswith(INHERITED_PREFIXES) and key not in CI_VARIABLES
+    }
     env["HOME"] = str(home)
     env["WARDIAN_HOME"] = str(wardian_home)
     # Keep the test run's own opt-out visible to the code that honours it.
