@@ -33,15 +33,18 @@ class Result:
 
 
 @pytest.fixture
-def wardian() -> Iterator[Callable[..., Result]]:
-    """Run `wardian` with the test's environment plus `env`; stops the home's host afterwards."""
+def wardian(wardian_home: Path) -> Iterator[Callable[..., Result]]:
+    """Run `wardian` with the test's environment plus `env`; stops the home's host afterwards.
+
+    The home is taken when the fixture starts: the real-CLI fixtures drop every WARDIAN_*
+    variable from the environment afterwards."""
     started_host = False
 
     def run(*args: str, env: dict[str, str] | None = None, timeout: float = 90) -> Result:
         nonlocal started_host
         started_host = started_host or args[:2] == ("agent", "spawn")
         completed = subprocess.run([WARDIAN, *args], capture_output=True, text=True, timeout=timeout,
-                                   env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL)
+                                   env={**os.environ, "WARDIAN_HOME": str(wardian_home), **(env or {})}, stdin=subprocess.DEVNULL)
         return Result(completed.returncode, completed.stdout, completed.stderr)
 
     yield run

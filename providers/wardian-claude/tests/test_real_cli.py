@@ -1,0 +1,201 @@
+"""Claude Code itself, driven through `wardian`, against the loopback model server.
+
+The host is started by `wardian agent spawn` with the environment that points Claude at the
+model server (CLAUDE_CONFIG_DIR, ANTHROPIC_BASE_URL, the API key) — the way a user's own
+environment reaches their agents. Every status asserted is asserted with the event and the
+source that caused it, so a status reached some other way cannot pass.
+"""
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from wardian_core.provider_models import SpawnContext
+from wardian_claude import argv as claude_argv
+
+pytestmark = pytest.mark.real_cli
+
+WAIT = "60s"
+HOOKS = "claude-hooks"
+
+
+@pytest.fixture
+def agent(wardian: Callable, claude_cli: Any, wardian_home: Path) -> Callable[..., dict[str, Any]]:
+    """Spawn a Claude agent named `name` in the CLI fixture's workspace and wait until idle."""
+    env = {**claude_cli.env, "WARDIAN_CLAUDE_EXECUTABLE": str(claude_cli.executable)}
+    env.pop("HOME", None)
+
+    def spawn(name: str) -> dict[str, Any]:
+        wardian("agent", "spawn", "--provider", "claude", "--class", "Coder", "--name", name,
+                "--workspace", str(claude_cli.workspace), env=env).json()
+        ready = wardian("agent", "wait", name, "--until", "idle", "--timeout", WAIT).json()["agent"]
+        return ready
+
+    return spawn
+
+
+def fields(wardian: Callable, name: str) -> dict[str, Any]:
+    return wardian("agent", name, "--fields", "status,status_evidence,provider_session_id").json()["agent"]
+
+
+def transitions(wardian: Callable, name: str) -> list[tuple[str, str, str, str]]:
+    """(from, to, event, source) of every status change the host kept for the agent."""
+    events = wardian("agent", "watch", name).json()["watch"]["events"]
+    return [(e["from"], e["to"], e["evidence"].get("event"), e["evidence"].get("source")) for e in events]
+
+
+def on_screen(wardian: Callable, name: str, text: str) -> bool:
+    """`text` is in the agent's output; spaces ignored, as the TUI draws them by moving the cursor."""
+    output = wardian("agent", "watch", name).json()["watch"]["output"]
+    return "".join(text.split()) in "".join(output.split())
+
+
+def assert_evidence(agent: dict[str, Any], status: str, event: str, source: str, rule: str | None = None) -> None:
+    evidence = agent["status_evidence"]
+    assert (agent["status"], evidence["event"], evidence["source"]) == (status, event, source), agent
+    if rule is not None:
+        assert evidence["rule"] == rule, agent
+
+
+def send_and_wait(wardian: Callable, name: str, text: str) -> dict[str, Any]:
+    return wardian("send", text, "--to", name, "--wait-until", "idle", "--timeout", WAIT).json()["agent"]
+
+
+def test_turn_then_pause_and_resume_continue_the_same_session(wardian: Callable, agent: Callable,
+                                                              claude_cli: Any) -> None:
+    ready = agent("cc")
+    assert_evidence(fields(wardian, "cc"), "idle", "ready", "pty")
+    session_id = fields(wardian, "cc")["provider_session_id"]
+    assert session_id and ready["status"] == "idle"
+
+    after = send_and_wait(wardian, "cc", "hello ECHO:first1")
+
+    assert_evidence(fields(wardian, "cc"), "idle", "turn_completed", HOOKS, "hook Stop")
+    assert after["status"] == "idle"
+    assert ("idle", "processing", "turn_started", HOOKS) in transitions(wardian, "cc")
+    assert on_screen(wardian, "cc", "MOCK-REPLY first1")
+
+    paused = wardian("agent", "pause", "cc").json()["agent"]
+    assert paused["status"] == "off"
+    wardian("agent", "resume", "cc").json()
+    wardian("agent", "wait", "cc", "--until", "idle", "--timeout", WAIT).json()
+    resumed = fields(wardian, "cc")
+    assert resumed["provider_session_id"] == session_id
+    assert_evidence(resumed, "idle", "ready", "pty")
+
+    send_and_wait(wardian, "cc", "again ECHO:second2")
+
+    assert_evidence(fields(wardian, "cc"), "idle", "turn_completed", HOOKS, "hook Stop")
+    last = claude_cli.server.model_requests()[-1].body.decode()
+    assert "ECHO:second2" in last and "ECHO:first1" in last, "the resumed session lost the earlier turn"
+    assert on_screen(wardian, "cc", "MOCK-REPLY second2")
+    claude_cli.assert_only_model_server_was_called()
+
+
+def test_approval_accepted_runs_the_tool_and_rejected_does_not(wardian: Callable, agent: Callable,
+                                                               claude_cli: Any) -> None:
+    agent("cc")
+    approved, rejected = claude_cli.workspace / "approved.txt", claude_cli.workspace / "rejected.txt"
+
+    wardian("send", f"run MOCK_TOOL:touch {approved.name} ECHO:acc1", "--to", "cc").json()
+    waiting = wardian("agent", "wait", "cc", "--until", "action_required", "--timeout", WAIT).json()["agent"]
+    assert waiting["status"] == "action_required"
+    asking = fields(wardian, "cc")
+    assert_evidence(asking, "action_required", "approval_requested", HOOKS, "hook PermissionRequest")
+    assert f"Bash: touch {approved.name}" in asking["status_evidence"]["line"]
+    assert not approved.exists(), "the tool ran before it was approved"
+
+    answer = wardian("send", "--approval", "accept", "--to", "cc").json()
+    assert answer["left_action_required"] is True
+    wardian("agent", "wait", "cc", "--until", "idle", "--timeout", WAIT).json()
+
+    assert_evidence(fields(wardian, "cc"), "idle", "turn_completed", HOOKS, "hook Stop")
+    assert ("action_required", "processing", "turn_started", HOOKS) in transitions(wardian, "cc")
+    assert approved.exists()
+    assert on_screen(wardian, "cc", "MOCK-REPLY tool-done acc1")
+
+    wardian("send", f"run MOCK_TOOL:touch {rejected.name} ECHO:rej2", "--to", "cc").json()
+    wardian("agent", "wait", "cc", "--until", "action_required", "--next", "--timeout", WAIT).json()
+    assert_evidence(fields(wardian, "cc"), "action_required", "approval_requested", HOOKS, "hook PermissionRequest")
+
+    answer = wardian("send", "--approval", "reject", "--to", "cc").json()
+
+    assert answer["left_action_required"] is True
+    # A rejection ends the turn without any hook (2.1.197): the screen says so.
+    assert_evidence(fields(wardian, "cc"), "idle", "turn_completed", "pty",
+                    "turn interrupted after an approval dialog")
+    assert not rejected.exists(), "the rejected command ran"
+    claude_cli.assert_only_model_server_was_called()
+
+
+def test_api_error_in_a_turn_is_an_error(wardian: Callable, agent: Callable, claude_cli: Any) -> None:
+    agent("cc")
+
+    wardian("send", "now MOCK_HTTP_ERROR:400", "--to", "cc").json()
+    wardian("agent", "wait", "cc", "--until", "error", "--timeout", WAIT)
+
+    failed = fields(wardian, "cc")
+    assert_evidence(failed, "error", "error", HOOKS, "hook StopFailure")
+    assert "mock error 400 requested" in failed["status_evidence"]["line"]
+
+
+def test_skill_and_instructions_in_an_include_root_reach_the_model(wardian: Callable, agent: Callable,
+                                                                   claude_cli: Any, wardian_home: Path) -> None:
+    skill = wardian_home / "common" / ".agents" / "skills" / "zebra-painter"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: zebra-painter\ndescription: Paints zebras ZEBRA-SKILL-42\n---\n"
+                                    "Paint stripes.\n")
+    (wardian_home / "common" / "CLAUDE.md").write_text("Shared rule COMMON-RULE-17.\n")
+    agent("cc")
+
+    send_and_wait(wardian, "cc", "hello ECHO:skill3")
+
+    body = claude_cli.server.model_requests()[-1].body.decode()
+    assert "zebra-painter" in body and "ZEBRA-SKILL-42" in body
+    assert "COMMON-RULE-17" in body
+    assert (wardian_home / "common" / ".claude" / "skills").is_symlink()
+
+
+def headless_run(claude_cli: Any, tmp_path: Path, prompt: str, **update: Any) -> Path:
+    """Run the argv the provider builds for a headless launch; keep its stdout for replay."""
+    agent_dir = tmp_path / "wh" / "agents" / "a"
+    agent_dir.mkdir(parents=True, exist_ok=True)
+    ctx = SpawnContext(**{"class": "Coder"}, agent_uuid="a", agent_name="node", provider="claude",
+                       workspace=claude_cli.workspace, wardian_home=tmp_path / "wh", agent_dir=agent_dir,
+                       mode="headless", prompt=prompt, **update)
+    plan = claude_argv.launch_plan(ctx)
+    completed = claude_cli.run(*plan.argv[1:], timeout=60)
+    out = tmp_path / f"headless-{len(list(tmp_path.glob('headless-*')))}.jsonl"
+    out.write_text(completed.stdout)
+    return out
+
+
+def replay_statuses(wardian: Callable, path: Path) -> list[dict[str, Any]]:
+    lines = wardian("providers", "replay", "claude", str(path), "--source", "headless").lines()
+    return [line for line in lines if line["type"] == "status"]
+
+
+def test_headless_turn_completes_and_an_api_error_is_an_error(wardian: Callable, claude_cli: Any,
+                                                               tmp_path: Path) -> None:
+    session = "4b0a4c59-2e51-4f33-9e0e-3a3c1d7e9b10"
+    turn = headless_run(claude_cli, tmp_path, "hello ECHO:head1", provider_session_id=session)
+
+    statuses = replay_statuses(wardian, turn)
+    assert (statuses[-1]["to"], statuses[-1]["event"], statuses[-1]["evidence"]["source"]) == \
+        ("idle", "turn_completed", "headless")
+    assert "MOCK-REPLY head1" in statuses[-1]["evidence"]["line"]
+    assert json.loads(turn.read_text().splitlines()[0])["session_id"] == session
+
+    resumed = headless_run(claude_cli, tmp_path, "more ECHO:head2", provider_session_id=session,
+                           session_mode="resume")
+    assert replay_statuses(wardian, resumed)[-1]["event"] == "turn_completed"
+    assert "ECHO:head1" in claude_cli.server.model_requests()[-1].body.decode()
+
+    failed = headless_run(claude_cli, tmp_path, "oops MOCK_HTTP_ERROR:400")
+    statuses = replay_statuses(wardian, failed)
+    assert (statuses[-1]["to"], statuses[-1]["event"], statuses[-1]["evidence"]["rule"]) == \
+        ("error", "error", "result is_error")
+    claude_cli.assert_only_model_server_was_called()
