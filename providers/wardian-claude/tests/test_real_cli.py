@@ -199,3 +199,29 @@ def test_headless_turn_completes_and_an_api_error_is_an_error(wardian: Callable,
     assert (statuses[-1]["to"], statuses[-1]["event"], statuses[-1]["evidence"]["rule"]) == \
         ("error", "error", "result is_error")
     claude_cli.assert_only_model_server_was_called()
+
+
+def test_a_fresh_launch_gets_a_new_session_id_that_the_next_resume_uses(wardian: Callable, agent: Callable,
+                                                                          claude_cli: Any) -> None:
+    first = agent("cc")
+    first_session = fields(wardian, "cc")["provider_session_id"]
+    send_and_wait(wardian, "cc", "hello ECHO:old1")
+
+    cleared = wardian("agent", "clear", "cc").json()["agent"]
+    wardian("agent", "wait", "cc", "--until", "idle", "--timeout", WAIT).json()
+    fresh_session = fields(wardian, "cc")["provider_session_id"]
+    assert cleared["uuid"] == first["uuid"]
+    assert fresh_session and fresh_session != first_session
+
+    # Stop is matched by the new session id, so the hook source follows the new session.
+    send_and_wait(wardian, "cc", "hello ECHO:new2")
+    assert_evidence(fields(wardian, "cc"), "idle", "turn_completed", HOOKS, "hook Stop")
+    assert "ECHO:old1" not in claude_cli.server.model_requests()[-1].body.decode()
+
+    wardian("agent", "pause", "cc").json()
+    wardian("agent", "resume", "cc").json()
+    wardian("agent", "wait", "cc", "--until", "idle", "--timeout", WAIT).json()
+    assert fields(wardian, "cc")["provider_session_id"] == fresh_session
+    send_and_wait(wardian, "cc", "more ECHO:new3")
+    last = claude_cli.server.model_requests()[-1].body.decode()
+    assert "ECHO:new2" in last and "ECHO:old1" not in last
