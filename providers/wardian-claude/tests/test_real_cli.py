@@ -225,3 +225,15 @@ def test_a_fresh_launch_gets_a_new_session_id_that_the_next_resume_uses(wardian:
     send_and_wait(wardian, "cc", "more ECHO:new3")
     last = claude_cli.server.model_requests()[-1].body.decode()
     assert "ECHO:new2" in last and "ECHO:old1" not in last
+
+
+def test_multi_line_message_arrives_as_one_prompt(wardian: Callable, agent: Callable, claude_cli: Any) -> None:
+    agent("cc")
+
+    send_and_wait(wardian, "cc", "first line of the task\nsecond line ECHO:multi4")
+
+    assert_evidence(fields(wardian, "cc"), "idle", "turn_completed", HOOKS, "hook Stop")
+    assert ("idle", "processing", "turn_started", HOOKS) in transitions(wardian, "cc")
+    body = claude_cli.server.model_requests()[-1].body.decode()
+    assert "first line of the task\\nsecond line ECHO:multi4" in body
+    assert on_screen(wardian, "cc", "MOCK-REPLY multi4")
