@@ -11,6 +11,13 @@ pytest_plugins = ["wardian_test_packages"]
 FIXTURES = Path(__file__).parent / "example_provider" / "tests" / "fixtures"
 
 
+def installed_provider_names() -> set[str]:
+    """The plugins this environment installs besides the test packages (the repo's own providers)."""
+    from importlib.metadata import entry_points
+
+    return {point.name for point in entry_points(group="wardian")}
+
+
 def rows(result) -> dict[str, dict]:
     assert result.returncode == 0, result.stderr
     envelope = result.json()
@@ -34,7 +41,7 @@ def runs(directory: Path) -> int:
 
 def test_clean_install_lists_generic_ready(run_wardian) -> None:
     listed = rows(run_wardian("providers", "list"))
-    assert list(listed) == ["generic"]
+    assert "generic" in listed and set(listed) == installed_provider_names()
     generic = listed["generic"]
     assert (generic["readiness"], generic["package"], generic["executable"], generic["hint"]) == (
         "ready", "wardian", None, None
@@ -57,7 +64,7 @@ def test_installed_provider_without_its_cli_is_missing_executable_with_a_hint(ru
 
 def test_broken_plugins_are_reported_and_agent_list_still_works(run_wardian, provider_packages, seed_agent) -> None:
     listed = rows(run_wardian("providers", "list"))
-    assert {name: row["readiness"] for name, row in listed.items()} == {
+    expected = {
         "example": "missing_executable",
         "generic": "ready",
         "raising": "ready",
@@ -65,6 +72,9 @@ def test_broken_plugins_are_reported_and_agent_list_still_works(run_wardian, pro
         "broken-import": "broken_plugin",
         "old-contract": "broken_plugin",
     }
+    assert {name: listed[name]["readiness"] for name in expected} == expected
+    # Beside these, the repo's own providers; `recorder` is an observer, not a provider.
+    assert installed_provider_names() - set(listed) == {"recorder"}
     assert listed["broken-import"]["error"] == (
         "import: ImportError: wardian_broken needs the library frobnicate, which is not installed"
     )
@@ -160,7 +170,7 @@ def test_show_of_a_broken_plugin_says_why(run_wardian, provider_packages) -> Non
 
 
 def test_show_of_an_unknown_provider_is_not_found(run_wardian) -> None:
-    result = run_wardian("providers", "show", "claud")
+    result = run_wardian("providers", "show", "nosuch", env={"WARDIAN_PLUGINS": "generic"})
     assert result.returncode == 2
     error = result.error()
     assert (error["code"], error["hint"]) == ("not_found", "Known providers: generic.")
