@@ -43,8 +43,9 @@ def wardian(wardian_home: Path) -> Iterator[Callable[..., Result]]:
     def run(*args: str, env: dict[str, str] | None = None, timeout: float = 90) -> Result:
         nonlocal started_host
         started_host = started_host or args[:2] == ("agent", "spawn")
+        environment = {**os.environ, "WARDIAN_HOME": str(wardian_home), **(env or {})}
         completed = subprocess.run([WARDIAN, *args], capture_output=True, text=True, timeout=timeout,
-                                   env={**os.environ, "WARDIAN_HOME": str(wardian_home), **(env or {})}, stdin=subprocess.DEVNULL)
+                                   env=environment, stdin=subprocess.DEVNULL)
         return Result(completed.returncode, completed.stdout, completed.stderr)
 
     yield run

@@ -97,7 +97,8 @@ def test_headless_turn_starts_with_the_session_and_completes(fixture: str) -> No
     assert "error" not in kinds(events)
 
 
-@pytest.mark.parametrize("fixture", ["claude-print-api-error400.jsonl", "recordings/claude-headless-api-error400.jsonl"])
+@pytest.mark.parametrize("fixture", ["claude-print-api-error400.jsonl",
+                                     "recordings/claude-headless-api-error400.jsonl"])
 def test_headless_api_error_is_an_error_although_subtype_says_success(fixture: str) -> None:
     events = feed_lines(FIXTURES / fixture, HEADLESS_SOURCE)
 
@@ -163,7 +164,8 @@ def test_rejected_approval_ends_the_turn_from_the_screen() -> None:
     parser.parse(None, PTY_SOURCE, b"\x1b[2K? for shortcuts", state)
     parser.parse(None, PTY_SOURCE, b"Do you want to \x1b[1Cproceed?\r\n 1. Yes\r\n 3. No", state)
 
-    events = parser.parse(None, PTY_SOURCE, b"\xe2\x8e\xbf  Interrupted \xc2\xb7 What should Claude do instead?", state).events
+    interrupted = b"\xe2\x8e\xbf  Interrupted \xc2\xb7 What should Claude do instead?"
+    events = parser.parse(None, PTY_SOURCE, interrupted, state).events
     assert kinds(events) == ["turn_completed"]
     # Redrawn with the next prompt: no longer an end of turn.
     assert parser.parse(None, PTY_SOURCE, b"Interrupted \xc2\xb7 What should Claude do instead?", state).events == []
