@@ -110,19 +110,26 @@ def test_rollout_turn_events_and_commentary() -> None:
     assert kinds(parser.parse(None, source, line_of("task_complete"), state)) == ["turn_completed"]
 
 
-def test_escalated_call_is_an_approval_unless_its_output_comes_first() -> None:
+def test_escalated_call_in_the_rollout_is_no_status_change_but_the_dialogs_evidence(make_ctx) -> None:
     source, state = OutputSource(name="rollout", path=ROLLOUT), {}
     parser.parse(None, source, b"", state)  # the host opens every source first
-    call = line_of("function_call")
-    asked = parser.parse(None, source, call, state)
-    assert kinds(asked) == [] and asked.call_again_after == APPROVAL_SETTLE_SECONDS
-    due = parser.parse(None, source, b"", state)
-    assert kinds(due) == ["approval_requested"] and due.events[0].evidence.line == "touch app.txt"
-    # Approved by policy (never asked): the output arrives before the settle time.
-    parser.parse(None, source, call, state)
-    output = next(line for line in rollout_lines() if b'"function_call_output"' in line)
+    assert kinds(parser.parse(None, source, line_of("function_call"), state)) == []
+    output = line_of("function_call_output")
     assert kinds(parser.parse(None, source, output, state)) == ["generating"]
-    assert kinds(parser.parse(None, source, b"", state)) == []
+    # The dialog on screen is the approval; the rollout names the command it asks about.
+    ctx = make_ctx(session_mode="resume", provider_session_id=THREAD)
+    day = parser.codex_home(ctx) / "sessions" / "2026" / "11" / "21"
+    day.mkdir(parents=True)
+    lines = rollout_lines()
+    first_call = next(i for i, line in enumerate(lines) if b'"type":"function_call",' in line)
+    (day / f"rollout-2026-11-21T22-15-27-{THREAD}.jsonl").write_bytes(b"\n".join(lines[:first_call + 1]) + b"\n")
+    terminal: dict = {}
+    parser.parse(ctx, PTY_SOURCE, b"", terminal)
+    parser.parse(ctx, PTY_SOURCE, b"? for shortcuts", terminal)
+    parser.parse(ctx, PTY_SOURCE, b"Would you like to run the following command?", terminal)
+    due = parser.parse(ctx, PTY_SOURCE, b"", terminal)
+    assert kinds(due) == ["approval_requested"]
+    assert due.events[0].evidence.line == "touch app.txt" and due.events[0].message == "Codex asks to run: touch app.txt"
 
 
 def test_api_error_ends_the_turn_as_error_with_the_api_message() -> None:

@@ -148,8 +148,10 @@ def parse_terminal(ctx: SpawnContext | None, source: OutputSource, data: bytes, 
     else:
         state["timer"] = False  # this empty call is the opening one or a delayed one
         if state.pop("dialog_pending", False) and state.get("dialog_open"):
+            command = last_escalated_command(Path(state["rollout"])) if state.get("rollout") else None
             events.append(_event("approval_requested", source, "approval dialog",
-                                 "Would you like to run the following command?"))
+                                 command or "Would you like to run the following command?",
+                                 message=f"Codex asks to run: {command}" if command else None))
     if state.get("ready"):
         events += _find_session(ctx, source, state)
         if not state.get("session_id") and state.get("lookups", 0) < SESSION_LOOKUP_TRIES and call_again is None:
@@ -257,14 +259,33 @@ def finished_turns_size(path: Path) -> int:
     return min(size, len(data) + 1)
 
 
+def last_escalated_command(path: Path, window: int = 262144) -> str | None:
+    """The command of the newest escalated function call in a rollout (its last `window` bytes)."""
+    try:
+        with open(path, "rb") as handle:
+            handle.seek(max(0, handle.seek(0, 2) - window))
+            lines = handle.read().splitlines()
+    except OSError:
+        return None
+    for raw in reversed(lines):
+        if b"require_escalated" not in raw:
+            continue
+        record, _ = _record(raw)
+        payload = record.get("payload") if record else None
+        if isinstance(payload, dict) and payload.get("type") == "function_call":
+            command = _escalated_command(payload)
+            if command:
+                return command
+    return None
+
+
 def parse_rollout(source: OutputSource, data: bytes, state: dict[str, Any]) -> ParseResult:
     if not data:
         if "opened" not in state:
             state["opened"] = True
             if source.name == RESUMED_ROLLOUT_SOURCE and source.path is not None:
                 state["history_bytes"] = finished_turns_size(source.path)
-            return ParseResult()
-        return _approval_due(source, state)
+        return ParseResult()
     if state.get("history_bytes", 0) > state.get("read_bytes", 0):
         state["read_bytes"] = state.get("read_bytes", 0) + len(data) + 1
         return ParseResult()
@@ -281,18 +302,11 @@ def parse_rollout(source: OutputSource, data: bytes, state: dict[str, Any]) -> P
         if session_id:
             return ParseResult(events=[_event("session_started", source, rule, line, session_id=session_id)])
         return ParseResult()
-    if record_type == "response_item" and payload_type == "function_call":
-        command = _escalated_command(payload)
-        if command is None:
-            return ParseResult()
-        # Reported after the settle time unless its output shows it ran without asking.
-        state["approval"] = {"call_id": payload.get("call_id"), "command": command}
-        return ParseResult(call_again_after=APPROVAL_SETTLE_SECONDS)
     if record_type == "response_item" and payload_type == "function_call_output":
-        pending = state.get("approval")
-        if pending and pending.get("call_id") == payload.get("call_id"):
-            state.pop("approval")
         return ParseResult(events=[_event("generating", source, rule, line)])
+    # An escalated `function_call` is no status change here: Codex 0.169.0 logs it before its
+    # dialog is drawn, and a key sent then lands in the composer. The dialog on screen is the
+    # approval (parse_terminal), with this call's command as its evidence.
     if record_type != "event_msg":
         return ParseResult()
     if payload_type == "task_started":
@@ -311,26 +325,15 @@ def parse_rollout(source: OutputSource, data: bytes, state: dict[str, Any]) -> P
             return ParseResult(events=[_event("generating", source, f"{rule} CommandExecution", line)])
         return ParseResult()
     if payload_type == "task_complete":
-        state.pop("approval", None)
         if payload.get("error"):
             message = _error_message(payload["error"])
             return ParseResult(events=[_event("error", source, f"{rule} with error", line, message=message)])
         return ParseResult(events=[_event("turn_completed", source, rule, line)])
     if payload_type == "turn_aborted":
-        state.pop("approval", None)
         return ParseResult(events=[_event("turn_completed", source, rule, line, message=_text(payload.get("reason")))])
     if payload_type == "error":  # stream_error is a retry notice, not a failure
         return ParseResult(events=[_event("error", source, rule, line, message=_error_message(payload))])
     return ParseResult()
-
-
-def _approval_due(source: OutputSource, state: dict[str, Any]) -> ParseResult:
-    pending = state.pop("approval", None)
-    if not pending:
-        return ParseResult()
-    command = pending["command"]
-    return ParseResult(events=[_event("approval_requested", source, "function_call require_escalated", command,
-                                      message=f"Codex asks to run outside its sandbox: {command}")])
 
 
 def parse(ctx: SpawnContext | None, source: OutputSource, data: bytes, state: dict[str, Any]) -> ParseResult:

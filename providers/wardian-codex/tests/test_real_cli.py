@@ -1,0 +1,287 @@
+"""Acceptance through `wardian` itself: the real Codex CLI (0.169.0) against the loopback model server.
+
+Each test spawns Codex agents with `wardian agent spawn --provider codex`, talks to them with
+`wardian send`, waits with `wardian agent wait`, and checks every status it waits for by the
+event that caused it (`status_evidence`), so an idle reached any other way cannot pass.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import psutil
+import pytest
+
+from wardian_core.provider_models import LaunchConfig, SpawnContext
+from wardian_codex import plugin
+from wardian_host import process_tree
+from wardian_host.host_lock import running_host_pid
+
+pytestmark = pytest.mark.real_cli
+
+WARDIAN = str(Path(sys.executable).parent / "wardian")
+MOCK_API_KEY = "sk-mock-0123456789abcdefghijklmnopqrstuvwxyz"
+FIELDS = "name,uuid,status,status_evidence,provider_session_id,pid"
+
+
+@dataclass
+class Wardian:
+    home: Path
+    workspace: Path
+    cli: Any  # the RealCli of the codex_cli fixture: its model server and the user's Codex home
+
+    def __call__(self, *args: str, timeout: float = 90) -> dict[str, Any]:
+        completed = subprocess.run([WARDIAN, *args], capture_output=True, text=True, env=dict(os.environ),
+                                   timeout=timeout, stdin=subprocess.DEVNULL)
+        assert completed.returncode == 0, f"wardian {' '.join(args)}: {completed.stderr}"
+        return json.loads(completed.stdout) if completed.stdout.strip() else {}
+
+    def spawn(self, name: str) -> dict[str, Any]:
+        return self("agent", "spawn", "--provider", "codex", "--class", "Coder", "--name", name,
+                    "--workspace", str(self.workspace))["agent"]
+
+    def wait(self, name: str, status: str, event: str, timeout: str = "60s") -> dict[str, Any]:
+        """Wait for `status` and prove which provider event produced it."""
+        self("agent", "wait", name, "--until", status, "--timeout", timeout)
+        agent = self.show(name)
+        assert agent["status"] == status, agent
+        assert agent["status_evidence"]["event"] == event, agent["status_evidence"]
+        return agent
+
+    def show(self, name: str) -> dict[str, Any]:
+        return self("agent", name, "--fields", FIELDS)["agent"]
+
+    def thread_id(self, name: str, timeout: float = 15) -> str:
+        """The thread id arrives shortly after readiness (Codex creates its lock file then)."""
+        deadline = time.monotonic() + timeout
+        while (session := self.show(name)["provider_session_id"]) is None:
+            assert time.monotonic() < deadline, "no Codex thread id was stored"
+            time.sleep(0.2)
+        return session
+
+    def watch(self, name: str) -> dict[str, Any]:
+        return self("agent", "watch", name)["watch"]
+
+    def codex_home(self, uuid: str) -> Path:
+        return self.home / "agents" / uuid / "habitat" / ".codex"
+
+
+def turn_request(server, token: str):
+    """The model request of the turn whose newest user message carries `token` (not a title request)."""
+    for request in reversed(server.requests):
+        try:
+            items = json.loads(request.body_text()).get("input", [])
+        except ValueError:
+            continue
+        users = [item for item in items if isinstance(item, dict) and item.get("role") == "user"]
+        if users and token in json.dumps(users[-1]) and "task title" not in json.dumps(users[-1]):
+            return request
+    raise AssertionError(f"no model request carried {token}")
+
+
+def reap(home: Path) -> None:
+    pid = running_host_pid(home)
+    if pid and pid > 0:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    leftovers = [p for group in process_tree.processes_by_session(agent_uuids(home)).values() for p in group]
+    for process in leftovers:
+        try:
+            process.kill()
+        except psutil.Error:
+            pass
+    psutil.wait_procs(leftovers, timeout=5)
+
+
+def agent_uuids(home: Path) -> set[str]:
+    if not (home / "state.db").exists():
+        return set()
+    conn = sqlite3.connect(home / "state.db")
+    try:
+        return {row[0] for row in conn.execute("SELECT uuid FROM agents")}
+    finally:
+        conn.close()
+
+
+@pytest.fixture
+def wardian(codex_cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Wardian]:
+    """`wardian` with the real Codex: the user's Codex home (HOME/.codex) points at the model server."""
+    # codex_cli's isolated home drops every WARDIAN_ variable: set the test's home again.
+    wardian_home = tmp_path / "wardian-home"
+    wardian_home.mkdir(exist_ok=True)
+    monkeypatch.setenv("WARDIAN_HOME", str(wardian_home))
+    monkeypatch.setenv("WARDIAN_CODEX_EXECUTABLE", str(codex_cli.executable))
+    monkeypatch.setenv("MOCK_MODEL_API_KEY", MOCK_API_KEY)
+    monkeypatch.setenv("WARDIAN_PLUGINS", "codex")
+    monkeypatch.delenv("CODEX_HOME", raising=False)
+    try:
+        yield Wardian(wardian_home, codex_cli.workspace.resolve(), codex_cli)
+    finally:
+        reap(wardian_home)
+
+
+def test_spawn_is_idle_with_its_thread_and_a_turn_shows_in_watch(wardian: Wardian) -> None:
+    skill = wardian.home / "common" / ".agents" / "skills" / "wardian-demo-skill"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: wardian-demo-skill\ndescription: Demo skill from Wardian's "
+                                    "common include root.\n---\nSay DEMO.\n")
+    (wardian.home / "common" / "AGENTS.md").write_text("Wardian common rule: be brief.\n")
+
+    agent = wardian.spawn("cx")
+    ready = wardian.wait("cx", "idle", "ready")
+    assert ready["status_evidence"]["source"] == "pty"
+    thread = wardian.thread_id("cx")
+    # The id Codex itself uses for this session, discovered without a model turn.
+    assert (wardian.codex_home(agent["uuid"]) / "thread-writer-locks" / f"{thread}.lock").exists()
+    assert not wardian.cli.server.model_requests()
+
+    sent = wardian("send", "hello ECHO:w1", "--to", "cx", "--wait-until", "idle", "--timeout", "60s")
+    assert sent["agent"]["status_evidence"]["event"] == "turn_completed"
+    assert sent["agent"]["status_evidence"]["source"] == "rollout"
+    watched = wardian.watch("cx")
+    # The TUI draws spaces by moving the cursor: compare without whitespace.
+    assert "MOCK-REPLYw1" in "".join(watched["output"].split())
+    assert [event["to"] for event in watched["events"]][-2:] == ["processing", "idle"]
+    assert watched["events"][-2]["evidence"]["event"] == "turn_started"
+    # The skill from the include root and its instructions reached the model.
+    body = turn_request(wardian.cli.server, "ECHO:w1").body_text()
+    assert "wardian-demo-skill" in body and "Wardian common rule: be brief." in body
+
+
+def test_escalated_command_is_approved_then_a_second_refused(wardian: Wardian) -> None:
+    wardian.spawn("cx")
+    wardian.wait("cx", "idle", "ready")
+
+    wardian("send", "run MOCK_ESCALATE MOCK_TOOL:touch approved.txt ECHO:a1", "--to", "cx")
+    asked = wardian.wait("cx", "action_required", "approval_requested")
+    # The dialog on screen, named by the command the rollout says it is about.
+    assert asked["status_evidence"]["source"] == "pty" and asked["status_evidence"]["line"] == "touch approved.txt"
+    assert not (wardian.workspace / "approved.txt").exists()
+    answer = wardian("send", "--approval", "accept", "--to", "cx", "--timeout", "30s")
+    assert answer["left_action_required"] is True
+    done = wardian.wait("cx", "idle", "turn_completed")
+    assert done["status_evidence"]["rule"] == "event_msg/task_complete"
+    assert (wardian.workspace / "approved.txt").exists()
+
+    wardian("send", "run MOCK_ESCALATE MOCK_TOOL:touch refused.txt ECHO:a2", "--to", "cx")
+    wardian.wait("cx", "action_required", "approval_requested")
+    wardian("send", "--approval", "reject", "--to", "cx", "--timeout", "30s")
+    refused = wardian.wait("cx", "idle", "turn_completed")
+    assert refused["status_evidence"]["rule"] == "event_msg/turn_aborted"
+    assert not (wardian.workspace / "refused.txt").exists()
+
+
+def test_pause_and_resume_continue_the_thread_without_a_trust_dialog(wardian: Wardian) -> None:
+    # A git workspace the user's own Codex config does not trust: Codex 0.169 would ask.
+    subprocess.run(["git", "init", "-q", str(wardian.workspace)], check=True)
+    config = Path(wardian.cli.home) / ".codex" / "config.toml"
+    text = config.read_text()
+    config.write_text(text[: text.index("[projects.")])
+    wardian("settings", "set", "providers.codex.trust_workspace", "true")
+
+    wardian.spawn("cx")
+    wardian.wait("cx", "idle", "ready")
+    thread = wardian.thread_id("cx")
+    wardian("send", "first ECHO:p1", "--to", "cx", "--wait-until", "idle", "--timeout", "60s")
+
+    wardian("agent", "pause", "cx")
+    wardian("agent", "wait", "cx", "--until", "off", "--timeout", "30s")
+    wardian("agent", "resume", "cx")
+    wardian.wait("cx", "idle", "ready")
+    assert wardian.show("cx")["provider_session_id"] == thread
+    sent = wardian("send", "second ECHO:p2", "--to", "cx", "--wait-until", "idle", "--timeout", "60s")
+    assert sent["agent"]["status_evidence"]["event"] == "turn_completed"
+    assert sent["agent"]["status_evidence"]["source"] == "rollout-resumed"
+
+    body = turn_request(wardian.cli.server, "ECHO:p2").body_text()
+    assert "ECHO:p1" in body and "MOCK-REPLY p1" in body, "the resumed thread lost its earlier turn"
+    assert "Trustthisfolder" not in "".join(wardian.watch("cx")["output"].split())
+
+
+def test_api_error_is_reported_as_error(wardian: Wardian) -> None:
+    wardian.spawn("cx")
+    wardian.wait("cx", "idle", "ready")
+    wardian("send", "fail MOCK_HTTP_ERROR:400", "--to", "cx")
+    failed = wardian.wait("cx", "error", "error")
+    assert "mock error 400 requested" in failed["status_evidence"]["message"]
+    # The agent is still there to take the next turn.
+    again = wardian("send", "retry ECHO:r1", "--to", "cx", "--wait-until", "idle", "--timeout", "60s")
+    assert again["agent"]["status_evidence"]["event"] == "turn_completed"
+
+
+def test_kill_leaves_no_codex_process(wardian: Wardian) -> None:
+    agent = wardian.spawn("cx")
+    wardian.wait("cx", "idle", "ready")
+    assert process_tree.processes_by_session({agent["uuid"]}).get(agent["uuid"])
+    wardian("agent", "kill", "cx")
+    assert wardian.show("cx")["status"] == "off"
+    deadline = time.monotonic() + 10
+    while process_tree.processes_by_session({agent["uuid"]}).get(agent["uuid"]):
+        assert time.monotonic() < deadline, "a Codex process outlived `agent kill`"
+        time.sleep(0.1)
+    codex_home = str(wardian.codex_home(agent["uuid"]))
+    for process in psutil.process_iter(["environ"]):
+        environ = process.info.get("environ") or {}
+        assert environ.get("CODEX_HOME") != codex_home, f"process {process.pid} still runs with the agent's home"
+
+
+# -- headless: the argv this provider builds, run as the host will run it, read through replay --
+
+
+def headless_run(wardian: Wardian, prompt: str, session: str | None = None) -> tuple[list[dict], Path]:
+    ctx = SpawnContext(
+        agent_uuid="5f0c7f7e-0000-4000-8000-00000000aaaa", agent_name="hx", class_name="Coder", provider="codex",
+        workspace=wardian.workspace, wardian_home=wardian.home,
+        agent_dir=wardian.home / "agents" / "5f0c7f7e-0000-4000-8000-00000000aaaa", mode="headless",
+        session_mode="resume" if session else "fresh", provider_session_id=session, prompt=prompt,
+        launch=LaunchConfig(),
+    )
+    env = {**os.environ, **plugin.prepare_home(ctx).env}
+    plan = plugin.build_argv(ctx)
+    argv = [str(wardian.cli.executable), *plan.argv[1:]]
+    completed = subprocess.run(argv, cwd=plan.cwd, env={**env, **plan.env}, capture_output=True, text=True,
+                               timeout=90, stdin=subprocess.DEVNULL)
+    output = wardian.home / f"headless-{len(list(wardian.home.glob('headless-*')))}.jsonl"
+    output.write_text(completed.stdout)
+    replayed = subprocess.run([WARDIAN, "providers", "replay", "codex", str(output), "--source", "headless"],
+                              capture_output=True, text=True, timeout=60, env=dict(os.environ))
+    assert replayed.returncode == 0, replayed.stderr
+    return [json.loads(line) for line in replayed.stdout.splitlines()], output
+
+
+def statuses(timeline: list[dict]) -> list[tuple[str, str]]:
+    return [(entry["to"], entry["event"]) for entry in timeline if entry["type"] == "status" and entry["event"]]
+
+
+def started_thread(timeline: list[dict]) -> str:
+    return next(e["event"]["session_id"] for e in timeline
+                if e["type"] == "event" and e["event"]["kind"] == "session_started")
+
+
+def test_headless_turn_resume_and_api_error(wardian: Wardian) -> None:
+    first, _ = headless_run(wardian, "hello ECHO:h1")
+    assert statuses(first) == [("processing", "turn_started"), ("idle", "turn_completed")]
+    thread = started_thread(first)
+
+    resumed, _ = headless_run(wardian, "again ECHO:h2", session=thread)
+    assert statuses(resumed) == [("processing", "turn_started"), ("idle", "turn_completed")]
+    assert started_thread(resumed) == thread
+    body = turn_request(wardian.cli.server, "ECHO:h2").body_text()
+    assert "MOCK-REPLY h1" in body
+
+    failed, _ = headless_run(wardian, "fail MOCK_HTTP_ERROR:400")
+    assert statuses(failed) == [("processing", "turn_started"), ("error", "error")]
+    errors = [e["event"] for e in failed if e["type"] == "event" and e["event"]["kind"] == "error"]
+    assert errors[0]["message"] == "mock error 400 requested"
