@@ -198,6 +198,8 @@ def test_pause_and_resume_continue_the_thread_without_a_trust_dialog(wardian: Wa
 
     wardian("agent", "pause", "cx")
     wardian("agent", "wait", "cx", "--until", "off", "--timeout", "30s")
+    paused = wardian.show("cx")["status_evidence"]
+    assert paused["source"] == "host" and "pause" in json.dumps(paused), paused
     wardian("agent", "resume", "cx")
     wardian.wait("cx", "idle", "ready")
     assert wardian.show("cx")["provider_session_id"] == thread
@@ -226,7 +228,9 @@ def test_kill_leaves_no_codex_process(wardian: Wardian) -> None:
     wardian.wait("cx", "idle", "ready")
     assert process_tree.processes_by_session({agent["uuid"]}).get(agent["uuid"])
     wardian("agent", "kill", "cx")
-    assert wardian.show("cx")["status"] == "off"
+    killed = wardian.show("cx")
+    assert killed["status"] == "off" and killed["status_evidence"]["source"] == "host"
+    assert "kill" in json.dumps(killed["status_evidence"]), killed["status_evidence"]
     deadline = time.monotonic() + 10
     while process_tree.processes_by_session({agent["uuid"]}).get(agent["uuid"]):
         assert time.monotonic() < deadline, "a Codex process outlived `agent kill`"
