@@ -43,6 +43,8 @@ TERMINAL = {
     "recordings/codex-tui-approval.raw": [("idle", "ready"), ("action_required", "approval_requested"),
                                           ("processing", "turn_started")],
     "codex-tui-trust-dialog.raw": [("idle", "ready"), ("action_required", "approval_requested")],
+    "codex-tui-trust-answered.raw": [("idle", "ready"), ("action_required", "approval_requested"),
+                                     ("idle", "turn_completed")],
     "codex-tui-resume-thread.raw": [("idle", "ready")],
 }
 

@@ -7,7 +7,8 @@
   Once the rollout file exists the parser says `session_started` again, so the host asks
   `approval_source` anew and follows the file.
 - `rollout` / `rollout-resumed`: `<CODEX_HOME>/sessions/YYYY/MM/DD/rollout-*-<id>.jsonl`,
-  the interactive session's own log: turns, escalation requests, command output, errors.
+  the interactive session's own log: turns, command output, errors (an escalated call there
+  only names the command of the dialog, see parse_rollout).
   `rollout-resumed` is a file that already held earlier turns when it was opened: those
   lines are history, not news, and are skipped.
 - `headless`: `codex exec --json` (thread.started, turn.started, item.*, turn.completed,
@@ -128,13 +129,17 @@ def parse_terminal(ctx: SpawnContext | None, source: OutputSource, data: bytes, 
             if name == READY_MARKER and not state.get("ready"):
                 state["ready"] = True
                 events.append(_event("ready", source, "status line", "? for shortcuts"))
+            elif name == READY_MARKER and state.get("trust_open"):
+                # The status line is drawn again only once the trust dialog was answered (Enter).
+                state["trust_open"] = False
+                events.append(_event("turn_completed", source, "trust dialog answered", "? for shortcuts"))
             elif name == APPROVAL_MARKER and not state.get("dialog_open"):
                 # Reported once it has been on screen long enough to take a key (profile.py).
                 state["dialog_open"] = True
                 state["dialog_pending"] = True
                 call_again = APPROVAL_SETTLE_SECONDS
             elif name == TRUST_MARKER and not state.get("trust_asked"):
-                state["trust_asked"] = True
+                state["trust_asked"] = state["trust_open"] = True
                 events.append(_event("approval_requested", source, "trust dialog", "Trust this folder?",
                                      message="Codex asks whether to trust the workspace"))
             elif name == APPROVED_MARKER and state.get("dialog_open"):
