@@ -276,7 +276,8 @@ class AgentLifecycle:
             raise WardianError(
                 "request_failed",
                 f"agent {agent.name} is already running",
-                f"Pause or kill it before you {action} it: `wardian agent pause {agent.name}`.",
+                f"Pause or kill it before you {action} it, or relaunch it at once: "
+                f"`wardian agent restart {agent.name}`.",
                 {"agent": agent.name, "status": agent.status},
             )
 

@@ -25,7 +25,7 @@ PERSISTENCES = ("default", "fresh", "resume")
 @click.option("--include-dir", "include_dirs", multiple=True, metavar="DIR",
               help="A directory the provider may read instructions and skills from (repeatable).")  # fmt: skip
 @click.option("--session-persistence", type=click.Choice(PERSISTENCES),
-              help="Relaunches resume the provider session or start fresh; default follows sessions.regular.")  # fmt: skip
+              help="Relaunches resume the provider session or start fresh; default: sessions.regular.")  # fmt: skip
 @click.argument("extra_args", nargs=-1, type=click.UNPROCESSED, metavar="[-- EXTRA ARGS]")
 def spawn(
     provider: str,
@@ -86,7 +86,7 @@ clear = _target_command(
 @click.option("--arg", "args", multiple=True, metavar="ARG", help="Append an extra provider argument (repeatable).")
 @click.option("--clear-args", is_flag=True, help="Drop the stored extra arguments (before any --arg).")
 @click.option("--include-dir", "include_dirs", multiple=True, metavar="DIR", help="Add an include directory.")
-@click.option("--clear-include-dirs", is_flag=True, help="Drop the stored include directories (before any --include-dir).")
+@click.option("--clear-include-dirs", is_flag=True, help="Drop the stored include dirs (before any --include-dir).")
 @click.option("--session-persistence", type=click.Choice(PERSISTENCES), help="default, fresh or resume.")
 @click.option("--description", help="New description (\"\" removes it); needs no restart.")
 def update(
