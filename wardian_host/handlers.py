@@ -95,7 +95,11 @@ def build_handlers(host: "Host") -> dict[str, Handler]:
     async def attach_terminal(params: Any, request: RequestContext) -> dict[str, Any]:
         return await attach(host.registry.resolve(params.target), host.supervisor, params, request)
 
+    async def run_headless(params: Any, _: RequestContext) -> dict[str, Any]:
+        return await lifecycle.run_headless(params.target, params.prompt, params.resume, params.timeout)
+
     return {
+        "agent.run": run_headless,
         "send": send,
         "agent.watch": watch_output,
         "agent.attach": attach_terminal,

@@ -24,6 +24,7 @@ from wardian_core.errors import WardianError
 from wardian_core.provider_models import HomePlan, LaunchConfig, LaunchPlan, ProviderInfo, SpawnContext
 from wardian_core.settings import load_settings
 from wardian_host.agent_env import agent_environment
+from wardian_host.headless import HeadlessRun, check_capability
 from wardian_host.live_agent import LiveAgent
 from wardian_host.plugins import Plugins
 from wardian_host.providers.executables import override_variable
@@ -62,21 +63,37 @@ class AgentLifecycle:
 
     # -- launching -----------------------------------------------------------------
 
-    def _launch(self, agent: LiveAgent, session_mode: Literal["fresh", "resume"], action: str) -> None:
+    def plan_launch(
+        self,
+        agent: LiveAgent,
+        session_mode: Literal["fresh", "resume"],
+        session_id: str | None,
+        mode: Literal["interactive", "headless"] = "interactive",
+        prompt: str | None = None,
+    ) -> tuple[SpawnContext, LaunchPlan, dict[str, str]]:
+        """What to start for one launch: the provider's context, argv and environment."""
         provider = agent.row["provider"]
         info = self._plugins.info(provider)
-        session_id = agent.row.get("provider_session_id") if session_mode == "resume" else None
-        if session_mode == "fresh" and info.session_id_mode == "assigned":
-            session_id = str(uuid_module.uuid4())
         provider_settings = getattr(load_settings(self.home).providers, provider, None)
         ctx = build_context(
-            self.home, agent.row, session_mode=session_mode, provider_session_id=session_id,
+            self.home, agent.row, mode=mode, session_mode=session_mode, provider_session_id=session_id,
             provider_settings=provider_settings.model_dump(exclude_none=True) if provider_settings else None,
+            prompt=prompt,
         )  # fmt: skip
         ctx.agent_dir.mkdir(parents=True, exist_ok=True)
         home_plan = self._plugins.call(provider, "prepare_home", ctx=ctx) or HomePlan()
         plan = self._with_executable_override(info, self._plugins.call(provider, "build_argv", ctx=ctx), ctx)
-        env = agent_environment(self._base_env, self.home, agent.uuid, home_plan.env, plan.env)
+        return ctx, plan, agent_environment(self._base_env, self.home, agent.uuid, home_plan.env, plan.env)
+
+    def _session_id_for(self, agent: LiveAgent, info: ProviderInfo, session_mode: str) -> str | None:
+        if session_mode == "resume":
+            return agent.row.get("provider_session_id")
+        return str(uuid_module.uuid4()) if info.session_id_mode == "assigned" else None
+
+    def _launch(self, agent: LiveAgent, session_mode: Literal["fresh", "resume"], action: str) -> None:
+        info = self._plugins.info(agent.row["provider"])
+        session_id = self._session_id_for(agent, info, session_mode)
+        ctx, plan, env = self.plan_launch(agent, session_mode, session_id)
         try:
             pid = self._supervisor.launch(agent, ctx, plan, env)
         except WardianError as error:
@@ -96,6 +113,32 @@ class AgentLifecycle:
         except WardianError as error:  # the PTY still tells the status; say why the rest is missing
             log.warning("agent %s: no telemetry source: %s", agent.name, error.message)
         self._plugins.notify("agent_spawned", ctx=ctx, plan=plan, pid=pid)
+
+    async def run_headless(self, target: str, prompt: str, resume: bool, timeout: float) -> dict[str, Any]:
+        """Run the agent's provider headless once; its provider session is kept for later resumes."""
+        agent = self._registry.resolve(target)
+        info = self._plugins.info(agent.row["provider"])
+        check_capability(info.name, info.capabilities)
+        if resume and not agent.row.get("provider_session_id"):
+            raise WardianError(
+                "request_failed", f"agent {agent.name} has no provider session to resume",
+                "Run without --resume to start one.", {"agent": agent.name},
+            )  # fmt: skip
+        session_mode: Literal["fresh", "resume"] = "resume" if resume else "fresh"
+        session_id = self._session_id_for(agent, info, session_mode)
+        ctx, plan, env = self.plan_launch(agent, session_mode, session_id, mode="headless", prompt=prompt)
+        provider = agent.row["provider"]
+        run = HeadlessRun(
+            lambda ctx, source, data, state: self._plugins.call(
+                provider, "parse_output", ctx=ctx, source=source, data=data, state=state
+            )
+        )
+        result = await run.run(ctx, plan, env, timeout)
+        adopted = result["session_id"] or session_id
+        if adopted and adopted != agent.row.get("provider_session_id"):
+            agent_rows.update_columns(self._conn, agent.uuid, provider_session_id=adopted)
+            self._registry.refresh(agent)
+        return {"agent": agent.name, "uuid": agent.uuid, "session_mode": session_mode} | result
 
     def _with_executable_override(self, info: ProviderInfo, plan: LaunchPlan, ctx: SpawnContext) -> LaunchPlan:
         """settings.toml `providers.<name>.executable`, else WARDIAN_<NAME>_EXECUTABLE, replaces the CLI."""

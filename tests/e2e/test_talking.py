@@ -245,3 +245,44 @@ def test_attach_types_reads_resizes_detaches_and_reattaches_with_two_clients(
     _read_until(second, b"detached")
     second.wait()
     assert again.exitstatus == 0 and second.exitstatus == 0
+
+
+def test_headless_run_feeds_the_parser_line_by_line_and_keeps_the_session(
+    example_agent, wait_status, run_wardian, show
+) -> None:
+    example_agent("runner")
+    wait_status("runner", "idle")
+    done = run_wardian("agent", "run", "runner", "summarise the repo")
+    assert done.returncode == 0, done.stderr
+    result = done.json()["run"]
+    assert result["status"] == "idle" and result["exit_code"] == 0 and result["session_id"] == "example-session-1"
+    assert [step["event"] for step in result["timeline"]] == ["turn_started", "turn_completed"]
+    assert result["events"][-1]["message"] == "done: summarise the repo"
+    assert show("runner")["provider_session_id"] == "example-session-1"
+    resumed = run_wardian("agent", "run", "runner", "again", "--resume").json()["run"]
+    assert resumed["session_mode"] == "resume" and resumed["status"] == "idle"
+    failed = run_wardian("agent", "run", "runner", "please fail")
+    assert failed.returncode == 1
+    error = failed.error()
+    assert error["code"] == "request_failed" and error["details"]["timeline"][-1]["to"] == "error"
+    assert error["details"]["exit_code"] == 1
+
+
+def test_headless_run_timeout_ends_the_whole_process_group(example_agent, wait_status, run_wardian) -> None:
+    import psutil
+
+    example_agent("hanger")
+    wait_status("hanger", "idle")
+    before = {p.pid for p in psutil.process_iter() if p.name() == "sleep"}
+    timed_out = run_wardian("agent", "run", "hanger", "please hang", "--timeout", "2s")
+    assert timed_out.returncode == 1
+    details = timed_out.error()["details"]
+    assert details["timed_out"] is True and details["timeline"][-1]["event"] == "timeout"
+    leftovers = [p for p in psutil.process_iter() if p.name() == "sleep" and p.pid not in before]
+    assert [p for p in leftovers if p.status() != psutil.STATUS_ZOMBIE] == []
+
+
+def test_headless_run_on_a_provider_without_it_is_not_supported(spawn, run_wardian) -> None:
+    spawn("interactive-only", "bash", "--norc")
+    refused = run_wardian("agent", "run", "interactive-only", "hello")
+    assert refused.returncode == 1 and refused.error()["code"] == "not_supported"

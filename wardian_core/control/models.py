@@ -108,6 +108,12 @@ class AttachParams(TargetParams):
     cols: int | None = Field(None, ge=1, le=1000)
 
 
+class RunParams(TargetParams):
+    prompt: str = Field(min_length=1)
+    resume: bool = False
+    timeout: float = Field(600.0, gt=0)
+
+
 REQUEST_PARAMS: dict[str, type[_Params]] = {
     "host.status": NoParams,
     "host.stop": NoParams,
@@ -127,4 +133,5 @@ REQUEST_PARAMS: dict[str, type[_Params]] = {
     "send": SendParams,
     "agent.watch": WatchParams,
     "agent.attach": AttachParams,
+    "agent.run": RunParams,
 }

@@ -13,7 +13,7 @@ from wardian_host.cli.render import OutputOptions, emit_agent, emit_agents
 LIFECYCLE_COMMANDS: dict[str, str] = {
     name: f"wardian_host.cli.agent_lifecycle:{name}"
     for name in (
-        "spawn", "kill", "pause", "resume", "restart", "clear", "update", "clone", "rename", "delete", "wait"
+        "spawn", "kill", "pause", "resume", "restart", "clear", "update", "clone", "rename", "delete", "wait", "run"
     )
 } | {
     "watch": "wardian_host.cli.agent_watch:watch",

@@ -6,6 +6,7 @@ import os
 import click
 
 from wardian_core.durations import parse_duration
+from wardian_core.errors import WardianError
 from wardian_core.fields import DEFAULT_FIELDS, STATUSES, select, to_record
 from wardian_core.identity import resolve_workspace
 from wardian_host.cli.live import emit, emit_live_agent, request
@@ -150,3 +151,21 @@ def wait(target: str, until: str, timeout_text: str | None, next_change: bool) -
     timeout = parse_duration(timeout_text) if timeout_text is not None else None
     params = {"target": target, "until": until, "timeout": timeout, "next": next_change}
     emit_live_agent(request("agent.wait", params, timeout=None if timeout is None else timeout + 10))
+
+
+@click.command("run")
+@click.argument("target", metavar="NAME-OR-UUID")
+@click.argument("prompt")
+@click.option("--resume", is_flag=True, help="Continue the agent's provider session.")
+@click.option("--timeout", "timeout_text", default="10m", show_default=True, metavar="DUR", help="End the run after DUR.")
+def run(target: str, prompt: str, resume: bool, timeout_text: str) -> None:
+    """Run the agent's provider once, headless, with PROMPT; print its events and final status."""
+    timeout = parse_duration(timeout_text)
+    result = request("agent.run", {"target": target, "prompt": prompt, "resume": resume, "timeout": timeout},
+                     timeout=timeout + 30)  # fmt: skip
+    if result["status"] == "error":
+        raise WardianError(
+            "request_failed", f"the headless run of {target} ended in error",
+            "See details.timeline and details.events for what the provider reported.", result,
+        )  # fmt: skip
+    emit("run", result)
