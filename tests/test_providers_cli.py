@@ -238,3 +238,18 @@ def test_replay_of_a_raising_parser_fails_with_the_plugins_error(run_wardian, pr
     error = json.loads(result.stderr)["error"]
     assert error["code"] == "request_failed"
     assert "raising chokes on output" in error["message"]
+
+
+def test_executable_set_in_settings_is_where_providers_list_looks(run_wardian, tmp_path) -> None:
+    program = tmp_path / "my-generic-cli"
+    program.write_text("#!/bin/sh\necho 'my-generic-cli 1.2.3'\n")
+    program.chmod(0o755)
+    assert run_wardian("settings", "set", "providers.generic.executable", str(program)).returncode == 0
+    found = rows(run_wardian("providers", "list", env={"WARDIAN_PLUGINS": "generic"}))["generic"]
+    assert (found["executable_path"], found["executable_source"], found["readiness"]) == (
+        str(program), "settings", "ready"
+    )
+    assert run_wardian("settings", "set", "providers.generic.executable", str(tmp_path / "gone")).returncode == 0
+    missing = rows(run_wardian("providers", "list", env={"WARDIAN_PLUGINS": "generic"}))["generic"]
+    assert missing["readiness"] == "missing_executable"
+    assert "providers.generic.executable" in missing["hint"]

@@ -24,7 +24,7 @@ _ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
 @dataclass(frozen=True)
 class ExecutableLocation:
     path: str | None
-    source: str | None  # "path" (found on PATH), "override" (WARDIAN_<NAME>_EXECUTABLE), None
+    source: str | None  # "path" (on PATH), "override" (WARDIAN_<NAME>_EXECUTABLE), "settings", None
     override_variable: str
     override_value: str | None
 
@@ -46,8 +46,12 @@ def _which(command: str, environ: Mapping[str, str]) -> str | None:
     return shutil.which(command, path=environ.get("PATH", os.defpath))
 
 
-def locate(info: ProviderInfo, environ: Mapping[str, str]) -> ExecutableLocation:
+def locate(info: ProviderInfo, environ: Mapping[str, str], configured: str | None = None) -> ExecutableLocation:
+    """Where the provider's executable is: `configured` (settings.toml `providers.<name>.executable`)
+    first, then WARDIAN_<NAME>_EXECUTABLE, then PATH — the order the host launches with."""
     variable = override_variable(info.name)
+    if configured:
+        return ExecutableLocation(_which(configured, environ), "settings", f"providers.{info.name}.executable", configured)
     override = environ.get(variable, "").strip() or None
     if override is not None:
         return ExecutableLocation(_which(override, environ), "override", variable, override)

@@ -26,10 +26,21 @@ SUMMARY_FIELDS = (
 )
 
 
+def _configured_executable(home: Path, provider: str) -> str | None:
+    from wardian_core.errors import WardianError
+    from wardian_core.settings import load_settings
+
+    try:
+        section = getattr(load_settings(home).providers, provider, None)
+    except WardianError:
+        return None  # a broken settings.toml is reported by `wardian settings list`
+    return getattr(section, "executable", None)
+
+
 def _provider_record(plugins: Plugins, name: str, home: Path, environ: Mapping[str, str]) -> dict[str, Any]:
     info = plugins.info(name)
     plugin = plugins.record(name)
-    location = locate(info, environ)
+    location = locate(info, environ, _configured_executable(home, name))
     needs_executable = info.executable is not None or location.override_value is not None
     version = executable_version(location.path, info.version_args, home) if location.path else None
     readiness, hint = "ready", None
