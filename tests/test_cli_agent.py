@@ -1,5 +1,6 @@
 """The read surface of `wardian agent`, driven through the installed command."""
 
+import json
 import os
 import sqlite3
 from pathlib import Path
@@ -242,3 +243,10 @@ def test_pretty_colours_the_status_on_a_terminal(roster) -> None:
     terminal.wait()
     assert terminal.exitstatus == 0
     assert "\x1b[32midle" in screen  # green, the palette's emerald
+
+
+def test_structured_fields_print_as_one_line_of_json(run_wardian, roster) -> None:
+    bare = run_wardian("agent", "alice", "--field", "status_evidence").stdout
+    assert json.loads(bare) == {"source": "test-seed"} and bare.count("\n") == 1
+    block = run_wardian("agent", "alice", "--pretty", "--fields", "name,status_evidence").stdout
+    assert block.splitlines()[1].split(None, 1) == ["status_evidence", '{"source":"test-seed"}']

@@ -49,6 +49,8 @@ def bare(value: Any) -> str:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, dict | list):
+        return json.dumps(value, separators=(",", ":"))  # one line, still machine-readable
     return str(value)
 
 
