@@ -21,6 +21,9 @@ class LiveAgent:
     incarnation: int = 0
     terminal: Terminal | None = None
     pending_input: bytearray = field(default_factory=bytearray)
+    # PTY output waiting for the parser while a flood is coalesced (see Supervisor).
+    parse_backlog: bytearray = field(default_factory=bytearray)
+    parse_window: asyncio.TimerHandle | None = None
     parser_states: dict[str, dict[str, Any]] = field(default_factory=dict)
     parser_timers: dict[str, asyncio.TimerHandle] = field(default_factory=dict)
     listeners: set[StatusListener] = field(default_factory=set)

@@ -19,7 +19,8 @@ from wardian_host.terminal import spawn_terminal
 
 log = logging.getLogger(__name__)
 
-READ_BATCH_BYTES = 1024 * 1024
+READ_BATCH_BYTES = 256 * 1024
+PARSE_WINDOW_SECONDS = 0.005
 
 ExitHandler = Callable[[LiveAgent, int | None, str | None], None]
 
@@ -66,15 +67,41 @@ class Supervisor:
         agent.buffer.append(data)
         for listener in list(agent.output_listeners):
             listener(cursor, data)
+        agent.parse_backlog += data
+        if agent.parse_window is None:
+            self._parse_backlog(agent, incarnation, ctx)
+
+    def _parse_backlog(self, agent: LiveAgent, incarnation: int, ctx: SpawnContext) -> None:
+        """Parse what arrived, then hold further output for a few milliseconds.
+
+        Output after a pause is parsed at once; a flood costs one parser call per window
+        instead of one per 4 KiB read. The window exists only while output flows.
+        """
+        agent.parse_window = None
+        if not agent.parse_backlog:
+            return
+        data = bytes(agent.parse_backlog)
+        agent.parse_backlog.clear()
         self._feed.feed(agent, incarnation, ctx, PTY_SOURCE, data)
+        agent.parse_window = self._loop.call_later(PARSE_WINDOW_SECONDS, self._parse_backlog, agent, incarnation, ctx)
+
+    def _flush_backlog(self, agent: LiveAgent, incarnation: int, ctx: SpawnContext) -> None:
+        self._parse_backlog(agent, incarnation, ctx)
+        if agent.parse_window is not None:
+            agent.parse_window.cancel()
+            agent.parse_window = None
 
     def _exited(self, agent: LiveAgent, incarnation: int) -> None:
         terminal = agent.terminal
         if terminal is None or incarnation != agent.incarnation:
             return
         self._loop.remove_reader(terminal.exit_fileno())
-        while (tail := terminal.read_available()) and incarnation == agent.incarnation:
-            agent.buffer.append(tail)  # what the child wrote just before it died
+        ctx = agent.context
+        while tail := terminal.read_available():  # what the child wrote just before it died
+            if ctx is not None:
+                self.record_output(agent, incarnation, ctx, tail)
+        if ctx is not None:
+            self._flush_backlog(agent, incarnation, ctx)
         self._loop.remove_reader(terminal.fileno())
         self._loop.remove_writer(terminal.fileno())
         exit_code = terminal.reap()
