@@ -237,3 +237,51 @@ def test_multi_line_message_arrives_as_one_prompt(wardian: Callable, agent: Call
     body = claude_cli.server.model_requests()[-1].body.decode()
     assert "first line of the task\\nsecond line ECHO:multi4" in body
     assert on_screen(wardian, "cc", "MOCK-REPLY multi4")
+
+
+# -- headless through the host: `wardian agent run` --
+
+
+def agent_run(wardian: Callable, name: str, prompt: str, *flags: str) -> Any:
+    return wardian("agent", "run", name, prompt, *flags, "--timeout", "75s", timeout=85)
+
+
+def last_step(run: dict[str, Any]) -> tuple[str, str]:
+    return run["timeline"][-1]["to"], run["timeline"][-1]["event"]
+
+
+def test_agent_run_turn_resume_and_api_error(wardian: Callable, agent: Callable, claude_cli: Any) -> None:
+    agent("cc")
+    wardian("agent", "pause", "cc").json()  # one Claude process per session
+
+    first = agent_run(wardian, "cc", "hello ECHO:h1").json()["run"]
+
+    assert (first["status"], first["exit_code"], first["timed_out"]) == ("idle", 0, False), first
+    assert first["session_mode"] == "fresh"
+    assert last_step(first) == ("idle", "turn_completed"), first["timeline"]
+    completed = [e for e in first["events"] if e["kind"] == "turn_completed"]
+    assert completed and completed[-1]["evidence"]["source"] == "headless"
+    assert "MOCK-REPLY h1" in json.dumps(first["events"])
+    assert "ECHO:h1" in claude_cli.server.model_requests()[-1].body.decode()
+    session = first["session_id"]
+    assert session and fields(wardian, "cc")["provider_session_id"] == session
+
+    again = agent_run(wardian, "cc", "more ECHO:h2", "--resume").json()["run"]
+
+    assert (again["status"], again["session_mode"], again["session_id"]) == ("idle", "resume", session), again
+    assert last_step(again) == ("idle", "turn_completed"), again["timeline"]
+    last = claude_cli.server.model_requests()[-1].body.decode()
+    assert "ECHO:h2" in last and "ECHO:h1" in last, "the resumed session lost the earlier turn"
+
+    failed = agent_run(wardian, "cc", "oops MOCK_HTTP_ERROR:400")
+
+    assert failed.returncode == 1 and failed.stdout == "", failed
+    error = json.loads(failed.stderr)["error"]
+    assert error["code"] == "request_failed", error
+    run = error["details"]
+    assert (run["status"], run["exit_code"]) == ("error", 1), run
+    assert run["timeline"][-1] == {"from": "processing", "to": "error", "event": "error",
+                                   "rule": "result is_error"}, run["timeline"]
+    assert any(e["kind"] == "error" and e["evidence"]["source"] == "headless" for e in run["events"]), run
+    assert "mock error 400 requested" in json.dumps(run["events"]) + run["stderr_tail"]
+    claude_cli.assert_only_model_server_was_called()
