@@ -1,47 +1,12 @@
 """End-to-end fixtures: a real host per test, reaped afterwards however the test ended."""
 
 import json
-import os
-import signal
-import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import psutil
 import pytest
 
-from wardian_host import process_tree
-from wardian_host.host_lock import running_host_pid
-
-
-def _agent_uuids(home: Path) -> set[str]:
-    db = home / "state.db"
-    if not db.exists():
-        return set()
-    conn = sqlite3.connect(db)
-    try:
-        return {row[0] for row in conn.execute("SELECT uuid FROM agents")}
-    except sqlite3.Error:
-        return set()
-    finally:
-        conn.close()
-
-
-def reap_home(home: Path) -> None:
-    """Kill the home's host and every process that carries one of its agents' ids."""
-    pid = running_host_pid(home)
-    if pid and pid > 0:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    leftovers = [p for group in process_tree.processes_by_session(_agent_uuids(home)).values() for p in group]
-    for process in leftovers:
-        try:
-            process.kill()
-        except psutil.Error:
-            pass
-    psutil.wait_procs(leftovers, timeout=5)
+from wardian_host.testing.reaping import reap_home
 
 
 @pytest.fixture(autouse=True)

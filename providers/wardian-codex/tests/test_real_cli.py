@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -25,7 +23,7 @@ import pytest
 from wardian_core.provider_models import LaunchConfig, SpawnContext
 from wardian_codex import plugin
 from wardian_host import process_tree
-from wardian_host.host_lock import running_host_pid
+from wardian_host.testing.reaping import reap_home
 
 pytestmark = pytest.mark.real_cli
 
@@ -89,32 +87,6 @@ def turn_request(server, token: str):
     raise AssertionError(f"no model request carried {token}")
 
 
-def reap(home: Path) -> None:
-    pid = running_host_pid(home)
-    if pid and pid > 0:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    leftovers = [p for group in process_tree.processes_by_session(agent_uuids(home)).values() for p in group]
-    for process in leftovers:
-        try:
-            process.kill()
-        except psutil.Error:
-            pass
-    psutil.wait_procs(leftovers, timeout=5)
-
-
-def agent_uuids(home: Path) -> set[str]:
-    if not (home / "state.db").exists():
-        return set()
-    conn = sqlite3.connect(home / "state.db")
-    try:
-        return {row[0] for row in conn.execute("SELECT uuid FROM agents")}
-    finally:
-        conn.close()
-
-
 @pytest.fixture
 def wardian(codex_cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Wardian]:
     """`wardian` with the real Codex: the user's Codex home (HOME/.codex) points at the model server."""
@@ -129,7 +101,7 @@ def wardian(codex_cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Itera
     try:
         yield Wardian(wardian_home, codex_cli.workspace.resolve(), codex_cli)
     finally:
-        reap(wardian_home)
+        reap_home(wardian_home)
 
 
 def test_spawn_is_idle_with_its_thread_and_a_turn_shows_in_watch(wardian: Wardian) -> None:
