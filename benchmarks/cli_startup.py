@@ -69,7 +69,7 @@ def main() -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith("WARDIAN_")} | {"WARDIAN_HOME": str(home)}
         runs = {label: [WARDIAN, *args] for label, args, _ in COMMANDS} | FLOORS
         samples: dict[str, list[float]] = {label: [] for label in runs}
-        for label, argv in runs.items():  # warm the page cache once
+        for _label, argv in runs.items():  # warm the page cache once
             time_once(argv, env)
         for _ in range(rounds):
             for label, argv in runs.items():

@@ -52,8 +52,13 @@ class Bench:
 
     def spawn(self, name: str, command: list[str], settings: dict | None = None) -> None:
         launch = {"extra_args": command} | ({"settings": settings} if settings else {})
-        params = {"provider": "generic", "class": "Bench", "name": name, "workspace": str(self.workspace),
-                  "launch_config": launch}  # fmt: skip
+        params = {
+            "provider": "generic",
+            "class": "Bench",
+            "name": name,
+            "workspace": str(self.workspace),
+            "launch_config": launch,
+        }
         self.request("agent.spawn", params)
 
     def wait(self, name: str, until: str, next_change: bool = False, timeout: float = 120) -> dict:
@@ -91,22 +96,41 @@ def scale(bench: Bench, agents: int, idle_seconds: float) -> None:
     for index in range(agents):
         bench.wait(f"idle-{index}", "idle")
     floor = bare_pty_spawns(agents)
-    line(f"spawn {agents} agents (through the host)", f"{spawn_seconds:.2f} s", f"{floor:.2f} s bare PTYs",
-         f"{spawn_seconds / agents * 1000:.1f} ms/agent")  # fmt: skip
+    line(
+        f"spawn {agents} agents (through the host)",
+        f"{spawn_seconds:.2f} s",
+        f"{floor:.2f} s bare PTYs",
+        f"{spawn_seconds / agents * 1000:.1f} ms/agent",
+    )
     host = psutil.Process(int(bench.request("host.status")["pid"]))
     rss = host.memory_info().rss / 2**20
-    probe = subprocess.run([sys.executable, "-c", "import resource, wardian_host.host;"
-                            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"],
-                           capture_output=True, text=True, env=bench.env)  # fmt: skip
+    probe = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import resource, wardian_host.daemon.host;print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)",
+        ],
+        capture_output=True,
+        text=True,
+        env=bench.env,
+    )
     import_floor = int(probe.stdout.strip()) / 1024
-    line(f"host RSS with {agents} agents", f"{rss:.1f} MB", f"{import_floor:.1f} MB imports",
-         "ok (<= 80 MB)" if rss <= 80 else "OVER TARGET")  # fmt: skip
+    line(
+        f"host RSS with {agents} agents",
+        f"{rss:.1f} MB",
+        f"{import_floor:.1f} MB imports",
+        "ok (<= 80 MB)" if rss <= 80 else "OVER TARGET",
+    )
     before = host.cpu_times()
     time.sleep(idle_seconds)  # the measurement itself: the host must stay quiet meanwhile
     after = host.cpu_times()
     cpu = max(0.0, after.user + after.system - before.user - before.system) / idle_seconds * 100
-    line(f"host CPU over {idle_seconds:.0f} idle s", f"{cpu:.2f} %", "0 % (no polling)",
-         "ok (<= 1%)" if cpu <= 1 else "OVER TARGET")  # fmt: skip
+    line(
+        f"host CPU over {idle_seconds:.0f} idle s",
+        f"{cpu:.2f} %",
+        "0 % (no polling)",
+        "ok (<= 1%)" if cpu <= 1 else "OVER TARGET",
+    )
 
 
 def list_live_vs_db(bench: Bench, rounds: int = 15) -> None:
@@ -133,7 +157,10 @@ def flood(bench: Bench, megabytes: int) -> None:
         while not stop.is_set():
             woken: list[float] = []
             waiter = threading.Thread(
-                target=lambda: (bench.wait("probe", "processing", True, 30), woken.append(time.perf_counter()))
+                target=lambda woken=woken: (
+                    bench.wait("probe", "processing", True, 30),
+                    woken.append(time.perf_counter()),
+                )
             )
             waiter.start()
             time.sleep(0.05)  # let the waiter's request reach the host first
@@ -163,12 +190,20 @@ def flood(bench: Bench, megabytes: int) -> None:
     child.close()
     host_rate, bare_rate = megabytes / host_seconds, megabytes / bare_seconds
     ratio = host_rate / bare_rate
-    line("host read rate", f"{host_rate:.0f} MB/s", f"{bare_rate:.0f} MB/s os.read",
-         f"{ratio:.2f}x " + ("ok (>= 0.5x)" if ratio >= 0.5 else "UNDER TARGET"))  # fmt: skip
+    line(
+        "host read rate",
+        f"{host_rate:.0f} MB/s",
+        f"{bare_rate:.0f} MB/s os.read",
+        f"{ratio:.2f}x " + ("ok (>= 0.5x)" if ratio >= 0.5 else "UNDER TARGET"),
+    )
     if latencies:
         worst = max(latencies) * 1000
-        line("other agent's status latency during the flood", f"p50 {median_ms(latencies):.1f} ms",
-             f"max {worst:.1f} ms (n={len(latencies)})", "ok (< 50 ms)" if worst < 50 else "OVER TARGET")  # fmt: skip
+        line(
+            "other agent's status latency during the flood",
+            f"p50 {median_ms(latencies):.1f} ms",
+            f"max {worst:.1f} ms (n={len(latencies)})",
+            "ok (< 50 ms)" if worst < 50 else "OVER TARGET",
+        )
 
 
 def wait_latency(bench: Bench, rounds: int = 20) -> None:
@@ -177,10 +212,16 @@ def wait_latency(bench: Bench, rounds: int = 20) -> None:
     bench.wait("echo", "idle")
     latencies = []
     for _ in range(rounds):
-        waiter = subprocess.Popen([WARDIAN, "agent", "wait", "echo", "--until", "processing", "--next"],
-                                  env=bench.env, stdout=subprocess.PIPE, text=True)  # fmt: skip
+        waiter = subprocess.Popen(
+            [WARDIAN, "agent", "wait", "echo", "--until", "processing", "--next"],
+            env=bench.env,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         exited: list[float] = []
-        watcher = threading.Thread(target=lambda: (waiter.communicate(timeout=30), exited.append(time.time())))
+        watcher = threading.Thread(
+            target=lambda waiter=waiter, exited=exited: (waiter.communicate(timeout=30), exited.append(time.time()))
+        )
         watcher.start()
         time.sleep(0.4)  # the CLI starts and parks its request in the host
         bench.request("send", {"to": "echo", "text": "y"})
@@ -190,8 +231,12 @@ def wait_latency(bench: Bench, rounds: int = 20) -> None:
         latencies.append(exited[0] - changed_at)  # status stored -> the waiting CLI has exited
         bench.wait("echo", "idle")
     p50, p99 = median_ms(latencies), percentile_ms(latencies, 0.99)
-    line("status change -> waiting CLI has returned", f"p50 {p50:.1f} ms", f"p99 {p99:.1f} ms (n={rounds})",
-         "ok (p50 <= 5, p99 <= 20)" if p50 <= 5 and p99 <= 20 else "OVER TARGET")  # fmt: skip
+    line(
+        "status change -> waiting CLI has returned",
+        f"p50 {p50:.1f} ms",
+        f"p99 {p99:.1f} ms (n={rounds})",
+        "ok (p50 <= 5, p99 <= 20)" if p50 <= 5 and p99 <= 20 else "OVER TARGET",
+    )
     bench.spawn("prompt", ["sh", "-c", "PS1='READY> ' exec sh -i"], settings={"prompt_pattern": "READY> $"})
     bench.wait("prompt", "idle")
     sends, shows = [], []
@@ -202,8 +247,12 @@ def wait_latency(bench: Bench, rounds: int = 20) -> None:
         started = time.perf_counter()
         bench.cli("agent", "prompt")
         shows.append(time.perf_counter() - started)
-    line("wardian send --wait-until idle (answers at once)", f"{median_ms(sends):.1f} ms",
-         f"{median_ms(shows):.1f} ms agent <name>", f"{median_ms(sends) / median_ms(shows):.2f}x")  # fmt: skip
+    line(
+        "wardian send --wait-until idle (answers at once)",
+        f"{median_ms(sends):.1f} ms",
+        f"{median_ms(shows):.1f} ms agent <name>",
+        f"{median_ms(sends) / median_ms(shows):.2f}x",
+    )
 
 
 def main() -> None:
@@ -228,8 +277,12 @@ def main() -> None:
             bench.cli("agent", "list", "--scope", "all")
             persisted.append(time.perf_counter() - started)
         ratio = median_ms(live) / median_ms(persisted)
-        line(f"agent list live ({args.agents}+ agents)", f"{median_ms(live):.1f} ms",
-             f"{median_ms(persisted):.1f} ms state.db", f"{ratio:.2f}x " + ("ok (<= 1.5x)" if ratio <= 1.5 else "OVER TARGET"))  # fmt: skip
+        line(
+            f"agent list live ({args.agents}+ agents)",
+            f"{median_ms(live):.1f} ms",
+            f"{median_ms(persisted):.1f} ms state.db",
+            f"{ratio:.2f}x " + ("ok (<= 1.5x)" if ratio <= 1.5 else "OVER TARGET"),
+        )
 
 
 if __name__ == "__main__":

@@ -34,8 +34,22 @@ def main() -> int:
     print(f"WARDIAN_HOME={HOME}", flush=True)
     status = status_of(AGENT)
     if status is None:
-        started = wardian("agent", "spawn", "--provider", "generic", "--class", "Demo", "--name", AGENT,
-                          "--description", "a shell run by the generic provider", "--", "bash", "--norc", "-i")  # fmt: skip
+        started = wardian(
+            "agent",
+            "spawn",
+            "--provider",
+            "generic",
+            "--class",
+            "Demo",
+            "--name",
+            AGENT,
+            "--description",
+            "a shell run by the generic provider",
+            "--",
+            "bash",
+            "--norc",
+            "-i",
+        )
     elif status in ("off", "error"):
         started = wardian("agent", "resume", AGENT)
     else:

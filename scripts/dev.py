@@ -1,7 +1,8 @@
 """Set up a development environment and run Wardian's main job or its tests.
 
-    python3 scripts/dev.py demo   # set up, then show agents in a demo home
-    python3 scripts/dev.py test   # set up, then run every test suite in the repo
+    python3 scripts/dev.py demo    # set up, then show agents in a demo home
+    python3 scripts/dev.py test    # set up, then run the checks and every test suite in the repo
+    python3 scripts/dev.py check   # set up, then run only the checks (ruff lint and format, mypy)
 
 Needs only python3 (3.11+): it makes `.venv/` beside the repo, installs `wardian`
 and every provider package under `providers/` into it (editable), and runs there.
@@ -29,7 +30,7 @@ def provider_packages() -> list[Path]:
 
 
 def set_up() -> None:
-    if sys.version_info < (3, 11):
+    if sys.version_info < (3, 11):  # noqa: UP036 - this script is what tells users of older Pythons
         raise SystemExit(f"Wardian needs Python 3.11 or newer; this is {sys.version.split()[0]}")
     if not PYTHON.exists():
         venv.EnvBuilder(with_pip=True).create(VENV)
@@ -49,8 +50,35 @@ def install_real_clis() -> None:
     run(PYTHON, installer)
 
 
+def type_checked_packages() -> list[Path]:
+    """wardian_core, wardian_host and the import package of every provider distribution."""
+    providers = [package for src in provider_packages() for package in sorted((src / "src").glob("*/__init__.py"))]
+    return [ROOT / "wardian_core", ROOT / "wardian_host", *(package.parent for package in providers)]
+
+
+def run_checks() -> int:
+    """Every check, even after one fails, so a run reports all there is to fix."""
+    checks: dict[str, list[str | Path]] = {
+        "ruff check": [BIN / "ruff", "check", ROOT],
+        "ruff format": [BIN / "ruff", "format", "--check", ROOT],
+        "mypy": [BIN / "mypy", *type_checked_packages()],
+    }
+    failed = [name for name, argv in checks.items() if run(*argv, check=False) != 0]
+    if failed:
+        print(f"checks failed: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def check() -> int:
+    set_up()
+    return run_checks()
+
+
 def test(pytest_args: list[str]) -> int:
     set_up()
+    if run_checks() != 0:
+        return 1
     install_real_clis()
     code = run(PYTHON, "-m", "pytest", *pytest_args, check=False)
     if code == 5:  # pytest found no test: a hollow run is a failure here
@@ -60,10 +88,11 @@ def test(pytest_args: list[str]) -> int:
 
 
 def main() -> int:
-    if len(sys.argv) < 2 or sys.argv[1] not in ("demo", "test"):
+    commands = {"demo": demo, "check": check, "test": lambda: test(sys.argv[2:])}
+    if len(sys.argv) < 2 or sys.argv[1] not in commands:
         print(__doc__, file=sys.stderr)
         return 2
-    return demo() if sys.argv[1] == "demo" else test(sys.argv[2:])
+    return commands[sys.argv[1]]()
 
 
 if __name__ == "__main__":

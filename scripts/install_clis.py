@@ -70,8 +70,14 @@ def install(install_dir: Path = INSTALL_DIR, force: bool = False) -> int:
     # A stale stamp must not survive a failed or partial install.
     (install_dir / STAMP_NAME).unlink(missing_ok=True)
     command = [
-        npm, "install", "--prefix", str(install_dir),
-        "--no-audit", "--no-fund", "--no-save", "--loglevel=error",
+        npm,
+        "install",
+        "--prefix",
+        str(install_dir),
+        "--no-audit",
+        "--no-fund",
+        "--no-save",
+        "--loglevel=error",
         *package_specs(),
     ]
     print(f"install_clis: {' '.join(command)}", flush=True)

@@ -33,8 +33,9 @@ def project_python() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("clis", nargs="*", metavar="CLI",
-                        help=f"which CLIs to re-record (default: all of {', '.join(CLI_NAMES)})")
+    parser.add_argument(
+        "clis", nargs="*", metavar="CLI", help=f"which CLIs to re-record (default: all of {', '.join(CLI_NAMES)})"
+    )
     clis = parser.parse_args(argv).clis or list(CLI_NAMES)
     unknown = sorted(set(clis) - set(CLI_NAMES))
     if unknown:
@@ -46,11 +47,23 @@ def main(argv: list[str] | None = None) -> int:
     for name in clis:
         # Stale files from cases that no longer exist must not survive a re-record.
         shutil.rmtree(RECORDINGS / name, ignore_errors=True)
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT / "tests" / "support"),
-                                                                      os.environ.get("PYTHONPATH")])))
+    env = dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT / "tests" / "support"), os.environ.get("PYTHONPATH")])),
+    )
     env.pop("WARDIAN_SKIP_REAL_CLI", None)
-    command = [project_python(), "-m", "pytest", "-p", "real_cli_plugin", "-q", "--record-cli-transcripts",
-               "tests/real_cli", "-k", " or ".join(f"[{name}]" for name in clis)]
+    command = [
+        project_python(),
+        "-m",
+        "pytest",
+        "-p",
+        "real_cli_plugin",
+        "-q",
+        "--record-cli-transcripts",
+        "tests/real_cli",
+        "-k",
+        " or ".join(f"[{name}]" for name in clis),
+    ]
     print("record_cli_transcripts:", " ".join(command), flush=True)
     return subprocess.run(command, cwd=ROOT, env=env).returncode
 

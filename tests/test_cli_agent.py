@@ -24,11 +24,12 @@ def workspaces(tmp_path: Path) -> tuple[Path, Path]:
 def roster(seed_agent, workspaces) -> dict[str, dict]:
     one, two = workspaces
     return {
-        "alice": seed_agent("Coder", name="alice", workspace=one, status="idle", pid=4242,
-                            started_at="2026-11-01T10:00:00.000Z"),
+        "alice": seed_agent(
+            "Coder", name="alice", workspace=one, status="idle", pid=4242, started_at="2026-11-01T10:00:00.000Z"
+        ),
         "bob": seed_agent("Reviewer", name="bob", workspace=one, status="processing"),
         "carol": seed_agent("Coder", name="carol", workspace=two, status="error"),
-    }  # fmt: skip
+    }
 
 
 def test_peer_lookup_by_name_gives_the_default_fields(run_wardian, roster, workspaces) -> None:

@@ -3,7 +3,7 @@
 import asyncio
 from pathlib import Path
 
-from wardian_host.file_tail import FileTail
+from wardian_host.output.file_tail import FileTail
 
 
 def test_lines_arrive_as_they_are_written_including_a_file_created_later(tmp_path: Path) -> None:

@@ -7,12 +7,14 @@ import pytest
 
 from wardian_core.errors import WardianError
 from wardian_core.provider_models import PTY_SOURCE, LaunchConfig, SpawnContext
-from wardian_host.plugins import load_plugins
-from wardian_host.providers.generic import parser
+from wardian_host.providers.builtin_generic import parser
+from wardian_host.providers.manager import load_plugins
 from wardian_host.providers.replay import replay
 
 
-def context(tmp_path: Path, extra_args: list[str] | None = None, mode: str = "interactive", **settings: Any) -> SpawnContext:
+def context(
+    tmp_path: Path, extra_args: list[str] | None = None, mode: str = "interactive", **settings: Any
+) -> SpawnContext:
     return SpawnContext(
         agent_uuid="22222222-2222-4222-8222-222222222222",
         agent_name="shell",

@@ -5,8 +5,16 @@ from model_server.gemini import example_for_schema
 from model_server.turn import Conversation, DeclaredTool, decide
 
 BASH = DeclaredTool("Bash", {"properties": {"command": {"type": "string"}, "description": {"type": "string"}}})
-EXEC_COMMAND = DeclaredTool("exec_command", {"properties": {
-    "cmd": {"type": "string"}, "sandbox_permissions": {"type": "string"}, "justification": {"type": "string"}}})
+EXEC_COMMAND = DeclaredTool(
+    "exec_command",
+    {
+        "properties": {
+            "cmd": {"type": "string"},
+            "sandbox_permissions": {"type": "string"},
+            "justification": {"type": "string"},
+        }
+    },
+)
 ARGV_SHELL = DeclaredTool("shell", {"properties": {"command": {"type": "array"}}})
 
 
@@ -67,11 +75,14 @@ def test_after_the_tool_result_the_turn_ends_with_text():
 
 
 def test_schema_example_honours_enums_and_minimums():
-    schema = {"type": "OBJECT", "properties": {
-        "complexity_reasoning": {"type": "STRING"},
-        "complexity_score": {"type": "INTEGER", "minimum": 1},
-        "next_speaker": {"type": "string", "enum": ["model", "user"]}},
-        "required": ["complexity_reasoning", "complexity_score", "next_speaker"]}
+    schema = {
+        "type": "OBJECT",
+        "properties": {
+            "complexity_reasoning": {"type": "STRING"},
+            "complexity_score": {"type": "INTEGER", "minimum": 1},
+            "next_speaker": {"type": "string", "enum": ["model", "user"]},
+        },
+        "required": ["complexity_reasoning", "complexity_score", "next_speaker"],
+    }
 
-    assert example_for_schema(schema) == {"complexity_reasoning": "mock", "complexity_score": 1,
-                                          "next_speaker": "user"}
+    assert example_for_schema(schema) == {"complexity_reasoning": "mock", "complexity_score": 1, "next_speaker": "user"}

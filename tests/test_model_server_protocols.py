@@ -8,7 +8,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-
 from model_server import ModelServer
 
 
@@ -29,13 +28,13 @@ def post(server: ModelServer, path: str, body: dict[str, Any]) -> tuple[int, str
 
 
 def sse_payloads(text: str) -> list[dict[str, Any]]:
-    return [json.loads(line[6:]) for line in text.splitlines()
-            if line.startswith("data: ") and line != "data: [DONE]"]
+    return [json.loads(line[6:]) for line in text.splitlines() if line.startswith("data: ") and line != "data: [DONE]"]
 
 
 def test_anthropic_json_reply_echoes_the_token(server):
-    status, text = post(server, "/v1/messages?beta=true",
-                        {"model": "m", "messages": [{"role": "user", "content": "hi ECHO:a1"}]})
+    status, text = post(
+        server, "/v1/messages?beta=true", {"model": "m", "messages": [{"role": "user", "content": "hi ECHO:a1"}]}
+    )
 
     assert status == 200
     assert json.loads(text)["content"] == [{"type": "text", "text": "MOCK-REPLY a1"}]
@@ -43,25 +42,56 @@ def test_anthropic_json_reply_echoes_the_token(server):
 
 def test_anthropic_stream_calls_the_bash_tool_then_answers_after_its_result(server):
     tools = [{"name": "Bash", "input_schema": {"properties": {"command": {"type": "string"}}}}]
-    prompt = {"role": "user", "content": [{"type": "text", "text": "<system-reminder>x</system-reminder>"},
-                                          {"type": "text", "text": "MOCK_TOOL:touch a ECHO:a2"}]}
+    prompt = {
+        "role": "user",
+        "content": [
+            {"type": "text", "text": "<system-reminder>x</system-reminder>"},
+            {"type": "text", "text": "MOCK_TOOL:touch a ECHO:a2"},
+        ],
+    }
     _, first = post(server, "/v1/messages", {"model": "m", "stream": True, "tools": tools, "messages": [prompt]})
-    tool_use = next(e["content_block"] for e in sse_payloads(first)
-                    if e["type"] == "content_block_start" and e["content_block"]["type"] == "tool_use")
+    tool_use = next(
+        e["content_block"]
+        for e in sse_payloads(first)
+        if e["type"] == "content_block_start" and e["content_block"]["type"] == "tool_use"
+    )
     result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_use["id"], "content": ""}]}
-    _, second = post(server, "/v1/messages", {"model": "m", "stream": True, "tools": tools, "messages": [
-        prompt, {"role": "assistant", "content": [tool_use]}, result]})
+    _, second = post(
+        server,
+        "/v1/messages",
+        {
+            "model": "m",
+            "stream": True,
+            "tools": tools,
+            "messages": [prompt, {"role": "assistant", "content": [tool_use]}, result],
+        },
+    )
 
-    partial = "".join(e["delta"].get("partial_json", "") for e in sse_payloads(first) if e["type"] == "content_block_delta")
+    partial = "".join(
+        e["delta"].get("partial_json", "") for e in sse_payloads(first) if e["type"] == "content_block_delta"
+    )
     assert json.loads(partial) == {"command": "touch a"}
     text = "".join(e["delta"].get("text", "") for e in sse_payloads(second) if e["type"] == "content_block_delta")
     assert text == "MOCK-REPLY tool-done a2"
 
 
 def test_responses_stream_completes_with_the_echoed_text(server):
-    _, text = post(server, "/v1/responses", {"model": "mock-model", "stream": True, "input": [
-        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "<environment_context/>"}]},
-        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go ECHO:c1"}]}]})
+    _, text = post(
+        server,
+        "/v1/responses",
+        {
+            "model": "mock-model",
+            "stream": True,
+            "input": [
+                {
+                    "type": "message",
+                    "role": "user",
+                    "content": [{"type": "input_text", "text": "<environment_context/>"}],
+                },
+                {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go ECHO:c1"}]},
+            ],
+        },
+    )
 
     events = sse_payloads(text)
     assert "".join(e["delta"] for e in events if e["type"] == "response.output_text.delta") == "MOCK-REPLY c1"
@@ -69,46 +99,80 @@ def test_responses_stream_completes_with_the_echoed_text(server):
 
 
 def test_chat_completions_stream_calls_the_tool_and_ends_with_done(server):
-    tools = [{"type": "function", "function": {"name": "bash", "parameters": {
-        "properties": {"command": {"type": "string"}}}}}]
-    _, text = post(server, "/v1/chat/completions", {"model": "m", "stream": True, "tools": tools,
-                                                    "messages": [{"role": "user", "content": "MOCK_TOOL:ls"}]})
+    tools = [
+        {
+            "type": "function",
+            "function": {"name": "bash", "parameters": {"properties": {"command": {"type": "string"}}}},
+        }
+    ]
+    _, text = post(
+        server,
+        "/v1/chat/completions",
+        {"model": "m", "stream": True, "tools": tools, "messages": [{"role": "user", "content": "MOCK_TOOL:ls"}]},
+    )
 
     calls = [c for e in sse_payloads(text) if e["choices"] for c in e["choices"][0]["delta"].get("tool_calls", [])]
-    assert [(c["function"]["name"], json.loads(c["function"]["arguments"])) for c in calls] == [("bash", {"command": "ls"})]
+    assert [(c["function"]["name"], json.loads(c["function"]["arguments"])) for c in calls] == [
+        ("bash", {"command": "ls"})
+    ]
     assert text.rstrip().endswith("data: [DONE]")
 
 
 def test_gemini_router_request_gets_a_schema_object_even_when_the_prompt_asks_for_an_error(server):
-    schema = {"type": "object", "properties": {"complexity_score": {"type": "integer", "minimum": 1}},
-              "required": ["complexity_score"]}
-    _, text = post(server, "/v1beta/models/flash:generateContent", {
-        "contents": [{"role": "user", "parts": [{"text": "MOCK_HTTP_ERROR:500"}]}],
-        "generationConfig": {"responseJsonSchema": schema}})
+    schema = {
+        "type": "object",
+        "properties": {"complexity_score": {"type": "integer", "minimum": 1}},
+        "required": ["complexity_score"],
+    }
+    _, text = post(
+        server,
+        "/v1beta/models/flash:generateContent",
+        {
+            "contents": [{"role": "user", "parts": [{"text": "MOCK_HTTP_ERROR:500"}]}],
+            "generationConfig": {"responseJsonSchema": schema},
+        },
+    )
 
     answer = json.loads(text)["candidates"][0]["content"]["parts"][0]["text"]
     assert json.loads(answer) == {"complexity_score": 1}
 
 
 def test_gemini_stream_splits_the_reply_into_chunks(server):
-    _, text = post(server, "/v1beta/models/pro:streamGenerateContent?alt=sse",
-                   {"contents": [{"role": "user", "parts": [{"text": "ECHO:g1"}]}]})
+    _, text = post(
+        server,
+        "/v1beta/models/pro:streamGenerateContent?alt=sse",
+        {"contents": [{"role": "user", "parts": [{"text": "ECHO:g1"}]}]},
+    )
 
     chunks = [e["candidates"][0]["content"]["parts"][0]["text"] for e in sse_payloads(text)]
     assert len(chunks) > 1 and "".join(chunks) == "MOCK-REPLY g1"
 
 
-@pytest.mark.parametrize(("path", "body", "message_of"), [
-    ("/v1/messages", {"messages": [{"role": "user", "content": "MOCK_HTTP_ERROR:400"}]},
-     lambda reply: reply["error"]["message"]),
-    ("/v1/responses", {"input": [{"role": "user", "content": "MOCK_HTTP_ERROR:400"}]},
-     lambda reply: reply["error"]["message"]),
-    ("/v1/chat/completions", {"messages": [{"role": "user", "content": "MOCK_HTTP_ERROR:400"}]},
-     lambda reply: reply["error"]["message"]),
-    ("/v1beta/models/pro:streamGenerateContent?alt=sse",
-     {"contents": [{"role": "user", "parts": [{"text": "MOCK_HTTP_ERROR:400"}]}]},
-     lambda reply: reply["error"]["message"]),
-])
+@pytest.mark.parametrize(
+    ("path", "body", "message_of"),
+    [
+        (
+            "/v1/messages",
+            {"messages": [{"role": "user", "content": "MOCK_HTTP_ERROR:400"}]},
+            lambda reply: reply["error"]["message"],
+        ),
+        (
+            "/v1/responses",
+            {"input": [{"role": "user", "content": "MOCK_HTTP_ERROR:400"}]},
+            lambda reply: reply["error"]["message"],
+        ),
+        (
+            "/v1/chat/completions",
+            {"messages": [{"role": "user", "content": "MOCK_HTTP_ERROR:400"}]},
+            lambda reply: reply["error"]["message"],
+        ),
+        (
+            "/v1beta/models/pro:streamGenerateContent?alt=sse",
+            {"contents": [{"role": "user", "parts": [{"text": "MOCK_HTTP_ERROR:400"}]}]},
+            lambda reply: reply["error"]["message"],
+        ),
+    ],
+)
 def test_error_directive_answers_with_the_status_in_each_protocol(server, path, body, message_of):
     status, text = post(server, path, body)
 
@@ -130,8 +194,13 @@ def test_chunked_request_bodies_are_read_whole(server):
     # Node's fetch sends a streamed body with chunked transfer encoding.
     body = json.dumps({"messages": [{"role": "user", "content": "ECHO:chunked"}]}).encode()
     connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
-    connection.request("POST", "/v1/messages", iter([body[:10], body[10:]]), encode_chunked=True,
-                       headers={"Transfer-Encoding": "chunked"})
+    connection.request(
+        "POST",
+        "/v1/messages",
+        iter([body[:10], body[10:]]),
+        encode_chunked=True,
+        headers={"Transfer-Encoding": "chunked"},
+    )
     reply = json.loads(connection.getresponse().read())
     connection.close()
 

@@ -9,7 +9,7 @@ import pytest
 
 from wardian_core.errors import WardianError
 from wardian_core.provider_models import PTY_SOURCE, LaunchConfig, SpawnContext
-from wardian_host.plugins import PluginFailure, load_plugins
+from wardian_host.providers.manager import PluginFailure, load_plugins
 
 sys.path.insert(0, str(Path(__file__).parent / "example_provider"))
 pytest_plugins = ["wardian_test_packages"]
@@ -39,7 +39,7 @@ def test_generic_is_found_through_the_wardian_entry_point_group() -> None:
     assert "generic" in plugins.provider_names()  # beside the repo's own provider packages
     assert plugins.failures == []
     record = plugins.record("generic")
-    assert (record.package, record.entry_point) == ("wardian", "wardian_host.providers.generic.plugin")
+    assert (record.package, record.entry_point) == ("wardian", "wardian_host.providers.builtin_generic.plugin")
     assert record.hooks == ("build_argv", "parse_output", "provider_info", "resume_args")
 
 
@@ -187,7 +187,9 @@ def test_notify_reaches_every_observer_and_survives_a_raising_one(provider_packa
     plugins = load_plugins({"WARDIAN_PLUGINS": "raising,recorder,generic"})
     recorder = sys.modules["wardian_broken.recorder"]
     recorder.SEEN.clear()
-    plugins.notify("status_changed", ctx=context(tmp_path, "generic", ["sh"]), previous="starting", current="idle", event=None)
+    plugins.notify(
+        "status_changed", ctx=context(tmp_path, "generic", ["sh"]), previous="starting", current="idle", event=None
+    )
     assert recorder.SEEN == [("starting", "idle")]
     failure = failure_of(plugins, "raising")
     assert (failure.stage, failure.error) == ("status_changed", "RuntimeError: raising cannot observe")
@@ -199,7 +201,7 @@ def test_agent_read_path_imports_neither_pluggy_nor_the_plugin_manager(seed_agen
         "import sys\n"
         "from wardian_host.cli import cli\n"
         "cli.main(args=['agent', 'list', '--scope', 'all'], standalone_mode=False)\n"
-        "loaded = [m for m in ('pluggy', 'wardian_host.plugins', 'wardian_host.hookspecs',"
+        "loaded = [m for m in ('pluggy', 'wardian_host.providers.manager', 'wardian_host.providers.hookspecs',"
         " 'wardian_core.provider_models') if m in sys.modules]\n"
         "sys.stderr.write(repr(loaded))\n"
     )

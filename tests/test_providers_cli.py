@@ -44,7 +44,10 @@ def test_clean_install_lists_generic_ready(run_wardian) -> None:
     assert "generic" in listed and set(listed) == installed_provider_names()
     generic = listed["generic"]
     assert (generic["readiness"], generic["package"], generic["executable"], generic["hint"]) == (
-        "ready", "wardian", None, None
+        "ready",
+        "wardian",
+        None,
+        None,
     )
     assert generic["capabilities"] == ["interactive"]
     assert "parse_output" in generic["hooks"]
@@ -92,26 +95,34 @@ def test_allow_list_limits_what_is_listed(run_wardian, provider_packages) -> Non
     assert rows(run_wardian("providers", "list", env={"WARDIAN_PLUGINS": ""})) == {}
 
 
-def test_executable_on_path_is_found_and_its_version_cached(run_wardian, provider_packages, tmp_path, wardian_home) -> None:
+def test_executable_on_path_is_found_and_its_version_cached(
+    run_wardian, provider_packages, tmp_path, wardian_home
+) -> None:
     bin_dir = tmp_path / "bin"
     script = fake_cli(bin_dir)
     env = {"PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
     example = rows(run_wardian("providers", "list", env=env))["example"]
     assert (example["readiness"], example["executable_path"], example["executable_source"]) == (
-        "ready", str(script), "path"
+        "ready",
+        str(script),
+        "path",
     )
     assert example["executable_version"] == "wardian-example-cli 4.5.6"
     assert example["hint"] is None
     assert runs(bin_dir) == 1
 
-    assert rows(run_wardian("providers", "list", env=env))["example"]["executable_version"] == "wardian-example-cli 4.5.6"
+    assert (
+        rows(run_wardian("providers", "list", env=env))["example"]["executable_version"] == "wardian-example-cli 4.5.6"
+    )
     assert runs(bin_dir) == 1, "the cached version must be reused while the file is unchanged"
     cache = json.loads((wardian_home / "cache" / "provider-versions.json").read_text())
     assert [entry["version"] for entry in cache["entries"].values()] == ["wardian-example-cli 4.5.6"]
 
     fake_cli(bin_dir, version="4.6.0")  # an upgrade rewrites the file
     os.utime(script, ns=(0, os.stat(script).st_mtime_ns + 1_000_000_000))
-    assert rows(run_wardian("providers", "list", env=env))["example"]["executable_version"] == "wardian-example-cli 4.6.0"
+    assert (
+        rows(run_wardian("providers", "list", env=env))["example"]["executable_version"] == "wardian-example-cli 4.6.0"
+    )
     assert runs(bin_dir) == 2
 
 
@@ -119,7 +130,9 @@ def test_override_variable_wins_over_path(run_wardian, provider_packages, tmp_pa
     script = fake_cli(tmp_path / "elsewhere", name="my-example")
     example = rows(run_wardian("providers", "list", env={"WARDIAN_EXAMPLE_EXECUTABLE": str(script)}))["example"]
     assert (example["readiness"], example["executable_path"], example["executable_source"]) == (
-        "ready", str(script), "override"
+        "ready",
+        str(script),
+        "override",
     )
 
 
@@ -156,7 +169,9 @@ def test_show_gives_the_full_record(run_wardian, provider_packages) -> None:
         "reject_keys": "n",
     }
     assert (provider["session_id_mode"], provider["instruction_file"], provider["contract_version"]) == (
-        "discovered", "AGENTS.md", 1
+        "discovered",
+        "AGENTS.md",
+        1,
     )
     assert provider["entry_point"] == "wardian_example.plugin"
     assert provider["executable_override_variable"] == "WARDIAN_EXAMPLE_EXECUTABLE"
@@ -206,7 +221,12 @@ def test_replay_of_a_headless_transcript_prints_events_and_the_status_timeline(r
 def test_replay_of_a_pty_recording_in_small_reads(run_wardian, provider_packages) -> None:
     lines = replay_lines(run_wardian, "example", str(FIXTURES / "tui.raw"), "--chunk-size", "5")
     timeline = [(line["from"], line["to"]) for line in lines if line["type"] == "status"]
-    assert timeline == [(None, "starting"), ("starting", "idle"), ("idle", "action_required"), ("action_required", "idle")]
+    assert timeline == [
+        (None, "starting"),
+        ("starting", "idle"),
+        ("idle", "action_required"),
+        ("action_required", "idle"),
+    ]
 
 
 def test_replay_of_a_telemetry_source_uses_the_source_the_provider_announces(run_wardian, provider_packages) -> None:
@@ -218,9 +238,16 @@ def test_replay_of_a_telemetry_source_uses_the_source_the_provider_announces(run
 def test_replay_with_generic_settings_and_simulated_time(run_wardian, tmp_path) -> None:
     recording = tmp_path / "shell.raw"
     recording.write_bytes(b"motd\r\n$ " + b"make\r\nok" + b"\r\n$ ")  # three 8-byte reads
-    lines = replay_lines(run_wardian, "generic", str(recording), "--setting", r"prompt_pattern=\$ $", "--chunk-size", "8", "--gap", "0.5")
+    lines = replay_lines(
+        run_wardian, "generic", str(recording), "--setting", r"prompt_pattern=\$ $", "--chunk-size", "8", "--gap", "0.5"
+    )
     statuses = [(line["at"], line["to"], line["event"]) for line in lines if line["type"] == "status"]
-    assert statuses == [(0.0, "starting", None), (0.0, "idle", "ready"), (0.5, "processing", "turn_started"), (1.0, "idle", "turn_completed")]
+    assert statuses == [
+        (0.0, "starting", None),
+        (0.0, "idle", "ready"),
+        (0.5, "processing", "turn_started"),
+        (1.0, "idle", "turn_completed"),
+    ]
 
 
 def test_replay_with_an_unknown_provider_is_not_found(run_wardian, tmp_path) -> None:
@@ -247,7 +274,9 @@ def test_executable_set_in_settings_is_where_providers_list_looks(run_wardian, t
     assert run_wardian("settings", "set", "providers.generic.executable", str(program)).returncode == 0
     found = rows(run_wardian("providers", "list", env={"WARDIAN_PLUGINS": "generic"}))["generic"]
     assert (found["executable_path"], found["executable_source"], found["readiness"]) == (
-        str(program), "settings", "ready"
+        str(program),
+        "settings",
+        "ready",
     )
     assert run_wardian("settings", "set", "providers.generic.executable", str(tmp_path / "gone")).returncode == 0
     missing = rows(run_wardian("providers", "list", env={"WARDIAN_PLUGINS": "generic"}))["generic"]

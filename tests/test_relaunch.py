@@ -7,7 +7,7 @@ import pytest
 
 from wardian_core.provider_models import LaunchConfig
 from wardian_core.settings import SessionsSettings
-from wardian_host.relaunch import GLOBAL_SETTINGS, PERSISTENCES, effective_persistence, session_mode_for
+from wardian_host.agents.relaunch import GLOBAL_SETTINGS, PERSISTENCES, effective_persistence, session_mode_for
 
 # (agent persistence, global sessions.regular, has a provider session id) -> session mode
 EXPECTED = {
@@ -32,9 +32,10 @@ def test_the_table_covers_every_combination() -> None:
 
 @pytest.mark.parametrize(("persistence", "global_regular", "has_session_id"), sorted(EXPECTED))
 def test_session_mode_for(persistence: str, global_regular: str, has_session_id: bool) -> None:
-    assert session_mode_for(persistence, global_regular, has_session_id) == EXPECTED[
-        (persistence, global_regular, has_session_id)
-    ]
+    assert (
+        session_mode_for(persistence, global_regular, has_session_id)
+        == EXPECTED[(persistence, global_regular, has_session_id)]
+    )
 
 
 @pytest.mark.parametrize("global_regular", GLOBAL_SETTINGS)

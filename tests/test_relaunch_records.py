@@ -6,13 +6,13 @@ from wardian_core.control.models import REQUEST_PARAMS, UpdateParams
 from wardian_core.fields import LAUNCH_CONFIG_DEFAULTS, launch_config_record, to_record
 from wardian_core.models import AgentRecord
 from wardian_core.provider_models import LaunchConfig
-from wardian_host.spawn_context import launch_config_of, stored_launch_config
+from wardian_host.agents.spawn_context import launch_config_of, stored_launch_config
 
 
 def test_the_plain_defaults_are_the_models_defaults() -> None:
     defaults = LaunchConfig().model_dump(mode="json")
     assert defaults.pop("settings") == {}
-    assert LAUNCH_CONFIG_DEFAULTS == defaults
+    assert defaults == LAUNCH_CONFIG_DEFAULTS
 
 
 def test_a_row_written_before_any_configuration_shows_every_key_with_its_default() -> None:
@@ -27,8 +27,11 @@ def test_stored_form_round_trips_and_keeps_provider_settings_only_when_the_agent
     config = LaunchConfig(model="m", extra_args=["bash"], include_dirs=["/srv/notes"], session_persistence="fresh")
     stored = stored_launch_config(config)
     assert json.loads(stored) == {
-        "model": "m", "extra_args": ["bash"], "include_dirs": ["/srv/notes"], "session_persistence": "fresh"
-    }  # fmt: skip
+        "model": "m",
+        "extra_args": ["bash"],
+        "include_dirs": ["/srv/notes"],
+        "session_persistence": "fresh",
+    }
     assert launch_config_of({"launch_config": stored}) == config
     own = config.model_copy(update={"settings": {"prompt_pattern": "$ "}})
     assert json.loads(stored_launch_config(own))["settings"] == {"prompt_pattern": "$ "}
@@ -36,10 +39,16 @@ def test_stored_form_round_trips_and_keeps_provider_settings_only_when_the_agent
 
 def test_a_record_with_its_launch_config_validates_against_the_agent_record_model() -> None:
     row = {
-        "name": "a", "uuid": "u", "class": "Coder", "provider": "generic", "workspace": "/w", "status": "off",
-        "created_at": "2026-01-01T00:00:00.000Z", "is_off": 1,
+        "name": "a",
+        "uuid": "u",
+        "class": "Coder",
+        "provider": "generic",
+        "workspace": "/w",
+        "status": "off",
+        "created_at": "2026-01-01T00:00:00.000Z",
+        "is_off": 1,
         "launch_config": stored_launch_config(LaunchConfig(extra_args=["bash"])),
-    }  # fmt: skip
+    }
     record = AgentRecord.model_validate(to_record(row, "persisted"))
     assert LaunchConfig.model_validate(record.launch_config).extra_args == ["bash"]
 

@@ -64,7 +64,7 @@ def test_list_shows_every_key_with_its_default(run_wardian) -> None:
 
 
 def test_list_verbose_says_which_values_come_from_the_file(run_wardian, settings_path) -> None:
-    settings_path.write_text('[host]\noutput_buffer_bytes = 65536\n')
+    settings_path.write_text("[host]\noutput_buffer_bytes = 65536\n")
     envelope = ok(run_wardian("settings", "list", "--verbose"))
     assert envelope["settings"]["host.output_buffer_bytes"] == 65536
     assert envelope["sources"] == {key: "file" if key == "host.output_buffer_bytes" else "default" for key in DEFAULTS}
@@ -112,11 +112,13 @@ def test_set_keeps_comments_and_the_users_own_tables(run_wardian, settings_path)
     ok(run_wardian("settings", "set", "sessions.regular", "fresh"))
     ok(run_wardian("settings", "set", "providers.codex.approval_policy", "never"))
     ok(run_wardian("settings", "set", "host.output_buffer_bytes", "65536"))
-    assert settings_path.read_text() == USER_FILE.replace(
-        'regular = "resume"  # resume', 'regular = "fresh"  # resume'
-    ).replace(
-        'sandbox_mode = "read-only"\n', 'sandbox_mode = "read-only"\napproval_policy = "never"\n'
-    ) + "\n[host]\noutput_buffer_bytes = 65536\n"
+    assert (
+        settings_path.read_text()
+        == USER_FILE.replace('regular = "resume"  # resume', 'regular = "fresh"  # resume').replace(
+            'sandbox_mode = "read-only"\n', 'sandbox_mode = "read-only"\napproval_policy = "never"\n'
+        )
+        + "\n[host]\noutput_buffer_bytes = 65536\n"
+    )
 
 
 def test_unset_keeps_comments_and_the_users_own_tables(run_wardian, settings_path) -> None:
@@ -150,8 +152,16 @@ def test_unset_of_a_key_the_file_does_not_set_changes_nothing(run_wardian, setti
         (("set", "providers.codex.trust_workspace", "yes"), "validation_failed", "providers.codex.trust_workspace"),
         (("set", "host.output_buffer_bytes", "1024"), "validation_failed", "host.output_buffer_bytes"),
         (("set", "host.output_buffer_bytes", "1.5"), "validation_failed", "host.output_buffer_bytes"),
-        (("set", "providers.generic.idle_quiet_seconds", "0"), "validation_failed", "providers.generic.idle_quiet_seconds"),
-        (("set", "providers.generic.idle_quiet_seconds", "inf"), "validation_failed", "providers.generic.idle_quiet_seconds"),
+        (
+            ("set", "providers.generic.idle_quiet_seconds", "0"),
+            "validation_failed",
+            "providers.generic.idle_quiet_seconds",
+        ),
+        (
+            ("set", "providers.generic.idle_quiet_seconds", "inf"),
+            "validation_failed",
+            "providers.generic.idle_quiet_seconds",
+        ),
         (("set", "providers.codex.sandbox_mode", "yolo"), "validation_failed", "providers.codex.sandbox_mode"),
         (("set", "providers.gemini.executable", ""), "validation_failed", "providers.gemini.executable"),
     ],
@@ -177,8 +187,12 @@ def test_a_bad_value_never_creates_the_file(run_wardian, settings_path) -> None:
 def test_a_hand_broken_file_is_reported_with_its_line_and_never_rewritten(run_wardian, settings_path) -> None:
     broken = '[sessions]\nregular = "fresh"\n\n[host]\noutput_buffer_bytes = = 65536\n'
     settings_path.write_bytes(broken.encode())
-    for args in (("list",), ("get", "sessions.regular"), ("set", "sessions.regular", "resume"),
-                 ("unset", "sessions.regular")):  # fmt: skip
+    for args in (
+        ("list",),
+        ("get", "sessions.regular"),
+        ("set", "sessions.regular", "resume"),
+        ("unset", "sessions.regular"),
+    ):
         result = run_wardian("settings", *args)
         assert result.returncode == 1, args
         error = result.error()

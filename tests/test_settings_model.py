@@ -45,7 +45,11 @@ def test_the_catalogue_knows_each_kind_and_default() -> None:
 
     assert shape("sessions.regular") == ("string", "resume", ("fresh", "resume"))
     assert shape("providers.codex.trust_workspace") == ("bool", False, None)
-    assert shape("providers.codex.sandbox_mode") == ("string", None, ("read-only", "workspace-write", "danger-full-access"))
+    assert shape("providers.codex.sandbox_mode") == (
+        "string",
+        None,
+        ("read-only", "workspace-write", "danger-full-access"),
+    )
     assert shape("providers.generic.idle_quiet_seconds") == ("float", 1.5, None)
     assert shape("host.output_buffer_bytes") == ("int", 1048576, None)
     assert all(setting.description for setting in SETTING_KEYS.values())

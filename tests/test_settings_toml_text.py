@@ -15,7 +15,7 @@ def test_a_value_is_replaced_in_place_keeping_its_trailing_comment() -> None:
 
 
 def test_a_key_is_added_after_its_siblings_not_after_the_next_table_comment() -> None:
-    text = "[providers.codex]\nexecutable = \"codex\"\n\n# my own table\n[mine]\nx = 1\n"
+    text = '[providers.codex]\nexecutable = "codex"\n\n# my own table\n[mine]\nx = 1\n'
     edited = set_value(text, ("providers", "codex", "sandbox_mode"), "read-only")
     assert edited == (
         '[providers.codex]\nexecutable = "codex"\nsandbox_mode = "read-only"\n\n# my own table\n[mine]\nx = 1\n'
@@ -74,7 +74,7 @@ def test_crlf_files_stay_crlf_and_a_missing_final_newline_is_handled() -> None:
 
 
 def test_inline_tables_are_refused_not_rewritten() -> None:
-    text = "[providers]\ncodex = { sandbox_mode = \"read-only\" }\n"
+    text = '[providers]\ncodex = { sandbox_mode = "read-only" }\n'
     with pytest.raises(UneditableError, match="providers.codex"):
         set_value(text, ("providers", "codex", "sandbox_mode"), "never")
     with pytest.raises(UneditableError):
@@ -89,7 +89,10 @@ def test_remove_drops_only_the_key_line_and_its_trailing_comment() -> None:
 
 def test_a_multiline_value_is_removed_whole() -> None:
     text = "[mine]\nkeep = 1\n[providers.claude]\nexecutable = '''\n/opt/claude'''\n[after]\ny = 2\n"
-    assert remove_value(text, ("providers", "claude", "executable")) == "[mine]\nkeep = 1\n[providers.claude]\n[after]\ny = 2\n"
+    assert (
+        remove_value(text, ("providers", "claude", "executable"))
+        == "[mine]\nkeep = 1\n[providers.claude]\n[after]\ny = 2\n"
+    )
 
 
 def test_keys_under_an_array_of_tables_never_match() -> None:

@@ -3,7 +3,8 @@
 import pytest
 
 from wardian_core.provider_models import EVENT_KINDS
-from wardian_host.status_rules import STATUSES, next_status
+from wardian_core.statuses import STATUSES
+from wardian_host.agents.status_rules import next_status
 
 LIVE = ("starting", "idle", "processing", "action_required", "error")
 

@@ -28,7 +28,6 @@ LAUNCH_CONFIG_DEFAULTS: dict[str, Any] = {
     "include_dirs": [],
     "session_persistence": "default",
 }
-STATUSES = ("starting", "idle", "processing", "action_required", "error", "off", "headless")
 
 
 def parse_field_list(text: str) -> tuple[str, ...]:

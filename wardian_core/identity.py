@@ -19,11 +19,33 @@ NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]+$")
 # `send --to <x>`), so an agent called one of them could never be addressed.
 RESERVED_NAMES = frozenset(
     {
-        "all", "self", "list", "show", "help", "spawn", "kill", "pause", "resume", "clone",
-        "wait", "watch", "attach", "rename", "delete", "update", "restart", "clear", "send",
-        "ask", "reply", "class", "workspace", "none", "null",
+        "all",
+        "self",
+        "list",
+        "show",
+        "help",
+        "spawn",
+        "kill",
+        "pause",
+        "resume",
+        "clone",
+        "wait",
+        "watch",
+        "attach",
+        "rename",
+        "delete",
+        "update",
+        "restart",
+        "clear",
+        "send",
+        "ask",
+        "reply",
+        "class",
+        "workspace",
+        "none",
+        "null",
     }
-)  # fmt: skip
+)
 
 MAX_NAME_LENGTH = 64
 

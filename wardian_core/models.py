@@ -4,23 +4,15 @@ These define the formats; the CLI's hot read path uses plain data
 (`wardian_core.fields`), which tests check against these models.
 """
 
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-
-class Status(str, Enum):
-    starting = "starting"
-    idle = "idle"
-    processing = "processing"
-    action_required = "action_required"
-    error = "error"
-    off = "off"
-    headless = "headless"
+from wardian_core.statuses import Status
 
 
-class StatusSource(str, Enum):
+class StatusSource(StrEnum):
     live = "live"
     persisted = "persisted"
 

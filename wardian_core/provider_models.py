@@ -1,5 +1,5 @@
 """The models of the provider contract: what the host passes to a provider's hooks and
-what the hooks answer (see `wardian_host.hookspecs`).
+what the hooks answer (see `wardian_host.providers.hookspecs`).
 
 A provider imports these from `wardian_core` (never from `wardian_host`). They are
 kept apart from `wardian_core.models` so nothing on the CLI's read path imports them.
@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-# The version of the hook contract in `wardian_host.hookspecs`. A provider declares the
+# The version of the hook contract in `wardian_host.providers.hookspecs`. A provider declares the
 # version it was built for in `ProviderInfo.contract_version`; the host refuses any other.
 CONTRACT_VERSION = 1
 

@@ -28,9 +28,19 @@ def spawn(run_wardian, workspace: Path) -> Callable[..., dict]:
 
     def spawn_agent(name: str, *command: str, cls: str = "Coder") -> dict:
         result = run_wardian(
-            "agent", "spawn", "--provider", "generic", "--class", cls, "--name", name,
-            "--workspace", str(workspace), "--", *command,
-        )  # fmt: skip
+            "agent",
+            "spawn",
+            "--provider",
+            "generic",
+            "--class",
+            cls,
+            "--name",
+            name,
+            "--workspace",
+            str(workspace),
+            "--",
+            *command,
+        )
         assert result.returncode == 0, result.stderr
         return json.loads(result.stdout)["agent"]
 
@@ -40,9 +50,7 @@ def spawn(run_wardian, workspace: Path) -> Callable[..., dict]:
 @pytest.fixture
 def wait_status(run_wardian) -> Callable[..., dict]:
     def wait(name: str, status: str, timeout: str = "20s") -> dict:
-        result = run_wardian(
-            "agent", "wait", name, "--until", status, "--timeout", timeout
-        )
+        result = run_wardian("agent", "wait", name, "--until", status, "--timeout", timeout)
         assert result.returncode == 0, result.stderr
         return json.loads(result.stdout)["agent"]
 
@@ -51,7 +59,9 @@ def wait_status(run_wardian) -> Callable[..., dict]:
 
 @pytest.fixture
 def show(run_wardian) -> Callable[..., dict]:
-    def show_agent(name: str, fields: str = "name,status,status_source,status_evidence,pid,provider_session_id") -> dict:
+    def show_agent(
+        name: str, fields: str = "name,status,status_source,status_evidence,pid,provider_session_id"
+    ) -> dict:
         result = run_wardian("agent", name, "--fields", fields)
         assert result.returncode == 0, result.stderr
         return json.loads(result.stdout)["agent"]

@@ -6,6 +6,7 @@ import os
 import signal
 import socket
 import sqlite3
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,8 +21,6 @@ from wardian_core.control.protocol import MAX_FRAME_BYTES
 from wardian_core.db import events as event_rows
 from wardian_core.db import open_writer
 from wardian_core.errors import WardianError
-
-import sys
 
 WARDIAN = str(Path(sys.executable).parent / "wardian")
 
@@ -152,7 +151,7 @@ def test_malformed_unknown_invalid_and_oversized_frames_are_refused_and_the_host
 
 
 def test_the_server_refuses_a_peer_of_another_uid(wardian_home: Path, monkeypatch) -> None:
-    from wardian_host.control_server import ControlServer
+    from wardian_host.daemon.control_server import ControlServer
 
     async def scenario() -> dict:
         server = ControlServer(wardian_home, {})

@@ -15,10 +15,28 @@ WARDIAN = str(Path(sys.executable).parent / "wardian")
 def test_spawn_returns_promptly_with_piped_output_while_starting_the_host(workspace: Path, wait_status) -> None:
     started = time.monotonic()
     done = subprocess.run(
-        [WARDIAN, "agent", "spawn", "--provider", "generic", "--class", "Coder", "--name", "first",
-         "--workspace", str(workspace), "--", "bash", "--norc", "--noprofile"],
-        capture_output=True, text=True, timeout=30, env=os.environ,
-    )  # fmt: skip
+        [
+            WARDIAN,
+            "agent",
+            "spawn",
+            "--provider",
+            "generic",
+            "--class",
+            "Coder",
+            "--name",
+            "first",
+            "--workspace",
+            str(workspace),
+            "--",
+            "bash",
+            "--norc",
+            "--noprofile",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        env=os.environ,
+    )
     assert done.returncode == 0, done.stderr
     assert time.monotonic() - started < 25
     agent = json.loads(done.stdout)["agent"]
@@ -41,7 +59,7 @@ def test_live_reads_say_live_and_carry_evidence(spawn, wait_status, show, run_wa
 def test_agent_environment_has_session_id_home_term_and_wardian_first_on_path(
     spawn, wait_status, workspace: Path, wardian_home: Path
 ) -> None:
-    agent = spawn("env", "bash", "-c", 'env > env.txt; echo written; exec sleep 300')
+    agent = spawn("env", "bash", "-c", "env > env.txt; echo written; exec sleep 300")
     wait_status("env", "idle")
     env = dict(line.split("=", 1) for line in (workspace / "env.txt").read_text().splitlines() if "=" in line)
     assert env["WARDIAN_SESSION_ID"] == agent["uuid"]
@@ -153,14 +171,22 @@ def test_spawn_errors_leave_nothing_behind(run_wardian, spawn, workspace: Path, 
 
     cases = [
         (spawn_args("--provider", "nope", "--workspace", str(workspace)), "not_found", 2),
-        (spawn_args("--provider", "generic", "--name", "keeper", "--workspace", str(workspace), "--", "bash"),
-         "duplicate_name", 1),
+        (
+            spawn_args("--provider", "generic", "--name", "keeper", "--workspace", str(workspace), "--", "bash"),
+            "duplicate_name",
+            1,
+        ),
         (spawn_args("--provider", "generic", "--name", "bad name", "--workspace", str(workspace)), "invalid_name", 1),
         (spawn_args("--provider", "generic", "--workspace", str(tmp_path / "missing"), "--", "bash"), "usage", 1),
-        (spawn_args("--provider", "generic", "--name", "ghost", "--workspace", str(workspace), "--",
-                    "/no/such/binary"), "request_failed", 1),
+        (
+            spawn_args(
+                "--provider", "generic", "--name", "ghost", "--workspace", str(workspace), "--", "/no/such/binary"
+            ),
+            "request_failed",
+            1,
+        ),
         (["agent", "spawn", "--class", "Coder"], "usage", 1),
-    ]  # fmt: skip
+    ]
     for args, code, exit_code in cases:
         result = run_wardian(*args)
         assert (result.returncode, result.error()["code"]) == (exit_code, code), args

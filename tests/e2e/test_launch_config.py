@@ -72,9 +72,7 @@ def seed_example(wardian_home: Path, workspace: Path) -> Callable[..., str]:
     def seed(name: str, launch_config: dict, session_id: str | None = "sess-earlier") -> str:
         conn = open_writer(wardian_home)
         try:
-            row = identity.create_agent(
-                conn, class_name="Coder", provider="example", workspace=workspace, name=name
-            )
+            row = identity.create_agent(conn, class_name="Coder", provider="example", workspace=workspace, name=name)
             agent_rows.update_columns(
                 conn, row["uuid"], launch_config=json.dumps(launch_config), provider_session_id=session_id
             )
@@ -110,10 +108,29 @@ def test_configuration_round_trips_through_spawn_update_and_show(wardian, worksp
     notes.mkdir()
     skills.mkdir()
     spawned = wardian(
-        "agent", "spawn", "--provider", "generic", "--class", "Coder", "--name", "cfg", "--workspace", str(workspace),
-        "--model", "model-a", "--arg", "--norc", "--include-dir", str(notes), "--session-persistence", "fresh",
-        "--description", "keeps notes", "--", "bash",
-    )  # fmt: skip
+        "agent",
+        "spawn",
+        "--provider",
+        "generic",
+        "--class",
+        "Coder",
+        "--name",
+        "cfg",
+        "--workspace",
+        str(workspace),
+        "--model",
+        "model-a",
+        "--arg",
+        "--norc",
+        "--include-dir",
+        str(notes),
+        "--session-persistence",
+        "fresh",
+        "--description",
+        "keeps notes",
+        "--",
+        "bash",
+    )
     ok(spawned)
     shown = ok(wardian("agent", "cfg", "--verbose"))["agent"]
     assert shown["launch_config"] == {
@@ -125,8 +142,19 @@ def test_configuration_round_trips_through_spawn_update_and_show(wardian, worksp
     assert wardian("agent", "cfg", "--field", "description").stdout.strip() == "keeps notes"
 
     updated = ok(
-        wardian("agent", "update", "cfg", "--model", "model-b", "--include-dir", str(skills),
-                "--session-persistence", "resume", "--description", "reviews")  # fmt: skip
+        wardian(
+            "agent",
+            "update",
+            "cfg",
+            "--model",
+            "model-b",
+            "--include-dir",
+            str(skills),
+            "--session-persistence",
+            "resume",
+            "--description",
+            "reviews",
+        )
     )
     expected = {
         "model": "model-b",
@@ -137,10 +165,15 @@ def test_configuration_round_trips_through_spawn_update_and_show(wardian, worksp
     assert updated["agent"]["launch_config"] == expected and updated["agent"]["description"] == "reviews"
     assert launch_config(wardian, "cfg") == expected
 
-    replaced = ok(wardian("agent", "update", "cfg", "--clear-args", "--arg", "sh", "--clear-include-dirs", "--model", ""))
+    replaced = ok(
+        wardian("agent", "update", "cfg", "--clear-args", "--arg", "sh", "--clear-include-dirs", "--model", "")
+    )
     assert replaced["agent"]["launch_config"] == {
-        "model": None, "extra_args": ["sh"], "include_dirs": [], "session_persistence": "resume"
-    }  # fmt: skip
+        "model": None,
+        "extra_args": ["sh"],
+        "include_dirs": [],
+        "session_persistence": "resume",
+    }
 
     # Stored, not only held by the host: the same answer once no host runs.
     ok(wardian("host", "stop"))
@@ -197,18 +230,38 @@ def test_bad_values_get_the_error_envelope_and_leave_the_stored_configuration_un
         control_request(wardian_home, "agent.update", {"target": "steady", "session_persistence": "always"})
     assert raw.value.code == "bad_request"
     with pytest.raises(WardianError) as raw_spawn:
-        control_request(wardian_home, "agent.spawn", {
-            "provider": "generic", "class": "Coder", "workspace": str(workspace), "name": "invalid",
-            "launch_config": {"extra_args": ["sleep", "600"], "session_persistence": "always"},
-        })  # fmt: skip
+        control_request(
+            wardian_home,
+            "agent.spawn",
+            {
+                "provider": "generic",
+                "class": "Coder",
+                "workspace": str(workspace),
+                "name": "invalid",
+                "launch_config": {"extra_args": ["sleep", "600"], "session_persistence": "always"},
+            },
+        )
     assert raw_spawn.value.code == "validation_failed"
     assert raw_spawn.value.details["errors"][0]["field"] == "session_persistence"
     assert launch_config(wardian, "steady") == before
 
     at_spawn = wardian(
-        "agent", "spawn", "--provider", "generic", "--class", "Coder", "--name", "never",
-        "--workspace", str(workspace), "--include-dir", str(tmp_path / "nowhere"), "--", "sleep", "600",
-    )  # fmt: skip
+        "agent",
+        "spawn",
+        "--provider",
+        "generic",
+        "--class",
+        "Coder",
+        "--name",
+        "never",
+        "--workspace",
+        str(workspace),
+        "--include-dir",
+        str(tmp_path / "nowhere"),
+        "--",
+        "sleep",
+        "600",
+    )
     assert at_spawn.returncode == 1 and at_spawn.error()["code"] == "usage"
     assert wardian("agent", "never").returncode == 2
     assert wardian("agent", "invalid").returncode == 2
@@ -248,10 +301,25 @@ def test_resume_and_restart_of_an_assigned_session_follow_the_relaunch_rule(
     persistence: str, global_regular: str, wardian, workspace: Path
 ) -> None:
     ok(wardian("settings", "set", "sessions.regular", global_regular))
-    ok(wardian(
-        "agent", "spawn", "--provider", "generic", "--class", "Coder", "--name", "asg", "--workspace", str(workspace),
-        "--session-persistence", persistence, "--", "sleep", "600",
-    ))  # fmt: skip
+    ok(
+        wardian(
+            "agent",
+            "spawn",
+            "--provider",
+            "generic",
+            "--class",
+            "Coder",
+            "--name",
+            "asg",
+            "--workspace",
+            str(workspace),
+            "--session-persistence",
+            persistence,
+            "--",
+            "sleep",
+            "600",
+        )
+    )
     first = session_id(wardian, "asg")
     assert first  # assigned up front, whatever the persistence
     ok(wardian("agent", "pause", "asg"))
@@ -294,13 +362,15 @@ def test_restart_of_a_stopped_agent_launches_it(spawn, wardian) -> None:
 # -- clone -----------------------------------------------------------------------------
 
 
-def test_clone_gets_the_configuration_but_never_the_session(
-    wardian, seed_example, argv_of, tmp_path: Path
-) -> None:
+def test_clone_gets_the_configuration_but_never_the_session(wardian, seed_example, argv_of, tmp_path: Path) -> None:
     notes = tmp_path / "notes"
     notes.mkdir()
-    config = {"model": "model-c", "extra_args": ["--verbose"], "include_dirs": [str(notes)],
-              "session_persistence": "resume"}  # fmt: skip
+    config = {
+        "model": "model-c",
+        "extra_args": ["--verbose"],
+        "include_dirs": [str(notes)],
+        "session_persistence": "resume",
+    }
     source_uuid = seed_example("source", config, session_id="sess-source")
     ok(wardian("host", "start"))
     ok(wardian("agent", "resume", "source"))
@@ -341,9 +411,9 @@ def test_clear_gives_a_new_session_with_the_same_id_and_the_old_processes_output
     # writing a second later, while the clear waits for it. late.txt proves both wrote.
     script = (
         '( trap "" HUP; trap "sleep 1; echo OLD-CHILD-MARKER; echo child >> late.txt; exit 0" TERM; '
-        'while :; do sleep 0.2; done ) & '
+        "while :; do sleep 0.2; done ) & "
         'trap "echo OLD-ROOT-MARKER; echo root >> late.txt; exit 0" HUP; '
-        'echo life-started; sleep 600 & wait'
+        "echo life-started; sleep 600 & wait"
     )
     agent = spawn("clearme", "bash", "-c", script)
     ok(wardian("agent", "update", "clearme", "--session-persistence", "resume"))
@@ -366,9 +436,7 @@ def test_clear_gives_a_new_session_with_the_same_id_and_the_old_processes_output
     assert launch_config(wardian, "clearme")["session_persistence"] == "resume"
 
 
-def test_clear_of_a_discovered_session_forgets_the_id_and_launches_fresh(
-    wardian, seed_example, argv_of
-) -> None:
+def test_clear_of_a_discovered_session_forgets_the_id_and_launches_fresh(wardian, seed_example, argv_of) -> None:
     uuid = seed_example("forget", {"session_persistence": "resume"}, session_id="sess-old")
     ok(wardian("host", "start"))
     ok(wardian("agent", "resume", "forget"))

@@ -15,16 +15,20 @@ WARDIAN = str(Path(sys.executable).parent / "wardian")
 FAKE_CLIS = Path(__file__).parent / "fake_clis"
 
 
-def test_send_types_into_the_pty_and_wait_until_idle_waits_for_the_next_turn(
-    spawn, wait_status, run_wardian
-) -> None:
+def test_send_types_into_the_pty_and_wait_until_idle_waits_for_the_next_turn(spawn, wait_status, run_wardian) -> None:
     spawn("shell", "bash", "--norc")
     wait_status("shell", "idle")
     result = run_wardian("send", "echo answer-$((6*7))", "--to", "shell", "--wait-until", "idle", "--timeout", "20s")
     assert result.returncode == 0, result.stderr
     answer = result.json()
     assert answer["results"] == [
-        {"agent": "shell", "uuid": answer["results"][0]["uuid"], "status": "idle", "result": "delivered", "queued": False}
+        {
+            "agent": "shell",
+            "uuid": answer["results"][0]["uuid"],
+            "status": "idle",
+            "result": "delivered",
+            "queued": False,
+        }
     ]
     # Already idle before the send: success only came from a new turn, proved by its evidence.
     assert answer["agent"]["status_evidence"]["event"] == "turn_completed"
@@ -112,8 +116,19 @@ def example_agent(provider_packages, run_wardian, workspace: Path):
     env = {"PATH": f"{FAKE_CLIS}{os.pathsep}{os.environ['PATH']}", "WARDIAN_PLUGINS": "generic,example"}
 
     def spawn_example(name: str) -> None:
-        result = run_wardian("agent", "spawn", "--provider", "example", "--class", "Coder", "--name", name,
-                             "--workspace", str(workspace), env=env)  # fmt: skip
+        result = run_wardian(
+            "agent",
+            "spawn",
+            "--provider",
+            "example",
+            "--class",
+            "Coder",
+            "--name",
+            name,
+            "--workspace",
+            str(workspace),
+            env=env,
+        )
         assert result.returncode == 0, result.stderr
 
     return spawn_example
@@ -184,9 +199,7 @@ def test_watch_until_output_does_not_match_the_echo_of_what_was_sent(spawn, wait
     assert stale.returncode == 1 and stale.error()["code"] == "watch_timeout"
 
 
-def test_watch_of_a_cursor_older_than_the_buffer_is_cursor_expired(
-    spawn, wait_status, run_wardian
-) -> None:
+def test_watch_of_a_cursor_older_than_the_buffer_is_cursor_expired(spawn, wait_status, run_wardian) -> None:
     assert run_wardian("settings", "set", "host.output_buffer_bytes", "65536").returncode == 0
     spawn("flood", "bash", "-c", "head -c 200000 /dev/zero | tr '\\0' 'z'; echo; exec sleep 600")
     wait_status("flood", "idle")
@@ -214,9 +227,7 @@ def _read_until(terminal: PtyProcess, needle: bytes, limit: float = 20.0) -> byt
     return seen
 
 
-def test_attach_types_reads_resizes_detaches_and_reattaches_with_two_clients(
-    spawn, wait_status, run_wardian
-) -> None:
+def test_attach_types_reads_resizes_detaches_and_reattaches_with_two_clients(spawn, wait_status, run_wardian) -> None:
     spawn("seat", "bash", "--norc")
     wait_status("seat", "idle")
     first = PtyProcess.spawn([WARDIAN, "agent", "attach", "seat"], env=dict(os.environ), dimensions=(30, 100))

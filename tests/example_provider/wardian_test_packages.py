@@ -48,7 +48,9 @@ def build_wheel(source: Path, out: Path) -> Path:
         f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {project['version']}\n"
         f"Summary: {project.get('description', '')}\n"
     ).encode()
-    files[f"{dist_info}/WHEEL"] = b"Wheel-Version: 1.0\nGenerator: wardian-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    files[f"{dist_info}/WHEEL"] = (
+        b"Wheel-Version: 1.0\nGenerator: wardian-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    )
     entry_points = ""
     for group, points in project.get("entry-points", {}).items():
         entry_points += f"[{group}]\n" + "".join(f"{key} = {value}\n" for key, value in points.items()) + "\n"
@@ -70,8 +72,20 @@ def install(wheels: list[Path], target: Path) -> None:
                 archive.extractall(target)
         return
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps",
-         "--no-index", "--no-compile", "--target", str(target), *map(str, wheels)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--no-deps",
+            "--no-index",
+            "--no-compile",
+            "--target",
+            str(target),
+            *map(str, wheels),
+        ],
         check=True,
         capture_output=True,
     )

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from real_cli_fixtures import RealCli
 
 RECORDINGS = Path(__file__).parent / "recordings"
@@ -68,8 +67,7 @@ def _claude() -> CliContract:
         tool_args=lambda prompt: ["-p", prompt, *stream, "--allowedTools", "Bash"],
         session_id=lambda events: next(e["session_id"] for e in events if e.get("subtype") == "init"),
         reply_text=lambda events: next(e["result"] for e in events if e.get("type") == "result"),
-        error_text=lambda events: next(e["result"] for e in events
-                                       if e.get("type") == "result" and e.get("is_error")),
+        error_text=lambda events: next(e["result"] for e in events if e.get("type") == "result" and e.get("is_error")),
         interactive_args=(),
         ready_marker="? for shortcuts",
         approval_marker="Do you want to proceed?",
@@ -86,8 +84,11 @@ def _codex() -> CliContract:
         resume_args=lambda session, prompt: [*exec_args, "resume", session, prompt],
         tool_args=lambda prompt: [*exec_args, prompt],
         session_id=lambda events: next(e["thread_id"] for e in events if e.get("type") == "thread.started"),
-        reply_text=lambda events: [e["item"]["text"] for e in events if e.get("type") == "item.completed"
-                                   and e["item"].get("type") == "agent_message"][-1],
+        reply_text=lambda events: [
+            e["item"]["text"]
+            for e in events
+            if e.get("type") == "item.completed" and e["item"].get("type") == "agent_message"
+        ][-1],
         error_text=lambda events: next(e["error"]["message"] for e in events if e.get("type") == "turn.failed"),
         # Interactive Codex otherwise leaves a background daemon running after it exits.
         interactive_args=("--no-daemon",),
@@ -115,8 +116,9 @@ def _gemini() -> CliContract:
         tool_args=lambda prompt: ["-p", prompt, *stream, "--approval-mode", "yolo"],
         session_id=lambda events: next(e["session_id"] for e in events if e.get("type") == "init"),
         reply_text=_gemini_reply,
-        error_text=lambda events: next(e["error"]["message"] for e in events
-                                       if e.get("type") == "result" and e.get("status") == "error"),
+        error_text=lambda events: next(
+            e["error"]["message"] for e in events if e.get("type") == "result" and e.get("status") == "error"
+        ),
         interactive_args=(),
         ready_marker="Type your message or @path/to/file",
         approval_marker="Allow execution of",
@@ -188,9 +190,11 @@ class Recorder:
 
     def normalise(self, data: bytes) -> bytes:
         """Rewrite machine-specific paths and the port the way `shared/fixtures` does."""
-        replacements = [(str(self.cli.workspace), "/home/dev/proj"),
-                        (str(self.cli.home), f"/home/dev/homes/{self.cli.name}"),
-                        (str(self.cli.workspace.parent), "/home/dev")]
+        replacements = [
+            (str(self.cli.workspace), "/home/dev/proj"),
+            (str(self.cli.home), f"/home/dev/homes/{self.cli.name}"),
+            (str(self.cli.workspace.parent), "/home/dev"),
+        ]
         for old, new in replacements:
             data = data.replace(old.encode(), new.encode())
         # Claude derives project folder names from the path with separators turned into dashes.

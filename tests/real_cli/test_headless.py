@@ -29,8 +29,9 @@ def test_resumed_session_sends_the_earlier_turn_to_the_model(cli, contract, reco
     events = contract.events(second.stdout)
     assert contract.session_id(events) == session
     assert contract.reply_text(events) == "MOCK-REPLY tok2"
-    resumed = [r for r in cli.server.requests[requests_before:] if r.reply_kind == "text"
-               and "ECHO:tok2" in r.body_text()]
+    resumed = [
+        r for r in cli.server.requests[requests_before:] if r.reply_kind == "text" and "ECHO:tok2" in r.body_text()
+    ]
     assert resumed, "the resumed turn never reached the model server"
     assert "ECHO:tok1" in resumed[-1].body_text() and "MOCK-REPLY tok1" in resumed[-1].body_text()
     cli.assert_only_model_server_was_called()

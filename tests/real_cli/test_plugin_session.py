@@ -7,13 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 import real_cli_plugin
 
 SUPPORT = Path(real_cli_plugin.__file__).resolve().parent
 
-SAMPLE_TESTS = '''
+SAMPLE_TESTS = """
 import socket
 import pytest
 
@@ -28,7 +26,7 @@ def test_sees_only_loopback():
 def test_fails_when_asked():
     import os
     assert os.environ.get("SAMPLE_SHOULD_FAIL") != "1"
-'''
+"""
 
 
 def run_sample_session(tmp_path: Path, **extra_env: str) -> subprocess.CompletedProcess[str]:
@@ -36,9 +34,25 @@ def run_sample_session(tmp_path: Path, **extra_env: str) -> subprocess.Completed
     env = {key: value for key, value in os.environ.items() if not key.startswith("WARDIAN_")}
     env.update(PYTHONPATH=str(SUPPORT), **extra_env)
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "real_cli_plugin", "-p", "no:cacheprovider", "-q",
-         "--rootdir", str(tmp_path), str(tmp_path / "test_sample.py")],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "real_cli_plugin",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "--rootdir",
+            str(tmp_path),
+            str(tmp_path / "test_sample.py"),
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def test_skip_variable_skips_real_cli_tests_and_runs_the_others(tmp_path):

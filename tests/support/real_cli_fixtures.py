@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import re
 import select
+import shutil
 import socket
 import subprocess
 import time
@@ -22,9 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from ptyprocess import PtyProcess
-
 from model_server import ModelServer
+from ptyprocess import PtyProcess
 
 ROOT = Path(__file__).resolve().parents[2]
 INSTALL_DIR = ROOT / ".cache" / "provider-clis"
@@ -32,8 +31,7 @@ INSTALL_COMMAND = "python3 scripts/install_clis.py"
 SKIP_VARIABLE = "WARDIAN_SKIP_REAL_CLI"
 
 # Variables a developer's shell or CI may carry that would point a CLI (or Wardian) elsewhere.
-CLEARED_PREFIXES = ("WARDIAN_", "ANTHROPIC_", "OPENAI_", "CODEX_", "GEMINI_", "GOOGLE_",
-                    "OPENCODE_", "CLAUDE_")
+CLEARED_PREFIXES = ("WARDIAN_", "ANTHROPIC_", "OPENAI_", "CODEX_", "GEMINI_", "GOOGLE_", "OPENCODE_", "CLAUDE_")
 MOCK_API_KEY = "sk-mock-0123456789abcdefghijklmnopqrstuvwxyz"
 
 
@@ -65,14 +63,16 @@ class PtySession:
         deadline = time.monotonic() + timeout
         while True:
             screen = _squeeze(self.text(start))
-            for marker, squeezed in zip(markers, wanted):
+            for marker, squeezed in zip(markers, wanted, strict=True):
                 if squeezed in screen:
                     return marker
             remaining = deadline - time.monotonic()
             if remaining <= 0 or not self._read(remaining):
                 tail = self.text(start)[-3000:]
-                raise AssertionError(f"none of {markers!r} appeared within {timeout} s "
-                                     f"(alive={self.process.isalive()}); screen tail:\n{tail}")
+                raise AssertionError(
+                    f"none of {markers!r} appeared within {timeout} s "
+                    f"(alive={self.process.isalive()}); screen tail:\n{tail}"
+                )
 
     def send(self, data: str) -> None:
         self.process.write(data.encode())
@@ -92,7 +92,7 @@ class PtySession:
         return True
 
     def _answer_queries(self) -> None:
-        pending = bytes(self.raw[self._answered_up_to:])
+        pending = bytes(self.raw[self._answered_up_to :])
         for query, reply in _TERMINAL_REPLIES:
             for _ in range(pending.count(query)):
                 self.process.write(reply)
@@ -112,8 +112,8 @@ class PtySession:
 
 # (query, reply) pairs for the terminal queries the four TUIs send.
 _TERMINAL_REPLIES = [
-    (b"\x1b[6n", b"\x1b[1;1R"),                     # cursor position
-    (b"\x1b[c", b"\x1b[?62;22c"),                    # primary device attributes
+    (b"\x1b[6n", b"\x1b[1;1R"),  # cursor position
+    (b"\x1b[c", b"\x1b[?62;22c"),  # primary device attributes
     (b"\x1b[0c", b"\x1b[?62;22c"),
     (b"\x1b]10;?", b"\x1b]10;rgb:ffff/ffff/ffff\x1b\\"),  # foreground colour
     (b"\x1b]11;?", b"\x1b]11;rgb:0000/0000/0000\x1b\\"),  # background colour
@@ -143,8 +143,15 @@ class RealCli:
 
     def run(self, *args: str, timeout: float = 90) -> subprocess.CompletedProcess[str]:
         """Run headless with stdin closed, so a CLI that waits for input fails instead of hanging."""
-        return subprocess.run([str(self.executable), *args], cwd=self.workspace, env=self.env,
-                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout)
+        return subprocess.run(
+            [str(self.executable), *args],
+            cwd=self.workspace,
+            env=self.env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
 
     def spawn(self, *args: str) -> PtySession:
         """Start the interactive TUI in a 120x40 pseudo-terminal; closed when the test ends."""
@@ -170,12 +177,16 @@ class RealCli:
 def missing_install_message(name: str) -> str | None:
     """Why a CLI cannot run here, or None when it can."""
     if shutil.which("node") is None:
-        return (f"real_cli: node is not on PATH, so {name} cannot run. Install Node.js 20+ and run "
-                f"`{INSTALL_COMMAND}`, or set {SKIP_VARIABLE}=1 to skip the real-CLI tests.")
+        return (
+            f"real_cli: node is not on PATH, so {name} cannot run. Install Node.js 20+ and run "
+            f"`{INSTALL_COMMAND}`, or set {SKIP_VARIABLE}=1 to skip the real-CLI tests."
+        )
     executable = executable_path(name)
     if not executable.exists():
-        return (f"real_cli: {name} is not installed at {executable}. Run `{INSTALL_COMMAND}` "
-                f"(needs npm and the registry), or set {SKIP_VARIABLE}=1 to skip the real-CLI tests.")
+        return (
+            f"real_cli: {name} is not installed at {executable}. Run `{INSTALL_COMMAND}` "
+            f"(needs npm and the registry), or set {SKIP_VARIABLE}=1 to skip the real-CLI tests."
+        )
     return None
 
 
@@ -186,9 +197,16 @@ def executable_path(name: str) -> Path:
 def isolated_environment(home: Path) -> dict[str, str]:
     """The inherited environment minus provider and Wardian variables, with HOME and XDG in `home`."""
     env = {key: value for key, value in os.environ.items() if not key.startswith(CLEARED_PREFIXES)}
-    env.update(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), XDG_DATA_HOME=str(home / ".local/share"),
-               XDG_CACHE_HOME=str(home / ".cache"), XDG_STATE_HOME=str(home / ".local/state"),
-               TERM="xterm-256color", LANG="C.UTF-8", NO_PROXY="*")
+    env.update(
+        HOME=str(home),
+        XDG_CONFIG_HOME=str(home / ".config"),
+        XDG_DATA_HOME=str(home / ".local/share"),
+        XDG_CACHE_HOME=str(home / ".cache"),
+        XDG_STATE_HOME=str(home / ".local/state"),
+        TERM="xterm-256color",
+        LANG="C.UTF-8",
+        NO_PROXY="*",
+    )
     for key in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME"):
         Path(env[key]).mkdir(parents=True, exist_ok=True)
     for key in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "all_proxy"):
@@ -207,9 +225,13 @@ def configure_claude(home: Path, workspace: Path, base_url: str) -> dict[str, st
     }
     (config_dir / ".claude.json").write_text(json.dumps(state, indent=2))
     return {
-        "CLAUDE_CONFIG_DIR": str(config_dir), "ANTHROPIC_BASE_URL": base_url, "ANTHROPIC_API_KEY": MOCK_API_KEY,
-        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1", "DISABLE_AUTOUPDATER": "1",
-        "DISABLE_TELEMETRY": "1", "DISABLE_ERROR_REPORTING": "1",
+        "CLAUDE_CONFIG_DIR": str(config_dir),
+        "ANTHROPIC_BASE_URL": base_url,
+        "ANTHROPIC_API_KEY": MOCK_API_KEY,
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+        "DISABLE_AUTOUPDATER": "1",
+        "DISABLE_TELEMETRY": "1",
+        "DISABLE_ERROR_REPORTING": "1",
     }
 
 
@@ -254,7 +276,9 @@ def configure_gemini(home: Path, workspace: Path, base_url: str) -> dict[str, st
     # Trusting the workspace here spares headless runs `--skip-trust` and the TUI its dialog.
     (settings_dir / "trustedFolders.json").write_text(json.dumps({str(workspace): "TRUST_FOLDER"}))
     return {
-        "GEMINI_CLI_HOME": str(home), "GEMINI_API_KEY": MOCK_API_KEY, "GOOGLE_GEMINI_BASE_URL": base_url,
+        "GEMINI_CLI_HOME": str(home),
+        "GEMINI_API_KEY": MOCK_API_KEY,
+        "GOOGLE_GEMINI_BASE_URL": base_url,
         # Gemini 0.61 otherwise re-launches itself under a new node to raise its heap limit.
         "GEMINI_CLI_NO_RELAUNCH": "1",
     }
@@ -278,14 +302,21 @@ def configure_opencode(home: Path, workspace: Path, base_url: str) -> dict[str, 
     config_file = home / "opencode.json"
     config_file.write_text(json.dumps(config, indent=2))
     return {
-        "OPENCODE_CONFIG": str(config_file), "OPENCODE_DISABLE_AUTOUPDATE": "1",
-        "OPENCODE_DISABLE_MODELS_FETCH": "1", "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",
-        "OPENCODE_DISABLE_LSP_DOWNLOAD": "1", "OPENCODE_DISABLE_SHARE": "1",
+        "OPENCODE_CONFIG": str(config_file),
+        "OPENCODE_DISABLE_AUTOUPDATE": "1",
+        "OPENCODE_DISABLE_MODELS_FETCH": "1",
+        "OPENCODE_DISABLE_DEFAULT_PLUGINS": "1",
+        "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+        "OPENCODE_DISABLE_SHARE": "1",
     }
 
 
-CONFIGURE = {"claude": configure_claude, "codex": configure_codex, "gemini": configure_gemini,
-             "opencode": configure_opencode}
+CONFIGURE = {
+    "claude": configure_claude,
+    "codex": configure_codex,
+    "gemini": configure_gemini,
+    "opencode": configure_opencode,
+}
 
 
 def make_real_cli(name: str, tmp_path: Path, server: ModelServer) -> RealCli:

@@ -37,8 +37,12 @@ _IFF_UP = 0x1
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--record-cli-transcripts", action="store_true", default=False,
-                     help="write what the real CLIs print to tests/real_cli/recordings/<cli>/")
+    parser.addoption(
+        "--record-cli-transcripts",
+        action="store_true",
+        default=False,
+        help="write what the real CLIs print to tests/real_cli/recordings/<cli>/",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -75,14 +79,18 @@ def unshare_command() -> list[str]:
 def namespace_problem(config: pytest.Config) -> str | None:
     """Why this session cannot be re-run in a loopback-only namespace, or None when it can."""
     if config.invocation_params.plugins:
-        return ("real_cli: this session was started by pytest.main() with plugin objects, which "
-                "cannot be passed to a re-run; start pytest from the command line instead.")
+        return (
+            "real_cli: this session was started by pytest.main() with plugin objects, which "
+            "cannot be passed to a re-run; start pytest from the command line instead."
+        )
     if shutil.which("unshare") is None:
         return "real_cli: `unshare` (util-linux) is not installed, so no loopback-only namespace can be made."
     trial = subprocess.run([*unshare_command(), "true"], capture_output=True, text=True)
     if trial.returncode != 0:
-        return (f"real_cli: `{' '.join(unshare_command())} true` failed ({trial.stderr.strip()}); "
-                "a loopback-only network namespace needs root or unprivileged user namespaces.")
+        return (
+            f"real_cli: `{' '.join(unshare_command())} true` failed ({trial.stderr.strip()}); "
+            "a loopback-only network namespace needs root or unprivileged user namespaces."
+        )
     return None
 
 
@@ -100,8 +108,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if in_loopback_namespace() or config.option.collectonly:
         return
     if os.environ.get(INSIDE_VARIABLE) == "1":
-        config.stash[_problem_key] = (f"real_cli: {INSIDE_VARIABLE}=1 but this process sees network "
-                                      "interfaces other than `lo`; refusing to re-run again.")
+        config.stash[_problem_key] = (
+            f"real_cli: {INSIDE_VARIABLE}=1 but this process sees network "
+            "interfaces other than `lo`; refusing to re-run again."
+        )
         return
     problem = namespace_problem(config)
     if problem is not None:
@@ -114,8 +124,10 @@ def rerun_in_namespace(config: pytest.Config, real_cli_count: int) -> None:
     """Replace this process with the same pytest session inside a loopback-only namespace."""
     command = [*unshare_command(), sys.executable, "-m", "pytest", *config.invocation_params.args]
     reporter = config.pluginmanager.get_plugin("terminalreporter")
-    message = (f"real_cli: {real_cli_count} real-CLI tests selected; re-running this session in a "
-               f"loopback-only network namespace: {shlex.join(command)}")
+    message = (
+        f"real_cli: {real_cli_count} real-CLI tests selected; re-running this session in a "
+        f"loopback-only network namespace: {shlex.join(command)}"
+    )
     if reporter is not None:
         reporter.write_line(message)
     else:
@@ -134,5 +146,9 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     if item.get_closest_marker(MARKER) is None or in_loopback_namespace():
         return
     problem = item.config.stash.get(_problem_key, None)
-    pytest.fail(problem or "real_cli: not inside a loopback-only network namespace; refusing to run "
-                "a real provider CLI with network access.", pytrace=False)
+    pytest.fail(
+        problem
+        or "real_cli: not inside a loopback-only network namespace; refusing to run "
+        "a real provider CLI with network access.",
+        pytrace=False,
+    )

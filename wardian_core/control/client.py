@@ -15,13 +15,13 @@ from wardian_core.control import endpoint
 from wardian_core.control.protocol import (
     MAX_FRAME_BYTES,
     PROTOCOL_VERSION,
-    encode,
     default_timeout,
+    encode,
     request_frame,
 )
+from wardian_core.errors import WardianError
 
 DEFAULT = -1.0  # "use default_timeout()": None already means "wait for ever"
-from wardian_core.errors import WardianError
 
 
 def app_not_running(home: Path, reason: str) -> WardianError:
@@ -90,7 +90,7 @@ class ControlClient:
         try:
             while self._reader.readline(MAX_FRAME_BYTES + 1):
                 pass
-        except (socket.timeout, TimeoutError):
+        except TimeoutError:
             raise endpoint_timeout("host.stop", timeout) from None
         except OSError:
             pass
@@ -109,7 +109,7 @@ class ControlClient:
         self._sock.settimeout(timeout)
         try:
             line = self._reader.readline(MAX_FRAME_BYTES + 1)
-        except (socket.timeout, TimeoutError):
+        except TimeoutError:
             raise endpoint_timeout(kind, timeout) from None
         except OSError as exc:
             raise app_not_running(self._home, f"connection lost: {exc}") from None
@@ -141,9 +141,7 @@ class ControlClient:
                 return frame.get("result")
             raise WardianError.from_envelope({"error": frame.get("error") or {}})
 
-    def request(
-        self, kind: str, params: dict[str, Any] | None = None, timeout: float | None = DEFAULT
-    ) -> Any:
+    def request(self, kind: str, params: dict[str, Any] | None = None, timeout: float | None = DEFAULT) -> Any:
         exchange = self.exchange(kind, params, timeout)
         while True:
             try:

@@ -9,6 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from wardian_core.control.protocol import PROTOCOL_VERSION
+from wardian_core.statuses import Status
 
 
 class _Params(BaseModel):
@@ -80,7 +81,7 @@ class DeleteParams(TargetParams):
 
 
 class WaitParams(TargetParams):
-    until: Literal["starting", "idle", "processing", "action_required", "error", "off", "headless"]
+    until: Status
     timeout: float | None = Field(None, gt=0)
     next: bool = False
 
@@ -89,14 +90,14 @@ class SendParams(_Params):
     to: str = Field(min_length=1)
     text: str | None = None
     approval: Literal["accept", "reject"] | None = None
-    wait_until: Literal["starting", "idle", "processing", "action_required", "error", "off", "headless"] | None = None
+    wait_until: Status | None = None
     timeout: float | None = Field(None, gt=0)
 
 
 class WatchParams(TargetParams):
     since: int | None = Field(None, ge=0)
     until_output: str | None = Field(None, min_length=1)
-    until_status: Literal["starting", "idle", "processing", "action_required", "error", "off", "headless"] | None = None
+    until_status: Status | None = None
     timeout: float | None = Field(None, gt=0)
     follow: bool = False
     raw: bool = False

@@ -44,8 +44,9 @@ def _walk(model: type[BaseModel], prefix: str) -> list[SettingKey]:
             keys.extend(_walk(annotation, f"{key}."))
         else:
             kind, choices = _leaf_kind(annotation)
-            keys.append(SettingKey(key, kind, field.get_default(call_default_factory=True), choices,
-                                   field.description or ""))  # fmt: skip
+            keys.append(
+                SettingKey(key, kind, field.get_default(call_default_factory=True), choices, field.description or "")
+            )
     return keys
 
 

@@ -88,10 +88,7 @@ def _check_alone(setting: keys.SettingKey, value: Any) -> None:
 
 def _edit(target: Path, text: str, document: dict[str, Any], path: tuple[str, ...], value: Any) -> Settings:
     try:
-        if value is _ABSENT:
-            new_text = toml_text.remove_value(text, path)
-        else:
-            new_text = toml_text.set_value(text, path, value)
+        new_text = toml_text.remove_value(text, path) if value is _ABSENT else toml_text.set_value(text, path, value)
     except toml_text.UneditableError as error:
         raise _uneditable(target, path, str(error)) from None
     expected = copy.deepcopy(document)

@@ -154,7 +154,7 @@ def decode_key(raw: str) -> tuple[str, ...]:
     document: Any = tomllib.loads(f"{raw.strip()} = 0")
     parts: list[str] = []
     while isinstance(document, dict):
-        (name, document), = document.items()
+        ((name, document),) = document.items()
         parts.append(name)
     return tuple(parts)
 

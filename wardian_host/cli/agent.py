@@ -5,7 +5,8 @@ from typing import Any
 
 import click
 
-from wardian_core import fields, paths
+from wardian_core import paths
+from wardian_core.statuses import STATUSES
 from wardian_host.cli.lazy_group import LazyGroup
 from wardian_host.cli.render import OutputOptions, emit_agent, emit_agents
 
@@ -13,7 +14,18 @@ from wardian_host.cli.render import OutputOptions, emit_agent, emit_agents
 LIFECYCLE_COMMANDS: dict[str, str] = {
     name: f"wardian_host.cli.agent_lifecycle:{name}"
     for name in (
-        "spawn", "kill", "pause", "resume", "restart", "clear", "update", "clone", "rename", "delete", "wait", "run"
+        "spawn",
+        "kill",
+        "pause",
+        "resume",
+        "restart",
+        "clear",
+        "update",
+        "clone",
+        "rename",
+        "delete",
+        "wait",
+        "run",
     )
 } | {
     "watch": "wardian_host.cli.agent_watch:watch",
@@ -62,7 +74,7 @@ def show(reference: str | None, fields_text: str | None, field: str | None, verb
 
 @agent.command("list")
 @click.option("--scope", metavar="KIND[:ARG]", help="workspace[:PATH] or all (default: workspace inside an agent).")
-@click.option("--status", type=click.Choice(fields.STATUSES), help="Only agents with this status.")
+@click.option("--status", type=click.Choice(STATUSES), help="Only agents with this status.")
 @click.option("--class", "class_name", metavar="CLASS", help="Only agents of this class.")
 @click.option("--workspace", metavar="PATH", help="Only agents in exactly this workspace (implies --scope all).")
 @output_options
@@ -80,7 +92,5 @@ def list_command(
     from wardian_core.roster import list_agents
 
     options = OutputOptions.from_flags(fields_text, field, verbose, pretty)
-    records = list_agents(
-        paths.wardian_home(), scope=scope, status=status, class_name=class_name, workspace=workspace
-    )
+    records = list_agents(paths.wardian_home(), scope=scope, status=status, class_name=class_name, workspace=workspace)
     emit_agents(records, options)

@@ -4,8 +4,8 @@ import sys
 
 import click
 
+from wardian_host.cli.attach_client import DEFAULT_DETACH_KEYS, parse_detach_keys, run_attach
 from wardian_host.cli.live import connect, emit
-from wardian_host.terminal_client import DEFAULT_DETACH_KEYS, parse_detach_keys, run_attach
 
 
 @click.command("attach")

@@ -6,9 +6,10 @@ import os
 import click
 
 from wardian_core.durations import parse_duration
-from wardian_core.errors import WardianError
-from wardian_core.fields import DEFAULT_FIELDS, STATUSES, select, to_record
+from wardian_core.errors import SCHEMA_VERSION, WardianError
+from wardian_core.fields import DEFAULT_FIELDS, select, to_record
 from wardian_core.identity import resolve_workspace
+from wardian_core.statuses import STATUSES
 from wardian_host.cli.live import emit, emit_live_agent, request
 from wardian_host.cli.render import write_json
 
@@ -23,10 +24,18 @@ PERSISTENCES = ("default", "fresh", "resume")
 @click.option("--description", help="Free text shown with the agent.")
 @click.option("--model", help="The model the provider launches with (default: the provider's own).")
 @click.option("--arg", "args", multiple=True, metavar="ARG", help="An extra provider argument (repeatable).")
-@click.option("--include-dir", "include_dirs", multiple=True, metavar="DIR",
-              help="A directory the provider may read instructions and skills from (repeatable).")  # fmt: skip
-@click.option("--session-persistence", type=click.Choice(PERSISTENCES),
-              help="Relaunches resume the provider session or start fresh; default: sessions.regular.")  # fmt: skip
+@click.option(
+    "--include-dir",
+    "include_dirs",
+    multiple=True,
+    metavar="DIR",
+    help="A directory the provider may read instructions and skills from (repeatable).",
+)
+@click.option(
+    "--session-persistence",
+    type=click.Choice(PERSISTENCES),
+    help="Relaunches resume the provider session or start fresh; default: sessions.regular.",
+)
 @click.argument("extra_args", nargs=-1, type=click.UNPROCESSED, metavar="[-- EXTRA ARGS]")
 def spawn(
     provider: str,
@@ -83,13 +92,13 @@ clear = _target_command(
 
 @click.command("update")
 @click.argument("target", metavar="NAME-OR-UUID")
-@click.option("--model", help="Launch with this model from now on; \"\" goes back to the provider's default.")
+@click.option("--model", help='Launch with this model from now on; "" goes back to the provider\'s default.')
 @click.option("--arg", "args", multiple=True, metavar="ARG", help="Append an extra provider argument (repeatable).")
 @click.option("--clear-args", is_flag=True, help="Drop the stored extra arguments (before any --arg).")
 @click.option("--include-dir", "include_dirs", multiple=True, metavar="DIR", help="Add an include directory.")
 @click.option("--clear-include-dirs", is_flag=True, help="Drop the stored include dirs (before any --include-dir).")
 @click.option("--session-persistence", type=click.Choice(PERSISTENCES), help="default, fresh or resume.")
-@click.option("--description", help="New description (\"\" removes it); needs no restart.")
+@click.option("--description", help='New description ("" removes it); needs no restart.')
 def update(
     target: str,
     model: str | None,
@@ -113,7 +122,7 @@ def update(
     }
     answer = request("agent.update", params, timeout=60)
     record = select(to_record(answer["agent"], "live"), DEFAULT_FIELDS + ("description", "launch_config"))
-    write_json({"schema": 1, "agent": record, "restart_required": answer["restart_required"]})
+    write_json({"schema": SCHEMA_VERSION, "agent": record, "restart_required": answer["restart_required"]})
 
 
 @click.command("clone")
@@ -157,15 +166,20 @@ def wait(target: str, until: str, timeout_text: str | None, next_change: bool) -
 @click.argument("target", metavar="NAME-OR-UUID")
 @click.argument("prompt")
 @click.option("--resume", is_flag=True, help="Continue the agent's provider session.")
-@click.option("--timeout", "timeout_text", default="10m", show_default=True, metavar="DUR", help="End the run after DUR.")
+@click.option(
+    "--timeout", "timeout_text", default="10m", show_default=True, metavar="DUR", help="End the run after DUR."
+)
 def run(target: str, prompt: str, resume: bool, timeout_text: str) -> None:
     """Run the agent's provider once, headless, with PROMPT; print its events and final status."""
     timeout = parse_duration(timeout_text)
-    result = request("agent.run", {"target": target, "prompt": prompt, "resume": resume, "timeout": timeout},
-                     timeout=timeout + 30)  # fmt: skip
+    result = request(
+        "agent.run", {"target": target, "prompt": prompt, "resume": resume, "timeout": timeout}, timeout=timeout + 30
+    )
     if result["status"] == "error":
         raise WardianError(
-            "request_failed", f"the headless run of {target} ended in error",
-            "See details.timeline and details.events for what the provider reported.", result,
-        )  # fmt: skip
+            "request_failed",
+            f"the headless run of {target} ended in error",
+            "See details.timeline and details.events for what the provider reported.",
+            result,
+        )
     emit("run", result)

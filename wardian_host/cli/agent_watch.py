@@ -7,7 +7,7 @@ import click
 
 from wardian_core.durations import parse_duration
 from wardian_core.errors import WardianError
-from wardian_core.fields import STATUSES
+from wardian_core.statuses import STATUSES
 from wardian_host.cli.live import connect, emit
 
 

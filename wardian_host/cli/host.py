@@ -20,10 +20,10 @@ def start(foreground: bool) -> None:
     """Start the host for this WARDIAN_HOME (detached unless --foreground)."""
     home = paths.wardian_home()
     if foreground:
-        from wardian_host.daemon import serve
+        from wardian_host.daemon.process import serve
 
         sys.exit(serve(home, foreground=True, ready_fd=None))
-    from wardian_host.host_starter import start_detached
+    from wardian_host.cli.host_starter import start_detached
 
     start_detached(home)
     emit("host", request("host.status"))
@@ -33,7 +33,7 @@ def start(foreground: bool) -> None:
 def stop() -> None:
     """Stop the host; its agents are ended gracefully first."""
     from wardian_core.control.client import ControlClient
-    from wardian_host.host_lock import wait_until_released
+    from wardian_host.daemon.host_lock import wait_until_released
 
     home = paths.wardian_home()
     with ControlClient.connect(home) as client:
@@ -59,7 +59,7 @@ def whoami() -> None:
 @click.option("--lines", "-n", type=click.IntRange(min=1), default=100, show_default=True, help="How many lines.")
 def logs(lines: int) -> None:
     """The end of the host's log."""
-    from wardian_host.daemon import log_file
+    from wardian_host.daemon.process import log_file
 
     target = log_file(paths.wardian_home())
     if not target.exists():

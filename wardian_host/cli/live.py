@@ -4,7 +4,7 @@ from typing import Any
 
 from wardian_core import paths
 from wardian_core.control.client import DEFAULT, ControlClient
-from wardian_core.errors import WardianError
+from wardian_core.errors import SCHEMA_VERSION, WardianError
 from wardian_core.fields import to_record
 from wardian_host.cli.render import OutputOptions, emit_agent, write_json
 
@@ -16,7 +16,7 @@ def connect(start_host: bool = False) -> ControlClient:
     except WardianError as error:
         if not start_host or error.code != "app_not_running":
             raise
-    from wardian_host.host_starter import start_detached
+    from wardian_host.cli.host_starter import start_detached
 
     start_detached(home)
     return ControlClient.connect(home)
@@ -35,4 +35,4 @@ def emit_live_agent(snapshot: dict[str, Any], verbose: bool = False) -> None:
 
 
 def emit(key: str, value: Any) -> None:
-    write_json({"schema": 1, key: value})
+    write_json({"schema": SCHEMA_VERSION, key: value})

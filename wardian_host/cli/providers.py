@@ -30,9 +30,9 @@ def _pretty_list(records: list[dict[str, Any]]) -> str:
         values = {**record, "package": package, "executable_path": executable}
         cells.append([str(values[column] or "-") for column in columns])
     widths = [max(len(header), *(len(row[i]) for row in cells)) for i, header in enumerate(headers)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths)).rstrip()]
-    for record, row in zip(records, cells):
-        lines.append("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip()]
+    for record, row in zip(records, cells, strict=True):
+        lines.append("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
         if record["error"]:
             lines.append(f"    error: {record['error']}")
         if record["hint"]:
@@ -57,8 +57,8 @@ def _write(envelope: dict[str, Any]) -> None:
 @click.option("--pretty", is_flag=True, help="A table for people, with a hint under each row that is not ready.")
 def list_command(pretty: bool) -> None:
     """Every installed provider: package, executable, version and readiness."""
-    from wardian_host.plugins import load_plugins
     from wardian_host.providers.inventory import provider_records, summary
+    from wardian_host.providers.manager import load_plugins
 
     records = [summary(r) for r in provider_records(load_plugins(), paths.wardian_home(), os.environ)]
     if pretty:
@@ -72,8 +72,8 @@ def list_command(pretty: bool) -> None:
 @click.option("--pretty", is_flag=True, help="Aligned text for people.")
 def show(name: str, pretty: bool) -> None:
     """The full record of one provider, including its input profile."""
-    from wardian_host.plugins import load_plugins
     from wardian_host.providers.inventory import provider_record
+    from wardian_host.providers.manager import load_plugins
 
     record = provider_record(load_plugins(), name, paths.wardian_home(), os.environ)
     if pretty:
@@ -87,7 +87,9 @@ def _settings(pairs: tuple[str, ...]) -> dict[str, Any]:
     for pair in pairs:
         key, separator, value = pair.partition("=")
         if not separator or not key:
-            raise WardianError("usage", f"--setting takes KEY=VALUE, not {pair!r}", "e.g. --setting idle_quiet_seconds=2")
+            raise WardianError(
+                "usage", f"--setting takes KEY=VALUE, not {pair!r}", "e.g. --setting idle_quiet_seconds=2"
+            )
         try:
             settings[key] = json.loads(value)
         except ValueError:
@@ -98,22 +100,46 @@ def _settings(pairs: tuple[str, ...]) -> dict[str, Any]:
 @providers.command("replay")
 @click.argument("name")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--source", default="pty", show_default=True, metavar="pty|headless|SOURCE",
-              help="How the file was recorded: raw PTY bytes, headless JSON lines, or a telemetry source's lines.")
-@click.option("--setting", "setting_pairs", multiple=True, metavar="KEY=VALUE",
-              help="A provider setting for the replayed launch (VALUE read as JSON when it parses).")
-@click.option("--chunk-size", default=4096, show_default=True, type=click.IntRange(min=1),
-              help="Bytes per PTY read.")
-@click.option("--gap", default=0.0, show_default=True, type=click.FloatRange(min=0),
-              help="Simulated seconds between chunks or lines (lets quiet-time rules fire mid-file).")
-def replay_command(name: str, file: Path, source: str, setting_pairs: tuple[str, ...], chunk_size: int, gap: float) -> None:
+@click.option(
+    "--source",
+    default="pty",
+    show_default=True,
+    metavar="pty|headless|SOURCE",
+    help="How the file was recorded: raw PTY bytes, headless JSON lines, or a telemetry source's lines.",
+)
+@click.option(
+    "--setting",
+    "setting_pairs",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="A provider setting for the replayed launch (VALUE read as JSON when it parses).",
+)
+@click.option("--chunk-size", default=4096, show_default=True, type=click.IntRange(min=1), help="Bytes per PTY read.")
+@click.option(
+    "--gap",
+    default=0.0,
+    show_default=True,
+    type=click.FloatRange(min=0),
+    help="Simulated seconds between chunks or lines (lets quiet-time rules fire mid-file).",
+)
+def replay_command(
+    name: str, file: Path, source: str, setting_pairs: tuple[str, ...], chunk_size: int, gap: float
+) -> None:
     """Feed FILE through provider NAME's parser; print events and status changes as JSON lines."""
-    from wardian_host.plugins import load_plugins
+    from wardian_host.providers.manager import load_plugins
     from wardian_host.providers.replay import replay
 
     plugins = load_plugins()
     plugins.info(name)
-    lines = replay(plugins, name, file, source=source, home=paths.wardian_home(),
-                   settings=_settings(setting_pairs), chunk_size=chunk_size, gap=gap)
+    lines = replay(
+        plugins,
+        name,
+        file,
+        source=source,
+        home=paths.wardian_home(),
+        settings=_settings(setting_pairs),
+        chunk_size=chunk_size,
+        gap=gap,
+    )
     for line in lines:
         sys.stdout.write(json.dumps(line) + "\n")

@@ -79,10 +79,10 @@ def _pretty_table(records: list[dict[str, Any]], columns: tuple[str, ...]) -> st
     cells = [[bare(record[name]) for name in columns] for record in records]
     widths = [max(len(name), *(len(row[i]) for row in cells)) for i, name in enumerate(columns)]
     lines = ["  ".join(name.upper().ljust(widths[i]) for i, name in enumerate(columns)).rstrip()]
-    for record, row in zip(records, cells):
+    for record, row in zip(records, cells, strict=True):
         parts = [
             _styled_status(text, record[name], widths[i]) if name == "status" else text.ljust(widths[i])
-            for i, (name, text) in enumerate(zip(columns, row))
+            for i, (name, text) in enumerate(zip(columns, row, strict=True))
         ]
         lines.append("  ".join(parts).rstrip())
     return "\n".join(lines)

@@ -5,8 +5,9 @@ import sys
 import click
 
 from wardian_core.durations import parse_duration
-from wardian_core.errors import WardianError
-from wardian_core.fields import STATUSES, VERBOSE_FIELDS, select, to_record
+from wardian_core.errors import SCHEMA_VERSION, WardianError
+from wardian_core.fields import VERBOSE_FIELDS, select, to_record
+from wardian_core.statuses import STATUSES
 from wardian_host.cli.live import request
 from wardian_host.cli.render import write_json
 
@@ -19,9 +20,11 @@ def _body(message: str | None, from_stdin: bool, file: str | None, approval: str
         return None
     if sources != 1:
         raise WardianError(
-            "usage", "give exactly one message source", "Pass MESSAGE, or --stdin, or --file PATH.",
+            "usage",
+            "give exactly one message source",
+            "Pass MESSAGE, or --stdin, or --file PATH.",
             {"sources": sources},
-        )  # fmt: skip
+        )
     if from_stdin:
         return sys.stdin.read()
     if file is not None:
@@ -66,4 +69,4 @@ def send(
     answer = request("send", params, timeout=None if wait_until and timeout is None else (timeout or 0) + 30)
     if answer.get("agent") is not None:
         answer["agent"] = select(to_record(answer["agent"], "live"), VERBOSE_FIELDS + ("status_evidence",))
-    write_json({"schema": 1} | answer)
+    write_json({"schema": SCHEMA_VERSION} | answer)

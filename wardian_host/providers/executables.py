@@ -18,6 +18,8 @@ from pathlib import Path
 from wardian_core.provider_models import ProviderInfo
 
 VERSION_TIMEOUT_SECONDS = 3.0
+# The layout of the `--version` cache file; a file of another layout is read as empty.
+CACHE_FORMAT_VERSION = 1
 _ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
 
 
@@ -51,7 +53,9 @@ def locate(info: ProviderInfo, environ: Mapping[str, str], configured: str | Non
     first, then WARDIAN_<NAME>_EXECUTABLE, then PATH — the order the host launches with."""
     variable = override_variable(info.name)
     if configured:
-        return ExecutableLocation(_which(configured, environ), "settings", f"providers.{info.name}.executable", configured)
+        return ExecutableLocation(
+            _which(configured, environ), "settings", f"providers.{info.name}.executable", configured
+        )
     override = environ.get(variable, "").strip() or None
     if override is not None:
         return ExecutableLocation(_which(override, environ), "override", variable, override)
@@ -67,7 +71,8 @@ def cache_file(home: Path) -> Path:
 
 def _read_cache(path: Path) -> dict[str, dict[str, object]]:
     try:
-        entries = json.loads(path.read_text(encoding="utf-8")).get("entries", {})
+        cached = json.loads(path.read_text(encoding="utf-8"))
+        entries = cached.get("entries", {}) if cached.get("schema") == CACHE_FORMAT_VERSION else {}
         return entries if isinstance(entries, dict) else {}
     except (OSError, ValueError, AttributeError):
         return {}
@@ -77,7 +82,7 @@ def _write_cache(path: Path, entries: dict[str, dict[str, object]]) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False, encoding="utf-8") as handle:
-            json.dump({"schema": 1, "entries": entries}, handle, indent=1, sort_keys=True)
+            json.dump({"schema": CACHE_FORMAT_VERSION, "entries": entries}, handle, indent=1, sort_keys=True)
         os.replace(handle.name, path)
     except OSError:
         pass  # a read-only home only costs the next run another `--version`

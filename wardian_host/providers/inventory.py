@@ -5,8 +5,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from wardian_host.plugins import PluginFailure, Plugins
 from wardian_host.providers.executables import executable_version, locate
+from wardian_host.providers.manager import PluginFailure, Plugins
 
 READINESS = ("ready", "missing_executable", "broken_plugin")
 SUMMARY_FIELDS = (
@@ -50,7 +50,9 @@ def _provider_record(plugins: Plugins, name: str, home: Path, environ: Mapping[s
             hint = f"{location.override_variable}={location.override_value} is not an executable file; fix or unset it."
         else:
             install = info.install_hint or f"Install `{info.executable}`"
-            hint = f"{install.rstrip('.')}, then make sure it is on PATH, or set {location.override_variable} to its path."
+            hint = (
+                f"{install.rstrip('.')}, then make sure it is on PATH, or set {location.override_variable} to its path."
+            )
     return {
         "name": name,
         "display_name": info.display_name,

@@ -18,8 +18,8 @@ from wardian_core.provider_models import (
     ParseResult,
     SpawnContext,
 )
-from wardian_host.plugins import Plugins
-from wardian_host.status_rules import next_status
+from wardian_host.agents.status_rules import next_status
+from wardian_host.providers.manager import Plugins
 
 REPLAY_AGENT_UUID = "00000000-0000-4000-8000-000000000000"
 # A parser that keeps asking to be called again would otherwise replay forever.

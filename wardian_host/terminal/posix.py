@@ -6,6 +6,7 @@ leader with the PTY as its controlling terminal (job control, Ctrl-C, /dev/tty w
 Where `setsid` is missing, a fresh Python interpreter does the same two calls after exec.
 """
 
+import contextlib
 import errno
 import fcntl
 import os
@@ -19,8 +20,7 @@ from pathlib import Path
 from wardian_core.errors import WardianError
 
 _TRAMPOLINE = (
-    "import fcntl,os,sys,termios;os.setsid();fcntl.ioctl(0,termios.TIOCSCTTY,0);"
-    "os.execvp(sys.argv[1],sys.argv[1:])"
+    "import fcntl,os,sys,termios;os.setsid();fcntl.ioctl(0,termios.TIOCSCTTY,0);os.execvp(sys.argv[1],sys.argv[1:])"
 )
 
 
@@ -104,17 +104,13 @@ class PosixTerminal:
         set_window_size(self._master, rows, cols)
 
     def signal_group(self, signal_number: int) -> None:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(self.pid, signal_number)
-        except ProcessLookupError:
-            pass
 
     def reap(self) -> int | None:
         return self._process.poll()
 
     def close(self) -> None:
         for fd in (self._master, self._pidfd):
-            try:
+            with contextlib.suppress(OSError):
                 os.close(fd)
-            except OSError:
-                pass

@@ -36,7 +36,7 @@ from wardian_core.provider_models import (
     ParseResult,
     SpawnContext,
 )
-from wardian_host.plugins import Plugins, load_plugins
+from wardian_host.providers.manager import Plugins, load_plugins
 
 CONFORMANCE_AGENT_UUID = "00000000-0000-4000-8000-00000000c0de"
 CONFORMANCE_SESSION_ID = "conformance-session-0001"
@@ -147,7 +147,11 @@ def check_build_argv(plugins: Plugins, provider: str, workdir: Path, launch: Lau
     problems = []
     for label, (mode, session_mode, capability) in cases.items():
         ctx = conformance_context(
-            provider, workdir, mode=mode, session_mode=session_mode, launch=launch,
+            provider,
+            workdir,
+            mode=mode,
+            session_mode=session_mode,
+            launch=launch,
             provider_session_id=CONFORMANCE_SESSION_ID if session_mode == "resume" else None,
         )
         try:

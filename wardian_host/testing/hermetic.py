@@ -31,9 +31,7 @@ CI_VARIABLES = frozenset({"CI", "CONTINUOUS_INTEGRATION", "BUILD_NUMBER", "RUN_I
 def clean_environment(base: dict[str, str], home: Path, wardian_home: Path) -> dict[str, str]:
     """`base` without inherited Wardian/provider variables, pointed at the test's homes."""
     env = {
-        key: value
-        for key, value in base.items()
-        if not key.startswith(INHERITED_PREFIXES) and key not in CI_VARIABLES
+        key: value for key, value in base.items() if not key.startswith(INHERITED_PREFIXES) and key not in CI_VARIABLES
     }
     env["HOME"] = str(home)
     env["WARDIAN_HOME"] = str(wardian_home)

@@ -3,6 +3,7 @@
 For the suites of Wardian and of provider packages; a test's hosts are reaped however it ended.
 """
 
+import contextlib
 import os
 import signal
 import sqlite3
@@ -10,8 +11,8 @@ from pathlib import Path
 
 import psutil
 
-from wardian_host import process_tree
-from wardian_host.host_lock import running_host_pid
+from wardian_host.daemon.host_lock import running_host_pid
+from wardian_host.terminal import process_tree
 
 
 def agent_uuids(home: Path) -> set[str]:
@@ -31,14 +32,10 @@ def reap_home(home: Path) -> None:
     """Kill the home's host and every process that carries one of its agents' ids."""
     pid = running_host_pid(home)
     if pid and pid > 0:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
     leftovers = [p for group in process_tree.processes_by_session(agent_uuids(home)).values() for p in group]
     for process in leftovers:
-        try:
+        with contextlib.suppress(psutil.Error):
             process.kill()
-        except psutil.Error:
-            pass
     psutil.wait_procs(leftovers, timeout=5)

@@ -1,6 +1,7 @@
 """Running the installed `wardian` from this package's tests (the root conftest gives each test
 its own WARDIAN_HOME and HOME, and the real-CLI harness)."""
 
+import contextlib
 import json
 import os
 import signal
@@ -14,7 +15,6 @@ from typing import Any
 import pytest
 
 WARDIAN = str(Path(sys.executable).parent / "wardian")
-
 
 
 @dataclass
@@ -44,8 +44,9 @@ def wardian(wardian_home: Path) -> Iterator[Callable[..., Result]]:
         nonlocal started_host
         started_host = started_host or args[:2] == ("agent", "spawn")
         environment = {**os.environ, "WARDIAN_HOME": str(wardian_home), **(env or {})}
-        completed = subprocess.run([WARDIAN, *args], capture_output=True, text=True, timeout=timeout,
-                                   env=environment, stdin=subprocess.DEVNULL)
+        completed = subprocess.run(
+            [WARDIAN, *args], capture_output=True, text=True, timeout=timeout, env=environment, stdin=subprocess.DEVNULL
+        )
         return Result(completed.returncode, completed.stdout, completed.stderr)
 
     yield run
@@ -55,13 +56,9 @@ def wardian(wardian_home: Path) -> Iterator[Callable[..., Result]]:
 
 def stop_host(run: Callable[..., Result]) -> None:
     """`host stop` ends every agent gracefully; a host that does not answer is killed."""
-    try:
+    with contextlib.suppress(subprocess.TimeoutExpired):
         run("host", "stop", timeout=30)
-    except subprocess.TimeoutExpired:
-        pass
     pid_answer = run("host", "status", timeout=10)
     if pid_answer.returncode == 0:
-        try:
+        with contextlib.suppress(ProcessLookupError, KeyError, ValueError):
             os.kill(json.loads(pid_answer.stdout)["host"]["pid"], signal.SIGKILL)
-        except (ProcessLookupError, KeyError, ValueError):
-            pass

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from wardian_claude import argv, home
 from wardian_core.errors import WardianError
 from wardian_core.provider_models import LaunchConfig, SpawnContext
-from wardian_claude import argv, home
 
 SESSION = "0f6f3c1e-8a0d-4b7e-9a53-2b9d4f0c6a11"
 
@@ -22,8 +22,13 @@ def make_ctx(tmp_path: Path, **update: object) -> SpawnContext:
     for directory in (agent_dir, common, klass, workspace):
         directory.mkdir(parents=True, exist_ok=True)
     fields: dict[str, object] = dict(
-        agent_uuid=uuid, agent_name="coder-1", provider="claude", workspace=workspace,
-        include_roots=[common, klass, agent_dir], wardian_home=wardian_home, agent_dir=agent_dir,
+        agent_uuid=uuid,
+        agent_name="coder-1",
+        provider="claude",
+        workspace=workspace,
+        include_roots=[common, klass, agent_dir],
+        wardian_home=wardian_home,
+        agent_dir=agent_dir,
         provider_session_id=SESSION,
     )
     fields.update(update)
@@ -87,8 +92,9 @@ def test_headless_resume_inherits_the_session(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("variable", ["ANTHROPIC_API_KEY", "GITHUB_TOKEN", "DB_PASSWORD", "my_client_secret"])
-def test_a_session_id_equal_to_a_secret_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                    variable: str) -> None:
+def test_a_session_id_equal_to_a_secret_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variable: str
+) -> None:
     monkeypatch.setenv(variable, SESSION)
 
     for session_mode in ("fresh", "resume"):
@@ -110,8 +116,16 @@ def test_hook_settings_record_every_payload_to_the_agents_jsonl(tmp_path: Path) 
     home.prepare(ctx)
     settings = json.loads(home.settings_file(ctx).read_text())
     events = set(settings["hooks"])
-    assert {"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "Stop",
-            "SessionEnd", "Notification"} <= events
+    assert {
+        "SessionStart",
+        "UserPromptSubmit",
+        "PreToolUse",
+        "PermissionRequest",
+        "PostToolUse",
+        "Stop",
+        "SessionEnd",
+        "Notification",
+    } <= events
     command = settings["hooks"]["PermissionRequest"][0]["hooks"][0]["command"]
 
     payload = {"session_id": SESSION, "hook_event_name": "PermissionRequest", "tool_input": {"command": "a\nb"}}

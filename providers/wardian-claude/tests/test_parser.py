@@ -5,8 +5,8 @@ from typing import Any
 
 import pytest
 
-from wardian_core.provider_models import HEADLESS_SOURCE, PTY_SOURCE, OutputSource
 from wardian_claude import parser
+from wardian_core.provider_models import HEADLESS_SOURCE, PTY_SOURCE, OutputSource
 
 FIXTURES = Path(__file__).parent / "fixtures"
 HOOKS = OutputSource(name="claude-hooks", format="lines", path=Path("hooks.jsonl"))
@@ -25,7 +25,7 @@ def feed_screen(data: bytes, chunk: int = 97) -> tuple[list[Any], dict[str, Any]
     state: dict[str, Any] = {}
     events = []
     for start in range(0, len(data), chunk):
-        events += parser.parse(None, PTY_SOURCE, data[start:start + chunk], state).events
+        events += parser.parse(None, PTY_SOURCE, data[start : start + chunk], state).events
     return events, state
 
 
@@ -36,8 +36,15 @@ def kinds(events: list[Any]) -> list[str]:
 def test_tui_hook_log_gives_the_whole_approval_turn() -> None:
     events = feed_lines(FIXTURES / "claude-hooks-tui.log", HOOKS, TUI_SESSION)
 
-    assert kinds(events) == ["session_started", "turn_started", "generating", "approval_requested",
-                             "turn_started", "turn_completed", "session_ended"]
+    assert kinds(events) == [
+        "session_started",
+        "turn_started",
+        "generating",
+        "approval_requested",
+        "turn_started",
+        "turn_completed",
+        "session_ended",
+    ]
     assert events[0].session_id == TUI_SESSION
     approval = events[3]
     assert approval.data["tool_name"] == "Bash"
@@ -76,8 +83,10 @@ def test_print_mode_hook_log_has_no_approval_and_ends_each_turn() -> None:
 
 
 def test_stop_failure_hook_is_an_error_with_the_api_message() -> None:
-    line = (b'{"session_id":"s","hook_event_name":"StopFailure","error":"unknown",'
-            b'"last_assistant_message":"API Error: 400 mock error 400 requested"}')
+    line = (
+        b'{"session_id":"s","hook_event_name":"StopFailure","error":"unknown",'
+        b'"last_assistant_message":"API Error: 400 mock error 400 requested"}'
+    )
 
     [event] = parser.parse("s", HOOKS, line, {}).events
 
@@ -85,8 +94,15 @@ def test_stop_failure_hook_is_an_error_with_the_api_message() -> None:
     assert event.message == "API Error: 400 mock error 400 requested"
 
 
-@pytest.mark.parametrize("fixture", ["claude-print-stream-json.jsonl", "claude-print-resume.jsonl",
-                                     "recordings/claude-headless.jsonl", "recordings/claude-headless-resume.jsonl"])
+@pytest.mark.parametrize(
+    "fixture",
+    [
+        "claude-print-stream-json.jsonl",
+        "claude-print-resume.jsonl",
+        "recordings/claude-headless.jsonl",
+        "recordings/claude-headless-resume.jsonl",
+    ],
+)
 def test_headless_turn_starts_with_the_session_and_completes(fixture: str) -> None:
     events = feed_lines(FIXTURES / fixture, HEADLESS_SOURCE)
 
@@ -97,8 +113,9 @@ def test_headless_turn_starts_with_the_session_and_completes(fixture: str) -> No
     assert "error" not in kinds(events)
 
 
-@pytest.mark.parametrize("fixture", ["claude-print-api-error400.jsonl",
-                                     "recordings/claude-headless-api-error400.jsonl"])
+@pytest.mark.parametrize(
+    "fixture", ["claude-print-api-error400.jsonl", "recordings/claude-headless-api-error400.jsonl"]
+)
 def test_headless_api_error_is_an_error_although_subtype_says_success(fixture: str) -> None:
     events = feed_lines(FIXTURES / fixture, HEADLESS_SOURCE)
 
@@ -108,9 +125,16 @@ def test_headless_api_error_is_an_error_although_subtype_says_success(fixture: s
     assert "turn_completed" not in kinds(events)
 
 
-@pytest.mark.parametrize("fixture", ["claude-print-tool-default-perms.jsonl", "claude-print-tool-acceptEdits.jsonl",
-                                     "claude-print-tool-allowed-partial-hooks.jsonl",
-                                     "claude-print-tool-write-blocked.jsonl", "recordings/claude-headless-tool.jsonl"])
+@pytest.mark.parametrize(
+    "fixture",
+    [
+        "claude-print-tool-default-perms.jsonl",
+        "claude-print-tool-acceptEdits.jsonl",
+        "claude-print-tool-allowed-partial-hooks.jsonl",
+        "claude-print-tool-write-blocked.jsonl",
+        "recordings/claude-headless-tool.jsonl",
+    ],
+)
 def test_headless_tool_turns_generate_then_complete(fixture: str) -> None:
     events = feed_lines(FIXTURES / fixture, HEADLESS_SOURCE)
 
@@ -125,8 +149,16 @@ def test_single_json_result_is_read_too() -> None:
     assert kinds(events) == ["turn_completed"]
 
 
-@pytest.mark.parametrize("fixture", ["claude-tui.raw", "claude-tui-resume.raw", "recordings/claude-tui-ready.raw",
-                                     "recordings/claude-tui.raw", "recordings/claude-tui-approval.raw"])
+@pytest.mark.parametrize(
+    "fixture",
+    [
+        "claude-tui.raw",
+        "claude-tui-resume.raw",
+        "recordings/claude-tui-ready.raw",
+        "recordings/claude-tui.raw",
+        "recordings/claude-tui-approval.raw",
+    ],
+)
 @pytest.mark.parametrize("chunk", [1, 7, 4096])
 def test_ready_prompt_is_seen_once_however_the_bytes_are_cut(fixture: str, chunk: int) -> None:
     events, _ = feed_screen((FIXTURES / fixture).read_bytes(), chunk)
@@ -142,7 +174,7 @@ def test_approval_dialog_on_screen_is_reported_after_the_grace_delay() -> None:
     state: dict[str, Any] = {}
     parser.parse(None, PTY_SOURCE, raw[:cut], state)
 
-    result = parser.parse(None, PTY_SOURCE, raw[cut:cut + 10], state)
+    result = parser.parse(None, PTY_SOURCE, raw[cut : cut + 10], state)
     assert result.call_again_after is None or result.call_again_after > 0
     [event] = parser.parse(None, PTY_SOURCE, b"", state).events
 
@@ -171,10 +203,13 @@ def test_rejected_approval_ends_the_turn_from_the_screen() -> None:
     assert parser.parse(None, PTY_SOURCE, b"Interrupted \xc2\xb7 What should Claude do instead?", state).events == []
 
 
-@pytest.mark.parametrize(("screen", "reason"), [
-    (b"Quick safety check: Is this a project you created or one you trust?", "workspace trust"),
-    (b"Detected a custom API key in your environment\r\n Do you want to use this API key?", "API key"),
-])
+@pytest.mark.parametrize(
+    ("screen", "reason"),
+    [
+        (b"Quick safety check: Is this a project you created or one you trust?", "workspace trust"),
+        (b"Detected a custom API key in your environment\r\n Do you want to use this API key?", "API key"),
+    ],
+)
 def test_first_run_screens_ask_for_a_person_with_a_reason(screen: bytes, reason: str) -> None:
     state: dict[str, Any] = {}
     events = parser.parse(None, PTY_SOURCE, screen, state).events
@@ -191,8 +226,19 @@ def test_unreachable_anthropic_is_an_error() -> None:
     assert kinds(events) == ["error"]
 
 
-@pytest.mark.parametrize("data", [b"", b"{", b"null", b"[]", b'{"hook_event_name": 5}', b"\xff\xfe",
-                                  b'{"type": {"nested": []}, "session_id": 7}', b"not json at all"])
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"",
+        b"{",
+        b"null",
+        b"[]",
+        b'{"hook_event_name": 5}',
+        b"\xff\xfe",
+        b'{"type": {"nested": []}, "session_id": 7}',
+        b"not json at all",
+    ],
+)
 @pytest.mark.parametrize("source", [HOOKS, HEADLESS_SOURCE])
 def test_malformed_lines_give_no_events(data: bytes, source: OutputSource) -> None:
     assert parser.parse("s", source, data, {}).events == []

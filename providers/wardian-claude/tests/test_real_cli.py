@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from wardian_core.provider_models import SpawnContext
 from wardian_claude import argv as claude_argv
+from wardian_core.provider_models import SpawnContext
 
 pytestmark = pytest.mark.real_cli
 
@@ -29,8 +29,19 @@ def agent(wardian: Callable, claude_cli: Any, wardian_home: Path) -> Callable[..
     env.pop("HOME", None)
 
     def spawn(name: str) -> dict[str, Any]:
-        wardian("agent", "spawn", "--provider", "claude", "--class", "Coder", "--name", name,
-                "--workspace", str(claude_cli.workspace), env=env).json()
+        wardian(
+            "agent",
+            "spawn",
+            "--provider",
+            "claude",
+            "--class",
+            "Coder",
+            "--name",
+            name,
+            "--workspace",
+            str(claude_cli.workspace),
+            env=env,
+        ).json()
         ready = wardian("agent", "wait", name, "--until", "idle", "--timeout", WAIT).json()["agent"]
         return ready
 
@@ -64,8 +75,9 @@ def send_and_wait(wardian: Callable, name: str, text: str) -> dict[str, Any]:
     return wardian("send", text, "--to", name, "--wait-until", "idle", "--timeout", WAIT).json()["agent"]
 
 
-def test_turn_then_pause_and_resume_continue_the_same_session(wardian: Callable, agent: Callable,
-                                                              claude_cli: Any) -> None:
+def test_turn_then_pause_and_resume_continue_the_same_session(
+    wardian: Callable, agent: Callable, claude_cli: Any
+) -> None:
     ready = agent("cc")
     assert_evidence(fields(wardian, "cc"), "idle", "ready", "pty")
     session_id = fields(wardian, "cc")["provider_session_id"]
@@ -95,8 +107,9 @@ def test_turn_then_pause_and_resume_continue_the_same_session(wardian: Callable,
     claude_cli.assert_only_model_server_was_called()
 
 
-def test_approval_accepted_runs_the_tool_and_rejected_does_not(wardian: Callable, agent: Callable,
-                                                               claude_cli: Any) -> None:
+def test_approval_accepted_runs_the_tool_and_rejected_does_not(
+    wardian: Callable, agent: Callable, claude_cli: Any
+) -> None:
     agent("cc")
     approved, rejected = claude_cli.workspace / "approved.txt", claude_cli.workspace / "rejected.txt"
 
@@ -125,8 +138,7 @@ def test_approval_accepted_runs_the_tool_and_rejected_does_not(wardian: Callable
 
     assert answer["left_action_required"] is True
     # A rejection ends the turn without any hook (2.1.197): the screen says so.
-    assert_evidence(fields(wardian, "cc"), "idle", "turn_completed", "pty",
-                    "turn interrupted after an approval dialog")
+    assert_evidence(fields(wardian, "cc"), "idle", "turn_completed", "pty", "turn interrupted after an approval dialog")
     assert not rejected.exists(), "the rejected command ran"
     claude_cli.assert_only_model_server_was_called()
 
@@ -142,12 +154,14 @@ def test_api_error_in_a_turn_is_an_error(wardian: Callable, agent: Callable, cla
     assert "mock error 400 requested" in failed["status_evidence"]["line"]
 
 
-def test_skill_and_instructions_in_an_include_root_reach_the_model(wardian: Callable, agent: Callable,
-                                                                   claude_cli: Any, wardian_home: Path) -> None:
+def test_skill_and_instructions_in_an_include_root_reach_the_model(
+    wardian: Callable, agent: Callable, claude_cli: Any, wardian_home: Path
+) -> None:
     skill = wardian_home / "common" / ".agents" / "skills" / "zebra-painter"
     skill.mkdir(parents=True)
-    (skill / "SKILL.md").write_text("---\nname: zebra-painter\ndescription: Paints zebras ZEBRA-SKILL-42\n---\n"
-                                    "Paint stripes.\n")
+    (skill / "SKILL.md").write_text(
+        "---\nname: zebra-painter\ndescription: Paints zebras ZEBRA-SKILL-42\n---\nPaint stripes.\n"
+    )
     (wardian_home / "common" / "CLAUDE.md").write_text("Shared rule COMMON-RULE-17.\n")
     agent("cc")
 
@@ -163,9 +177,18 @@ def headless_run(claude_cli: Any, tmp_path: Path, prompt: str, **update: Any) ->
     """Run the argv the provider builds for a headless launch; keep its stdout for replay."""
     agent_dir = tmp_path / "wh" / "agents" / "a"
     agent_dir.mkdir(parents=True, exist_ok=True)
-    ctx = SpawnContext(**{"class": "Coder"}, agent_uuid="a", agent_name="node", provider="claude",
-                       workspace=claude_cli.workspace, wardian_home=tmp_path / "wh", agent_dir=agent_dir,
-                       mode="headless", prompt=prompt, **update)
+    ctx = SpawnContext(
+        **{"class": "Coder"},
+        agent_uuid="a",
+        agent_name="node",
+        provider="claude",
+        workspace=claude_cli.workspace,
+        wardian_home=tmp_path / "wh",
+        agent_dir=agent_dir,
+        mode="headless",
+        prompt=prompt,
+        **update,
+    )
     plan = claude_argv.launch_plan(ctx)
     completed = claude_cli.run(*plan.argv[1:], timeout=60)
     out = tmp_path / f"headless-{len(list(tmp_path.glob('headless-*')))}.jsonl"
@@ -178,31 +201,38 @@ def replay_statuses(wardian: Callable, path: Path) -> list[dict[str, Any]]:
     return [line for line in lines if line["type"] == "status"]
 
 
-def test_headless_turn_completes_and_an_api_error_is_an_error(wardian: Callable, claude_cli: Any,
-                                                               tmp_path: Path) -> None:
+def test_headless_turn_completes_and_an_api_error_is_an_error(
+    wardian: Callable, claude_cli: Any, tmp_path: Path
+) -> None:
     session = "4b0a4c59-2e51-4f33-9e0e-3a3c1d7e9b10"
     turn = headless_run(claude_cli, tmp_path, "hello ECHO:head1", provider_session_id=session)
 
     statuses = replay_statuses(wardian, turn)
-    assert (statuses[-1]["to"], statuses[-1]["event"], statuses[-1]["evidence"]["source"]) == \
-        ("idle", "turn_completed", "headless")
+    assert (statuses[-1]["to"], statuses[-1]["event"], statuses[-1]["evidence"]["source"]) == (
+        "idle",
+        "turn_completed",
+        "headless",
+    )
     assert "MOCK-REPLY head1" in statuses[-1]["evidence"]["line"]
     assert json.loads(turn.read_text().splitlines()[0])["session_id"] == session
 
-    resumed = headless_run(claude_cli, tmp_path, "more ECHO:head2", provider_session_id=session,
-                           session_mode="resume")
+    resumed = headless_run(claude_cli, tmp_path, "more ECHO:head2", provider_session_id=session, session_mode="resume")
     assert replay_statuses(wardian, resumed)[-1]["event"] == "turn_completed"
     assert "ECHO:head1" in claude_cli.server.model_requests()[-1].body.decode()
 
     failed = headless_run(claude_cli, tmp_path, "oops MOCK_HTTP_ERROR:400")
     statuses = replay_statuses(wardian, failed)
-    assert (statuses[-1]["to"], statuses[-1]["event"], statuses[-1]["evidence"]["rule"]) == \
-        ("error", "error", "result is_error")
+    assert (statuses[-1]["to"], statuses[-1]["event"], statuses[-1]["evidence"]["rule"]) == (
+        "error",
+        "error",
+        "result is_error",
+    )
     claude_cli.assert_only_model_server_was_called()
 
 
-def test_a_fresh_launch_gets_a_new_session_id_that_the_next_resume_uses(wardian: Callable, agent: Callable,
-                                                                          claude_cli: Any) -> None:
+def test_a_fresh_launch_gets_a_new_session_id_that_the_next_resume_uses(
+    wardian: Callable, agent: Callable, claude_cli: Any
+) -> None:
     first = agent("cc")
     first_session = fields(wardian, "cc")["provider_session_id"]
     send_and_wait(wardian, "cc", "hello ECHO:old1")
@@ -280,8 +310,9 @@ def test_agent_run_turn_resume_and_api_error(wardian: Callable, agent: Callable,
     assert error["code"] == "request_failed", error
     run = error["details"]
     assert (run["status"], run["exit_code"]) == ("error", 1), run
-    assert run["timeline"][-1] == {"from": "processing", "to": "error", "event": "error",
-                                   "rule": "result is_error"}, run["timeline"]
+    assert run["timeline"][-1] == {"from": "processing", "to": "error", "event": "error", "rule": "result is_error"}, (
+        run["timeline"]
+    )
     assert any(e["kind"] == "error" and e["evidence"]["source"] == "headless" for e in run["events"]), run
     assert "mock error 400 requested" in json.dumps(run["events"]) + run["stderr_tail"]
     claude_cli.assert_only_model_server_was_called()

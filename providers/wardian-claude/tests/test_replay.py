@@ -13,8 +13,11 @@ HOOK_FILES = sorted(p.relative_to(FIXTURES).as_posix() for p in FIXTURES.rglob("
 
 
 def statuses(lines: list[dict]) -> list[tuple[str, str, str]]:
-    return [(line["to"], line["event"], (line["evidence"] or {}).get("source"))
-            for line in lines if line["type"] == "status"]
+    return [
+        (line["to"], line["event"], (line["evidence"] or {}).get("source"))
+        for line in lines
+        if line["type"] == "status"
+    ]
 
 
 def test_every_fixture_is_replayed() -> None:
@@ -48,8 +51,9 @@ def test_replayed_api_error_ends_in_error(wardian: Callable, fixture: str) -> No
 
 
 def test_replayed_tui_hook_log_walks_through_the_approval(wardian: Callable) -> None:
-    lines = wardian("providers", "replay", "claude", str(FIXTURES / "claude-hooks-tui.log"),
-                    "--source", "claude-hooks").lines()
+    lines = wardian(
+        "providers", "replay", "claude", str(FIXTURES / "claude-hooks-tui.log"), "--source", "claude-hooks"
+    ).lines()
 
     assert statuses(lines)[1:] == [
         ("processing", "turn_started", "claude-hooks"),
@@ -61,7 +65,8 @@ def test_replayed_tui_hook_log_walks_through_the_approval(wardian: Callable) -> 
 
 
 def test_replayed_print_hook_log_has_two_turns(wardian: Callable) -> None:
-    lines = wardian("providers", "replay", "claude", str(FIXTURES / "claude-hooks-print.log"),
-                    "--source", "claude-hooks").lines()
+    lines = wardian(
+        "providers", "replay", "claude", str(FIXTURES / "claude-hooks-print.log"), "--source", "claude-hooks"
+    ).lines()
 
     assert [to for to, _, _ in statuses(lines)][1:] == ["processing", "idle", "off", "processing", "idle", "off"]

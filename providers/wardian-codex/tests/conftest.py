@@ -7,8 +7,6 @@ import pytest
 from wardian_core.provider_models import LaunchConfig, SpawnContext
 
 
-
-
 @pytest.fixture
 def make_ctx(tmp_path: Path):
     """A SpawnContext for an agent whose Wardian home is under `tmp_path`."""
@@ -21,8 +19,12 @@ def make_ctx(tmp_path: Path):
         include_dirs = fields.pop("include_dirs", [])
         model = fields.pop("model", None)
         values = dict(
-            agent_uuid="0b7e6f3c-1111-4222-8333-444455556666", agent_name="coder", class_name="Coder",
-            provider="codex", workspace=workspace, wardian_home=home,
+            agent_uuid="0b7e6f3c-1111-4222-8333-444455556666",
+            agent_name="coder",
+            class_name="Coder",
+            provider="codex",
+            workspace=workspace,
+            wardian_home=home,
             agent_dir=home / "agents" / "0b7e6f3c-1111-4222-8333-444455556666",
             launch=LaunchConfig(settings=settings, include_dirs=include_dirs, model=model),
         )

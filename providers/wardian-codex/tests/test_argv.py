@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from wardian_core.errors import WardianError
 from wardian_codex import argv, plugin
+from wardian_core.errors import WardianError
 
 THREAD = "01a2002d-bdb3-7ee1-918a-96982cc53b81"
 
@@ -13,8 +13,16 @@ THREAD = "01a2002d-bdb3-7ee1-918a-96982cc53b81"
 def test_interactive_fresh_launch(make_ctx, tmp_path: Path) -> None:
     ctx = make_ctx(include_dirs=[tmp_path / "docs"], model="mock-model")
     plan = plugin.build_argv(ctx)
-    assert plan.argv == ["codex", "--no-daemon", "--cd", str(ctx.workspace), "--add-dir", str(tmp_path / "docs"),
-                         "--model", "mock-model"]
+    assert plan.argv == [
+        "codex",
+        "--no-daemon",
+        "--cd",
+        str(ctx.workspace),
+        "--add-dir",
+        str(tmp_path / "docs"),
+        "--model",
+        "mock-model",
+    ]
     assert plan.cwd == ctx.workspace
     assert plan.env == {"CODEX_HOME": str(ctx.agent_dir / "habitat" / ".codex")}
 
@@ -28,11 +36,28 @@ def test_interactive_resume_names_the_thread(make_ctx) -> None:
 def test_headless_run_and_resume(make_ctx) -> None:
     fresh = make_ctx(mode="headless", prompt="-starts with a dash")
     assert plugin.build_argv(fresh).argv == [
-        "codex", "exec", "--json", "--skip-git-repo-check", "--cd", str(fresh.workspace), "--", "-starts with a dash"]
+        "codex",
+        "exec",
+        "--json",
+        "--skip-git-repo-check",
+        "--cd",
+        str(fresh.workspace),
+        "--",
+        "-starts with a dash",
+    ]
     resumed = make_ctx(mode="headless", prompt="again", session_mode="resume", provider_session_id=THREAD)
     assert plugin.build_argv(resumed).argv == [
-        "codex", "exec", "--json", "--skip-git-repo-check", "--cd", str(resumed.workspace),
-        "resume", THREAD, "--", "again"]
+        "codex",
+        "exec",
+        "--json",
+        "--skip-git-repo-check",
+        "--cd",
+        str(resumed.workspace),
+        "resume",
+        THREAD,
+        "--",
+        "again",
+    ]
 
 
 def test_runtime_policy_settings(make_ctx) -> None:

@@ -17,7 +17,8 @@ def user_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (codex / "cap_sid").write_text("sid")
     (codex / "config.toml").write_text(
         'model = "user-model"\napproval_policy = "never"\n[projects."/elsewhere"]\ntrust_level = "trusted"\n'
-        '[tui]\ntheme = "dark"\n')
+        '[tui]\ntheme = "dark"\n'
+    )
     (codex / "history.jsonl").write_text('{"session_id": "user-thread"}\n')
     (codex / "state_5.sqlite").write_bytes(b"user db")
     (codex / "sessions").mkdir()
@@ -76,7 +77,7 @@ def test_without_trust_setting_trust_is_left_to_the_user(make_ctx, user_home) ->
 
 def test_skills_from_include_roots_are_linked_later_root_winning(make_ctx, user_home, tmp_path) -> None:
     roots = [tmp_path / "wardian" / "common", tmp_path / "wardian" / "classes" / "Coder"]
-    for root, description in zip(roots, ("common", "class")):
+    for root, description in zip(roots, ("common", "class"), strict=True):
         for name in ("review", f"only-{description}"):
             skill = root / ".agents" / "skills" / name
             skill.mkdir(parents=True)
@@ -91,6 +92,7 @@ def test_skills_from_include_roots_are_linked_later_root_winning(make_ctx, user_
     assert (skills / "review").resolve() == (roots[1] / ".agents" / "skills" / "review").resolve()
     # A skill removed from the include roots disappears; .system stays.
     import shutil
+
     shutil.rmtree(roots[0] / ".agents" / "skills" / "only-common")
     home.prepare(ctx)
     assert not (skills / "only-common").exists() and (system / "keep.txt").exists()

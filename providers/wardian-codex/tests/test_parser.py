@@ -3,9 +3,9 @@
 import json
 from pathlib import Path
 
-from wardian_core.provider_models import HEADLESS_SOURCE, PTY_SOURCE, OutputSource
 from wardian_codex import parser
 from wardian_codex.profile import APPROVAL_SETTLE_SECONDS
+from wardian_core.provider_models import HEADLESS_SOURCE, PTY_SOURCE, OutputSource
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -91,10 +91,10 @@ def test_approval_dialog_is_reported_after_it_settled_and_once(make_ctx) -> None
 def test_markers_split_across_reads_are_seen(make_ctx) -> None:
     ctx, state = make_ctx(), {}
     parser.parse(ctx, PTY_SOURCE, b"", state)
-    data = "\x1b[1m? for\x1b[0m shortcuts".encode()
+    data = b"\x1b[1m? for\x1b[0m shortcuts"
     events = []
     for index in range(len(data)):
-        events += kinds(parser.parse(ctx, PTY_SOURCE, data[index:index + 1], state))
+        events += kinds(parser.parse(ctx, PTY_SOURCE, data[index : index + 1], state))
     assert events == ["ready"]
 
 
@@ -122,14 +122,16 @@ def test_escalated_call_in_the_rollout_is_no_status_change_but_the_dialogs_evide
     day.mkdir(parents=True)
     lines = rollout_lines()
     first_call = next(i for i, line in enumerate(lines) if b'"type":"function_call",' in line)
-    (day / f"rollout-2026-11-21T22-15-27-{THREAD}.jsonl").write_bytes(b"\n".join(lines[:first_call + 1]) + b"\n")
+    (day / f"rollout-2026-11-21T22-15-27-{THREAD}.jsonl").write_bytes(b"\n".join(lines[: first_call + 1]) + b"\n")
     terminal: dict = {}
     parser.parse(ctx, PTY_SOURCE, b"", terminal)
     parser.parse(ctx, PTY_SOURCE, b"? for shortcuts", terminal)
     parser.parse(ctx, PTY_SOURCE, b"Would you like to run the following command?", terminal)
     due = parser.parse(ctx, PTY_SOURCE, b"", terminal)
     assert kinds(due) == ["approval_requested"]
-    assert due.events[0].evidence.line == "touch app.txt" and due.events[0].message == "Codex asks to run: touch app.txt"
+    assert (
+        due.events[0].evidence.line == "touch app.txt" and due.events[0].message == "Codex asks to run: touch app.txt"
+    )
 
 
 def test_api_error_ends_the_turn_as_error_with_the_api_message() -> None:
@@ -142,7 +144,7 @@ def test_api_error_ends_the_turn_as_error_with_the_api_message() -> None:
 def test_resumed_rollout_skips_finished_turns_but_keeps_one_in_progress(tmp_path: Path) -> None:
     lines = rollout_lines()
     cut = next(index for index, line in enumerate(lines) if b'"task_complete"' in line) + 1
-    history = b"\n".join(lines[:cut + 2]) + b"\n"  # a finished turn, then a new one starting
+    history = b"\n".join(lines[: cut + 2]) + b"\n"  # a finished turn, then a new one starting
     path = tmp_path / f"rollout-x-{THREAD}.jsonl"
     path.write_bytes(history)
     source, state = OutputSource(name=parser.RESUMED_ROLLOUT_SOURCE, path=path), {}
@@ -156,7 +158,14 @@ def test_headless_lines_map_to_events() -> None:
     state: dict = {}
     lines = (FIXTURES / "shared" / "codex-exec-tool-json.jsonl").read_bytes().splitlines()
     assert [kinds(parser.parse(None, HEADLESS_SOURCE, line, state)) for line in lines] == [
-        ["session_started"], [], ["turn_started"], ["generating"], ["generating"], [], ["turn_completed"]]
+        ["session_started"],
+        [],
+        ["turn_started"],
+        ["generating"],
+        ["generating"],
+        [],
+        ["turn_completed"],
+    ]
     error = (FIXTURES / "shared" / "codex-exec-api-error400.jsonl").read_bytes().splitlines()[-1]
     failed = parser.parse(None, HEADLESS_SOURCE, error, state)
     assert kinds(failed) == ["error"] and failed.events[0].message == "mock error 400 requested"

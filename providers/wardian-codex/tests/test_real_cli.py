@@ -20,9 +20,9 @@ from typing import Any
 import psutil
 import pytest
 
-from wardian_core.provider_models import LaunchConfig, SpawnContext
 from wardian_codex import plugin
-from wardian_host import process_tree
+from wardian_core.provider_models import LaunchConfig, SpawnContext
+from wardian_host.terminal import process_tree
 from wardian_host.testing.reaping import reap_home
 
 pytestmark = pytest.mark.real_cli
@@ -39,14 +39,30 @@ class Wardian:
     cli: Any  # the RealCli of the codex_cli fixture: its model server and the user's Codex home
 
     def __call__(self, *args: str, timeout: float = 90) -> dict[str, Any]:
-        completed = subprocess.run([WARDIAN, *args], capture_output=True, text=True, env=dict(os.environ),
-                                   timeout=timeout, stdin=subprocess.DEVNULL)
+        completed = subprocess.run(
+            [WARDIAN, *args],
+            capture_output=True,
+            text=True,
+            env=dict(os.environ),
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+        )
         assert completed.returncode == 0, f"wardian {' '.join(args)}: {completed.stderr}"
         return json.loads(completed.stdout) if completed.stdout.strip() else {}
 
     def spawn(self, name: str) -> dict[str, Any]:
-        return self("agent", "spawn", "--provider", "codex", "--class", "Coder", "--name", name,
-                    "--workspace", str(self.workspace))["agent"]
+        return self(
+            "agent",
+            "spawn",
+            "--provider",
+            "codex",
+            "--class",
+            "Coder",
+            "--name",
+            name,
+            "--workspace",
+            str(self.workspace),
+        )["agent"]
 
     def wait(self, name: str, status: str, event: str, timeout: str = "60s") -> dict[str, Any]:
         """Wait for `status` and prove which provider event produced it."""
@@ -107,8 +123,9 @@ def wardian(codex_cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Itera
 def test_spawn_is_idle_with_its_thread_and_a_turn_shows_in_watch(wardian: Wardian) -> None:
     skill = wardian.home / "common" / ".agents" / "skills" / "wardian-demo-skill"
     skill.mkdir(parents=True)
-    (skill / "SKILL.md").write_text("---\nname: wardian-demo-skill\ndescription: Demo skill from Wardian's "
-                                    "common include root.\n---\nSay DEMO.\n")
+    (skill / "SKILL.md").write_text(
+        "---\nname: wardian-demo-skill\ndescription: Demo skill from Wardian's common include root.\n---\nSay DEMO.\n"
+    )
     (wardian.home / "common" / "AGENTS.md").write_text("Wardian common rule: be brief.\n")
 
     agent = wardian.spawn("cx")
@@ -218,21 +235,40 @@ def test_kill_leaves_no_codex_process(wardian: Wardian) -> None:
 
 def headless_run(wardian: Wardian, prompt: str, session: str | None = None) -> tuple[list[dict], Path]:
     ctx = SpawnContext(
-        agent_uuid="5f0c7f7e-0000-4000-8000-00000000aaaa", agent_name="hx", class_name="Coder", provider="codex",
-        workspace=wardian.workspace, wardian_home=wardian.home,
-        agent_dir=wardian.home / "agents" / "5f0c7f7e-0000-4000-8000-00000000aaaa", mode="headless",
-        session_mode="resume" if session else "fresh", provider_session_id=session, prompt=prompt,
+        agent_uuid="5f0c7f7e-0000-4000-8000-00000000aaaa",
+        agent_name="hx",
+        class_name="Coder",
+        provider="codex",
+        workspace=wardian.workspace,
+        wardian_home=wardian.home,
+        agent_dir=wardian.home / "agents" / "5f0c7f7e-0000-4000-8000-00000000aaaa",
+        mode="headless",
+        session_mode="resume" if session else "fresh",
+        provider_session_id=session,
+        prompt=prompt,
         launch=LaunchConfig(),
     )
     env = {**os.environ, **plugin.prepare_home(ctx).env}
     plan = plugin.build_argv(ctx)
     argv = [str(wardian.cli.executable), *plan.argv[1:]]
-    completed = subprocess.run(argv, cwd=plan.cwd, env={**env, **plan.env}, capture_output=True, text=True,
-                               timeout=90, stdin=subprocess.DEVNULL)
+    completed = subprocess.run(
+        argv,
+        cwd=plan.cwd,
+        env={**env, **plan.env},
+        capture_output=True,
+        text=True,
+        timeout=90,
+        stdin=subprocess.DEVNULL,
+    )
     output = wardian.home / f"headless-{len(list(wardian.home.glob('headless-*')))}.jsonl"
     output.write_text(completed.stdout)
-    replayed = subprocess.run([WARDIAN, "providers", "replay", "codex", str(output), "--source", "headless"],
-                              capture_output=True, text=True, timeout=60, env=dict(os.environ))
+    replayed = subprocess.run(
+        [WARDIAN, "providers", "replay", "codex", str(output), "--source", "headless"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=dict(os.environ),
+    )
     assert replayed.returncode == 0, replayed.stderr
     return [json.loads(line) for line in replayed.stdout.splitlines()], output
 
@@ -242,8 +278,9 @@ def statuses(timeline: list[dict]) -> list[tuple[str, str]]:
 
 
 def started_thread(timeline: list[dict]) -> str:
-    return next(e["event"]["session_id"] for e in timeline
-                if e["type"] == "event" and e["event"]["kind"] == "session_started")
+    return next(
+        e["event"]["session_id"] for e in timeline if e["type"] == "event" and e["event"]["kind"] == "session_started"
+    )
 
 
 def test_headless_turn_resume_and_api_error(wardian: Wardian) -> None:
@@ -267,8 +304,14 @@ def test_headless_turn_resume_and_api_error(wardian: Wardian) -> None:
 
 
 def agent_run(wardian: Wardian, name: str, prompt: str, *flags: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([WARDIAN, "agent", "run", name, prompt, *flags, "--timeout", "75s"], capture_output=True,
-                          text=True, env=dict(os.environ), timeout=85, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [WARDIAN, "agent", "run", name, prompt, *flags, "--timeout", "75s"],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
+        timeout=85,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def run_record(completed: subprocess.CompletedProcess[str]) -> dict[str, Any]:
@@ -309,7 +352,8 @@ def test_agent_run_turn_resume_and_api_error(wardian: Wardian) -> None:
     assert error["code"] == "request_failed", error
     run = error["details"]
     assert (run["status"], run["exit_code"]) == ("error", 1), run
-    assert run["timeline"][-1] == {"from": "processing", "to": "error", "event": "error",
-                                   "rule": "type=error"}, run["timeline"]
+    assert run["timeline"][-1] == {"from": "processing", "to": "error", "event": "error", "rule": "type=error"}, run[
+        "timeline"
+    ]
     assert any(e["kind"] == "error" and e["evidence"]["source"] == "headless" for e in run["events"]), run
     assert "mock error 400 requested" in json.dumps(run["events"]) + run["stderr_tail"]

@@ -13,8 +13,13 @@ WARDIAN = str(Path(sys.executable).parent / "wardian")
 
 
 def replay(file: Path, *args: str) -> list[dict]:
-    completed = subprocess.run([WARDIAN, "providers", "replay", "codex", str(file), *args], capture_output=True,
-                               text=True, env={**os.environ, "WARDIAN_PLUGINS": "codex"}, timeout=60)
+    completed = subprocess.run(
+        [WARDIAN, "providers", "replay", "codex", str(file), *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "WARDIAN_PLUGINS": "codex"},
+        timeout=60,
+    )
     assert completed.returncode == 0, completed.stderr
     return [json.loads(line) for line in completed.stdout.splitlines()]
 
@@ -35,16 +40,25 @@ HEADLESS = {
 }
 
 TERMINAL = {
-    "shared/codex-tui.raw": [("idle", "ready"), ("action_required", "approval_requested"),
-                             ("processing", "turn_started")],
+    "shared/codex-tui.raw": [
+        ("idle", "ready"),
+        ("action_required", "approval_requested"),
+        ("processing", "turn_started"),
+    ],
     "shared/codex-tui-resume.raw": [("idle", "ready")],
     "recordings/codex-tui-ready.raw": [("idle", "ready")],
     "recordings/codex-tui.raw": [("idle", "ready")],
-    "recordings/codex-tui-approval.raw": [("idle", "ready"), ("action_required", "approval_requested"),
-                                          ("processing", "turn_started")],
+    "recordings/codex-tui-approval.raw": [
+        ("idle", "ready"),
+        ("action_required", "approval_requested"),
+        ("processing", "turn_started"),
+    ],
     "codex-tui-trust-dialog.raw": [("idle", "ready"), ("action_required", "approval_requested")],
-    "codex-tui-trust-answered.raw": [("idle", "ready"), ("action_required", "approval_requested"),
-                                     ("idle", "turn_completed")],
+    "codex-tui-trust-answered.raw": [
+        ("idle", "ready"),
+        ("action_required", "approval_requested"),
+        ("idle", "turn_completed"),
+    ],
     "codex-tui-resume-thread.raw": [("idle", "ready")],
 }
 
@@ -54,7 +68,9 @@ def test_headless_transcript_replays_to_its_statuses(name: str) -> None:
     timeline = replay(FIXTURES / name, "--source", "headless")
     assert transitions(timeline) == HEADLESS[name]
     started = [e["event"] for e in timeline if e["type"] == "event" and e["event"]["kind"] == "session_started"]
-    assert started and started[0]["session_id"] == json.loads((FIXTURES / name).read_text().splitlines()[0])["thread_id"]
+    assert (
+        started and started[0]["session_id"] == json.loads((FIXTURES / name).read_text().splitlines()[0])["thread_id"]
+    )
 
 
 @pytest.mark.parametrize("name", sorted(TERMINAL))
@@ -67,10 +83,14 @@ def test_terminal_transcript_replays_to_its_statuses(name: str, chunk_size: int)
 def test_rollout_replays_turns_an_approved_and_a_refused_command_and_an_api_error() -> None:
     timeline = replay(FIXTURES / "codex-rollout-turns-approval-reject-error.jsonl", "--source", "rollout", "--gap", "1")
     assert transitions(timeline) == [
-        ("processing", "turn_started"), ("idle", "turn_completed"),
-        ("processing", "turn_started"), ("idle", "turn_completed"),
-        ("processing", "turn_started"), ("idle", "turn_completed"),
-        ("processing", "turn_started"), ("error", "error"),
+        ("processing", "turn_started"),
+        ("idle", "turn_completed"),
+        ("processing", "turn_started"),
+        ("idle", "turn_completed"),
+        ("processing", "turn_started"),
+        ("idle", "turn_completed"),
+        ("processing", "turn_started"),
+        ("error", "error"),
     ]
     statuses = [e for e in timeline if e["type"] == "status"]
     assert statuses[-1]["evidence"]["rule"] == "event_msg/task_complete with error"

@@ -9,8 +9,7 @@ from .turn import Answer, Conversation, DeclaredTool, chunk_text, decide, is_con
 from .wire import HttpReply, json_reply, sse_reply
 
 _ids = itertools.count(1)
-_USAGE = {"input_tokens": 10, "output_tokens": 5, "cache_creation_input_tokens": 0,
-          "cache_read_input_tokens": 0}
+_USAGE = {"input_tokens": 10, "output_tokens": 5, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
 
 
 def conversation(body: dict[str, Any]) -> Conversation:
@@ -26,8 +25,7 @@ def conversation(body: dict[str, Any]) -> Conversation:
             prompt = "\n".join(texts)
             break
     tools = tuple(
-        DeclaredTool(tool["name"], tool.get("input_schema", {}))
-        for tool in body.get("tools", []) if "name" in tool
+        DeclaredTool(tool["name"], tool.get("input_schema", {})) for tool in body.get("tools", []) if "name" in tool
     )
     return Conversation(prompt, after_tool, tools)
 
@@ -48,8 +46,10 @@ def messages(body: dict[str, Any]) -> HttpReply:
     answer = decide(conversation(body))
     if answer.error_status is not None:
         status = answer.error_status
-        payload = {"type": "error", "error": {"type": "invalid_request_error",
-                                              "message": f"mock error {status} requested"}}
+        payload = {
+            "type": "error",
+            "error": {"type": "invalid_request_error", "message": f"mock error {status} requested"},
+        }
         return json_reply(payload, status, kind="error")
     model = body.get("model", "claude-mock")
     if body.get("stream"):
@@ -70,8 +70,14 @@ def _blocks(answer: Answer) -> list[dict[str, Any]]:
     if answer.text:
         blocks.append({"type": "text", "text": answer.text})
     if answer.tool_call:
-        blocks.append({"type": "tool_use", "id": f"toolu_mock{next(_ids):06d}",
-                       "name": answer.tool_call.name, "input": answer.tool_call.arguments})
+        blocks.append(
+            {
+                "type": "tool_use",
+                "id": f"toolu_mock{next(_ids):06d}",
+                "name": answer.tool_call.name,
+                "input": answer.tool_call.arguments,
+            }
+        )
     return blocks
 
 
@@ -80,9 +86,16 @@ def _stop_reason(answer: Answer) -> str:
 
 
 def _message(answer: Answer, model: str) -> dict[str, Any]:
-    return {"id": f"msg_mock{next(_ids):06d}", "type": "message", "role": "assistant",
-            "model": model, "content": _blocks(answer), "stop_reason": _stop_reason(answer),
-            "stop_sequence": None, "usage": dict(_USAGE)}
+    return {
+        "id": f"msg_mock{next(_ids):06d}",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": _blocks(answer),
+        "stop_reason": _stop_reason(answer),
+        "stop_sequence": None,
+        "usage": dict(_USAGE),
+    }
 
 
 def _stream(answer: Answer, model: str) -> HttpReply:
@@ -94,22 +107,45 @@ def _stream(answer: Answer, model: str) -> HttpReply:
     ]
     for index, block in enumerate(_blocks(answer)):
         if block["type"] == "text":
-            events.append(("content_block_start", {"type": "content_block_start", "index": index,
-                                                   "content_block": {"type": "text", "text": ""}}))
+            events.append(
+                (
+                    "content_block_start",
+                    {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}},
+                )
+            )
             for piece in chunk_text(block["text"]):
-                events.append(("content_block_delta", {"type": "content_block_delta", "index": index,
-                                                       "delta": {"type": "text_delta", "text": piece}}))
+                events.append(
+                    (
+                        "content_block_delta",
+                        {"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": piece}},
+                    )
+                )
         else:
             opening = dict(block, input={})
-            events.append(("content_block_start", {"type": "content_block_start", "index": index,
-                                                   "content_block": opening}))
+            events.append(
+                ("content_block_start", {"type": "content_block_start", "index": index, "content_block": opening})
+            )
             partial = answer.tool_call.arguments_json() if answer.tool_call else "{}"
-            events.append(("content_block_delta", {"type": "content_block_delta", "index": index,
-                                                   "delta": {"type": "input_json_delta",
-                                                             "partial_json": partial}}))
+            events.append(
+                (
+                    "content_block_delta",
+                    {
+                        "type": "content_block_delta",
+                        "index": index,
+                        "delta": {"type": "input_json_delta", "partial_json": partial},
+                    },
+                )
+            )
         events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
-    events.append(("message_delta", {"type": "message_delta",
-                                     "delta": {"stop_reason": _stop_reason(answer), "stop_sequence": None},
-                                     "usage": {"output_tokens": 5}}))
+    events.append(
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": _stop_reason(answer), "stop_sequence": None},
+                "usage": {"output_tokens": 5},
+            },
+        )
+    )
     events.append(("message_stop", {"type": "message_stop"}))
     return sse_reply(events, kind=_kind(answer))

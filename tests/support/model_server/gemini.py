@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .turn import Answer, Conversation, DeclaredTool, chunk_text, decide, is_context_wrapper
+from .turn import Conversation, DeclaredTool, chunk_text, decide, is_context_wrapper
 from .wire import HttpReply, json_reply, sse_reply
 
 _USAGE = {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15}
@@ -27,9 +27,11 @@ def conversation(body: dict[str, Any]) -> Conversation:
             prompt = "\n".join(texts)
             break
     tools = tuple(
-        DeclaredTool(declaration["name"],
-                     declaration.get("parametersJsonSchema") or declaration.get("parameters") or {})
-        for tool in body.get("tools", []) for declaration in tool.get("functionDeclarations", [])
+        DeclaredTool(
+            declaration["name"], declaration.get("parametersJsonSchema") or declaration.get("parameters") or {}
+        )
+        for tool in body.get("tools", [])
+        for declaration in tool.get("functionDeclarations", [])
     )
     return Conversation(prompt, after_tool, tools)
 
@@ -47,8 +49,13 @@ def generate_content(body: dict[str, Any], model: str, stream: bool) -> HttpRepl
     answer = decide(conversation(body))
     if answer.error_status is not None:
         status = answer.error_status
-        payload = {"error": {"code": status, "message": f"mock error {status} requested",
-                             "status": _STATUS_NAMES.get(status, "UNKNOWN")}}
+        payload = {
+            "error": {
+                "code": status,
+                "message": f"mock error {status} requested",
+                "status": _STATUS_NAMES.get(status, "UNKNOWN"),
+            }
+        }
         return json_reply(payload, status, kind="error")
     kind = "tool_call" if answer.tool_call else "text"
     if answer.tool_call:
@@ -57,8 +64,15 @@ def generate_content(body: dict[str, Any], model: str, stream: bool) -> HttpRepl
     return _reply([{"text": answer.text or ""}], model, stream, kind)
 
 
-_STATUS_NAMES = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED",
-                 404: "NOT_FOUND", 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE"}
+_STATUS_NAMES = {
+    400: "INVALID_ARGUMENT",
+    401: "UNAUTHENTICATED",
+    403: "PERMISSION_DENIED",
+    404: "NOT_FOUND",
+    429: "RESOURCE_EXHAUSTED",
+    500: "INTERNAL",
+    503: "UNAVAILABLE",
+}
 
 
 def count_tokens(body: dict[str, Any]) -> HttpReply:

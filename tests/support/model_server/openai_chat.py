@@ -25,7 +25,8 @@ def conversation(body: dict[str, Any]) -> Conversation:
             break
     tools = tuple(
         DeclaredTool(tool["function"]["name"], tool["function"].get("parameters", {}) or {})
-        for tool in body.get("tools", []) if tool.get("type") == "function"
+        for tool in body.get("tools", [])
+        if tool.get("type") == "function"
     )
     return Conversation(prompt, after_tool, tools)
 
@@ -54,8 +55,14 @@ def _kind(answer: Answer) -> str:
 def _tool_calls(answer: Answer) -> list[dict[str, Any]]:
     if not answer.tool_call:
         return []
-    return [{"index": 0, "id": f"call_mock{next(_ids):06d}", "type": "function",
-             "function": {"name": answer.tool_call.name, "arguments": answer.tool_call.arguments_json()}}]
+    return [
+        {
+            "index": 0,
+            "id": f"call_mock{next(_ids):06d}",
+            "type": "function",
+            "function": {"name": answer.tool_call.name, "arguments": answer.tool_call.arguments_json()},
+        }
+    ]
 
 
 def _finish_reason(answer: Answer) -> str:
@@ -69,9 +76,14 @@ def _completion(answer: Answer, model: str) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": answer.text}
     if answer.tool_call:
         message["tool_calls"] = _tool_calls(answer)
-    return {"id": f"chatcmpl-mock{next(_ids):06d}", "object": "chat.completion", "created": int(time.time()),
-            "model": model, "choices": [{"index": 0, "message": message,
-                                         "finish_reason": _finish_reason(answer)}], "usage": _USAGE}
+    return {
+        "id": f"chatcmpl-mock{next(_ids):06d}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": _finish_reason(answer)}],
+        "usage": _USAGE,
+    }
 
 
 def _stream(answer: Answer, model: str) -> HttpReply:
@@ -79,8 +91,13 @@ def _stream(answer: Answer, model: str) -> HttpReply:
     created = int(time.time())
 
     def chunk(delta: dict[str, Any], finish: str | None = None) -> tuple[None, dict[str, Any]]:
-        return None, {"id": completion_id, "object": "chat.completion.chunk", "created": created,
-                      "model": model, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+        return None, {
+            "id": completion_id,
+            "object": "chat.completion.chunk",
+            "created": created,
+            "model": model,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
 
     events = [chunk({"role": "assistant", "content": ""})]
     # With a tool call the text is left out: OpenCode 1.18 shows it as a separate message.
@@ -89,6 +106,17 @@ def _stream(answer: Answer, model: str) -> HttpReply:
     if answer.tool_call:
         events.append(chunk({"tool_calls": _tool_calls(answer)}))
     events.append(chunk({}, _finish_reason(answer)))
-    events.append((None, {"id": completion_id, "object": "chat.completion.chunk", "created": created,
-                          "model": model, "choices": [], "usage": _USAGE}))
+    events.append(
+        (
+            None,
+            {
+                "id": completion_id,
+                "object": "chat.completion.chunk",
+                "created": created,
+                "model": model,
+                "choices": [],
+                "usage": _USAGE,
+            },
+        )
+    )
     return sse_reply(events, kind=_kind(answer), done_marker=True)

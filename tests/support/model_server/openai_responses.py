@@ -27,7 +27,8 @@ def conversation(body: dict[str, Any]) -> Conversation:
             break
     tools = tuple(
         DeclaredTool(tool["name"], tool.get("parameters", {}) or {})
-        for tool in body.get("tools", []) if tool.get("type") == "function" and "name" in tool
+        for tool in body.get("tools", [])
+        if tool.get("type") == "function" and "name" in tool
     )
     return Conversation(prompt, after_tool, tools)
 
@@ -49,37 +50,97 @@ def responses(body: dict[str, Any]) -> HttpReply:
 def _stream(answer: Answer, model: str) -> HttpReply:
     response_id = f"resp_mock{next(_ids):06d}"
     events: list[tuple[str | None, Any]] = [
-        ("response.created", {"type": "response.created",
-                              "response": {"id": response_id, "model": model, "status": "in_progress"}}),
+        (
+            "response.created",
+            {"type": "response.created", "response": {"id": response_id, "model": model, "status": "in_progress"}},
+        ),
     ]
     output: list[dict[str, Any]] = []
     if answer.text and not answer.tool_call:
         item_id = f"msg_mock{next(_ids):06d}"
         index = len(output)
-        events.append(("response.output_item.added", {
-            "type": "response.output_item.added", "output_index": index,
-            "item": {"type": "message", "id": item_id, "role": "assistant", "status": "in_progress",
-                     "content": []}}))
+        events.append(
+            (
+                "response.output_item.added",
+                {
+                    "type": "response.output_item.added",
+                    "output_index": index,
+                    "item": {
+                        "type": "message",
+                        "id": item_id,
+                        "role": "assistant",
+                        "status": "in_progress",
+                        "content": [],
+                    },
+                },
+            )
+        )
         for piece in chunk_text(answer.text):
-            events.append(("response.output_text.delta", {
-                "type": "response.output_text.delta", "item_id": item_id, "output_index": index,
-                "content_index": 0, "delta": piece}))
-        item = {"type": "message", "id": item_id, "role": "assistant", "status": "completed",
-                "content": [{"type": "output_text", "text": answer.text, "annotations": []}]}
-        events.append(("response.output_item.done", {"type": "response.output_item.done",
-                                                     "output_index": index, "item": item}))
+            events.append(
+                (
+                    "response.output_text.delta",
+                    {
+                        "type": "response.output_text.delta",
+                        "item_id": item_id,
+                        "output_index": index,
+                        "content_index": 0,
+                        "delta": piece,
+                    },
+                )
+            )
+        item = {
+            "type": "message",
+            "id": item_id,
+            "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": answer.text, "annotations": []}],
+        }
+        events.append(
+            ("response.output_item.done", {"type": "response.output_item.done", "output_index": index, "item": item})
+        )
         output.append(item)
     if answer.tool_call:
-        item = {"type": "function_call", "id": f"fc_mock{next(_ids):06d}", "status": "completed",
-                "call_id": f"call_mock{next(_ids):06d}", "name": answer.tool_call.name,
-                "arguments": answer.tool_call.arguments_json()}
-        events.append(("response.output_item.added", {"type": "response.output_item.added",
-                                                      "output_index": len(output), "item": item}))
-        events.append(("response.output_item.done", {"type": "response.output_item.done",
-                                                     "output_index": len(output), "item": item}))
+        item = {
+            "type": "function_call",
+            "id": f"fc_mock{next(_ids):06d}",
+            "status": "completed",
+            "call_id": f"call_mock{next(_ids):06d}",
+            "name": answer.tool_call.name,
+            "arguments": answer.tool_call.arguments_json(),
+        }
+        events.append(
+            (
+                "response.output_item.added",
+                {"type": "response.output_item.added", "output_index": len(output), "item": item},
+            )
+        )
+        events.append(
+            (
+                "response.output_item.done",
+                {"type": "response.output_item.done", "output_index": len(output), "item": item},
+            )
+        )
         output.append(item)
-    usage = {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 5,
-             "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 15}
-    events.append(("response.completed", {"type": "response.completed", "response": {
-        "id": response_id, "model": model, "status": "completed", "output": output, "usage": usage}}))
+    usage = {
+        "input_tokens": 10,
+        "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens": 5,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": 15,
+    }
+    events.append(
+        (
+            "response.completed",
+            {
+                "type": "response.completed",
+                "response": {
+                    "id": response_id,
+                    "model": model,
+                    "status": "completed",
+                    "output": output,
+                    "usage": usage,
+                },
+            },
+        )
+    )
     return sse_reply(events, kind="tool_call" if answer.tool_call else "text")

@@ -53,8 +53,9 @@ class ModelServer:
         self._changed = threading.Condition()
         self._httpd = ThreadingHTTPServer((host, 0), _handler_for(self))
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="model-server", daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="model-server", daemon=True
+        )
 
     @property
     def port(self) -> int:
@@ -85,8 +86,9 @@ class ModelServer:
     def __enter__(self) -> ModelServer:
         return self.start()
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 traceback: TracebackType | None) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None:
         self.stop()
 
     def record(self, request: RecordedRequest) -> None:
@@ -94,8 +96,9 @@ class ModelServer:
             self._requests.append(request)
             self._changed.notify_all()
 
-    def wait_for(self, predicate: Callable[[RecordedRequest], bool], timeout: float,
-                 count: int = 1) -> list[RecordedRequest]:
+    def wait_for(
+        self, predicate: Callable[[RecordedRequest], bool], timeout: float, count: int = 1
+    ) -> list[RecordedRequest]:
         """Block until `count` recorded requests satisfy `predicate`; raise TimeoutError otherwise."""
         deadline = time.monotonic() + timeout
         with self._changed:
@@ -105,8 +108,10 @@ class ModelServer:
                     return matching
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
-                    raise TimeoutError(f"model server: {len(matching)} of {count} expected requests "
-                                       f"after {timeout} s; log: {[r.path for r in self._requests]}")
+                    raise TimeoutError(
+                        f"model server: {len(matching)} of {count} expected requests "
+                        f"after {timeout} s; log: {[r.path for r in self._requests]}"
+                    )
                 self._changed.wait(remaining)
 
 
@@ -132,8 +137,9 @@ def _handler_for(server: ModelServer) -> type[BaseHTTPRequestHandler]:
                 reply = route(self.command, self.path, body)
             except (ValueError, KeyError, TypeError, AttributeError) as error:
                 reply = json_reply({"error": {"message": f"mock server could not handle request: {error!r}"}}, 500)
-            server.record(RecordedRequest(self.command, self.path, dict(self.headers.items()), raw,
-                                          reply.status, reply.kind))
+            server.record(
+                RecordedRequest(self.command, self.path, dict(self.headers.items()), raw, reply.status, reply.kind)
+            )
             self.send_response(reply.status)
             self.send_header("Content-Type", reply.content_type)
             self.send_header("Content-Length", str(len(reply.body)))

@@ -16,7 +16,13 @@ from .directives import ESCALATION_JUSTIFICATION, TOOL_PREAMBLE, Directives, par
 # Names the four CLIs give their shell tool (Claude `Bash`, Codex `shell`/`shell_command`/
 # `exec_command`, Gemini `run_shell_command`, OpenCode `bash`), best match first.
 SHELL_TOOL_NAMES = (
-    "Bash", "shell_command", "shell", "exec_command", "run_shell_command", "bash", "local_shell",
+    "Bash",
+    "shell_command",
+    "shell",
+    "exec_command",
+    "run_shell_command",
+    "bash",
+    "local_shell",
 )
 
 
@@ -104,4 +110,4 @@ def is_context_wrapper(text: str) -> bool:
 
 def chunk_text(text: str, size: int = 8) -> list[str]:
     """Split a reply into small deltas so clients exercise their streaming paths."""
-    return [text[index:index + size] for index in range(0, len(text), size)] or [""]
+    return [text[index : index + size] for index in range(0, len(text), size)] or [""]

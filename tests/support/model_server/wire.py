@@ -62,6 +62,12 @@ def sse_reply(events: list[tuple[str | None, Any]], kind: str, done_marker: bool
 
 
 def openai_error(status: int) -> HttpReply:
-    payload = {"error": {"message": f"mock error {status} requested", "type": "invalid_request_error",
-                         "param": None, "code": None}}
+    payload = {
+        "error": {
+            "message": f"mock error {status} requested",
+            "type": "invalid_request_error",
+            "param": None,
+            "code": None,
+        }
+    }
     return json_reply(payload, status, kind="error")

@@ -4,9 +4,9 @@ import os
 import re
 from collections.abc import Mapping
 
+from wardian_claude import home
 from wardian_core.errors import WardianError
 from wardian_core.provider_models import LaunchPlan, SpawnContext
-from wardian_claude import home
 
 EXECUTABLE = "claude"
 HEADLESS_FLAGS = ["--output-format", "stream-json", "--verbose"]

@@ -74,36 +74,60 @@ def parse_hook(ctx_session_id: str | None, source: OutputSource, data: bytes, st
     expected = state.get("session_id") or ctx_session_id
     if name is None:
         return ParseResult()
-    if expected and session_id and session_id != expected:
-        if name != "SessionStart":
-            return ParseResult()  # another session's payload
+    if expected and session_id and session_id != expected and name != "SessionStart":
+        return ParseResult()  # another session's payload
     rule = f"hook {name}"
     if name == "SessionStart":
         state["session_id"] = session_id or expected
-        return ParseResult(events=[
-            _event("session_started", source, rule, f"{name} source={record.get('source')} {session_id}",
-                   session_id=session_id)
-        ] if session_id else [])
+        return ParseResult(
+            events=[
+                _event(
+                    "session_started",
+                    source,
+                    rule,
+                    f"{name} source={record.get('source')} {session_id}",
+                    session_id=session_id,
+                )
+            ]
+            if session_id
+            else []
+        )
     if name == "UserPromptSubmit":
         state.pop("approval_pending", None)
         prompt = _text(record.get("prompt")) or ""
         return ParseResult(events=[_event("turn_started", source, rule, f"{name} {prompt}")])
     if name == "PreToolUse":
-        return ParseResult(events=[_event("generating", source, rule, f"{name} {_tool_summary(record)}",
-                                          data=_tool_data(record))])
+        return ParseResult(
+            events=[_event("generating", source, rule, f"{name} {_tool_summary(record)}", data=_tool_data(record))]
+        )
     if name == "PermissionRequest":
         state["approval_pending"] = True
         summary = _tool_summary(record)
-        return ParseResult(events=[_event("approval_requested", source, rule, f"{name} {summary}",
-                                          message=summary, data=_tool_data(record))])
+        return ParseResult(
+            events=[
+                _event(
+                    "approval_requested", source, rule, f"{name} {summary}", message=summary, data=_tool_data(record)
+                )
+            ]
+        )
     if name in ("PostToolUse", "PostToolUseFailure"):
         if state.pop("approval_pending", None):
             # The tool ran (or failed) after its approval dialog: the dialog was answered and
             # the turn goes on. `generating` alone cannot leave action_required (status rules).
-            return ParseResult(events=[_event("turn_started", source, f"{rule} after PermissionRequest",
-                                              f"{name} {_tool_summary(record)}", data=_tool_data(record))])
-        return ParseResult(events=[_event("generating", source, rule, f"{name} {_tool_summary(record)}",
-                                          data=_tool_data(record))])
+            return ParseResult(
+                events=[
+                    _event(
+                        "turn_started",
+                        source,
+                        f"{rule} after PermissionRequest",
+                        f"{name} {_tool_summary(record)}",
+                        data=_tool_data(record),
+                    )
+                ]
+            )
+        return ParseResult(
+            events=[_event("generating", source, rule, f"{name} {_tool_summary(record)}", data=_tool_data(record))]
+        )
     if name == "Stop":
         state.pop("approval_pending", None)
         last = _text(record.get("last_assistant_message")) or ""
@@ -112,8 +136,17 @@ def parse_hook(ctx_session_id: str | None, source: OutputSource, data: bytes, st
         state.pop("approval_pending", None)
         # `error` is often just "unknown" (2.1.197); the message says what the API answered.
         reason = _text(record.get("last_assistant_message")) or _text(record.get("error"))
-        return ParseResult(events=[_event("error", source, rule, f"{name} {reason or ''}",
-                                          message=reason or "the turn ended with an API error")])
+        return ParseResult(
+            events=[
+                _event(
+                    "error",
+                    source,
+                    rule,
+                    f"{name} {reason or ''}",
+                    message=reason or "the turn ended with an API error",
+                )
+            ]
+        )
     if name == "SessionEnd":
         reason = _text(record.get("reason")) or ""
         return ParseResult(events=[_event("session_ended", source, rule, f"{name} reason={reason}")])
@@ -177,9 +210,13 @@ def parse_screen(source: OutputSource, data: bytes, state: dict[str, Any]) -> Pa
         at = squeezed.find(marker)
         if at >= 0:
             matches.append((at, marker, "first_run", reason))
-    for marker, kind in ((READY_MARKER, "ready"), (APPROVAL_MARKER, "approval"),
-                         (INTERRUPTED_MARKER, "interrupted"), (UNREACHABLE_MARKER, "unreachable"),
-                         (BUSY_MARKER, "busy")):
+    for marker, kind in (
+        (READY_MARKER, "ready"),
+        (APPROVAL_MARKER, "approval"),
+        (INTERRUPTED_MARKER, "interrupted"),
+        (UNREACHABLE_MARKER, "unreachable"),
+        (BUSY_MARKER, "busy"),
+    ):
         at = squeezed.find(marker)
         if at >= 0:
             matches.append((at, marker, kind, None))
@@ -188,8 +225,16 @@ def parse_screen(source: OutputSource, data: bytes, state: dict[str, Any]) -> Pa
         if kind == "first_run":
             if state.get("first_run") != reason:
                 state["first_run"] = reason
-                events.append(_event("approval_requested", source, "first-run screen", marker, message=reason,
-                                     data={"reason": reason}))
+                events.append(
+                    _event(
+                        "approval_requested",
+                        source,
+                        "first-run screen",
+                        marker,
+                        message=reason,
+                        data={"reason": reason},
+                    )
+                )
         elif kind == "busy":
             state.pop("dialog_on_screen", None)
         elif kind == "ready":
@@ -209,12 +254,26 @@ def parse_screen(source: OutputSource, data: bytes, state: dict[str, Any]) -> Pa
         elif kind == "interrupted":
             state.pop("dialog_on_screen", None)
             if state.pop("dialog_seen", None):
-                events.append(_event("turn_completed", source, "turn interrupted after an approval dialog", marker,
-                                     message="the tool was not approved"))
+                events.append(
+                    _event(
+                        "turn_completed",
+                        source,
+                        "turn interrupted after an approval dialog",
+                        marker,
+                        message="the tool was not approved",
+                    )
+                )
         else:
-            events.append(_event("error", source, "cannot reach Anthropic", marker,
-                                 message="Claude Code cannot reach Anthropic's API (first-run connectivity check)"))
-    state["tail"] = squeezed[max(consumed, len(squeezed) - _TAIL_CHARS):]
+            events.append(
+                _event(
+                    "error",
+                    source,
+                    "cannot reach Anthropic",
+                    marker,
+                    message="Claude Code cannot reach Anthropic's API (first-run connectivity check)",
+                )
+            )
+    state["tail"] = squeezed[max(consumed, len(squeezed) - _TAIL_CHARS) :]
     return ParseResult(events=events, call_again_after=call_again_after)
 
 
@@ -222,8 +281,17 @@ def screen_quiet(source: OutputSource, state: dict[str, Any]) -> ParseResult:
     """Called back after the grace delay: a dialog still on screen is reported from here."""
     if not state.pop("dialog_on_screen", None):
         return ParseResult()
-    return ParseResult(events=[_event("approval_requested", source, "approval dialog", APPROVAL_MARKER,
-                                      message="Claude asks before running a tool")])
+    return ParseResult(
+        events=[
+            _event(
+                "approval_requested",
+                source,
+                "approval dialog",
+                APPROVAL_MARKER,
+                message="Claude asks before running a tool",
+            )
+        ]
+    )
 
 
 # -- headless stream-JSON ----------------------------------------------------------------
@@ -253,8 +321,19 @@ def parse_stream_line(source: OutputSource, data: bytes, state: dict[str, Any]) 
     session_id = _text(record.get("session_id"))
     if kind == "system" and subtype == "init":
         state["session_id"] = session_id
-        events = [_event("session_started", source, "system/init", f"init {session_id} model={record.get('model')}",
-                         session_id=session_id)] if session_id else []
+        events = (
+            [
+                _event(
+                    "session_started",
+                    source,
+                    "system/init",
+                    f"init {session_id} model={record.get('model')}",
+                    session_id=session_id,
+                )
+            ]
+            if session_id
+            else []
+        )
         return ParseResult(events=events + [_event("turn_started", source, "system/init", "init")])
     if kind in ("assistant", "user"):
         rule = "assistant" if kind == "assistant" else "user tool_result"
@@ -264,13 +343,30 @@ def parse_stream_line(source: OutputSource, data: bytes, state: dict[str, Any]) 
         # An API error is still `subtype: "success"` (2.1.197): only is_error tells.
         if record.get("is_error") is True or (isinstance(subtype, str) and subtype != "success"):
             status = record.get("api_error_status")
-            data_fields = {"subtype": subtype if isinstance(subtype, str) else None,
-                           "api_error_status": status if isinstance(status, int) else None}
-            return ParseResult(events=[_event("error", source, "result is_error", f"result {subtype}: {text}",
-                                              message=text or "Claude reported an error", data=data_fields,
-                                              session_id=session_id)])
-        return ParseResult(events=[_event("turn_completed", source, "result", f"result: {text}",
-                                          message=text or None, session_id=session_id)])
+            data_fields = {
+                "subtype": subtype if isinstance(subtype, str) else None,
+                "api_error_status": status if isinstance(status, int) else None,
+            }
+            return ParseResult(
+                events=[
+                    _event(
+                        "error",
+                        source,
+                        "result is_error",
+                        f"result {subtype}: {text}",
+                        message=text or "Claude reported an error",
+                        data=data_fields,
+                        session_id=session_id,
+                    )
+                ]
+            )
+        return ParseResult(
+            events=[
+                _event(
+                    "turn_completed", source, "result", f"result: {text}", message=text or None, session_id=session_id
+                )
+            ]
+        )
     return ParseResult()
 
 

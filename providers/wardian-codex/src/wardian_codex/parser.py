@@ -23,8 +23,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from wardian_core.provider_models import Evidence, OutputSource, ParseResult, ProviderEvent, SpawnContext, excerpt
 from wardian_codex.profile import APPROVAL_SETTLE_SECONDS
+from wardian_core.provider_models import Evidence, OutputSource, ParseResult, ProviderEvent, SpawnContext, excerpt
 
 READY_MARKER = "?forshortcuts"
 APPROVAL_MARKER = "Wouldyouliketorunthefollowingcommand?"
@@ -109,8 +109,16 @@ def _find_session(ctx: SpawnContext | None, source: OutputSource, state: dict[st
         if found is not None:
             state["rollout"] = str(found)
             # Said again so the host asks approval_source anew and follows the rollout.
-            events.append(_event("session_started", source, "rollout file appeared", found.name,
-                                 session_id=thread_id, data={"rollout": str(found)}))
+            events.append(
+                _event(
+                    "session_started",
+                    source,
+                    "rollout file appeared",
+                    found.name,
+                    session_id=thread_id,
+                    data={"rollout": str(found)},
+                )
+            )
     return events
 
 
@@ -140,8 +148,15 @@ def parse_terminal(ctx: SpawnContext | None, source: OutputSource, data: bytes, 
                 call_again = APPROVAL_SETTLE_SECONDS
             elif name == TRUST_MARKER and not state.get("trust_asked"):
                 state["trust_asked"] = state["trust_open"] = True
-                events.append(_event("approval_requested", source, "trust dialog", "Trust this folder?",
-                                     message="Codex asks whether to trust the workspace"))
+                events.append(
+                    _event(
+                        "approval_requested",
+                        source,
+                        "trust dialog",
+                        "Trust this folder?",
+                        message="Codex asks whether to trust the workspace",
+                    )
+                )
             elif name == APPROVED_MARKER and state.get("dialog_open"):
                 state["dialog_open"] = state["dialog_pending"] = False
                 # The person answered: the turn goes on (generating would not clear action_required).
@@ -149,20 +164,26 @@ def parse_terminal(ctx: SpawnContext | None, source: OutputSource, data: bytes, 
             elif name in REFUSED_MARKERS and state.get("dialog_open"):
                 # The turn ends; its end is read from the rollout (turn_aborted).
                 state["dialog_open"] = state["dialog_pending"] = False
-        state["tail"] = text[max(consumed, len(text) - TAIL_CHARS):]
+        state["tail"] = text[max(consumed, len(text) - TAIL_CHARS) :]
     else:
         state["timer"] = False  # this empty call is the opening one or a delayed one
         if state.pop("dialog_pending", False) and state.get("dialog_open"):
             command = last_escalated_command(Path(state["rollout"])) if state.get("rollout") else None
-            events.append(_event("approval_requested", source, "approval dialog",
-                                 command or "Would you like to run the following command?",
-                                 message=f"Codex asks to run: {command}" if command else None))
+            events.append(
+                _event(
+                    "approval_requested",
+                    source,
+                    "approval dialog",
+                    command or "Would you like to run the following command?",
+                    message=f"Codex asks to run: {command}" if command else None,
+                )
+            )
     if state.get("ready"):
         events += _find_session(ctx, source, state)
-        if not state.get("session_id") and state.get("lookups", 0) < SESSION_LOOKUP_TRIES and call_again is None:
-            if not state.get("timer"):
-                state["lookups"] = state.get("lookups", 0) + 1
-                call_again = SESSION_LOOKUP_INTERVAL
+        looking = not state.get("session_id") and state.get("lookups", 0) < SESSION_LOOKUP_TRIES
+        if looking and call_again is None and not state.get("timer"):
+            state["lookups"] = state.get("lookups", 0) + 1
+            call_again = SESSION_LOOKUP_INTERVAL
     if call_again is not None:
         state["timer"] = True
     return ParseResult(events=events, call_again_after=call_again)
@@ -320,8 +341,11 @@ def parse_rollout(source: OutputSource, data: bytes, state: dict[str, Any]) -> P
         command = payload.get("command")
         if isinstance(command, list):
             command = " ".join(str(part) for part in command)
-        return ParseResult(events=[_event("approval_requested", source, rule, str(command or line),
-                                          message=_text(payload.get("reason")))])
+        return ParseResult(
+            events=[
+                _event("approval_requested", source, rule, str(command or line), message=_text(payload.get("reason")))
+            ]
+        )
     if payload_type in ("exec_command_begin", "exec_command_start", "exec_command_output_delta", "exec_command_end"):
         return ParseResult(events=[_event("generating", source, rule, line)])
     if payload_type == "item_completed":

@@ -2,6 +2,8 @@
 
 from typing import Any
 
+from wardian_codex import argv, home, parser
+from wardian_codex.profile import INPUT_PROFILE
 from wardian_core import hookimpl
 from wardian_core.provider_models import (
     CONTRACT_VERSION,
@@ -12,8 +14,6 @@ from wardian_core.provider_models import (
     ProviderInfo,
     SpawnContext,
 )
-from wardian_codex import argv, home, parser
-from wardian_codex.profile import INPUT_PROFILE
 
 
 @hookimpl

@@ -1,7 +1,6 @@
+from wardian_broken import info
 from wardian_core import hookimpl
 from wardian_core.provider_models import LaunchPlan
-
-from wardian_broken import info
 
 
 @hookimpl

@@ -1,8 +1,7 @@
 """Loads and validates, then raises whenever it is asked anything but who it is."""
 
-from wardian_core import hookimpl
-
 from wardian_broken import info
+from wardian_core import hookimpl
 
 
 @hookimpl

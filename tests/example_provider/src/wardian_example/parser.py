@@ -40,7 +40,9 @@ def parse_line(source: OutputSource, data: bytes) -> ParseResult:
         return ParseResult()
     session_id = record.get("session_id") if isinstance(record.get("session_id"), str) else None
     message = record.get("message") if isinstance(record.get("message"), str) else None
-    return ParseResult(events=[_event(kind, source, f"type={record['type']}", line, session_id=session_id, message=message)])
+    return ParseResult(
+        events=[_event(kind, source, f"type={record['type']}", line, session_id=session_id, message=message)]
+    )
 
 
 def parse_terminal(source: OutputSource, data: bytes, state: dict[str, Any]) -> ParseResult:

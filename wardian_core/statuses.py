@@ -1,0 +1,10 @@
+"""The agent statuses, spelled once: DESIGN's "Provider events and statuses".
+
+`Status` types the pydantic models (AgentRecord, the control wire); `STATUSES` is
+the same list as plain data for the CLI's choices and the status rules.
+"""
+
+from typing import Literal, get_args
+
+Status = Literal["starting", "idle", "processing", "action_required", "error", "off", "headless"]
+STATUSES: tuple[str, ...] = get_args(Status)

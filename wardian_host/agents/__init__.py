@@ -1,0 +1,1 @@
+"""Agents while the host runs: lifecycle, registry, sending, watching, statuses, recovery."""

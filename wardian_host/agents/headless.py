@@ -1,0 +1,104 @@
+"""Running a provider headless once (workflow nodes, tests): pipes instead of a PTY.
+
+stdin is closed, the process gets its own session and process group, stdout is fed
+line by line to the same parser as the interactive launch (source `headless`), and a
+timeout ends the whole group. The run's statuses follow the same rules as a live
+agent's, but stay in the run's answer: the agent's own status is its terminal's.
+"""
+
+import asyncio
+import os
+import signal
+from typing import Any
+
+from wardian_core.errors import WardianError
+from wardian_core.provider_models import HEADLESS_SOURCE, LaunchPlan, ParseResult, ProviderEvent, SpawnContext
+from wardian_host.agents.status_rules import next_status
+
+STDERR_TAIL_BYTES = 4000
+
+
+class HeadlessRun:
+    def __init__(self, parse: Any) -> None:
+        self._parse = parse  # (ctx, source, data, state) -> ParseResult
+        self.events: list[dict[str, Any]] = []
+        self.status = "starting"
+        self.timeline: list[dict[str, Any]] = []
+        self.session_id: str | None = None
+        self._state: dict[str, Any] = {}
+
+    def _take(self, result: ParseResult) -> None:
+        for event in result.events:
+            self._record(event)
+
+    def _record(self, event: ProviderEvent) -> None:
+        self.events.append(event.model_dump(mode="json", exclude_defaults=True))
+        if event.kind == "session_started" and event.session_id:
+            self.session_id = event.session_id
+        target = next_status(self.status, event.kind)
+        if target is not None:
+            self.timeline.append({"from": self.status, "to": target, "event": event.kind, "rule": event.evidence.rule})
+            self.status = target
+
+    async def run(self, ctx: SpawnContext, plan: LaunchPlan, env: dict[str, str], timeout: float) -> dict[str, Any]:
+        process = await asyncio.create_subprocess_exec(
+            *plan.argv,
+            cwd=plan.cwd,
+            env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
+            limit=16 * 1024 * 1024,
+        )
+        self._take(self._parse(ctx, HEADLESS_SOURCE, b"", self._state))
+        stderr_task = asyncio.ensure_future(process.stderr.read())  # type: ignore[union-attr]
+        timed_out = False
+        try:
+            await asyncio.wait_for(self._read_lines(ctx, process), timeout)
+            exit_code = await process.wait()
+        except TimeoutError:
+            timed_out = True
+            _kill_group(process.pid)
+            exit_code = await process.wait()
+        stderr = (await stderr_task)[-STDERR_TAIL_BYTES:].decode(errors="replace")
+        if timed_out:
+            self.timeline.append({"from": self.status, "to": "error", "event": "timeout", "rule": f"{timeout:g}s"})
+            self.status = "error"
+        elif exit_code != 0 and self.status != "error":
+            self.timeline.append({"from": self.status, "to": "error", "event": "exit", "rule": f"exit {exit_code}"})
+            self.status = "error"
+        return {
+            "status": self.status,
+            "exit_code": exit_code,
+            "timed_out": timed_out,
+            "session_id": self.session_id,
+            "events": self.events,
+            "timeline": self.timeline,
+            "stderr_tail": stderr,
+        }
+
+    async def _read_lines(self, ctx: SpawnContext, process: asyncio.subprocess.Process) -> None:
+        assert process.stdout is not None
+        async for raw in process.stdout:
+            line = raw.rstrip(b"\r\n")
+            if line:
+                self._take(self._parse(ctx, HEADLESS_SOURCE, line, self._state))
+
+
+def _kill_group(pid: int) -> None:
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(pid, sig)
+        except ProcessLookupError:
+            return
+
+
+def check_capability(provider: str, capabilities: list[str]) -> None:
+    if "headless" not in capabilities:
+        raise WardianError(
+            "not_supported",
+            f"provider {provider!r} cannot run headless",
+            "Use a provider with the `headless` capability (see `wardian providers list`).",
+            {"provider": provider},
+        )

@@ -1,0 +1,412 @@
+"""Agent lifecycle: spawn, kill, pause, resume, restart, clear, update, clone, rename, delete.
+
+Operations on one agent are serialized by its lock; different agents proceed in
+parallel. A spawn that fails after creating the agent's row removes it again, so a
+missing executable or a raising plugin leaves nothing half-made. Relaunches use the
+launch configuration stored with the agent; whether they continue the provider
+session is decided by `wardian_host.agents.relaunch`, nowhere else.
+"""
+
+import asyncio
+import functools
+import logging
+import shutil
+import sqlite3
+import uuid as uuid_module
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import ValidationError
+
+from wardian_core import identity, paths
+from wardian_core.clock import now_iso
+from wardian_core.db import agents as agent_rows
+from wardian_core.errors import WardianError
+from wardian_core.provider_models import HomePlan, LaunchConfig, LaunchPlan, ProviderInfo, SpawnContext
+from wardian_core.settings import load_settings
+from wardian_host.agents.agent_env import agent_environment
+from wardian_host.agents.headless import HeadlessRun, check_capability
+from wardian_host.agents.live_agent import LiveAgent
+from wardian_host.agents.registry import AgentRegistry
+from wardian_host.agents.relaunch import session_mode_for
+from wardian_host.agents.spawn_context import build_context, launch_config_of, stored_launch_config
+from wardian_host.agents.status_tracker import StatusTracker
+from wardian_host.output.feed import OutputFeed, ParserSession
+from wardian_host.providers.executables import override_variable
+from wardian_host.providers.manager import Plugins
+from wardian_host.terminal.supervisor import TerminalSupervisor
+
+log = logging.getLogger(__name__)
+
+KILL_GRACE_SECONDS = 5.0
+
+
+class AgentLifecycle:
+    def __init__(
+        self,
+        home: Path,
+        conn: sqlite3.Connection,
+        plugins: Plugins,
+        registry: AgentRegistry,
+        tracker: StatusTracker,
+        terminals: TerminalSupervisor,
+        feed: OutputFeed,
+        base_env: dict[str, str],
+    ) -> None:
+        self.home = home
+        self._conn = conn
+        self._plugins = plugins
+        self._registry = registry
+        self._tracker = tracker
+        self._terminals = terminals
+        self._feed = feed
+        self._base_env = base_env
+
+    # -- launching -----------------------------------------------------------------
+
+    def plan_launch(
+        self,
+        agent: LiveAgent,
+        session_mode: Literal["fresh", "resume"],
+        session_id: str | None,
+        mode: Literal["interactive", "headless"] = "interactive",
+        prompt: str | None = None,
+    ) -> tuple[SpawnContext, LaunchPlan, dict[str, str]]:
+        """What to start for one launch: the provider's context, argv and environment."""
+        provider = agent.row["provider"]
+        info = self._plugins.info(provider)
+        provider_settings = getattr(load_settings(self.home).providers, provider, None)
+        ctx = build_context(
+            self.home,
+            agent.row,
+            mode=mode,
+            session_mode=session_mode,
+            provider_session_id=session_id,
+            provider_settings=provider_settings.model_dump(exclude_none=True) if provider_settings else None,
+            prompt=prompt,
+        )
+        ctx.agent_dir.mkdir(parents=True, exist_ok=True)
+        home_plan = self._plugins.call(provider, "prepare_home", ctx=ctx) or HomePlan()
+        plan = self._with_executable_override(info, self._plugins.call(provider, "build_argv", ctx=ctx), ctx)
+        return ctx, plan, agent_environment(self._base_env, self.home, agent.uuid, home_plan.env, plan.env)
+
+    def _session_id_for(self, agent: LiveAgent, info: ProviderInfo, session_mode: str) -> str | None:
+        if session_mode == "resume":
+            return agent.row.get("provider_session_id")
+        return str(uuid_module.uuid4()) if info.session_id_mode == "assigned" else None
+
+    def _launch(self, agent: LiveAgent, session_mode: Literal["fresh", "resume"], action: str) -> None:
+        info = self._plugins.info(agent.row["provider"])
+        session_id = self._session_id_for(agent, info, session_mode)
+        ctx, plan, env = self.plan_launch(agent, session_mode, session_id)
+        parsing = self._feed.new_session(ctx, functools.partial(self._tracker.apply_event, agent))
+        try:
+            pid = self._terminals.launch(
+                agent.uuid,
+                plan.argv,
+                env,
+                plan.cwd,
+                on_output=functools.partial(self._output, agent, parsing),
+                on_exit=functools.partial(self._exited, agent, parsing),
+            )
+        except WardianError as error:
+            if info.install_hint and error.details.get("executable") == plan.argv[0]:
+                error.hint = f"{info.install_hint}. {error.hint}"
+            raise
+        agent.running = True
+        self._feed.start(parsing)
+        agent_rows.update_columns(
+            self._conn,
+            agent.uuid,
+            pid=pid,
+            started_at=now_iso(),
+            is_off=0,
+            provider_session_id=session_id if session_mode == "fresh" else agent.row.get("provider_session_id"),
+        )
+        self._registry.refresh(agent)
+        evidence = {"source": "host", "event": "launch", "rule": session_mode, "action": action}
+        self._tracker.set_status(agent, "starting", evidence)
+        try:
+            self._feed.follow_telemetry(parsing)
+        except WardianError as error:  # the PTY still tells the status; say why the rest is missing
+            log.warning("agent %s: no telemetry source: %s", agent.name, error.message)
+        self._plugins.notify("agent_spawned", ctx=ctx, plan=plan, pid=pid)
+
+    async def run_headless(self, target: str, prompt: str, resume: bool, timeout: float) -> dict[str, Any]:
+        """Run the agent's provider headless once; its provider session is kept for later resumes."""
+        agent = self._registry.resolve(target)
+        info = self._plugins.info(agent.row["provider"])
+        check_capability(info.name, info.capabilities)
+        if resume and not agent.row.get("provider_session_id"):
+            raise WardianError(
+                "request_failed",
+                f"agent {agent.name} has no provider session to resume",
+                "Run without --resume to start one.",
+                {"agent": agent.name},
+            )
+        session_mode: Literal["fresh", "resume"] = "resume" if resume else "fresh"
+        session_id = self._session_id_for(agent, info, session_mode)
+        ctx, plan, env = self.plan_launch(agent, session_mode, session_id, mode="headless", prompt=prompt)
+        provider = agent.row["provider"]
+        run = HeadlessRun(
+            lambda ctx, source, data, state: self._plugins.call(
+                provider, "parse_output", ctx=ctx, source=source, data=data, state=state
+            )
+        )
+        result = await run.run(ctx, plan, env, timeout)
+        adopted = result["session_id"] or session_id
+        if adopted and adopted != agent.row.get("provider_session_id"):
+            agent_rows.update_columns(self._conn, agent.uuid, provider_session_id=adopted)
+            self._registry.refresh(agent)
+        return {"agent": agent.name, "uuid": agent.uuid, "session_mode": session_mode} | result
+
+    def _with_executable_override(self, info: ProviderInfo, plan: LaunchPlan, ctx: SpawnContext) -> LaunchPlan:
+        """settings.toml `providers.<name>.executable`, else WARDIAN_<NAME>_EXECUTABLE, replaces the CLI."""
+        override = ctx.launch.settings.get("executable") or self._base_env.get(override_variable(info.name), "").strip()
+        if override and info.executable and plan.argv[0] == info.executable:
+            return plan.model_copy(update={"argv": [override, *plan.argv[1:]]})
+        return plan
+
+    def _output(self, agent: LiveAgent, parsing: ParserSession, data: bytes) -> None:
+        agent.record_output(data)
+        self._feed.pty_output(parsing, data)
+
+    def _exited(self, agent: LiveAgent, parsing: ParserSession, exit_code: int | None, stop_reason: str | None) -> None:
+        self._feed.close(parsing)
+        agent.running = False
+        agent_rows.update_columns(self._conn, agent.uuid, pid=None)
+        self._registry.refresh(agent)
+        evidence: dict[str, Any] = {"source": "host", "event": "exit", "exit_code": exit_code}
+        if stop_reason is not None or exit_code == 0:
+            evidence["rule"] = stop_reason or "clean exit"
+            self._tracker.set_status(agent, "off", evidence)
+        else:
+            tail = agent.buffer.read_from(max(agent.buffer.start_cursor, agent.buffer.end_cursor - 2000)) or b""
+            evidence |= {"rule": "unexpected exit", "output_tail": tail.decode(errors="replace")}
+            self._tracker.set_status(agent, "error", evidence)
+        ctx = build_context(self.home, agent.row)
+        self._plugins.notify("agent_exited", ctx=ctx, exit_code=exit_code, caused_by_host=stop_reason is not None)
+
+    # -- operations ----------------------------------------------------------------
+
+    async def spawn(self, params: dict[str, Any]) -> dict[str, Any]:
+        config = self._checked_launch_config(params.get("launch_config") or {}, new_include_dirs=None)
+        return await self._create_and_launch(params, config, "spawn")
+
+    async def _create_and_launch(self, params: dict[str, Any], config: LaunchConfig, action: str) -> dict[str, Any]:
+        self._plugins.info(params["provider"])
+        workspace = Path(params["workspace"])
+        if not workspace.is_dir():
+            raise WardianError(
+                "usage",
+                f"workspace {workspace} does not exist or is not a directory",
+                "Create it first, or pass an existing directory with --workspace.",
+                {"workspace": str(workspace)},
+            )
+        row = identity.create_agent(
+            self._conn,
+            class_name=params["class"],
+            provider=params["provider"],
+            workspace=workspace,
+            name=params.get("name"),
+            description=params.get("description"),
+        )
+        agent = self._registry.add(row)
+        async with agent.lock:
+            try:
+                agent_rows.update_columns(self._conn, agent.uuid, launch_config=stored_launch_config(config))
+                self._registry.refresh(agent)
+                self._launch(agent, "fresh", action)
+            except BaseException:
+                self._forget(agent)
+                raise
+        return agent.snapshot()
+
+    @staticmethod
+    def _checked_launch_config(raw: dict[str, Any], new_include_dirs: list[Path] | None) -> LaunchConfig:
+        """`raw` as a LaunchConfig, its include directories (or only `new_include_dirs`) existing."""
+        try:
+            config = LaunchConfig.model_validate(raw)
+        except ValidationError as exc:
+            errors = [{"field": ".".join(map(str, e["loc"])), "message": e["msg"]} for e in exc.errors()]
+            raise WardianError(
+                "validation_failed",
+                "invalid launch configuration: " + "; ".join(f"{e['field']}: {e['message']}" for e in errors),
+                "session_persistence is default, fresh or resume; include_dirs are directories.",
+                {"errors": errors},
+            ) from None
+        for directory in config.include_dirs if new_include_dirs is None else new_include_dirs:
+            if not directory.is_absolute() or not directory.is_dir():
+                raise WardianError(
+                    "usage",
+                    f"include directory {directory} does not exist or is not a directory",
+                    "Create it first, or pass an existing directory with --include-dir.",
+                    {"include_dir": str(directory)},
+                )
+        unique = list(dict.fromkeys(config.include_dirs))  # the same root twice is one root
+        return config.model_copy(update={"include_dirs": unique})
+
+    def _forget(self, agent: LiveAgent) -> None:
+        agent_rows.delete_agent(self._conn, agent.uuid)
+        self._registry.remove(agent)
+        shutil.rmtree(paths.agent_dir(self.home, agent.uuid), ignore_errors=True)
+
+    async def stop(self, target: str, reason: str) -> dict[str, Any]:
+        agent = self._registry.resolve(target)
+        async with agent.lock:
+            await self._stop_locked(agent, reason)
+        return agent.snapshot()
+
+    async def _stop_locked(self, agent: LiveAgent, reason: str) -> None:
+        await self._terminals.stop(agent.uuid, reason, KILL_GRACE_SECONDS, agent.row.get("pid"))
+        if agent.status != "off":  # not running (e.g. headless, or already gone)
+            agent_rows.update_columns(self._conn, agent.uuid, pid=None)
+            self._registry.refresh(agent)
+            self._tracker.set_status(agent, "off", {"source": "host", "event": reason, "rule": reason})
+
+    async def resume(self, target: str) -> dict[str, Any]:
+        agent = self._registry.resolve(target)
+        async with agent.lock:
+            self._refuse_running(agent, "resume")
+            self._launch(agent, self._relaunch_mode(agent), "resume")
+        return agent.snapshot()
+
+    async def restart(self, target: str) -> dict[str, Any]:
+        """Stop the agent if it runs, then launch it again with its stored configuration."""
+        agent = self._registry.resolve(target)
+        async with agent.lock:
+            if agent.is_alive:
+                await self._stop_locked(agent, "restart")
+            self._launch(agent, self._relaunch_mode(agent), "restart")
+        return agent.snapshot()
+
+    async def clear(self, target: str) -> dict[str, Any]:
+        """A fresh provider session under the same Wardian id, with nothing of the old one shown.
+
+        The old process is gone before its output is forgotten, and the new one gets a
+        new parser session, so nothing the old one writes late reaches the buffer or a parser.
+        """
+        agent = self._registry.resolve(target)
+        async with agent.lock:
+            if agent.is_alive:
+                await self._stop_locked(agent, "clear")
+            agent.buffer.clear()
+            agent.status_log.clear()
+            self._launch(agent, "fresh", "clear")
+        return agent.snapshot()
+
+    def _relaunch_mode(self, agent: LiveAgent) -> Literal["fresh", "resume"]:
+        persistence = launch_config_of(agent.row).session_persistence
+        regular = load_settings(self.home).sessions.regular
+        return session_mode_for(persistence, regular, bool(agent.row.get("provider_session_id")))
+
+    async def update(self, params: Any) -> dict[str, Any]:
+        """Change the stored launch configuration and description; the running process keeps its own."""
+        agent = self._registry.resolve(params.target)
+        async with agent.lock:
+            current = launch_config_of(agent.row)
+            changes: dict[str, Any] = {}
+            if params.model is not None:
+                changes["model"] = params.model or None
+            if params.clear_args or params.args:
+                changes["extra_args"] = [*([] if params.clear_args else current.extra_args), *params.args]
+            new_dirs = [Path(directory) for directory in params.include_dirs]
+            if params.clear_include_dirs or new_dirs:
+                kept = [] if params.clear_include_dirs else current.include_dirs
+                changes["include_dirs"] = [*kept, *new_dirs]
+            if params.session_persistence is not None:
+                changes["session_persistence"] = params.session_persistence
+            if not changes and params.description is None:
+                raise WardianError(
+                    "usage",
+                    "nothing to update",
+                    "Give --model, --arg, --clear-args, --include-dir, --clear-include-dirs, "
+                    "--session-persistence or --description.",
+                    {"agent": agent.name},
+                )
+            updated = self._checked_launch_config(current.model_dump() | changes, new_include_dirs=new_dirs)
+            launch_changed = updated != current
+            columns: dict[str, Any] = {}
+            if launch_changed:
+                columns["launch_config"] = stored_launch_config(updated)
+            if params.description is not None:
+                columns["description"] = params.description or None
+            if columns:
+                agent_rows.update_columns(self._conn, agent.uuid, **columns)
+                self._registry.refresh(agent)
+            running = agent.is_alive
+        return {"agent": agent.snapshot(), "restart_required": running and launch_changed}
+
+    def _refuse_running(self, agent: LiveAgent, action: str) -> None:
+        if agent.is_alive:
+            raise WardianError(
+                "request_failed",
+                f"agent {agent.name} is already running",
+                f"Pause or kill it before you {action} it, or relaunch it at once: "
+                f"`wardian agent restart {agent.name}`.",
+                {"agent": agent.name, "status": agent.status},
+            )
+
+    async def clone(self, target: str, name: str | None) -> dict[str, Any]:
+        """A new agent launched like `target` (configuration copied), in a fresh provider session."""
+        source = self._registry.resolve(target)
+        params = {
+            "provider": source.row["provider"],
+            "class": source.row["class"],
+            "workspace": source.row["workspace"],
+            "name": name or self._copy_name(source.name),
+            "description": source.row.get("description"),
+        }
+        return await self._create_and_launch(params, launch_config_of(source.row), "clone")
+
+    def _copy_name(self, source_name: str) -> str:
+        candidate = f"{source_name}-copy"
+        counter = 2
+        while agent_rows.name_taken(self._conn, candidate):
+            candidate = f"{source_name}-copy-{counter}"
+            counter += 1
+        return candidate
+
+    async def rename(self, target: str, new_name: str) -> dict[str, Any]:
+        agent = self._registry.resolve(target)
+        identity.validate_name(new_name)
+        async with agent.lock:
+            try:
+                agent_rows.update_columns(self._conn, agent.uuid, name=new_name)
+            except sqlite3.IntegrityError:
+                free = identity.free_name_like(self._conn, new_name)
+                raise WardianError(
+                    "duplicate_name",
+                    f"an agent named {new_name!r} already exists",
+                    f"Choose another name, e.g. `{free}`.",
+                    {"name": new_name, "suggestion": free},
+                ) from None
+            self._registry.refresh(agent)
+        return agent.snapshot()
+
+    async def delete(self, target: str, confirm: str, force: bool) -> dict[str, Any]:
+        agent = self._registry.resolve(target)
+        if confirm != agent.name:
+            raise WardianError(
+                "usage",
+                f"--confirm must repeat the agent's exact name ({agent.name!r})",
+                f"Run `wardian agent delete {agent.name} --confirm {agent.name}`.",
+                {"agent": agent.name, "confirm": confirm},
+            )
+        async with agent.lock:
+            if agent.is_alive and not force:
+                raise WardianError(
+                    "request_failed",
+                    f"agent {agent.name} is running",
+                    "Stop it first (`wardian agent kill`) or add --force.",
+                    {"agent": agent.name, "status": agent.status},
+                )
+            if agent.is_alive:
+                await self._stop_locked(agent, "delete")
+            snapshot = agent.snapshot()
+            self._forget(agent)
+        return snapshot | {"deleted": True}
+
+    async def stop_all(self) -> None:
+        running = [a for a in self._registry.all() if a.is_running]
+        await asyncio.gather(*(self.stop(agent.uuid, "host stop") for agent in running))

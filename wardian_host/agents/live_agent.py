@@ -1,0 +1,63 @@
+"""What the host knows about one agent: its row, whether it runs, its output and statuses.
+
+Who writes what: the registry and the status tracker keep `row` and the status fields
+in step with state.db; the lifecycle sets `running` and records terminal output
+into `buffer`. The PTY itself belongs to the terminal part, parser state to the output feed.
+"""
+
+import asyncio
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from wardian_host.output.buffer import OutputBuffer
+
+StatusListener = Callable[["LiveAgent", str], None]
+OutputListener = Callable[[int, bytes], None]  # (cursor of the first byte, the bytes)
+
+
+@dataclass(eq=False)
+class LiveAgent:
+    row: dict[str, Any]
+    buffer: OutputBuffer
+    status_evidence: dict[str, Any] | None = None
+    # True while a terminal of this host runs the agent (False for `headless`: alive, not ours).
+    running: bool = False
+    listeners: set[StatusListener] = field(default_factory=set)
+    output_listeners: set[OutputListener] = field(default_factory=set)
+    # Recent status changes with the output cursor at the time, for `agent watch`.
+    status_log: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=256))
+    # Serializes lifecycle operations on this agent.
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    @property
+    def uuid(self) -> str:
+        return str(self.row["uuid"])
+
+    @property
+    def name(self) -> str:
+        return str(self.row["name"])
+
+    @property
+    def status(self) -> str:
+        return str(self.row["status"])
+
+    @property
+    def is_running(self) -> bool:
+        return self.running
+
+    @property
+    def is_alive(self) -> bool:
+        """Running in our terminal, or `headless`: alive without one."""
+        return self.running or self.status == "headless"
+
+    def record_output(self, data: bytes) -> None:
+        """Keep terminal output in the buffer and show it to whoever watches or attaches."""
+        cursor = self.buffer.end_cursor
+        self.buffer.append(data)
+        for listener in list(self.output_listeners):
+            listener(cursor, data)
+
+    def snapshot(self) -> dict[str, Any]:
+        return dict(self.row) | {"status_evidence": self.status_evidence}

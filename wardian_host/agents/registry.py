@@ -1,0 +1,42 @@
+"""The host's in-memory view of every agent, loaded from state.db at start."""
+
+import sqlite3
+from typing import Any
+
+from wardian_core import identity
+from wardian_core.db import agents as agent_rows
+from wardian_host.agents.live_agent import LiveAgent
+from wardian_host.output.buffer import OutputBuffer
+
+
+class AgentRegistry:
+    def __init__(self, conn: sqlite3.Connection, buffer_bytes: int) -> None:
+        self._conn = conn
+        self.buffer_bytes = buffer_bytes
+        self._agents: dict[str, LiveAgent] = {}
+        for row in agent_rows.list_agents(conn):
+            self.add(row)
+
+    def add(self, row: dict[str, Any]) -> LiveAgent:
+        agent = LiveAgent(row=row, buffer=OutputBuffer(self.buffer_bytes))
+        self._agents[agent.uuid] = agent
+        return agent
+
+    def remove(self, agent: LiveAgent) -> None:
+        self._agents.pop(agent.uuid, None)
+
+    def all(self) -> list[LiveAgent]:
+        return sorted(self._agents.values(), key=lambda a: (a.row["created_at"], a.name))
+
+    def resolve(self, reference: str) -> LiveAgent:
+        found = identity.find_in([a.row for a in self._agents.values()], reference)
+        return self._agents[found["uuid"]]
+
+    def get(self, agent_uuid: str) -> LiveAgent | None:
+        return self._agents.get(agent_uuid)
+
+    def refresh(self, agent: LiveAgent) -> None:
+        """Re-read the row after a write so the live view and state.db agree."""
+        row = agent_rows.get_agent(self._conn, agent.uuid)
+        if row is not None:
+            agent.row = row

@@ -1,0 +1,134 @@
+"""`wardian send`: typing a message into agents, answering approvals, waiting for the result."""
+
+import asyncio
+from typing import Any
+
+from wardian_core.errors import WardianError
+from wardian_core.provider_models import InputProfile
+from wardian_host.agents.live_agent import LiveAgent
+from wardian_host.agents.registry import AgentRegistry
+from wardian_host.agents.status_waits import wait_for_status
+from wardian_host.agents.typing_input import type_prompt
+from wardian_host.providers.manager import Plugins
+from wardian_host.terminal.supervisor import TerminalSupervisor
+
+BUSY_STATUSES = ("starting", "processing", "action_required")
+APPROVAL_SETTLE_TIMEOUT = 10.0
+
+
+class Sender:
+    """Types into agents' terminals what `wardian send` asks, with each provider's input profile."""
+
+    def __init__(self, registry: AgentRegistry, plugins: Plugins, terminals: TerminalSupervisor) -> None:
+        self._registry = registry
+        self._plugins = plugins
+        self._terminals = terminals
+
+    def resolve_targets(self, to: str) -> list[LiveAgent]:
+        agents = self._registry.all()
+        if to == "all":
+            return agents
+        if to.startswith("class:"):
+            class_name = to.removeprefix("class:")
+            members = [agent for agent in agents if agent.row["class"] == class_name]
+            if not members:
+                raise WardianError(
+                    "not_found",
+                    f"no agent of class {class_name!r}",
+                    "See the classes with `wardian agent list --scope all`.",
+                    {"to": to},
+                )
+            return members
+        return [self._registry.resolve(to)]
+
+    def _input_profile(self, agent: LiveAgent) -> InputProfile:
+        return self._plugins.info(agent.row["provider"]).input_profile
+
+    async def _deliver(self, agent: LiveAgent, text: str) -> dict[str, Any]:
+        result: dict[str, Any] = {"agent": agent.name, "uuid": agent.uuid, "status": agent.status}
+        if not agent.is_running:
+            return result | {"result": "not_live", "reason": f"agent is {agent.status}: nothing to type into"}
+        busy = agent.status in BUSY_STATUSES
+        try:
+            profile = self._input_profile(agent)
+            await type_prompt(lambda data: self._terminals.write(agent.uuid, data), text, profile)
+        except (WardianError, OSError, RuntimeError) as exc:
+            return result | {"result": "failed", "reason": str(getattr(exc, "message", exc))}
+        # A busy provider queues typed input as it would a person's.
+        return result | {"result": "delivered", "queued": busy}
+
+    async def send_message(self, params: Any, sender: LiveAgent | None) -> dict[str, Any]:
+        """Type `params.text` into every target; `sender` is the calling agent, if any."""
+        targets = self.resolve_targets(params.to)
+        if params.wait_until and (len(targets) != 1 or params.to == "all" or params.to.startswith("class:")):
+            raise WardianError(
+                "usage",
+                "--wait-until needs exactly one target",
+                "Send to one agent by name or uuid.",
+                {"to": params.to, "targets": len(targets)},
+            )
+        text = f"[from {sender.name}] {params.text}" if sender is not None else params.text
+        waiter = None
+        if params.wait_until and targets[0].is_running:
+            waiter = asyncio.ensure_future(wait_for_status(targets[0], params.wait_until, params.timeout, True))
+            await asyncio.sleep(0)  # let the waiter register before the first keystroke
+        results = list(await asyncio.gather(*(self._deliver(agent, text) for agent in targets)))
+        answer: dict[str, Any] = {"results": results, "sender": sender.name if sender else None}
+        if params.wait_until:
+            if waiter is None or results[0]["result"] != "delivered":
+                if waiter is not None:
+                    waiter.cancel()
+                raise WardianError(
+                    "agent_exited",
+                    f"agent {targets[0].name} did not receive the message ({results[0]['result']})",
+                    f"Resume it first: `wardian agent resume {targets[0].name}`.",
+                    {"results": results},
+                )
+            answer["agent"] = await waiter
+        return answer
+
+    async def answer_approval(self, params: Any) -> dict[str, Any]:
+        targets = self.resolve_targets(params.to)
+        if len(targets) != 1:
+            raise WardianError("usage", "--approval needs exactly one target", "Name one agent with --to.")
+        agent = targets[0]
+        if agent.status != "action_required" or not agent.is_running:
+            raise WardianError(
+                "request_failed",
+                f"agent {agent.name} is not waiting for an approval (it is {agent.status})",
+                f"Check with `wardian agent {agent.name} --fields status,status_evidence`.",
+                {"agent": agent.name, "status": agent.status},
+            )
+        profile = self._input_profile(agent)
+        keys = profile.approve_keys if params.approval == "accept" else profile.reject_keys
+        if not keys:
+            raise WardianError(
+                "not_supported",
+                f"provider {agent.row['provider']} declares no keys to {params.approval} an approval",
+                "Answer it in the agent's terminal: `wardian agent attach`.",
+                {"provider": agent.row["provider"]},
+            )
+        status = await self._type_and_await_leaving(agent, keys.encode(), params.timeout or APPROVAL_SETTLE_TIMEOUT)
+        return {
+            "results": [{"agent": agent.name, "uuid": agent.uuid, "result": "delivered", "approval": params.approval}],
+            "left_action_required": status != "action_required",
+            "agent": agent.snapshot(),
+        }
+
+    async def _type_and_await_leaving(self, agent: LiveAgent, keys: bytes, timeout: float) -> str:
+        """Type `keys` and return the status the agent leaves `action_required` for (or still has)."""
+        left: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+
+        def on_status(_: LiveAgent, status: str) -> None:
+            if status != "action_required" and not left.done():
+                left.set_result(status)
+
+        agent.listeners.add(on_status)
+        try:
+            self._terminals.write(agent.uuid, keys)
+            try:
+                return await asyncio.wait_for(left, timeout)
+            except TimeoutError:
+                return agent.status
+        finally:
+            agent.listeners.discard(on_status)

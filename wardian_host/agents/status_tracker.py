@@ -1,0 +1,67 @@
+"""Turns provider events into statuses, the same way for every provider.
+
+A status is stored only when it changes, with its evidence; listeners (waiting
+CLIs) are woken by the change itself, never by polling.
+"""
+
+import logging
+import sqlite3
+from typing import Any
+
+from wardian_core.db import agents as agent_rows
+from wardian_core.provider_models import ProviderEvent
+from wardian_host.agents.live_agent import LiveAgent
+from wardian_host.agents.status_rules import next_status
+
+log = logging.getLogger(__name__)
+
+
+class StatusTracker:
+    def __init__(self, conn: sqlite3.Connection, observers: Any) -> None:
+        self._conn = conn
+        self._observers = observers  # callable(agent, previous, current, event)
+
+    def apply_event(self, agent: LiveAgent, event: ProviderEvent) -> None:
+        if event.kind == "session_started" and event.session_id:
+            self._store_session_id(agent, event.session_id)
+        target = next_status(agent.status, event.kind)
+        if target is None:
+            return
+        evidence = {"source": event.evidence.source, "event": event.kind, "rule": event.evidence.rule}
+        if event.evidence.line:
+            evidence["line"] = event.evidence.line
+        if event.message:
+            evidence["message"] = event.message
+        self.set_status(agent, target, evidence, event)
+
+    def set_status(
+        self, agent: LiveAgent, status: str, evidence: dict[str, Any], event: ProviderEvent | None = None
+    ) -> bool:
+        previous = agent.status
+        if not agent_rows.record_status(self._conn, agent.uuid, status, evidence=evidence):
+            return False
+        agent.row = agent.row | {"status": status, "is_off": int(status == "off")}
+        agent.row["last_status_at"] = self._conn.execute(
+            "SELECT last_status_at FROM agents WHERE uuid = ?", (agent.uuid,)
+        ).fetchone()[0]
+        agent.status_evidence = evidence
+        agent.status_log.append(
+            {
+                "cursor": agent.buffer.end_cursor,
+                "at": agent.row["last_status_at"],
+                "from": previous,
+                "to": status,
+                "evidence": evidence,
+            }
+        )
+        log.info("agent %s: %s -> %s (%s)", agent.name, previous, status, evidence)
+        for listener in list(agent.listeners):
+            listener(agent, status)
+        self._observers(agent, previous, status, event)
+        return True
+
+    def _store_session_id(self, agent: LiveAgent, session_id: str) -> None:
+        if agent.row.get("provider_session_id") == session_id:
+            return
+        self._conn.execute("UPDATE agents SET provider_session_id = ? WHERE uuid = ?", (session_id, agent.uuid))
+        agent.row = agent.row | {"provider_session_id": session_id}

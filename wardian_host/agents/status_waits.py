@@ -1,0 +1,49 @@
+"""Waiting for an agent's status: one request, woken by the status change itself."""
+
+import asyncio
+from typing import Any
+
+from wardian_core.errors import WardianError
+from wardian_host.agents.live_agent import LiveAgent
+
+TERMINAL_STATUSES = ("off", "error")
+
+
+def _exited(agent: LiveAgent, until: str) -> WardianError:
+    return WardianError(
+        "agent_exited",
+        f"agent {agent.name} is {agent.status}, so it will not become {until}",
+        f"Look at `wardian agent {agent.name} --fields status,status_evidence`; resume it with "
+        f"`wardian agent resume {agent.name}`.",
+        {"agent": agent.name, "status": agent.status, "until": until, "status_evidence": agent.status_evidence},
+    )
+
+
+async def wait_for_status(agent: LiveAgent, until: str, timeout: float | None, next_change: bool) -> dict[str, Any]:
+    """Return when `agent` has status `until`: now, unless `next_change` asks for a fresh arrival."""
+    if agent.status == until and not next_change:
+        return agent.snapshot()
+    if agent.status in TERMINAL_STATUSES and until not in TERMINAL_STATUSES and not agent.is_running:
+        raise _exited(agent, until)
+    arrived: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+
+    def on_status(changed: LiveAgent, status: str) -> None:
+        if arrived.done():
+            return
+        if status == until:
+            arrived.set_result(changed.snapshot())
+        elif status in TERMINAL_STATUSES:
+            arrived.set_exception(_exited(changed, until))
+
+    agent.listeners.add(on_status)
+    try:
+        return await asyncio.wait_for(arrived, timeout)
+    except TimeoutError:
+        raise WardianError(
+            "wait_timeout",
+            f"agent {agent.name} did not become {until} within {timeout} s (it is {agent.status})",
+            "Wait longer with --timeout, or look at what it is doing: `wardian agent watch`.",
+            {"agent": agent.name, "status": agent.status, "until": until, "timeout_seconds": timeout},
+        ) from None
+    finally:
+        agent.listeners.discard(on_status)

@@ -1,0 +1,141 @@
+"""The person's side of `wardian agent attach`: raw terminal in, agent's PTY out.
+
+The local terminal is put in raw mode and restored on every way out (detach, the
+agent exiting, the host going away, a signal, an exception).
+"""
+
+import base64
+import json
+import os
+import selectors
+import signal
+import socket
+import sys
+import termios
+import tty
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from wardian_core.control.client import ControlClient
+from wardian_core.control.protocol import encode, request_frame
+from wardian_core.errors import WardianError
+
+DEFAULT_DETACH_KEYS = "ctrl-\\,d"
+
+
+def parse_detach_keys(text: str) -> bytes:
+    """`ctrl-\\,d` → b"\\x1cd": comma-separated keys, `ctrl-X` for control keys."""
+    keys = bytearray()
+    for part in text.split(","):
+        part = part.strip()
+        if part.lower().startswith("ctrl-") and len(part) == 6:
+            keys.append(ord(part[5].upper()) ^ 0x40)
+        elif len(part) == 1:
+            keys += part.encode()
+        else:
+            raise WardianError("usage", f"invalid detach key {part!r}", "Use keys like ctrl-\\,d or ctrl-a,q.")
+    if not keys:
+        raise WardianError("usage", "--detach-keys is empty", "Use keys like ctrl-\\,d.")
+    return bytes(keys)
+
+
+class DetachMatcher:
+    """Finds the detach sequence in typed input, passing everything else through."""
+
+    def __init__(self, sequence: bytes) -> None:
+        self.sequence = sequence
+        self._held = b""
+
+    def feed(self, data: bytes) -> tuple[bytes, bool]:
+        forward = bytearray()
+        for byte in data:
+            candidate = self._held + bytes([byte])
+            if self.sequence.startswith(candidate):
+                self._held = candidate
+                if candidate == self.sequence:
+                    return bytes(forward), True
+            else:
+                forward += candidate if not self.sequence.startswith(bytes([byte])) else self._held
+                self._held = bytes([byte]) if self.sequence.startswith(bytes([byte])) else b""
+        return bytes(forward), False
+
+
+@contextmanager
+def raw_terminal(fd: int) -> Iterator[None]:
+    if not os.isatty(fd):
+        yield
+        return
+    saved = termios.tcgetattr(fd)
+    try:
+        tty.setraw(fd, termios.TCSANOW)  # keep what was typed ahead
+        yield
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
+
+
+def _window_size(fd: int) -> tuple[int, int] | None:
+    try:
+        size = os.get_terminal_size(fd)
+        return size.lines, size.columns
+    except OSError:
+        return None
+
+
+def _frames(sock: socket.socket, buffer: bytearray) -> Iterator[dict[str, Any]]:
+    chunk = sock.recv(65536)
+    if not chunk:
+        raise EOFError
+    buffer += chunk
+    while b"\n" in buffer:
+        line, _, rest = bytes(buffer).partition(b"\n")
+        buffer[:] = rest
+        yield json.loads(line)
+
+
+def run_attach(client: ControlClient, target: str, read_only: bool, detach_keys: bytes) -> dict[str, Any]:
+    stdin, stdout = sys.stdin.fileno(), sys.stdout.fileno()
+    size = _window_size(stdin) or _window_size(stdout)
+    params = {
+        "target": target,
+        "read_only": read_only,
+        "rows": size[0] if size else None,
+        "cols": size[1] if size else None,
+    }
+    sock = client.raw_socket()
+    sock.settimeout(None)
+    sock.sendall(encode(request_frame(1, "agent.attach", params)))
+    resized = []
+    previous = signal.signal(signal.SIGWINCH, lambda *_: resized.append(True))
+    matcher, buffer = DetachMatcher(detach_keys), bytearray()
+    selector = selectors.DefaultSelector()
+    selector.register(sock, selectors.EVENT_READ)
+    selector.register(stdin, selectors.EVENT_READ)
+    try:
+        with raw_terminal(stdin):
+            while True:
+                for key, _ in selector.select():
+                    if key.fileobj is sock:
+                        for frame in _frames(sock, buffer):
+                            if "stream" in frame and "output" in frame["stream"]:
+                                os.write(stdout, base64.b64decode(frame["stream"]["output"]))
+                            elif "ok" in frame:
+                                if not frame["ok"]:
+                                    raise WardianError.from_envelope({"error": frame["error"]})
+                                return frame["result"]
+                    else:
+                        typed = os.read(stdin, 4096)
+                        forward, detach = matcher.feed(typed) if typed else (b"", True)
+                        if forward and not read_only:
+                            sock.sendall(encode({"input": base64.b64encode(forward).decode()}))
+                        if detach:
+                            sock.sendall(encode({"detach": True}))
+                            selector.unregister(stdin)
+                if resized and (new_size := _window_size(stdin)):
+                    resized.clear()
+                    sock.sendall(encode({"resize": list(new_size)}))
+    except EOFError:
+        raise WardianError("app_not_running", "the host closed the connection", "See `wardian host logs`.") from None
+    finally:
+        signal.signal(signal.SIGWINCH, previous)
+        selector.close()

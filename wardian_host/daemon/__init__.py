@@ -1,0 +1,1 @@
+"""The host process: its wiring, control server and request handlers."""

@@ -1,0 +1,117 @@
+"""The control endpoint's request kinds, each a thin call into one of the host's parts."""
+
+import os
+from collections.abc import Callable
+from typing import Any
+
+from wardian_core.errors import WardianError
+from wardian_host.agents.attaching import attach
+from wardian_host.agents.lifecycle import AgentLifecycle
+from wardian_host.agents.registry import AgentRegistry
+from wardian_host.agents.sending import Sender
+from wardian_host.agents.status_waits import wait_for_status
+from wardian_host.agents.watching import watch
+from wardian_host.daemon.caller_identity import identify_caller
+from wardian_host.daemon.control_server import Handler, RequestContext
+from wardian_host.terminal.supervisor import TerminalSupervisor
+
+
+def build_handlers(
+    *,
+    registry: AgentRegistry,
+    lifecycle: AgentLifecycle,
+    sender: Sender,
+    terminals: TerminalSupervisor,
+    describe_host: Callable[[], dict[str, Any]],
+    request_stop: Callable[[], None],
+) -> dict[str, Handler]:
+    async def host_status(_: Any, __: RequestContext) -> dict[str, Any]:
+        return describe_host()
+
+    async def host_stop(_: Any, __: RequestContext) -> dict[str, Any]:
+        request_stop()
+        return {"stopping": True, "pid": os.getpid()}
+
+    async def host_whoami(_: Any, request: RequestContext) -> dict[str, Any]:
+        agent, tie = identify_caller(request.peer, registry.all())
+        return {
+            "pid": request.peer.pid,
+            "agent": agent.snapshot() if agent else None,
+            "tie": tie,
+        }
+
+    async def agents_list(_: Any, __: RequestContext) -> list[dict[str, Any]]:
+        return [agent.snapshot() for agent in registry.all()]
+
+    async def spawn(params: Any, _: RequestContext) -> dict[str, Any]:
+        return await lifecycle.spawn(params.model_dump(by_alias=True))
+
+    async def kill(params: Any, _: RequestContext) -> dict[str, Any]:
+        return await lifecycle.stop(params.target, "kill")
+
+    async def pause(params: Any, _: RequestContext) -> dict[str, Any]:
+        return await lifecycle.stop(params.target, "pause")
+
+    async def resume(params: Any, _: RequestContext) -> dict[str, Any]:
+        return await lifecycle.resume(params.target)
+
+    async def restart(params: Any, _: RequestContext) -> dict[str, Any]:
+        return await lifecycle.restart(params.target)
+
+    async def clear(params: Any, _: RequestContext) -> dict[str, Any]:
+        return await lifecycle.clear(params.target)
+
+    async def update(params: Any, _: RequestContext) -> dict[str, Any]:
+        return await lifecycle.update(params)
+
+    async def clone(params: Any, _: RequestContext) -> dict[str, Any]:
+        return await lifecycle.clone(params.target, params.name)
+
+    async def rename(params: Any, _: RequestContext) -> dict[str, Any]:
+        return await lifecycle.rename(params.target, params.new_name)
+
+    async def delete(params: Any, _: RequestContext) -> dict[str, Any]:
+        return await lifecycle.delete(params.target, params.confirm, params.force)
+
+    async def wait(params: Any, _: RequestContext) -> dict[str, Any]:
+        agent = registry.resolve(params.target)
+        return await wait_for_status(agent, params.until, params.timeout, params.next)
+
+    async def send(params: Any, request: RequestContext) -> dict[str, Any]:
+        if params.approval is not None:
+            return await sender.answer_approval(params)
+        if params.text is None:
+            raise WardianError("usage", "nothing to send", "Give a message, --stdin, --file, or --approval.")
+        calling_agent, _ = identify_caller(request.peer, registry.all())
+        return await sender.send_message(params, calling_agent)
+
+    async def watch_output(params: Any, request: RequestContext) -> dict[str, Any]:
+        return await watch(registry.resolve(params.target), params, request)
+
+    async def attach_terminal(params: Any, request: RequestContext) -> dict[str, Any]:
+        return await attach(registry.resolve(params.target), terminals, params, request)
+
+    async def run_headless(params: Any, _: RequestContext) -> dict[str, Any]:
+        return await lifecycle.run_headless(params.target, params.prompt, params.resume, params.timeout)
+
+    return {
+        "agent.run": run_headless,
+        "send": send,
+        "agent.watch": watch_output,
+        "agent.attach": attach_terminal,
+        "agent.wait": wait,
+        "host.status": host_status,
+        "host.stop": host_stop,
+        "host.whoami": host_whoami,
+        "agents.list": agents_list,
+        "agent.spawn": spawn,
+        "agent.kill": kill,
+        "agent.pause": pause,
+        "agent.resume": resume,
+        "agent.restart": restart,
+        "agent.clear": clear,
+        "agent.update": update,
+        "agent.clone": clone,
+        "agent.rename": rename,
+        "agent.delete": delete,
+    }

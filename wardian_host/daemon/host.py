@@ -1,0 +1,122 @@
+"""The host: one process per WARDIAN_HOME owning every agent's terminal.
+
+Every part is built here, once, in `Host.__init__`, and handed the collaborators it
+uses: plugins, state.db, the agent registry, the status tracker, the output feed, the
+terminal supervisor, the lifecycle operations, the sender and the control server.
+`run` only starts and stops them.
+"""
+
+import asyncio
+import logging
+import os
+import signal
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from wardian_core.clock import now_iso
+from wardian_core.control import endpoint
+from wardian_core.control.protocol import PROTOCOL_VERSION
+from wardian_core.db import open_writer
+from wardian_core.db.events import prune_events
+from wardian_core.provider_models import ProviderEvent
+from wardian_core.settings import load_settings
+from wardian_core.version import __version__
+from wardian_host.agents import recovery
+from wardian_host.agents.lifecycle import AgentLifecycle
+from wardian_host.agents.live_agent import LiveAgent
+from wardian_host.agents.registry import AgentRegistry
+from wardian_host.agents.sending import Sender
+from wardian_host.agents.spawn_context import build_context
+from wardian_host.agents.status_tracker import StatusTracker
+from wardian_host.daemon.control_server import ControlServer
+from wardian_host.daemon.handlers import build_handlers
+from wardian_host.daemon.launcher_script import write_launcher
+from wardian_host.output.feed import OutputFeed
+from wardian_host.providers.manager import load_plugins
+from wardian_host.terminal.supervisor import TerminalSupervisor
+
+log = logging.getLogger(__name__)
+
+PRUNE_INTERVAL_SECONDS = 3600.0
+
+
+class Host:
+    """Built inside the event loop that will run it (`asyncio.run` of a coroutine that makes it)."""
+
+    def __init__(self, home: Path, base_env: dict[str, str] | None = None) -> None:
+        loop = asyncio.get_running_loop()
+        self.home = home
+        self.started_at = now_iso()
+        self._stop = asyncio.Event()
+        settings = load_settings(home)
+        self._conn = open_writer(home)
+        self._conn.execute("PRAGMA synchronous = NORMAL")  # WAL: durable at checkpoints, safe on crash
+        self._plugins = load_plugins()
+        for failure in self._plugins.failures:
+            log.warning("plugin %s failed to load (%s): %s", failure.name, failure.stage, failure.error)
+        self._registry = AgentRegistry(self._conn, settings.host.output_buffer_bytes)
+        self._tracker = StatusTracker(self._conn, self._notify_status)
+        terminals = TerminalSupervisor(loop)
+        feed = OutputFeed(loop, self._plugins)
+        self._lifecycle = AgentLifecycle(
+            home,
+            self._conn,
+            self._plugins,
+            self._registry,
+            self._tracker,
+            terminals,
+            feed,
+            dict(os.environ if base_env is None else base_env),
+        )
+        handlers = build_handlers(
+            registry=self._registry,
+            lifecycle=self._lifecycle,
+            sender=Sender(self._registry, self._plugins, terminals),
+            terminals=terminals,
+            describe_host=self._describe,
+            request_stop=self.request_stop,
+        )
+        self._server = ControlServer(home, handlers)
+
+    def request_stop(self) -> None:
+        asyncio.get_running_loop().call_soon(self._stop.set)
+
+    async def run(self, on_ready: Callable[[], None]) -> None:
+        loop = asyncio.get_running_loop()
+        recovery.reconcile(self._registry, self._tracker, self._conn)
+        self._prune()
+        write_launcher(self.home)
+        await self._server.start()
+        for signal_number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            loop.add_signal_handler(signal_number, self._stop.set)
+        log.info("host %s serving %s on %s", os.getpid(), self.home, self._server.path)
+        on_ready()
+        await self._stop.wait()
+        log.info("host stopping")
+        await self._lifecycle.stop_all()
+        await self._server.close()
+        self._conn.close()
+
+    def _describe(self) -> dict[str, Any]:
+        agents = self._registry.all()
+        return {
+            "pid": os.getpid(),
+            "home": str(self.home),
+            "version": __version__,
+            "protocol": PROTOCOL_VERSION,
+            "socket": str(endpoint.socket_path(self.home)),
+            "started_at": self.started_at,
+            "agents": len(agents),
+            "running": sum(1 for agent in agents if agent.is_running),
+        }
+
+    def _prune(self) -> None:
+        removed = prune_events(self._conn)
+        if removed:
+            log.info("pruned %d events", removed)
+        asyncio.get_running_loop().call_later(PRUNE_INTERVAL_SECONDS, self._prune)
+
+    def _notify_status(self, agent: LiveAgent, previous: str, current: str, event: ProviderEvent | None) -> None:
+        ctx = build_context(self.home, agent.row)
+        self._plugins.notify("status_changed", ctx=ctx, previous=previous, current=current, event=event)

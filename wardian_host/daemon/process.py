@@ -1,0 +1,92 @@
+"""The host process: `python -m wardian_host.daemon --home H [--foreground] [--ready-fd N]`.
+
+Started detached by `wardian host start` (or by `wardian agent spawn`), it reports
+readiness or its start-up error through the `--ready-fd` pipe, so the starting CLI
+waits for an event rather than polling the socket.
+"""
+
+import argparse
+import asyncio
+import logging
+import logging.handlers
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from wardian_core import paths
+from wardian_core.errors import WardianError
+from wardian_host.daemon.host import Host
+from wardian_host.daemon.host_lock import HostLock
+
+LOG_BYTES = 1024 * 1024
+LOG_BACKUPS = 3
+
+
+def log_file(home: Path) -> Path:
+    return paths.logs_dir(home) / "host.log"
+
+
+def configure_logging(home: Path, foreground: bool) -> None:
+    target = log_file(home)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handlers: list[logging.Handler] = [
+        logging.handlers.RotatingFileHandler(target, maxBytes=LOG_BYTES, backupCount=LOG_BACKUPS)
+    ]
+    if foreground:
+        handlers.append(logging.StreamHandler(sys.stderr))
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", handlers=handlers, force=True
+    )
+
+
+def _report(ready_fd: int | None, message: str) -> None:
+    if ready_fd is None:
+        return
+    try:
+        os.write(ready_fd, message.encode() + b"\n")
+        os.close(ready_fd)
+    except OSError:
+        pass  # the starter gave up waiting; the log has the story
+
+
+async def _run_host(home: Path, on_ready: Callable[[], None]) -> None:
+    await Host(home).run(on_ready)
+
+
+def serve(home: Path, foreground: bool, ready_fd: int | None) -> int:
+    configure_logging(home, foreground)
+    lock = HostLock(home)
+    try:
+        lock.acquire()
+    except WardianError as error:
+        _report(ready_fd, error.to_json().replace("\n", " "))
+        if foreground:
+            sys.stderr.write(error.to_json() + "\n")
+        return error.exit_code
+    try:
+        asyncio.run(_run_host(home, lambda: _report(ready_fd, "ready")))
+    except WardianError as error:
+        logging.getLogger(__name__).error("host failed: %s", error.message)
+        _report(ready_fd, error.to_json().replace("\n", " "))
+        return error.exit_code
+    except Exception as exc:
+        logging.getLogger(__name__).exception("host crashed")
+        _report(ready_fd, WardianError("generic", f"host crashed: {exc}").to_json().replace("\n", " "))
+        return 1
+    finally:
+        lock.release()
+    return 0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="wardian-host")
+    parser.add_argument("--home", required=True, type=Path)
+    parser.add_argument("--foreground", action="store_true")
+    parser.add_argument("--ready-fd", type=int)
+    args = parser.parse_args()
+    sys.exit(serve(args.home, args.foreground, args.ready_fd))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,1 @@
+"""What agents print and what their providers' parsers make of it."""

@@ -1,0 +1,326 @@
+"""Find, validate and call Wardian plugins.
+
+Plugins are found through the entry-point group `wardian` only, and each is
+registered under its entry-point name; built-ins (`generic`) come the same way.
+`WARDIAN_PLUGINS=a,b` limits what loads (empty: nothing; unset: everything).
+A plugin that fails to import, fails validation or raises is recorded in
+`Plugins.failures` and never breaks a command that does not need it.
+
+Imported only by commands and host code that need providers: pluggy and
+importlib.metadata stay off the CLI's read path.
+"""
+
+import difflib
+import logging
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from importlib.metadata import EntryPoint, entry_points
+from typing import Any
+
+import pluggy
+from pydantic import TypeAdapter, ValidationError
+
+from wardian_core.errors import WardianError
+from wardian_core.provider_models import CONTRACT_VERSION, HomePlan, LaunchPlan, OutputSource, ParseResult, ProviderInfo
+from wardian_host.providers import hookspecs
+
+GROUP = "wardian"
+ALLOW_LIST_VARIABLE = "WARDIAN_PLUGINS"
+
+log = logging.getLogger("wardian.plugins")
+
+# What each provider hook answers, and what the host assumes when a provider does not
+# implement an optional one (or answers None).
+_RESULT_TYPES: dict[str, Any] = {
+    "provider_info": ProviderInfo,
+    "prepare_home": HomePlan,
+    "build_argv": LaunchPlan,
+    "resume_args": list[str],
+    "parse_output": ParseResult,
+    "approval_source": OutputSource | None,
+}
+_DEFAULT_RESULTS: dict[str, Any] = {
+    "prepare_home": HomePlan,
+    "resume_args": list,
+    "parse_output": ParseResult,
+    "approval_source": lambda: None,
+}
+
+
+@dataclass(frozen=True)
+class PluginFailure:
+    """A plugin that could not be used, or a hook that raised.
+
+    `stage`: `missing` (allow-listed, not installed), `import`, `register` (pluggy
+    refused a hook's signature), `validate` (a hook with no spec, e.g. misspelled, or
+    provider hooks without `provider_info`), `info` (`provider_info` raised, answered
+    badly or for another contract version), or the name of the hook that raised when
+    called.
+    """
+
+    name: str
+    stage: str
+    error: str
+    package: str | None = None
+    package_version: str | None = None
+
+
+@dataclass(frozen=True)
+class PluginRecord:
+    """A registered plugin: its entry point, its distribution and the hooks it implements."""
+
+    name: str
+    entry_point: str
+    package: str | None
+    package_version: str | None
+    hooks: tuple[str, ...]
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _allow_list(value: str | None) -> set[str] | None:
+    if value is None:
+        return None
+    return {name.strip() for name in value.split(",") if name.strip()}
+
+
+class Plugins:
+    """The loaded plugins and the one way the host calls them."""
+
+    def __init__(self) -> None:
+        self._manager = pluggy.PluginManager(GROUP)
+        self._manager.add_hookspecs(hookspecs)
+        self._records: dict[str, PluginRecord] = {}
+        self._infos: dict[str, ProviderInfo] = {}
+        self._adapters: dict[str, TypeAdapter[Any]] = {}
+        self.failures: list[PluginFailure] = []
+        self._callers: dict[tuple[str, str], Any] = {}
+
+    # -- what is there -------------------------------------------------------------
+
+    def provider_names(self) -> list[str]:
+        """Plugins that loaded, validated and declared a provider of this contract."""
+        return sorted(self._infos)
+
+    def plugin_names(self) -> list[str]:
+        """Every registered plugin, providers and observers."""
+        return sorted(self._records)
+
+    def record(self, name: str) -> PluginRecord:
+        if name not in self._records:
+            raise self._unknown(name)
+        return self._records[name]
+
+    def failure(self, name: str) -> PluginFailure | None:
+        """The load failure of plugin `name`, if it failed to load."""
+        return next((f for f in self.failures if f.name == name and f.stage not in self._hook_stages()), None)
+
+    def info(self, name: str) -> ProviderInfo:
+        if name in self._infos:
+            return self._infos[name]
+        failure = self.failure(name)
+        if failure is not None:
+            raise WardianError(
+                "request_failed",
+                f"provider {name!r} could not be loaded ({failure.stage}): {failure.error}",
+                "Run `wardian providers show " + name + "` for details; reinstall or upgrade its package.",
+                {"provider": name, "stage": failure.stage, "error": failure.error},
+            )
+        raise self._unknown(name)
+
+    # -- calling -------------------------------------------------------------------
+
+    def call(self, provider: str, hook: str, **kwargs: Any) -> Any:
+        """Call `hook` of `provider` only, with keywords, and return its validated answer.
+
+        A `WardianError` the provider raises passes through; any other exception
+        becomes `request_failed` carrying the plugin's error.
+        """
+        if hook not in hookspecs.PROVIDER_HOOKS:
+            raise ValueError(f"{hook!r} is not a provider hook; observers go through notify()")
+        self._check_arguments(hook, kwargs)
+        self.info(provider)
+        caller = self._provider_caller(provider, hook)
+        try:
+            answers = caller(**kwargs)
+        except WardianError:
+            raise
+        except Exception as exc:
+            self._record_failure(provider, hook, exc)
+            raise WardianError(
+                "request_failed",
+                f"provider {provider!r} failed in {hook}: {_describe(exc)}",
+                f"This is a bug in the provider plugin; report it to the authors of its package "
+                f"(`wardian providers show {provider}`).",
+                {"provider": provider, "hook": hook, "error": _describe(exc)},
+            ) from exc
+        return self._validated(provider, hook, answers[0] if answers else None)
+
+    def _provider_caller(self, provider: str, hook: str) -> Any:
+        """A hook caller that reaches `provider` only; built once, as parsers are called per output batch."""
+        key = (provider, hook)
+        if key not in self._callers:
+            others = [plugin for name, plugin in self._manager.list_name_plugin() if name != provider]
+            self._callers[key] = self._manager.subset_hook_caller(hook, remove_plugins=others)
+        return self._callers[key]
+
+    def notify(self, hook: str, **kwargs: Any) -> None:
+        """Call an observer hook on every plugin implementing it; a raising one is recorded."""
+        if hook not in hookspecs.OBSERVER_HOOKS:
+            raise ValueError(f"{hook!r} is not an observer hook")
+        self._check_arguments(hook, kwargs)
+        implementers = [impl.plugin_name for impl in getattr(self._manager.hook, hook).get_hookimpls()]
+        for name in dict.fromkeys(implementers):
+            others = [plugin for other, plugin in self._manager.list_name_plugin() if other != name]
+            try:
+                self._manager.subset_hook_caller(hook, remove_plugins=others)(**kwargs)
+            except Exception as exc:  # noqa: BLE001 - an observer plugin's failure is reported, not fatal
+                log.warning("plugin %s failed in %s: %s", name, hook, _describe(exc))
+                self._record_failure(name, hook, exc)
+
+    # -- loading -------------------------------------------------------------------
+
+    def _load(self, entry_point: EntryPoint) -> None:
+        name = entry_point.name
+        dist = entry_point.dist
+        package = (dist.name if dist else None, dist.version if dist else None)
+        try:
+            plugin = entry_point.load()
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - a plugin that fails to import is listed, not fatal
+            self.failures.append(PluginFailure(name, "import", _describe(exc), *package))
+            return
+        try:
+            self._manager.register(plugin, name=name)
+        except Exception as exc:  # noqa: BLE001 - a plugin that fails to register is listed, not fatal
+            self.failures.append(PluginFailure(name, "register", _describe(exc), *package))
+            return
+        problem = self._validation_problem(plugin) or self._provider_problem(name, plugin)
+        if problem is not None:
+            stage, error = problem
+            self._manager.unregister(plugin)
+            self._infos.pop(name, None)
+            self.failures.append(PluginFailure(name, stage, error, *package))
+            return
+        hooks = tuple(sorted(caller.name for caller in self._manager.get_hookcallers(plugin) or []))
+        self._records[name] = PluginRecord(name, entry_point.value, *package, hooks)
+
+    def _validation_problem(self, plugin: object) -> tuple[str, str] | None:
+        """What pluggy's `check_pending` would say about this plugin alone."""
+        for caller in self._manager.get_hookcallers(plugin) or []:
+            if caller.has_spec():
+                continue
+            if any(impl.plugin is plugin and not impl.optionalhook for impl in caller.get_hookimpls()):
+                known = hookspecs.PROVIDER_HOOKS + hookspecs.OBSERVER_HOOKS
+                close = difflib.get_close_matches(caller.name, known, n=1)
+                suggestion = f"; did you mean {close[0]!r}?" if close else ""
+                return "validate", f"unknown hook {caller.name!r}{suggestion} (known hooks: {', '.join(known)})"
+        return None
+
+    def _provider_problem(self, name: str, plugin: object) -> tuple[str, str] | None:
+        implemented = {caller.name for caller in self._manager.get_hookcallers(plugin) or []}
+        if "provider_info" not in implemented:
+            provider_hooks = sorted(implemented & set(hookspecs.PROVIDER_HOOKS))
+            if provider_hooks:
+                return "validate", f"implements {', '.join(provider_hooks)} but not provider_info"
+            return None  # an observer-only plugin
+        if "build_argv" not in implemented:
+            return "validate", "a provider must implement build_argv"
+        try:
+            answers = self._manager.subset_hook_caller(
+                "provider_info",
+                remove_plugins=[p for other, p in self._manager.list_name_plugin() if other != name],
+            )()
+            info = self._adapter("provider_info").validate_python(answers[0] if answers else None)
+        except (Exception, SystemExit) as exc:  # noqa: BLE001 - a raising provider_info marks the plugin broken
+            return "info", _describe(exc)
+        if info.contract_version != CONTRACT_VERSION:
+            return "info", (
+                f"built for contract version {info.contract_version}; this wardian implements "
+                f"version {CONTRACT_VERSION}"
+            )
+        if info.name != name:
+            return "info", f"provider_info names it {info.name!r} but its entry point is {name!r}"
+        self._infos[name] = info
+        return None
+
+    # -- helpers -------------------------------------------------------------------
+
+    def _adapter(self, hook: str) -> TypeAdapter[Any]:
+        if hook not in self._adapters:
+            self._adapters[hook] = TypeAdapter(_RESULT_TYPES[hook])
+        return self._adapters[hook]
+
+    def _validated(self, provider: str, hook: str, answer: Any) -> Any:
+        if answer is None and hook in _DEFAULT_RESULTS:
+            return _DEFAULT_RESULTS[hook]()
+        try:
+            return self._adapter(hook).validate_python(answer)
+        except ValidationError as exc:
+            self._record_failure(provider, hook, exc)
+            raise WardianError(
+                "validation_failed",
+                f"provider {provider!r} answered {hook} with something that is not a "
+                f"{getattr(_RESULT_TYPES[hook], '__name__', str(_RESULT_TYPES[hook]))}: {exc}",
+                "This is a bug in the provider plugin; report it to the authors of its package.",
+                {"provider": provider, "hook": hook},
+            ) from exc
+
+    def _check_arguments(self, hook: str, kwargs: Mapping[str, Any]) -> None:
+        spec = getattr(self._manager.hook, hook).spec
+        expected = set(spec.argnames) if spec else set()
+        if set(kwargs) != expected:
+            raise TypeError(f"{hook} takes exactly {sorted(expected)}, got {sorted(kwargs)}")
+
+    def _record_failure(self, name: str, stage: str, exc: BaseException) -> None:
+        record = self._records.get(name)
+        package = (record.package, record.package_version) if record else (None, None)
+        self.failures.append(PluginFailure(name, stage, _describe(exc), *package))
+
+    @staticmethod
+    def _hook_stages() -> tuple[str, ...]:
+        return hookspecs.PROVIDER_HOOKS + hookspecs.OBSERVER_HOOKS
+
+    def _unknown(self, name: str) -> WardianError:
+        known = self.provider_names()
+        return WardianError(
+            "not_found",
+            f"no provider named {name!r}",
+            f"Known providers: {', '.join(known)}." if known else "No provider is loaded; check WARDIAN_PLUGINS.",
+            {"provider": name, "known": known},
+        )
+
+
+def load_plugins(environ: Mapping[str, str] | None = None) -> Plugins:
+    """Load the plugins of the entry-point group `wardian` that the allow-list admits."""
+    env = os.environ if environ is None else environ
+    allowed = _allow_list(env.get(ALLOW_LIST_VARIABLE))
+    plugins = Plugins()
+    found: dict[str, EntryPoint] = {}
+    for entry_point in entry_points(group=GROUP):
+        first = found.setdefault(entry_point.name, entry_point)
+        if first.value != entry_point.value:
+            dist = entry_point.dist
+            plugins.failures.append(
+                PluginFailure(
+                    entry_point.name,
+                    "register",
+                    f"two plugins are named {entry_point.name!r} ({first.value} and {entry_point.value}); "
+                    f"the first found was loaded",
+                    dist.name if dist else None,
+                    dist.version if dist else None,
+                )
+            )
+    for name in sorted(found):
+        if allowed is None or name in allowed:
+            plugins._load(found[name])
+    for name in sorted((allowed or set()) - set(found)):
+        plugins.failures.append(
+            PluginFailure(name, "missing", f"no plugin named {name!r} is installed (entry-point group {GROUP!r})")
+        )
+    # Every plugin with an unknown hook was refused above, so this only guards our own checks.
+    plugins._manager.check_pending()
+    return plugins

@@ -1,0 +1,147 @@
+"""Owns agents' terminals: starts them, reads and writes without blocking, notices exits.
+
+Everything runs on the event loop through readiness callbacks: output through
+`add_reader` on the PTY, input through a queue drained by `add_writer` (a long paste
+into a busy child never blocks the host), exit through a pidfd (EOF on the PTY is not
+exit: a grandchild may still hold it open).
+
+The rest of the host talks to this part through `TerminalSupervisor`'s methods alone,
+naming a terminal by the agent's uuid and hearing back through the two callbacks given
+at launch; nothing outside this package holds a PTY, so this part can later move into
+a process of its own.
+"""
+
+import asyncio
+import logging
+import signal
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from wardian_host.terminal import Terminal, process_tree, spawn_terminal
+
+log = logging.getLogger(__name__)
+
+READ_BATCH_BYTES = 256 * 1024
+WRITE_CHUNK_BYTES = 64 * 1024
+
+OutputHandler = Callable[[bytes], None]
+ExitHandler = Callable[[int | None, str | None], None]  # (exit code, the host's stop reason or None)
+
+
+@dataclass(eq=False)
+class _Session:
+    """One launch's PTY; a relaunch makes a new one, so late callbacks of the old are ignored."""
+
+    key: str
+    terminal: Terminal
+    on_output: OutputHandler
+    on_exit: ExitHandler
+    pending_input: bytearray = field(default_factory=bytearray)
+    stop_reason: str | None = None
+    exited: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class TerminalSupervisor:
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._sessions: dict[str, _Session] = {}
+
+    def launch(
+        self, key: str, argv: list[str], env: dict[str, str], cwd: Path, on_output: OutputHandler, on_exit: ExitHandler
+    ) -> int:
+        """Start `argv` in a new PTY for agent `key`; returns its pid."""
+        terminal = spawn_terminal(argv, env, cwd)
+        session = _Session(key, terminal, on_output, on_exit)
+        self._sessions[key] = session
+        self._loop.add_reader(terminal.fileno(), self._read, session)
+        self._loop.add_reader(terminal.exit_fileno(), self._exited, session)
+        return terminal.pid
+
+    def is_running(self, key: str) -> bool:
+        return key in self._sessions
+
+    def _current(self, session: _Session) -> bool:
+        return self._sessions.get(session.key) is session
+
+    def _read(self, session: _Session) -> None:
+        if not self._current(session):
+            return
+        terminal = session.terminal
+        # Drain what is there (up to a bound) so a flood costs one parser call per batch,
+        # not one per 4 KiB read, and other agents still get their turn on the loop.
+        batch = bytearray()
+        while len(batch) < READ_BATCH_BYTES:
+            data = terminal.read_available()
+            if data is None:
+                break
+            if not data:  # every slave end closed; the exit comes through the pidfd
+                self._loop.remove_reader(terminal.fileno())
+                break
+            batch += data
+        if batch:
+            session.on_output(bytes(batch))
+
+    def _exited(self, session: _Session) -> None:
+        if not self._current(session):
+            return
+        terminal = session.terminal
+        self._loop.remove_reader(terminal.exit_fileno())
+        while tail := terminal.read_available():  # what the child wrote just before it died
+            session.on_output(tail)
+        self._loop.remove_reader(terminal.fileno())
+        self._loop.remove_writer(terminal.fileno())
+        exit_code = terminal.reap()
+        terminal.close()
+        del self._sessions[session.key]
+        session.on_exit(exit_code, session.stop_reason)
+        session.exited.set()
+
+    def write(self, key: str, data: bytes) -> None:
+        session = self._sessions.get(key)
+        if session is None:
+            raise RuntimeError(f"agent {key} has no terminal")
+        session.pending_input += data
+        self._flush(session)
+
+    def _flush(self, session: _Session) -> None:
+        if not self._current(session):
+            return
+        terminal = session.terminal
+        written = terminal.write_some(bytes(session.pending_input[:WRITE_CHUNK_BYTES]))
+        del session.pending_input[:written]
+        if session.pending_input:
+            self._loop.add_writer(terminal.fileno(), self._flush, session)
+        else:
+            self._loop.remove_writer(terminal.fileno())
+
+    def resize(self, key: str, rows: int, cols: int) -> None:
+        session = self._sessions.get(key)
+        if session is not None:
+            session.terminal.resize(max(rows, 1), max(cols, 1))
+
+    async def wait_exit(self, key: str) -> None:
+        """Return once agent `key`'s current terminal has exited (at once if none runs)."""
+        session = self._sessions.get(key)
+        if session is not None:
+            await session.exited.wait()
+
+    async def stop(self, key: str, reason: str, grace_seconds: float, pid: int | None = None) -> None:
+        """End the agent's whole process tree; `reason` marks the exit as caused by the host.
+
+        `pid` names the root process when no terminal of ours runs it (an agent that
+        outlived a previous host); the agent's other processes are found by its session id.
+        """
+        session = self._sessions.get(key)
+        if session is not None:
+            session.stop_reason = reason
+            # As when a terminal window closes: shells and TUIs that ignore SIGTERM end on a hangup.
+            session.terminal.signal_group(signal.SIGHUP)
+        root_pid = session.terminal.pid if session is not None else pid
+        members = await asyncio.to_thread(process_tree.agent_processes, key, root_pid)
+        if members:
+            survivors = await asyncio.to_thread(process_tree.terminate, members, grace_seconds)
+            if survivors:
+                log.error("agent %s: processes %s survived SIGKILL", key, survivors)
+        if session is not None:
+            await session.exited.wait()
