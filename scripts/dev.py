@@ -3,6 +3,7 @@
     python3 scripts/dev.py demo    # set up, then show agents in a demo home
     python3 scripts/dev.py test    # set up, then run the checks and every test suite in the repo
     python3 scripts/dev.py check   # set up, then run only the checks (ruff lint and format, mypy)
+    python3 scripts/dev.py mypy    # mypy alone in the existing .venv (the pre-commit hook)
 
 Needs only python3 (3.11+): it makes `.venv/` beside the repo, installs `wardian`
 and every provider package under `providers/` into it (editable), and runs there.
@@ -56,14 +57,19 @@ def type_checked_packages() -> list[Path]:
     return [ROOT / "wardian_core", ROOT / "wardian_host", *(package.parent for package in providers)]
 
 
-def run_checks() -> int:
-    """Every check, even after one fails, so a run reports all there is to fix."""
-    checks: dict[str, list[str | Path]] = {
+def checks() -> dict[str, list[str | Path]]:
+    """The checks `.ci/run` runs before the tests; `.pre-commit-config.yaml` runs the same."""
+    return {
         "ruff check": [BIN / "ruff", "check", ROOT],
         "ruff format": [BIN / "ruff", "format", "--check", ROOT],
         "mypy": [BIN / "mypy", *type_checked_packages()],
     }
-    failed = [name for name, argv in checks.items() if run(*argv, check=False) != 0]
+
+
+def run_checks(names: list[str] | None = None) -> int:
+    """Every check (or those named), even after one fails, so a run reports all there is to fix."""
+    chosen = {name: argv for name, argv in checks().items() if names is None or name in names}
+    failed = [name for name, argv in chosen.items() if run(*argv, check=False) != 0]
     if failed:
         print(f"checks failed: {', '.join(failed)}", file=sys.stderr)
         return 1
@@ -88,7 +94,12 @@ def test(pytest_args: list[str]) -> int:
 
 
 def main() -> int:
-    commands = {"demo": demo, "check": check, "test": lambda: test(sys.argv[2:])}
+    commands = {
+        "demo": demo,
+        "check": check,
+        "test": lambda: test(sys.argv[2:]),
+        "mypy": lambda: run_checks(["mypy"]),  # for pre-commit: no set-up, the venv exists
+    }
     if len(sys.argv) < 2 or sys.argv[1] not in commands:
         print(__doc__, file=sys.stderr)
         return 2

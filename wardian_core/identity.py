@@ -104,16 +104,21 @@ def create_agent(
     """Create an agent row. An explicit taken name is an error, never a silent rename."""
     import uuid as uuid_module  # creation only: kept off the CLI's read path
 
-    fields = {
-        "class_name": class_name,
-        "provider": provider,
-        "workspace": resolve_workspace(workspace) if workspace is not None else None,
-        "description": description,
-    }
+    def insert(agent_name: str) -> dict[str, Any]:
+        return agent_rows.insert_agent(
+            conn,
+            agent_uuid=str(uuid_module.uuid4()),
+            name=agent_name,
+            class_name=class_name,
+            provider=provider,
+            workspace=resolve_workspace(workspace) if workspace is not None else None,
+            description=description,
+        )
+
     if name is not None:
         validate_name(name)
         try:
-            return agent_rows.insert_agent(conn, agent_uuid=str(uuid_module.uuid4()), name=name, **fields)
+            return insert(name)
         except sqlite3.IntegrityError:
             free = free_name_like(conn, name)
             raise WardianError(
@@ -124,9 +129,7 @@ def create_agent(
             ) from None
     while True:  # a generated name that collides is simply drawn again
         try:
-            return agent_rows.insert_agent(
-                conn, agent_uuid=str(uuid_module.uuid4()), name=generate_name(class_name), **fields
-            )
+            return insert(generate_name(class_name))
         except sqlite3.IntegrityError:
             continue
 

@@ -7,7 +7,7 @@ kept apart from `wardian_core.models` so nothing on the CLI's read path imports 
 
 import math
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -25,7 +25,7 @@ EventKind = Literal[
     "error",
     "session_ended",
 ]
-EVENT_KINDS: tuple[str, ...] = EventKind.__args__  # type: ignore[attr-defined]
+EVENT_KINDS: tuple[str, ...] = get_args(EventKind)
 
 # Capabilities the host knows how to use; a provider may declare others for its own tools.
 KNOWN_CAPABILITIES = ("interactive", "headless", "resume", "approvals", "model_selection", "skills")

@@ -70,7 +70,7 @@ def _scope_workspace(scope: Scope, caller: dict[str, Any] | None) -> str | None:
     if scope.argument:
         return identity.resolve_workspace(scope.argument)
     if caller and caller["workspace"]:
-        return caller["workspace"]
+        return str(caller["workspace"])
     return identity.resolve_workspace(os.getcwd())
 
 

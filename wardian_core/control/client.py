@@ -7,7 +7,7 @@ reading state.db.
 import json
 import os
 import socket
-from collections.abc import Iterator
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
@@ -115,7 +115,7 @@ class ControlClient:
             raise app_not_running(self._home, f"connection lost: {exc}") from None
         if not line:
             raise app_not_running(self._home, "the host closed the connection")
-        frame = json.loads(line)
+        frame: dict[str, Any] = json.loads(line)
         if frame.get("v") != PROTOCOL_VERSION:
             raise WardianError(
                 "protocol_mismatch",
@@ -127,7 +127,7 @@ class ControlClient:
 
     def exchange(
         self, kind: str, params: dict[str, Any] | None = None, timeout: float | None = DEFAULT
-    ) -> Iterator[dict[str, Any]]:
+    ) -> Generator[dict[str, Any], None, Any]:
         """Send one request; yield its stream items, then return its result (StopIteration.value)."""
         request_id = self._send(kind, params or {})
         while True:

@@ -28,6 +28,7 @@ class RequestFrame(BaseModel):
 class ResponseFrame(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
+    # The constant, not a second spelling of it: pydantic reads it at run time, mypy cannot.
     v: Literal[PROTOCOL_VERSION]  # type: ignore[valid-type]
     id: int | None
     ok: bool

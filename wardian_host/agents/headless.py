@@ -52,7 +52,8 @@ class HeadlessRun:
             limit=16 * 1024 * 1024,
         )
         self._take(self._parse(ctx, HEADLESS_SOURCE, b"", self._state))
-        stderr_task = asyncio.ensure_future(process.stderr.read())  # type: ignore[union-attr]
+        assert process.stderr is not None  # stderr=PIPE above
+        stderr_task = asyncio.ensure_future(process.stderr.read())
         timed_out = False
         try:
             await asyncio.wait_for(self._read_lines(ctx, process), timeout)

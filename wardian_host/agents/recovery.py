@@ -5,6 +5,8 @@ WARDIAN_SESSION_ID in the process's environment, not by a pid that may have been
 reused) is `headless`: alive, but without a PTY the host can type into. The rest are `off`.
 """
 
+import sqlite3
+
 import psutil
 
 from wardian_core.db import agents as agent_rows
@@ -24,7 +26,7 @@ def _root(processes: list[psutil.Process]) -> psutil.Process:
     return processes[0]
 
 
-def reconcile(registry: AgentRegistry, tracker: StatusTracker, conn) -> None:  # type: ignore[no-untyped-def]
+def reconcile(registry: AgentRegistry, tracker: StatusTracker, conn: sqlite3.Connection) -> None:
     candidates = [agent for agent in registry.all() if agent.status != "off" or not agent.row["is_off"]]
     if not candidates:
         return

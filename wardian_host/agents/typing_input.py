@@ -1,6 +1,7 @@
 """Typing into an agent as a person would, following its provider's input profile."""
 
 import asyncio
+from collections.abc import Callable
 
 from wardian_core.provider_models import InputProfile
 
@@ -17,7 +18,7 @@ def prompt_bytes(text: str, profile: InputProfile) -> tuple[bytes, bytes]:
     return body, profile.submit_key.encode()
 
 
-async def type_prompt(write, text: str, profile: InputProfile) -> None:  # type: ignore[no-untyped-def]
+async def type_prompt(write: Callable[[bytes], None], text: str, profile: InputProfile) -> None:
     body, submit = prompt_bytes(text, profile)
     write(body)
     # TUIs debounce pastes: an Enter that arrives with the text is taken as a newline.

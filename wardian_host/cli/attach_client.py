@@ -122,7 +122,8 @@ def run_attach(client: ControlClient, target: str, read_only: bool, detach_keys:
                             elif "ok" in frame:
                                 if not frame["ok"]:
                                     raise WardianError.from_envelope({"error": frame["error"]})
-                                return frame["result"]
+                                result: dict[str, Any] = frame["result"]
+                                return result
                     else:
                         typed = os.read(stdin, 4096)
                         forward, detach = matcher.feed(typed) if typed else (b"", True)

@@ -53,8 +53,9 @@ class RequestContext:
 Handler = Callable[[Any, RequestContext], Awaitable[Any]]
 
 
-def _error(code: str, message: str, hint: str | None = None, details: dict[str, Any] | None = None) -> dict:
-    return WardianError(code, message, hint, details).envelope()["error"]
+def _error(code: str, message: str, hint: str | None = None, details: dict[str, Any] | None = None) -> dict[str, Any]:
+    error: dict[str, Any] = WardianError(code, message, hint, details).envelope()["error"]
+    return error
 
 
 class ControlServer:

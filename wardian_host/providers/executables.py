@@ -65,6 +65,10 @@ def locate(info: ProviderInfo, environ: Mapping[str, str], configured: str | Non
     return ExecutableLocation(found, "path" if found else None, variable, None)
 
 
+def _text_or_none(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
 def cache_file(home: Path) -> Path:
     return home / "cache" / "provider-versions.json"
 
@@ -120,7 +124,7 @@ def executable_version(executable: str, version_args: list[str], home: Path) -> 
     entries = _read_cache(path)
     cached = entries.get(key)
     if isinstance(cached, dict) and all(cached.get(k) == v for k, v in stamp.items()):
-        return ExecutableVersion(cached.get("version"), cached.get("error"))  # type: ignore[arg-type]
+        return ExecutableVersion(_text_or_none(cached.get("version")), _text_or_none(cached.get("error")))
     answer = _run_version(executable, version_args)
     entries[key] = {**stamp, "version": answer.version, "error": answer.error}
     _write_cache(path, entries)

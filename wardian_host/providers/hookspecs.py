@@ -38,7 +38,7 @@ OBSERVER_HOOKS = ("agent_spawned", "status_changed", "agent_exited")
 
 
 @hookspec
-def provider_info() -> ProviderInfo:  # type: ignore[empty-body]
+def provider_info() -> ProviderInfo:
     """Who this provider is: name (its entry-point name), display name, the contract
     version it implements (`wardian_core.provider_models.CONTRACT_VERSION`), the executable it
     runs, its instruction file, whether its session id is `assigned` up front or
@@ -47,14 +47,14 @@ def provider_info() -> ProviderInfo:  # type: ignore[empty-body]
 
 
 @hookspec
-def prepare_home(ctx: SpawnContext) -> HomePlan:  # type: ignore[empty-body]
+def prepare_home(ctx: SpawnContext) -> HomePlan:
     """Project the agent's provider home before a launch: per-agent config under
     `ctx.agent_dir`, generated settings, skill links, instruction roots from
     `ctx.include_roots`. Idempotent. Returns the environment variables to add."""
 
 
 @hookspec
-def build_argv(ctx: SpawnContext) -> LaunchPlan:  # type: ignore[empty-body]
+def build_argv(ctx: SpawnContext) -> LaunchPlan:
     """The process to start for this launch: argv, extra env and cwd, for an
     interactive (`ctx.mode == "interactive"`) or a headless run (`"headless"`, with
     `ctx.prompt`), fresh or resuming `ctx.provider_session_id`
@@ -65,13 +65,13 @@ def build_argv(ctx: SpawnContext) -> LaunchPlan:  # type: ignore[empty-body]
 
 
 @hookspec
-def resume_args(ctx: SpawnContext, session_id: str) -> list[str]:  # type: ignore[empty-body]
+def resume_args(ctx: SpawnContext, session_id: str) -> list[str]:
     """The arguments that make the provider resume `session_id` (e.g.
     `["--resume", session_id]`); an empty list when the provider cannot resume."""
 
 
 @hookspec
-def parse_output(ctx: SpawnContext, source: OutputSource, data: bytes, state: dict[str, Any]) -> ParseResult:  # type: ignore[empty-body]
+def parse_output(ctx: SpawnContext, source: OutputSource, data: bytes, state: dict[str, Any]) -> ParseResult:
     """Turn provider output into events (`ProviderEvent`, each with its evidence).
 
     `source` says where `data` came from: `pty` gives raw terminal bytes in arbitrary
@@ -85,7 +85,7 @@ def parse_output(ctx: SpawnContext, source: OutputSource, data: bytes, state: di
 
 
 @hookspec
-def approval_source(ctx: SpawnContext) -> OutputSource | None:  # type: ignore[empty-body]
+def approval_source(ctx: SpawnContext) -> OutputSource | None:
     """Where approval requests and other telemetry appear besides the PTY (a JSONL
     file a hook writes, a session log), or None. Called at launch and again once
     `session_started` made the provider session id known, so the answer may name a

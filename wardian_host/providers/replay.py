@@ -45,7 +45,7 @@ def resolve_source(plugins: Plugins, provider: str, ctx: SpawnContext, name: str
         return PTY_SOURCE
     if name == "headless":
         return HEADLESS_SOURCE
-    announced = plugins.call(provider, "approval_source", ctx=ctx)
+    announced: OutputSource | None = plugins.call(provider, "approval_source", ctx=ctx)
     if announced is not None and announced.name == name:
         return announced.model_copy(update={"path": file})
     return OutputSource(name=name, format="lines", path=file)

@@ -21,7 +21,7 @@ declared events, each naming the source it came from.
 import random
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import pytest
 
@@ -81,8 +81,8 @@ def conformance_context(
     provider: str,
     workdir: Path,
     *,
-    mode: str = "interactive",
-    session_mode: str = "fresh",
+    mode: Literal["interactive", "headless"] = "interactive",
+    session_mode: Literal["fresh", "resume"] = "fresh",
     launch: LaunchConfig | None = None,
     provider_session_id: str | None = None,
 ) -> SpawnContext:
@@ -101,8 +101,8 @@ def conformance_context(
         include_roots=[common, agent_dir],
         wardian_home=home,
         agent_dir=agent_dir,
-        mode=mode,  # type: ignore[arg-type]
-        session_mode=session_mode,  # type: ignore[arg-type]
+        mode=mode,
+        session_mode=session_mode,
         provider_session_id=provider_session_id,
         prompt="Say hello." if mode == "headless" else None,
         launch=launch or LaunchConfig(),
@@ -139,7 +139,7 @@ def check_provider_info(plugins: Plugins, provider: str) -> list[str]:
 
 def check_build_argv(plugins: Plugins, provider: str, workdir: Path, launch: LaunchConfig | None = None) -> list[str]:
     capabilities = plugins.info(provider).capabilities
-    cases = {
+    cases: dict[str, tuple[Literal["interactive", "headless"], Literal["fresh", "resume"], str]] = {
         "fresh interactive": ("interactive", "fresh", "interactive"),
         "resumed interactive": ("interactive", "resume", "resume"),
         "headless": ("headless", "fresh", "headless"),
@@ -243,7 +243,7 @@ def run_conformance(provider: str, workdir: Path, launch: LaunchConfig | None = 
     if not problems:
         problems += check_provider_info(plugins, provider)
         for check in CHECKS[1:]:
-            problems += check(plugins, provider, workdir, launch)  # type: ignore[call-arg]
+            problems += check(plugins, provider, workdir, launch)
     if problems:
         raise AssertionError(f"provider {provider!r} does not conform:\n- " + "\n- ".join(problems))
 

@@ -32,7 +32,7 @@ def make_ctx(tmp_path: Path, **update: object) -> SpawnContext:
         provider_session_id=SESSION,
     )
     fields.update(update)
-    return SpawnContext(**{"class": "Coder"}, **fields)  # type: ignore[arg-type]
+    return SpawnContext(**{"class": "Coder"}, **fields)
 
 
 def test_fresh_launch_assigns_the_session_id_and_names_the_session(tmp_path: Path) -> None:

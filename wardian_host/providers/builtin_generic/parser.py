@@ -10,7 +10,15 @@ import codecs
 import re
 from typing import Any
 
-from wardian_core.provider_models import Evidence, OutputSource, ParseResult, ProviderEvent, SpawnContext, excerpt
+from wardian_core.provider_models import (
+    EventKind,
+    Evidence,
+    OutputSource,
+    ParseResult,
+    ProviderEvent,
+    SpawnContext,
+    excerpt,
+)
 from wardian_host.providers.builtin_generic.profile import DEFAULT_IDLE_QUIET_SECONDS
 
 # CSI, OSC (ended by BEL or ST), and two-byte escapes: drawing, not content.
@@ -61,8 +69,8 @@ def visible_text(state: dict[str, Any], data: bytes) -> str:
     return _CONTROLS.sub("", _ESCAPES.sub("", text.replace("\r\n", "\n").replace("\r", "\n")))
 
 
-def _event(kind: str, source: OutputSource, rule: str, line: str | None = None) -> ProviderEvent:
-    return ProviderEvent(kind=kind, evidence=Evidence(source=source.name, rule=rule, line=line))  # type: ignore[arg-type]
+def _event(kind: EventKind, source: OutputSource, rule: str, line: str | None = None) -> ProviderEvent:
+    return ProviderEvent(kind=kind, evidence=Evidence(source=source.name, rule=rule, line=line))
 
 
 def _went_quiet(state: dict[str, Any], source: OutputSource, rule: str, line: str | None) -> list[ProviderEvent]:

@@ -16,14 +16,14 @@ import json
 import re
 from typing import Any
 
-from wardian_core.provider_models import Evidence, OutputSource, ParseResult, ProviderEvent, excerpt
+from wardian_core.provider_models import EventKind, Evidence, OutputSource, ParseResult, ProviderEvent, excerpt
 
 # -- common ------------------------------------------------------------------------------
 
 
-def _event(kind: str, source: OutputSource, rule: str, line: str | None, **fields: Any) -> ProviderEvent:
+def _event(kind: EventKind, source: OutputSource, rule: str, line: str | None, **fields: Any) -> ProviderEvent:
     evidence = Evidence(source=source.name, rule=rule, line=excerpt(line, 300) if line else None)
-    return ProviderEvent(kind=kind, evidence=evidence, **fields)  # type: ignore[arg-type]
+    return ProviderEvent(kind=kind, evidence=evidence, **fields)
 
 
 def _json_object(data: bytes) -> dict[str, Any] | None:
@@ -205,11 +205,11 @@ def parse_screen(source: OutputSource, data: bytes, state: dict[str, Any]) -> Pa
     events: list[ProviderEvent] = []
     call_again_after = None
     consumed = 0
-    matches = []
-    for marker, reason in FIRST_RUN_SCREENS:
+    matches: list[tuple[int, str, str, str | None]] = []
+    for marker, screen_reason in FIRST_RUN_SCREENS:
         at = squeezed.find(marker)
         if at >= 0:
-            matches.append((at, marker, "first_run", reason))
+            matches.append((at, marker, "first_run", screen_reason))
     for marker, kind in (
         (READY_MARKER, "ready"),
         (APPROVAL_MARKER, "approval"),

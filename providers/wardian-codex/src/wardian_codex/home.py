@@ -12,6 +12,7 @@ import os
 import shutil
 import sys
 import tomllib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -29,9 +30,8 @@ INSTRUCTION_FILE = "AGENTS.md"
 SYSTEM_SKILLS = ".system"
 
 
-def user_codex_home(env: dict[str, str] | None = None) -> Path:
-    env = os.environ if env is None else env
-    configured = env.get("CODEX_HOME", "").strip()
+def user_codex_home(env: Mapping[str, str] | None = None) -> Path:
+    configured = (os.environ if env is None else env).get("CODEX_HOME", "").strip()
     return Path(configured).expanduser() if configured else Path.home() / ".codex"
 
 

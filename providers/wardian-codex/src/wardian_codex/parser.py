@@ -24,7 +24,15 @@ from pathlib import Path
 from typing import Any
 
 from wardian_codex.profile import APPROVAL_SETTLE_SECONDS
-from wardian_core.provider_models import Evidence, OutputSource, ParseResult, ProviderEvent, SpawnContext, excerpt
+from wardian_core.provider_models import (
+    EventKind,
+    Evidence,
+    OutputSource,
+    ParseResult,
+    ProviderEvent,
+    SpawnContext,
+    excerpt,
+)
 
 READY_MARKER = "?forshortcuts"
 APPROVAL_MARKER = "Wouldyouliketorunthefollowingcommand?"
@@ -45,7 +53,12 @@ _ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[P
 _THREAD_ID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 
 
-def _event(kind: str, source: OutputSource, rule: str, line: str, **fields: Any) -> ProviderEvent:
+def _object(value: Any) -> dict[str, Any]:
+    """A JSON object field, or an empty one where the record has none (or another type)."""
+    return value if isinstance(value, dict) else {}
+
+
+def _event(kind: EventKind, source: OutputSource, rule: str, line: str, **fields: Any) -> ProviderEvent:
     return ProviderEvent(kind=kind, evidence=Evidence(source=source.name, rule=rule, line=excerpt(line)), **fields)
 
 
@@ -234,7 +247,7 @@ def parse_headless(source: OutputSource, data: bytes) -> ParseResult:
     if record is None:
         return ParseResult()
     kind = record.get("type")
-    item = record.get("item") if isinstance(record.get("item"), dict) else {}
+    item = _object(record.get("item"))
     rule = f"type={kind}"
     if kind == "thread.started" and _text(record.get("thread_id")):
         return ParseResult(events=[_event("session_started", source, rule, line, session_id=record["thread_id"])])
@@ -318,7 +331,7 @@ def parse_rollout(source: OutputSource, data: bytes, state: dict[str, Any]) -> P
     record, line = _record(data)
     if record is None:
         return ParseResult()
-    payload = record.get("payload") if isinstance(record.get("payload"), dict) else {}
+    payload = _object(record.get("payload"))
     record_type, payload_type = record.get("type"), payload.get("type")
     rule = f"{record_type}/{payload_type}" if payload_type else str(record_type)
     # The payload is what says why; the envelope (timestamp, ordinal) would fill the excerpt.
@@ -349,7 +362,7 @@ def parse_rollout(source: OutputSource, data: bytes, state: dict[str, Any]) -> P
     if payload_type in ("exec_command_begin", "exec_command_start", "exec_command_output_delta", "exec_command_end"):
         return ParseResult(events=[_event("generating", source, rule, line)])
     if payload_type == "item_completed":
-        item = payload.get("item") if isinstance(payload.get("item"), dict) else {}
+        item = _object(payload.get("item"))
         if item.get("type") == "CommandExecution":
             return ParseResult(events=[_event("generating", source, f"{rule} CommandExecution", line)])
         return ParseResult()
