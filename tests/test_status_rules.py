@@ -3,8 +3,8 @@
 import pytest
 
 from wardian_core.provider_models import EVENT_KINDS
+from wardian_core.status_rules import next_status
 from wardian_core.statuses import STATUSES
-from wardian_host.agents.status_rules import next_status
 
 LIVE = ("starting", "idle", "processing", "action_required", "error")
 

@@ -9,14 +9,12 @@ agent; each sees all output and, unless read-only, types into the same PTY.
 import asyncio
 import base64
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from wardian_core.errors import WardianError
+from wardian_host.agents.client_stream import ClientStream
 from wardian_host.agents.live_agent import LiveAgent
 from wardian_host.terminal.supervisor import TerminalSupervisor
-
-if TYPE_CHECKING:
-    from wardian_host.daemon.control_server import RequestContext
 
 REPLAY_BYTES = 64 * 1024  # recent output shown on attach, before the redraw
 
@@ -39,9 +37,7 @@ def _apply_client_frame(
     return True
 
 
-async def attach(
-    agent: LiveAgent, terminals: TerminalSupervisor, params: Any, request: "RequestContext"
-) -> dict[str, Any]:
+async def attach(agent: LiveAgent, terminals: TerminalSupervisor, params: Any, request: ClientStream) -> dict[str, Any]:
     if not agent.is_running:
         raise WardianError(
             "request_failed",
@@ -73,7 +69,7 @@ async def _pump(
     agent: LiveAgent,
     terminals: TerminalSupervisor,
     read_only: bool,
-    request: "RequestContext",
+    request: ClientStream,
     queue: "asyncio.Queue[bytes | None]",
     exited: "asyncio.Future[Any]",
 ) -> str:

@@ -13,7 +13,7 @@ from typing import Any
 
 from wardian_core.errors import WardianError
 from wardian_core.provider_models import HEADLESS_SOURCE, LaunchPlan, ParseResult, ProviderEvent, SpawnContext
-from wardian_host.agents.status_rules import next_status
+from wardian_core.status_rules import next_status
 
 STDERR_TAIL_BYTES = 4000
 

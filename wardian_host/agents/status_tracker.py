@@ -10,8 +10,8 @@ from typing import Any
 
 from wardian_core.db import agents as agent_rows
 from wardian_core.provider_models import ProviderEvent
+from wardian_core.status_rules import next_status
 from wardian_host.agents.live_agent import LiveAgent
-from wardian_host.agents.status_rules import next_status
 
 log = logging.getLogger(__name__)
 

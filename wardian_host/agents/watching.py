@@ -1,15 +1,13 @@
 """`wardian agent watch`: an agent's output and status changes since a cursor."""
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from wardian_core.ansi import strip_ansi
 from wardian_core.errors import WardianError
+from wardian_host.agents.client_stream import ClientStream
 from wardian_host.agents.live_agent import LiveAgent
 from wardian_host.agents.status_waits import wait_for_status
-
-if TYPE_CHECKING:
-    from wardian_host.daemon.control_server import RequestContext
 
 
 def _render(data: bytes, raw: bool) -> str:
@@ -71,7 +69,7 @@ async def _output_appears(agent: LiveAgent, text: str, timeout: float | None) ->
         agent.output_listeners.discard(on_output)
 
 
-async def watch(agent: LiveAgent, params: Any, request: "RequestContext") -> dict[str, Any]:
+async def watch(agent: LiveAgent, params: Any, request: ClientStream) -> dict[str, Any]:
     since = agent.buffer.start_cursor if params.since is None else params.since
     _window(agent, since, params.raw)  # an expired cursor fails before any waiting
     if params.follow:
@@ -88,7 +86,7 @@ async def watch(agent: LiveAgent, params: Any, request: "RequestContext") -> dic
     return _window(agent, since, params.raw)
 
 
-async def _follow(agent: LiveAgent, since: int, params: Any, request: "RequestContext") -> dict[str, Any]:
+async def _follow(agent: LiveAgent, since: int, params: Any, request: ClientStream) -> dict[str, Any]:
     """Stream output and status changes until the client leaves or the agent stops."""
     queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
     first = _window(agent, since, params.raw)

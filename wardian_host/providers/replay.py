@@ -18,7 +18,7 @@ from wardian_core.provider_models import (
     ParseResult,
     SpawnContext,
 )
-from wardian_host.agents.status_rules import next_status
+from wardian_core.status_rules import next_status
 from wardian_host.providers.manager import Plugins
 
 REPLAY_AGENT_UUID = "00000000-0000-4000-8000-000000000000"
