@@ -23,6 +23,7 @@ RESERVED_NAMES = frozenset(
         "self",
         "list",
         "show",
+        "screen",
         "help",
         "spawn",
         "kill",

@@ -132,6 +132,7 @@ REQUEST_PARAMS: dict[str, type[_Params]] = {
     "agent.rename": RenameParams,
     "agent.delete": DeleteParams,
     "agent.wait": WaitParams,
+    "agent.screen": TargetParams,
     "send": SendParams,
     "agent.watch": WatchParams,
     "agent.attach": AttachParams,

@@ -23,6 +23,12 @@ def _encode(data: bytes) -> str:
     return base64.b64encode(data).decode()
 
 
+def _resize(agent: LiveAgent, terminals: TerminalSupervisor, rows: int, cols: int) -> None:
+    rows, cols = max(rows, 1), max(cols, 1)
+    agent.screen.resize(rows, cols)
+    terminals.resize(agent.uuid, rows, cols)
+
+
 def _apply_client_frame(
     agent: LiveAgent, terminals: TerminalSupervisor, frame: dict[str, Any], read_only: bool
 ) -> bool:
@@ -33,7 +39,7 @@ def _apply_client_frame(
         terminals.write(agent.uuid, base64.b64decode(frame["input"]))
     if "resize" in frame and not read_only:
         rows, cols = (int(value) for value in frame["resize"])
-        terminals.resize(agent.uuid, rows, cols)
+        _resize(agent, terminals, rows, cols)
     return True
 
 
@@ -55,7 +61,7 @@ async def attach(agent: LiveAgent, terminals: TerminalSupervisor, params: Any, r
     agent.output_listeners.add(on_output)
     exited = asyncio.ensure_future(terminals.wait_exit(agent.uuid))
     if params.rows and params.cols and not params.read_only:
-        terminals.resize(agent.uuid, params.rows, params.cols)  # a size change makes TUIs redraw
+        _resize(agent, terminals, params.rows, params.cols)  # a size change makes TUIs redraw
     reason = "detached"
     try:
         reason = await _pump(agent, terminals, params.read_only, request, queue, exited)

@@ -114,6 +114,7 @@ class AgentLifecycle:
                 error.hint = f"{info.install_hint}. {error.hint}"
             raise
         agent.running = True
+        agent.screen.restart()
         self._feed.start(parsing)
         agent_rows.update_columns(
             self._conn,

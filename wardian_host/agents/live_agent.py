@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wardian_host.output.buffer import OutputBuffer
+from wardian_host.output.screen import LazyScreen
 
 StatusListener = Callable[["LiveAgent", str], None]
 OutputListener = Callable[[int, bytes], None]  # (cursor of the first byte, the bytes)
@@ -30,6 +31,11 @@ class LiveAgent:
     status_log: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=256))
     # Serializes lifecycle operations on this agent.
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    # What its terminal shows, replayed from `buffer` when asked (`agent screen`).
+    screen: LazyScreen = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.screen = LazyScreen(self.buffer)
 
     @property
     def uuid(self) -> str:

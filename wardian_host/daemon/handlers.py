@@ -8,6 +8,7 @@ from wardian_core.errors import WardianError
 from wardian_host.agents.attaching import attach
 from wardian_host.agents.lifecycle import AgentLifecycle
 from wardian_host.agents.registry import AgentRegistry
+from wardian_host.agents.screens import show_screen
 from wardian_host.agents.sending import Sender
 from wardian_host.agents.status_waits import wait_for_status
 from wardian_host.agents.watching import watch
@@ -85,6 +86,9 @@ def build_handlers(
         calling_agent, _ = identify_caller(request.peer, registry.all())
         return await sender.send_message(params, calling_agent)
 
+    async def screen(params: Any, _: RequestContext) -> dict[str, Any]:
+        return show_screen(registry.resolve(params.target))
+
     async def watch_output(params: Any, request: RequestContext) -> dict[str, Any]:
         return await watch(registry.resolve(params.target), params, request)
 
@@ -98,6 +102,7 @@ def build_handlers(
         "agent.run": run_headless,
         "send": send,
         "agent.watch": watch_output,
+        "agent.screen": screen,
         "agent.attach": attach_terminal,
         "agent.wait": wait,
         "host.status": host_status,

@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Protocol
 
+from wardian_core.parsing.screen import DEFAULT_COLS, DEFAULT_ROWS
+
 
 class Terminal(Protocol):
     pid: int
@@ -34,7 +36,9 @@ class Terminal(Protocol):
     def close(self) -> None: ...
 
 
-def spawn_terminal(argv: list[str], env: dict[str, str], cwd: Path, rows: int = 40, cols: int = 120) -> Terminal:
+def spawn_terminal(
+    argv: list[str], env: dict[str, str], cwd: Path, rows: int = DEFAULT_ROWS, cols: int = DEFAULT_COLS
+) -> Terminal:
     if sys.platform == "win32":
         raise NotImplementedError("Windows ConPTY support is not implemented yet")
     from wardian_host.terminal.posix import PosixTerminal

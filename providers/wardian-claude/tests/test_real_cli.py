@@ -80,6 +80,9 @@ def test_turn_then_pause_and_resume_continue_the_same_session(
 ) -> None:
     ready = agent("cc")
     assert_evidence(fields(wardian, "cc"), "idle", "ready", "pty")
+    # The ready prompt as a person sees it: the words apart, as the TUI laid them out.
+    rows = wardian("agent", "screen", "cc").json()["screen"]["rows"]
+    assert any("? for shortcuts" in row for row in rows), rows
     session_id = fields(wardian, "cc")["provider_session_id"]
     assert session_id and ready["status"] == "idle"
 

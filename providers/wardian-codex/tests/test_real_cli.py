@@ -131,6 +131,9 @@ def test_spawn_is_idle_with_its_thread_and_a_turn_shows_in_watch(wardian: Wardia
     agent = wardian.spawn("cx")
     ready = wardian.wait("cx", "idle", "ready")
     assert ready["status_evidence"]["source"] == "pty"
+    # The ready prompt as a person sees it: the words apart, as the TUI laid them out.
+    rows = wardian("agent", "screen", "cx")["screen"]["rows"]
+    assert any("? for shortcuts" in row for row in rows), rows
     thread = wardian.thread_id("cx")
     # The id Codex itself uses for this session, discovered without a model turn.
     assert (wardian.codex_home(agent["uuid"]) / "thread-writer-locks" / f"{thread}.lock").exists()
@@ -199,6 +202,19 @@ def test_pause_and_resume_continue_the_thread_without_a_trust_dialog(wardian: Wa
     body = turn_request(wardian.cli.server, "ECHO:p2").body_text()
     assert "ECHO:p1" in body and "MOCK-REPLY p1" in body, "the resumed thread lost its earlier turn"
     assert "Trustthisfolder" not in "".join(wardian.watch("cx")["output"].split())
+
+
+def test_screen_shows_the_trust_dialog_with_its_spaces(wardian: Wardian) -> None:
+    # A git workspace the user's own Codex config does not trust: Codex 0.169 asks at launch.
+    subprocess.run(["git", "init", "-q", str(wardian.workspace)], check=True)
+    config = Path(wardian.cli.home) / ".codex" / "config.toml"
+    text = config.read_text()
+    config.write_text(text[: text.index("[projects.")])
+
+    wardian.spawn("cx")
+    wardian.wait("cx", "action_required", "approval_requested")
+    rows = wardian("agent", "screen", "cx")["screen"]["rows"]
+    assert any("Trust this folder?" in row for row in rows), rows
 
 
 def test_api_error_is_reported_as_error(wardian: Wardian) -> None:

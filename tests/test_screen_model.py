@@ -1,0 +1,59 @@
+"""The screen model: rows as a person sees them, replayed lazily from the output buffer."""
+
+from wardian_core.parsing.screen import ScreenModel
+from wardian_host.output.buffer import OutputBuffer
+from wardian_host.output.screen import LazyScreen
+
+
+def test_cursor_movement_becomes_the_spaces_a_person_sees() -> None:
+    screen = ScreenModel(rows=5, cols=40)
+    # Codex 0.169.0 draws its trust dialog by moving the cursor, not by printing spaces.
+    screen.feed(b"\x1b[2J\x1b[1;1HTrust\x1b[1Cthis\x1b[1Cfolder?\x1b[3;3H> 1. Yes")
+    assert screen.rows()[:3] == ["Trust this folder?", "", "  > 1. Yes"]
+    assert screen.snapshot().cursor == {"row": 2, "col": 10}
+
+
+def test_title_size_and_a_character_split_across_reads() -> None:
+    screen = ScreenModel(rows=3, cols=10)
+    check = "✓".encode()
+    screen.feed(b"\x1b]0;my title\x07" + check[:1])
+    screen.feed(check[1:] + b" ok")
+    snapshot = screen.snapshot()
+    assert snapshot.rows == ["✓ ok", "", ""]
+    assert snapshot.title == "my title"
+    assert snapshot.size == {"rows": 3, "cols": 10}
+
+
+def test_a_redraw_replaces_what_was_there() -> None:
+    screen = ScreenModel(rows=2, cols=20)
+    screen.feed(b"working...\r\x1b[2K> ")
+    assert screen.text() == ">"
+
+
+def test_lazy_screen_reads_only_what_arrived_since_the_last_look() -> None:
+    buffer = OutputBuffer(1024)
+    buffer.append(b"before launch\r\n")
+    screen = LazyScreen(buffer)
+    screen.restart()  # a new process starts on a blank screen
+    buffer.append(b"first\r\n")
+    assert screen.snapshot().rows[:2] == ["first", ""]
+    buffer.append(b"second")
+    assert screen.snapshot().rows[:2] == ["first", "second"]
+
+
+def test_lazy_screen_starts_over_from_the_oldest_kept_byte_when_output_was_dropped() -> None:
+    buffer = OutputBuffer(16)
+    screen = LazyScreen(buffer)
+    buffer.append(b"old old old old old\r\n")  # more than the buffer keeps, never looked at
+    buffer.append(b"\x1b[2J\x1b[Hnew")
+    assert screen.snapshot().rows[0] == "new"
+
+
+def test_resize_keeps_what_was_drawn_at_the_old_size() -> None:
+    buffer = OutputBuffer(1024)
+    screen = LazyScreen(buffer)
+    buffer.append(b"hello")
+    screen.resize(10, 30)
+    snapshot = screen.snapshot()
+    assert snapshot.size == {"rows": 10, "cols": 30}
+    assert snapshot.rows[0] == "hello"

@@ -1,0 +1,1 @@
+"""The parser kit providers share: what a terminal shows, decoded from the PTY stream."""

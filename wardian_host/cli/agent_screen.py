@@ -1,0 +1,48 @@
+"""`wardian agent screen`: a live agent's visible terminal screen."""
+
+from typing import Any
+
+import click
+
+from wardian_core import paths, roster
+from wardian_core.errors import WardianError
+from wardian_host.cli.live import emit, request
+
+
+def _not_live_without_host(target: str) -> WardianError:
+    """No host runs, so no agent is live; an unknown name is still `not_found`."""
+    record = roster.show_agent(paths.wardian_home(), target)
+    return WardianError(
+        "not_live",
+        f"agent {record['name']} is {record['status']}: no host runs, so it has no terminal to show",
+        f"Resume it first: `wardian agent resume {record['name']}`.",
+        {"agent": record["name"], "status": record["status"]},
+    )
+
+
+def draw(screen: dict[str, Any]) -> str:
+    """The screen as a person sees it, framed, with the cursor's place below."""
+    cols = screen["size"]["cols"]
+    title = f" {screen['agent']}" + (f" — {screen['title']} " if screen["title"] else " ")
+    top = "┌" + title[:cols].ljust(cols, "─") + "┐"
+    body = ["│" + row.ljust(cols)[:cols] + "│" for row in screen["rows"]]
+    cursor = screen["cursor"]
+    bottom = "└" + "─" * cols + "┘"
+    return "\n".join([top, *body, bottom, f"cursor row {cursor['row']} col {cursor['col']}"])
+
+
+@click.command("screen")
+@click.argument("target", metavar="NAME-OR-UUID")
+@click.option("--pretty", is_flag=True, help="Draw the screen as a person sees it.")
+def screen(target: str, pretty: bool) -> None:
+    """The agent's visible screen: rows, cursor, title and size (live agents only)."""
+    try:
+        answer = request("agent.screen", {"target": target})
+    except WardianError as error:
+        if error.code != "app_not_running":
+            raise
+        raise _not_live_without_host(target) from None
+    if pretty:
+        click.echo(draw(answer))
+    else:
+        emit("screen", answer)
