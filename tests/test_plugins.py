@@ -160,6 +160,19 @@ def test_raising_provider_becomes_request_failed_and_is_recorded(provider_packag
     assert plugins.call("generic", "build_argv", ctx=context(tmp_path, "generic", ["sh"])).argv == ["sh"]
 
 
+def test_a_hook_that_keeps_raising_is_counted_not_recorded_again(provider_packages: Path, tmp_path: Path) -> None:
+    plugins = load_plugins({"WARDIAN_PLUGINS": "raising"})
+    ctx = context(tmp_path, "raising")
+    for _ in range(1000):
+        with pytest.raises(WardianError):
+            plugins.call("raising", "parse_output", ctx=ctx, source=PTY_SOURCE, data=b"x", state={})
+        plugins.notify("status_changed", ctx=ctx, previous="idle", current="processing", event=None)
+    by_stage = {failure.stage: failure for failure in plugins.failures if failure.name == "raising"}
+    assert set(by_stage) == {"parse_output", "status_changed"}
+    assert by_stage["parse_output"].count == 1000 and by_stage["status_changed"].count == 1000
+    assert by_stage["status_changed"].error == "RuntimeError: raising cannot observe"
+
+
 def test_answer_of_the_wrong_type_is_validation_failed(provider_packages: Path, tmp_path: Path) -> None:
     plugins = load_plugins({"WARDIAN_PLUGINS": "raising"})
     with pytest.raises(WardianError) as caught:

@@ -64,6 +64,9 @@ class PluginFailure:
     error: str
     package: str | None = None
     package_version: str | None = None
+    # A hook that raises again is counted, with its latest error, not recorded anew:
+    # a host that runs for weeks keeps one record per plugin and hook.
+    count: int = 1
 
 
 @dataclass(frozen=True)
@@ -97,7 +100,8 @@ class Plugins:
         self._records: dict[str, PluginRecord] = {}
         self._infos: dict[str, ProviderInfo] = {}
         self._adapters: dict[str, TypeAdapter[Any]] = {}
-        self.failures: list[PluginFailure] = []
+        self._load_failures: list[PluginFailure] = []
+        self._hook_failures: dict[tuple[str, str], PluginFailure] = {}
         self._callers: dict[tuple[str, str], Any] = {}
 
     # -- what is there -------------------------------------------------------------
@@ -191,19 +195,19 @@ class Plugins:
         try:
             plugin = entry_point.load()
         except (Exception, SystemExit) as exc:  # noqa: BLE001 - a plugin that fails to import is listed, not fatal
-            self.failures.append(PluginFailure(name, "import", _describe(exc), *package))
+            self._load_failures.append(PluginFailure(name, "import", _describe(exc), *package))
             return
         try:
             self._manager.register(plugin, name=name)
         except Exception as exc:  # noqa: BLE001 - a plugin that fails to register is listed, not fatal
-            self.failures.append(PluginFailure(name, "register", _describe(exc), *package))
+            self._load_failures.append(PluginFailure(name, "register", _describe(exc), *package))
             return
         problem = self._validation_problem(plugin) or self._provider_problem(name, plugin)
         if problem is not None:
             stage, error = problem
             self._manager.unregister(plugin)
             self._infos.pop(name, None)
-            self.failures.append(PluginFailure(name, stage, error, *package))
+            self._load_failures.append(PluginFailure(name, stage, error, *package))
             return
         hooks = tuple(sorted(caller.name for caller in self._manager.get_hookcallers(plugin) or []))
         self._records[name] = PluginRecord(name, entry_point.value, *package, hooks)
@@ -275,10 +279,17 @@ class Plugins:
         if set(kwargs) != expected:
             raise TypeError(f"{hook} takes exactly {sorted(expected)}, got {sorted(kwargs)}")
 
+    @property
+    def failures(self) -> list[PluginFailure]:
+        """Plugins that failed to load, then one record per plugin and hook that raised."""
+        return [*self._load_failures, *self._hook_failures.values()]
+
     def _record_failure(self, name: str, stage: str, exc: BaseException) -> None:
         record = self._records.get(name)
         package = (record.package, record.package_version) if record else (None, None)
-        self.failures.append(PluginFailure(name, stage, _describe(exc), *package))
+        previous = self._hook_failures.get((name, stage))
+        count = previous.count + 1 if previous else 1
+        self._hook_failures[(name, stage)] = PluginFailure(name, stage, _describe(exc), *package, count=count)
 
     @staticmethod
     def _hook_stages() -> tuple[str, ...]:
@@ -304,7 +315,7 @@ def load_plugins(environ: Mapping[str, str] | None = None) -> Plugins:
         first = found.setdefault(entry_point.name, entry_point)
         if first.value != entry_point.value:
             dist = entry_point.dist
-            plugins.failures.append(
+            plugins._load_failures.append(
                 PluginFailure(
                     entry_point.name,
                     "register",
@@ -318,7 +329,7 @@ def load_plugins(environ: Mapping[str, str] | None = None) -> Plugins:
         if allowed is None or name in allowed:
             plugins._load(found[name])
     for name in sorted((allowed or set()) - set(found)):
-        plugins.failures.append(
+        plugins._load_failures.append(
             PluginFailure(name, "missing", f"no plugin named {name!r} is installed (entry-point group {GROUP!r})")
         )
     # Every plugin with an unknown hook was refused above, so this only guards our own checks.
