@@ -1,8 +1,10 @@
 """The screen model: rows as a person sees them, replayed lazily from the output buffer."""
 
+import asyncio
+
 from wardian_core.parsing.screen import ScreenModel
 from wardian_host.output.buffer import OutputBuffer
-from wardian_host.output.screen import LazyScreen
+from wardian_host.output.screen import REPLAY_LIMIT_BYTES, LazyScreen
 
 
 def test_cursor_movement_becomes_the_spaces_a_person_sees() -> None:
@@ -36,9 +38,9 @@ def test_lazy_screen_reads_only_what_arrived_since_the_last_look() -> None:
     screen = LazyScreen(buffer)
     screen.restart()  # a new process starts on a blank screen
     buffer.append(b"first\r\n")
-    assert screen.snapshot().rows[:2] == ["first", ""]
+    assert asyncio.run(screen.snapshot()).rows[:2] == ["first", ""]
     buffer.append(b"second")
-    assert screen.snapshot().rows[:2] == ["first", "second"]
+    assert asyncio.run(screen.snapshot()).rows[:2] == ["first", "second"]
 
 
 def test_lazy_screen_starts_over_from_the_oldest_kept_byte_when_output_was_dropped() -> None:
@@ -46,7 +48,7 @@ def test_lazy_screen_starts_over_from_the_oldest_kept_byte_when_output_was_dropp
     screen = LazyScreen(buffer)
     buffer.append(b"old old old old old\r\n")  # more than the buffer keeps, never looked at
     buffer.append(b"\x1b[2J\x1b[Hnew")
-    assert screen.snapshot().rows[0] == "new"
+    assert asyncio.run(screen.snapshot()).rows[0] == "new"
 
 
 def test_resize_keeps_what_was_drawn_at_the_old_size() -> None:
@@ -54,6 +56,27 @@ def test_resize_keeps_what_was_drawn_at_the_old_size() -> None:
     screen = LazyScreen(buffer)
     buffer.append(b"hello")
     screen.resize(10, 30)
-    snapshot = screen.snapshot()
+    snapshot = asyncio.run(screen.snapshot())
     assert snapshot.size == {"rows": 10, "cols": 30}
     assert snapshot.rows[0] == "hello"
+
+
+def test_a_screen_far_behind_replays_only_the_last_stretch_of_output() -> None:
+    buffer = OutputBuffer(4 * REPLAY_LIMIT_BYTES)
+    screen = LazyScreen(buffer)
+    buffer.append(b"first line, long ago\r\n")
+    buffer.append(b"x" * (2 * REPLAY_LIMIT_BYTES))
+    buffer.append(b"\x1b[2J\x1b[Hlatest")
+    rows = asyncio.run(screen.snapshot()).rows
+    assert rows[0] == "latest"
+    assert not any("long ago" in row for row in rows)
+
+
+def test_resizes_between_looks_apply_where_they_happened_in_the_output() -> None:
+    buffer = OutputBuffer(1024)
+    screen = LazyScreen(buffer)
+    buffer.append(b"0123456789ABCDEF")  # one row of 16 at the default width
+    screen.resize(5, 8)
+    buffer.append(b"\r\nabcdefghij")  # drawn at width 8: wraps
+    rows = asyncio.run(screen.snapshot()).rows
+    assert rows[:3] == ["01234567", "abcdefgh", "ij"]

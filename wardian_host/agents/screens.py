@@ -16,7 +16,8 @@ def not_live(agent: LiveAgent, action: str) -> WardianError:
     )
 
 
-def show_screen(agent: LiveAgent) -> dict[str, Any]:
+async def show_screen(agent: LiveAgent) -> dict[str, Any]:
     if not agent.is_running:
         raise not_live(agent, "show")
-    return {"agent": agent.name, "uuid": agent.uuid, "status": agent.status} | agent.screen.snapshot().model_dump()
+    screen = await agent.screen.snapshot()
+    return {"agent": agent.name, "uuid": agent.uuid, "status": agent.status} | screen.model_dump()

@@ -87,7 +87,7 @@ def build_handlers(
         return await sender.send_message(params, calling_agent)
 
     async def screen(params: Any, _: RequestContext) -> dict[str, Any]:
-        return show_screen(registry.resolve(params.target))
+        return await show_screen(registry.resolve(params.target))
 
     async def watch_output(params: Any, request: RequestContext) -> dict[str, Any]:
         return await watch(registry.resolve(params.target), params, request)

@@ -2,12 +2,36 @@
 
 Feeding a terminal emulator on every read would cost the PTY read rate; the buffer
 already keeps the bytes, so the screen remembers how far it has read and catches up
-on demand. Should the bounded buffer drop bytes the screen never read, the screen
-starts over from the oldest kept byte (the next full redraw of a TUI repairs it).
+on demand. The emulator is pure Python (about 1 MB/s), so a catch-up runs in a worker
+thread, never on the host's loop, and replays at most `REPLAY_LIMIT_BYTES`: a screen
+further behind (or whose bytes the bounded buffer dropped) starts over from a blank
+terminal there, and the next full redraw of a TUI repairs what that left out.
 """
+
+import asyncio
+from dataclasses import dataclass, field
 
 from wardian_core.parsing.screen import DEFAULT_COLS, DEFAULT_ROWS, ScreenModel, ScreenSnapshot
 from wardian_host.output.buffer import OutputBuffer
+
+REPLAY_LIMIT_BYTES = 256 * 1024
+# Resizes waiting for the next look; a client resizing in a loop must not grow this.
+PENDING_RESIZES_KEPT = 32
+
+
+@dataclass
+class _CatchUp:
+    """What one look replays: output in order, with the resizes made between its bytes."""
+
+    model: ScreenModel
+    steps: list[bytes | tuple[int, int]] = field(default_factory=list)
+
+    def run(self) -> None:
+        for step in self.steps:
+            if isinstance(step, bytes):
+                self.model.feed(step)
+            else:
+                self.model.resize(*step)
 
 
 class LazyScreen:
@@ -15,25 +39,41 @@ class LazyScreen:
         self._buffer = buffer
         self._model = ScreenModel()
         self._cursor = buffer.end_cursor
+        self._resizes: list[tuple[int, int, int]] = []  # (output cursor, rows, cols)
+        self._looking = asyncio.Lock()
 
     def restart(self) -> None:
         """A new process draws on a blank terminal of the default size."""
         self._model = ScreenModel(DEFAULT_ROWS, DEFAULT_COLS)
         self._cursor = self._buffer.end_cursor
+        self._resizes.clear()
 
     def resize(self, rows: int, cols: int) -> None:
-        self._catch_up()  # what was drawn before the resize was drawn at the old size
-        self._model.resize(rows, cols)
+        """The terminal changed size now: output from here on is drawn at the new size."""
+        self._resizes = [*self._resizes[-(PENDING_RESIZES_KEPT - 1) :], (self._buffer.end_cursor, rows, cols)]
 
-    def snapshot(self) -> ScreenSnapshot:
-        self._catch_up()
-        return self._model.snapshot()
+    async def snapshot(self) -> ScreenSnapshot:
+        async with self._looking:
+            catch_up = self._plan()
+            await asyncio.to_thread(catch_up.run)
+            return catch_up.model.snapshot()
 
-    def _catch_up(self) -> None:
-        unread = self._buffer.read_from(self._cursor)
-        if unread is None:  # dropped before it was read
-            rows, cols = self._model.size
-            self._model = ScreenModel(rows, cols)
-            unread = self._buffer.read_from(self._buffer.start_cursor) or b""
-        self._model.feed(unread)
-        self._cursor = self._buffer.end_cursor
+    def _plan(self) -> _CatchUp:
+        """Take the unread bytes and pending resizes, on the loop, so the thread reads nothing shared."""
+        end = self._buffer.end_cursor
+        start = self._cursor
+        if start < self._buffer.start_cursor or end - start > REPLAY_LIMIT_BYTES:
+            start = max(self._buffer.start_cursor, end - REPLAY_LIMIT_BYTES)
+            self._model = ScreenModel(*self._model.size)
+        data = self._buffer.read_from(start) or b""
+        catch_up = _CatchUp(self._model)
+        position = start
+        for at, rows, cols in self._resizes:
+            if at > position:
+                catch_up.steps.append(data[position - start : at - start])
+                position = at
+            catch_up.steps.append((rows, cols))
+        catch_up.steps.append(data[position - start :])
+        self._resizes.clear()
+        self._cursor = end
+        return catch_up
