@@ -3,7 +3,7 @@
 import pytest
 
 from wardian_core.provider_models import EVENT_KINDS
-from wardian_core.status_rules import next_status
+from wardian_core.status_rules import StatusCourse, next_status, status_before_dialog
 from wardian_core.statuses import STATUSES
 
 LIVE = ("starting", "idle", "processing", "action_required", "error")
@@ -64,3 +64,43 @@ def test_unknown_event_or_status_is_a_bug_not_a_silent_no_op() -> None:
         next_status("idle", "thinking")
     with pytest.raises(ValueError, match="unknown status"):
         next_status("busy", "ready")
+
+
+def test_approval_resolved_returns_a_turn_to_processing() -> None:
+    course = StatusCourse("idle")
+    assert [course.apply(kind) for kind in ("turn_started", "approval_requested", "approval_resolved")] == [
+        "processing",
+        "action_required",
+        "processing",
+    ]
+    assert course.apply("turn_completed") == "idle"
+
+
+def test_approval_resolved_returns_a_start_up_dialog_to_starting_and_ready_then_idles() -> None:
+    course = StatusCourse("starting")
+    assert course.apply("approval_requested") == "action_required"
+    assert course.apply("approval_resolved") == "starting"
+    assert course.apply("ready") == "idle"
+
+
+def test_a_second_dialog_in_a_row_returns_to_the_status_before_the_first() -> None:
+    course = StatusCourse("idle")
+    assert course.apply("approval_requested") == "action_required"
+    assert course.apply("approval_requested") is None  # still the same wait for a person
+    assert course.apply("approval_resolved") == "idle"
+
+
+@pytest.mark.parametrize("current", ["starting", "idle", "processing", "error", "off", "headless"])
+def test_approval_resolved_without_a_dialog_changes_nothing(current: str) -> None:
+    assert next_status(current, "approval_resolved", "idle") is None
+
+
+def test_approval_resolved_with_no_status_remembered_means_the_turn_goes_on() -> None:
+    assert next_status("action_required", "approval_resolved") == "processing"
+    assert next_status("action_required", "approval_resolved", "error") == "processing"
+
+
+def test_status_before_dialog_is_kept_only_while_the_dialog_is_open() -> None:
+    assert status_before_dialog(None, "processing", "action_required") == "processing"
+    assert status_before_dialog("processing", "action_required", "action_required") == "processing"
+    assert status_before_dialog("processing", "action_required", "off") is None

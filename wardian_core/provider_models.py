@@ -21,6 +21,7 @@ EventKind = Literal[
     "turn_started",
     "generating",
     "approval_requested",
+    "approval_resolved",
     "turn_completed",
     "error",
     "session_ended",
@@ -152,6 +153,8 @@ class ProviderEvent(_Model):
     evidence: Evidence
     session_id: str | None = None
     message: str | None = None
+    # approval_resolved: how the dialog was left, when the provider can tell.
+    answer: Literal["accepted", "rejected", "dismissed"] | None = None
     data: dict[str, Any] = Field(default_factory=dict)
 
 

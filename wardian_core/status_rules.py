@@ -1,7 +1,12 @@
 """How provider events become statuses: DESIGN's "Provider events and statuses" table,
 in one function the host, `providers replay` and tests share."""
 
+from dataclasses import dataclass
+
 from wardian_core.statuses import STATUSES
+
+# Where an agent may have been when a dialog opened, and so return to when it closes.
+DIALOG_RETURNS = ("starting", "idle", "processing")
 
 # The status each event leads to, before the conditions in `next_status`.
 _EVENT_STATUS: dict[str, str | None] = {
@@ -10,18 +15,28 @@ _EVENT_STATUS: dict[str, str | None] = {
     "turn_started": "processing",
     "generating": "processing",
     "approval_requested": "action_required",
+    "approval_resolved": None,  # back to the status before the dialog: see `next_status`
     "turn_completed": "idle",
     "error": "error",
     "session_ended": "off",
 }
 
 
-def next_status(current: str, event_kind: str) -> str | None:
-    """The status `event_kind` moves an agent in `current` to, or None for no change."""
+def next_status(current: str, event_kind: str, before_dialog: str | None = None) -> str | None:
+    """The status `event_kind` moves an agent in `current` to, or None for no change.
+
+    `before_dialog` is the status the agent had when its current dialog opened
+    (`status_before_dialog` keeps it); `approval_resolved` returns there, and to
+    `processing` when it is unknown: a dialog mostly interrupts a turn.
+    """
     if current not in STATUSES:
         raise ValueError(f"unknown status {current!r}")
     if event_kind not in _EVENT_STATUS:
         raise ValueError(f"unknown provider event {event_kind!r}")
+    if event_kind == "approval_resolved":
+        if current != "action_required":
+            return None
+        return before_dialog if before_dialog in DIALOG_RETURNS else "processing"
     target = _EVENT_STATUS[event_kind]
     if event_kind == "ready" and current != "starting":
         # A ready prompt also shows between turns; only turn_completed ends a turn.
@@ -30,3 +45,26 @@ def next_status(current: str, event_kind: str) -> str | None:
         # Spinners keep drawing under an approval dialog: only the answer clears it.
         return None
     return None if target == current else target
+
+
+def status_before_dialog(remembered: str | None, previous: str, current: str) -> str | None:
+    """What `approval_resolved` will return to, after a change from `previous` to `current`."""
+    if current != "action_required":
+        return None
+    return remembered if previous == "action_required" else previous
+
+
+@dataclass
+class StatusCourse:
+    """A status followed event by event outside the host's tracker (headless runs, replay)."""
+
+    status: str = "starting"
+    before_dialog: str | None = None
+
+    def apply(self, event_kind: str) -> str | None:
+        """Move on by one event; the new status, or None when it does not change."""
+        target = next_status(self.status, event_kind, self.before_dialog)
+        if target is not None:
+            self.before_dialog = status_before_dialog(self.before_dialog, self.status, target)
+            self.status = target
+        return target

@@ -134,7 +134,9 @@ def example_agent(provider_packages, run_wardian, workspace: Path):
     return spawn_example
 
 
-def test_approval_accept_and_reject_use_the_provider_keys(example_agent, wait_status, run_wardian, workspace) -> None:
+def test_approval_accept_and_reject_use_the_provider_keys(
+    example_agent, wait_status, run_wardian, show, workspace
+) -> None:
     example_agent("asker")
     wait_status("asker", "idle")
     not_waiting = run_wardian("send", "--approval", "accept", "--to", "asker")
@@ -144,10 +146,16 @@ def test_approval_accept_and_reject_use_the_provider_keys(example_agent, wait_st
     accepted = run_wardian("send", "--approval", "accept", "--to", "asker", "--timeout", "20s").json()
     assert accepted["left_action_required"] is True
     assert (workspace / "accepted.txt").exists()
+    # The dialog's end is its own event, back to the status before it, with the answer.
+    wait_status("asker", "idle")
+    resolved = show("asker")["status_evidence"]
+    assert (resolved["event"], resolved["answer"]) == ("approval_resolved", "accepted")
     run_wardian("send", "tool touch rejected.txt", "--to", "asker")
     wait_status("asker", "action_required")
     rejected = run_wardian("send", "--approval", "reject", "--to", "asker", "--timeout", "20s").json()
     assert rejected["left_action_required"] is True
+    wait_status("asker", "idle")
+    assert show("asker")["status_evidence"]["answer"] == "rejected"
     assert not (workspace / "rejected.txt").exists()
     assert "denied" in run_wardian("agent", "watch", "asker").json()["watch"]["output"]
     assert pending["status"] == "action_required"

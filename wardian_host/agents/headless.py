@@ -13,7 +13,7 @@ from typing import Any
 
 from wardian_core.errors import WardianError
 from wardian_core.provider_models import HEADLESS_SOURCE, LaunchPlan, ParseResult, ProviderEvent, SpawnContext
-from wardian_core.status_rules import next_status
+from wardian_core.status_rules import StatusCourse
 
 STDERR_TAIL_BYTES = 4000
 
@@ -22,7 +22,7 @@ class HeadlessRun:
     def __init__(self, parse: Any) -> None:
         self._parse = parse  # (ctx, source, data, state) -> ParseResult
         self.events: list[dict[str, Any]] = []
-        self.status = "starting"
+        self._course = StatusCourse()
         self.timeline: list[dict[str, Any]] = []
         self.session_id: str | None = None
         self._state: dict[str, Any] = {}
@@ -35,10 +35,15 @@ class HeadlessRun:
         self.events.append(event.model_dump(mode="json", exclude_defaults=True))
         if event.kind == "session_started" and event.session_id:
             self.session_id = event.session_id
-        target = next_status(self.status, event.kind)
+        before = self._course.status
+        target = self._course.apply(event.kind)
         if target is not None:
-            self.timeline.append({"from": self.status, "to": target, "event": event.kind, "rule": event.evidence.rule})
-            self.status = target
+            self.timeline.append({"from": before, "to": target, "event": event.kind, "rule": event.evidence.rule})
+
+    def _fail(self, event: str, rule: str) -> None:
+        """An end of the run no provider event told: a timeout, a non-zero exit."""
+        self.timeline.append({"from": self._course.status, "to": "error", "event": event, "rule": rule})
+        self._course.status, self._course.before_dialog = "error", None
 
     async def run(self, ctx: SpawnContext, plan: LaunchPlan, env: dict[str, str], timeout: float) -> dict[str, Any]:
         process = await asyncio.create_subprocess_exec(
@@ -64,13 +69,11 @@ class HeadlessRun:
             exit_code = await process.wait()
         stderr = (await stderr_task)[-STDERR_TAIL_BYTES:].decode(errors="replace")
         if timed_out:
-            self.timeline.append({"from": self.status, "to": "error", "event": "timeout", "rule": f"{timeout:g}s"})
-            self.status = "error"
-        elif exit_code != 0 and self.status != "error":
-            self.timeline.append({"from": self.status, "to": "error", "event": "exit", "rule": f"exit {exit_code}"})
-            self.status = "error"
+            self._fail("timeout", f"{timeout:g}s")
+        elif exit_code != 0 and self._course.status != "error":
+            self._fail("exit", f"exit {exit_code}")
         return {
-            "status": self.status,
+            "status": self._course.status,
             "exit_code": exit_code,
             "timed_out": timed_out,
             "session_id": self.session_id,

@@ -23,6 +23,8 @@ class LiveAgent:
     row: dict[str, Any]
     buffer: OutputBuffer
     status_evidence: dict[str, Any] | None = None
+    # The status it had when its open dialog appeared (set by the status tracker).
+    status_before_dialog: str | None = None
     # True while a terminal of this host runs the agent (False for `headless`: alive, not ours).
     running: bool = False
     listeners: set[StatusListener] = field(default_factory=set)

@@ -10,7 +10,7 @@ from typing import Any
 
 from wardian_core.db import agents as agent_rows
 from wardian_core.provider_models import ProviderEvent
-from wardian_core.status_rules import next_status
+from wardian_core.status_rules import next_status, status_before_dialog
 from wardian_host.agents.live_agent import LiveAgent
 
 log = logging.getLogger(__name__)
@@ -24,7 +24,7 @@ class StatusTracker:
     def apply_event(self, agent: LiveAgent, event: ProviderEvent) -> None:
         if event.kind == "session_started" and event.session_id:
             self._store_session_id(agent, event.session_id)
-        target = next_status(agent.status, event.kind)
+        target = next_status(agent.status, event.kind, agent.status_before_dialog)
         if target is None:
             return
         evidence = {"source": event.evidence.source, "event": event.kind, "rule": event.evidence.rule}
@@ -32,6 +32,8 @@ class StatusTracker:
             evidence["line"] = event.evidence.line
         if event.message:
             evidence["message"] = event.message
+        if event.answer:
+            evidence["answer"] = event.answer
         self.set_status(agent, target, evidence, event)
 
     def set_status(
@@ -45,6 +47,7 @@ class StatusTracker:
             "SELECT last_status_at FROM agents WHERE uuid = ?", (agent.uuid,)
         ).fetchone()[0]
         agent.status_evidence = evidence
+        agent.status_before_dialog = status_before_dialog(agent.status_before_dialog, previous, status)
         agent.status_log.append(
             {
                 "cursor": agent.buffer.end_cursor,

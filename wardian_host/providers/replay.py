@@ -18,7 +18,7 @@ from wardian_core.provider_models import (
     ParseResult,
     SpawnContext,
 )
-from wardian_core.status_rules import next_status
+from wardian_core.status_rules import StatusCourse
 from wardian_host.providers.manager import Plugins
 
 REPLAY_AGENT_UUID = "00000000-0000-4000-8000-000000000000"
@@ -66,7 +66,7 @@ class _Replay:
         self.state: dict[str, Any] = {}
         self.clock = 0.0
         self.due: float | None = None
-        self.status = "starting"
+        self.course = StatusCourse()
         self.delayed_calls = 0
 
     def feed(self, data: bytes) -> Iterator[dict[str, Any]]:
@@ -76,17 +76,17 @@ class _Replay:
         at = round(self.clock, 6)
         for event in result.events:
             yield {"type": "event", "at": at, "source": self.source.name, "event": event.model_dump(mode="json")}
-            new = next_status(self.status, event.kind)
+            before = self.course.status
+            new = self.course.apply(event.kind)
             if new is not None:
                 yield {
                     "type": "status",
                     "at": at,
-                    "from": self.status,
+                    "from": before,
                     "to": new,
                     "event": event.kind,
                     "evidence": event.evidence.model_dump(mode="json"),
                 }
-                self.status = new
         if result.call_again_after is not None:
             self.due = self.clock + result.call_again_after
 
@@ -117,7 +117,7 @@ def replay(
     ctx = replay_context(provider, source, home, settings or {})
     output_source = resolve_source(plugins, provider, ctx, source, file)
     run = _Replay(plugins, provider, ctx, output_source)
-    yield {"type": "status", "at": 0.0, "from": None, "to": run.status, "event": None, "evidence": None}
+    yield {"type": "status", "at": 0.0, "from": None, "to": run.course.status, "event": None, "evidence": None}
     yield from run.feed(b"")  # the host opens every source with an empty call
     for index, piece in enumerate(pieces(file.read_bytes(), output_source, chunk_size)):
         if index:

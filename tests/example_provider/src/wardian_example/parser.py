@@ -17,6 +17,8 @@ HEADLESS_EVENTS = {
 }
 PROMPT = "example> "
 APPROVAL = "Allow? [y/n]"
+# What the example CLI prints once its dialog is answered, and what that answer was.
+ANSWERS = (("\nran", "accepted"), ("\ndenied", "rejected"))
 
 
 def _event(kind: str, source: OutputSource, rule: str, line: str, **fields: Any) -> ProviderEvent:
@@ -52,6 +54,12 @@ def parse_terminal(source: OutputSource, data: bytes, state: dict[str, Any]) -> 
     events = []
     if APPROVAL in text:
         events.append(_event("approval_requested", source, "approval dialog", APPROVAL))
+        state["dialog_open"] = True
+        text = text[text.index(APPROVAL) + len(APPROVAL) :]
+    for marker, answer in ANSWERS if state.get("dialog_open") else ():
+        if marker in text:
+            state["dialog_open"] = False
+            events.append(_event("approval_resolved", source, "dialog answered", marker.strip(), answer=answer))
     if text.endswith(PROMPT):
         kind = "turn_completed" if state.get("seen_prompt") else "ready"
         state["seen_prompt"] = True
