@@ -37,6 +37,16 @@ EXIT_CODES: dict[str, int] = {
 }
 
 
+def not_live(agent_name: str, status: str, why: str) -> "WardianError":
+    """The refusal of every request that needs an agent's terminal when it has none."""
+    return WardianError(
+        "not_live",
+        f"agent {agent_name} is {status}: {why}",
+        f"Resume it first: `wardian agent resume {agent_name}`.",
+        {"agent": agent_name, "status": status},
+    )
+
+
 class WardianError(Exception):
     """A failure a user or an agent can act on: code, message, hint, details."""
 

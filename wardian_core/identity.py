@@ -89,6 +89,17 @@ def free_name_like(conn: sqlite3.Connection, wanted: str) -> str:
     return generate_name(wanted)
 
 
+def duplicate_name(conn: sqlite3.Connection, name: str, other_way: str = "") -> WardianError:
+    """The refusal of a taken name, with a free one like it (`other_way` ends the hint)."""
+    free = free_name_like(conn, name)
+    return WardianError(
+        "duplicate_name",
+        f"an agent named {name!r} already exists",
+        f"Choose another name, e.g. `{free}`{other_way}.",
+        {"name": name, "suggestion": free},
+    )
+
+
 def resolve_workspace(workspace: str | os.PathLike[str]) -> str:
     return str(Path(workspace).expanduser().resolve())
 
@@ -121,13 +132,7 @@ def create_agent(
         try:
             return insert(name)
         except sqlite3.IntegrityError:
-            free = free_name_like(conn, name)
-            raise WardianError(
-                "duplicate_name",
-                f"an agent named {name!r} already exists",
-                f"Choose another name, e.g. `{free}`, or omit --name to get a generated one.",
-                {"name": name, "suggestion": free},
-            ) from None
+            raise duplicate_name(conn, name, ", or omit --name to get a generated one") from None
     while True:  # a generated name that collides is simply drawn again
         try:
             return insert(generate_name(class_name))

@@ -11,9 +11,7 @@ from typing import Any
 import pyte
 from pydantic import BaseModel, ConfigDict
 
-# The size every agent's terminal starts with; a client's resize changes it.
-DEFAULT_ROWS = 40
-DEFAULT_COLS = 120
+from wardian_core.parsing import DEFAULT_COLS, DEFAULT_ROWS
 
 
 class ScreenSnapshot(BaseModel):

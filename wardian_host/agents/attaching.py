@@ -24,7 +24,6 @@ def _encode(data: bytes) -> str:
 
 
 def _resize(agent: LiveAgent, terminals: TerminalSupervisor, rows: int, cols: int) -> None:
-    rows, cols = max(rows, 1), max(cols, 1)
     agent.screen.resize(rows, cols)
     terminals.resize(agent.uuid, rows, cols)
 

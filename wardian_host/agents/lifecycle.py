@@ -113,7 +113,7 @@ class AgentLifecycle:
             if info.install_hint and error.details.get("executable") == plan.argv[0]:
                 error.hint = f"{info.install_hint}. {error.hint}"
             raise
-        agent.running = True
+        agent.is_running = True
         agent.screen.restart()
         self._feed.start(parsing)
         agent_rows.update_columns(
@@ -174,7 +174,7 @@ class AgentLifecycle:
 
     def _exited(self, agent: LiveAgent, parsing: ParserSession, exit_code: int | None, stop_reason: str | None) -> None:
         self._feed.close(parsing)
-        agent.running = False
+        agent.is_running = False
         agent_rows.update_columns(self._conn, agent.uuid, pid=None)
         self._registry.refresh(agent)
         evidence: dict[str, Any] = {"source": "host", "event": "exit", "exit_code": exit_code}
@@ -375,13 +375,7 @@ class AgentLifecycle:
             try:
                 agent_rows.update_columns(self._conn, agent.uuid, name=new_name)
             except sqlite3.IntegrityError:
-                free = identity.free_name_like(self._conn, new_name)
-                raise WardianError(
-                    "duplicate_name",
-                    f"an agent named {new_name!r} already exists",
-                    f"Choose another name, e.g. `{free}`.",
-                    {"name": new_name, "suggestion": free},
-                ) from None
+                raise identity.duplicate_name(self._conn, new_name) from None
             self._registry.refresh(agent)
         return agent.snapshot()
 

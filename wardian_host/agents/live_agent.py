@@ -1,7 +1,7 @@
 """What the host knows about one agent: its row, whether it runs, its output and statuses.
 
 Who writes what: the registry and the status tracker keep `row` and the status fields
-in step with state.db; the lifecycle sets `running` and records terminal output
+in step with state.db; the lifecycle sets `is_running` and records terminal output
 into `buffer`. The PTY itself belongs to the terminal part, parser state to the output feed.
 """
 
@@ -26,7 +26,7 @@ class LiveAgent:
     # The status it had when its open dialog appeared (set by the status tracker).
     status_before_dialog: str | None = None
     # True while a terminal of this host runs the agent (False for `headless`: alive, not ours).
-    running: bool = False
+    is_running: bool = False
     listeners: set[StatusListener] = field(default_factory=set)
     output_listeners: set[OutputListener] = field(default_factory=set)
     # Recent status changes with the output cursor at the time, for `agent watch`.
@@ -52,13 +52,9 @@ class LiveAgent:
         return str(self.row["status"])
 
     @property
-    def is_running(self) -> bool:
-        return self.running
-
-    @property
     def is_alive(self) -> bool:
         """Running in our terminal, or `headless`: alive without one."""
-        return self.running or self.status == "headless"
+        return self.is_running or self.status == "headless"
 
     def record_output(self, data: bytes) -> None:
         """Keep terminal output in the buffer and show it to whoever watches or attaches."""

@@ -5,19 +5,14 @@ from typing import Any
 import click
 
 from wardian_core import paths, roster
-from wardian_core.errors import WardianError
+from wardian_core.errors import WardianError, not_live
 from wardian_host.cli.live import emit, request
 
 
 def _not_live_without_host(target: str) -> WardianError:
     """No host runs, so no agent is live; an unknown name is still `not_found`."""
     record = roster.show_agent(paths.wardian_home(), target)
-    return WardianError(
-        "not_live",
-        f"agent {record['name']} is {record['status']}: no host runs, so it has no terminal to show",
-        f"Resume it first: `wardian agent resume {record['name']}`.",
-        {"agent": record["name"], "status": record["status"]},
-    )
+    return not_live(record["name"], record["status"], "no host runs, so it has no terminal to show")
 
 
 def draw(screen: dict[str, Any]) -> str:

@@ -65,9 +65,9 @@ class OutputFeed:
     def pty_output(self, session: ParserSession, data: bytes) -> None:
         session.backlog += data
         if session.window is None:
-            self._parse_backlog(session, PTY_SOURCE)
+            self._parse_backlog(session)
 
-    def _parse_backlog(self, session: ParserSession, source: OutputSource) -> None:
+    def _parse_backlog(self, session: ParserSession) -> None:
         """Parse what arrived, then hold further output for a few milliseconds.
 
         Output after a pause is parsed at once; a flood costs one parser call per window
@@ -78,14 +78,16 @@ class OutputFeed:
             return
         data = bytes(session.backlog)
         session.backlog.clear()
-        self._feed(session, session.launch_ctx, source, data)
-        session.window = self._loop.call_later(PARSE_WINDOW_SECONDS, self._parse_backlog, session, source)
+        self._feed(session, session.launch_ctx, PTY_SOURCE, data)
+        session.window = self._loop.call_later(PARSE_WINDOW_SECONDS, self._parse_backlog, session)
 
     def follow_telemetry(self, session: ParserSession) -> None:
         """Follow the source the provider names now, if it is not the one already followed."""
+        if not session.open:
+            return
         source: OutputSource | None = self._plugins.call(session.ctx.provider, "approval_source", ctx=session.ctx)
         current = session.telemetry
-        if source is None or source.path is None or not session.open:
+        if source is None or source.path is None:
             return
         if current is not None and current.path == source.path:
             return
@@ -99,7 +101,7 @@ class OutputFeed:
 
     def close(self, session: ParserSession) -> None:
         """Parse what is left of the PTY output, then drop the launch's timers and state."""
-        self._parse_backlog(session, PTY_SOURCE)
+        self._parse_backlog(session)
         if session.window is not None:
             session.window.cancel()
             session.window = None

@@ -11,7 +11,7 @@ terminal there, and the next full redraw of a TUI repairs what that left out.
 import asyncio
 from dataclasses import dataclass, field
 
-from wardian_core.parsing.screen import DEFAULT_COLS, DEFAULT_ROWS, ScreenModel, ScreenSnapshot
+from wardian_core.parsing.screen import ScreenModel, ScreenSnapshot
 from wardian_host.output.buffer import OutputBuffer
 
 REPLAY_LIMIT_BYTES = 256 * 1024
@@ -44,7 +44,7 @@ class LazyScreen:
 
     def restart(self) -> None:
         """A new process draws on a blank terminal of the default size."""
-        self._model = ScreenModel(DEFAULT_ROWS, DEFAULT_COLS)
+        self._model = ScreenModel()
         self._cursor = self._buffer.end_cursor
         self._resizes.clear()
 

@@ -121,7 +121,7 @@ class Plugins:
 
     def failure(self, name: str) -> PluginFailure | None:
         """The load failure of plugin `name`, if it failed to load."""
-        return next((f for f in self.failures if f.name == name and f.stage not in self._hook_stages()), None)
+        return next((f for f in self._load_failures if f.name == name), None)
 
     def info(self, name: str) -> ProviderInfo:
         if name in self._infos:
@@ -290,10 +290,6 @@ class Plugins:
         previous = self._hook_failures.get((name, stage))
         count = previous.count + 1 if previous else 1
         self._hook_failures[(name, stage)] = PluginFailure(name, stage, _describe(exc), *package, count=count)
-
-    @staticmethod
-    def _hook_stages() -> tuple[str, ...]:
-        return hookspecs.PROVIDER_HOOKS + hookspecs.OBSERVER_HOOKS
 
     def _unknown(self, name: str) -> WardianError:
         known = self.provider_names()

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Protocol
 
-from wardian_core.parsing.screen import DEFAULT_COLS, DEFAULT_ROWS
+from wardian_core.parsing import DEFAULT_COLS, DEFAULT_ROWS
 
 
 class Terminal(Protocol):

@@ -58,9 +58,6 @@ class TerminalSupervisor:
         self._loop.add_reader(terminal.exit_fileno(), self._exited, session)
         return terminal.pid
 
-    def is_running(self, key: str) -> bool:
-        return key in self._sessions
-
     def _current(self, session: _Session) -> bool:
         return self._sessions.get(session.key) is session
 
