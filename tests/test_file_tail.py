@@ -49,3 +49,28 @@ def test_a_truncated_file_is_read_again_from_the_start(tmp_path: Path) -> None:
         return lines
 
     assert asyncio.run(scenario()) == [b"first", b"second", b"new"]
+
+
+def test_a_file_followed_from_its_end_skips_its_history_but_not_a_line_being_written(tmp_path: Path) -> None:
+    log = tmp_path / "rollout.jsonl"
+    log.write_bytes(b'{"old": 1}\n{"old": 2}\n{"half')
+
+    async def scenario() -> list[bytes]:
+        lines: list[bytes] = []
+        arrived = asyncio.Event()
+
+        def on_line(line: bytes) -> None:
+            lines.append(line)
+            arrived.set()
+
+        tail = FileTail(asyncio.get_running_loop(), log, on_line, start_at_end=True)
+        tail.start()
+        try:
+            with log.open("ab") as handle:
+                handle.write(b'": 3}\n')
+            await asyncio.wait_for(arrived.wait(), 10)
+        finally:
+            tail.close()
+        return lines
+
+    assert asyncio.run(scenario()) == [b'{"half": 3}']

@@ -6,10 +6,11 @@ from typing import Any
 import pytest
 
 from wardian_core.errors import WardianError
-from wardian_core.provider_models import PTY_SOURCE, LaunchConfig, SpawnContext
+from wardian_core.provider_models import PTY_SOURCE, LaunchConfig, ParseResult, SpawnContext
 from wardian_host.providers.builtin_generic import parser
 from wardian_host.providers.manager import load_plugins
 from wardian_host.providers.replay import replay
+from wardian_host.providers.source_parser import SourceParser
 
 
 def context(
@@ -29,13 +30,24 @@ def context(
 
 
 class Feed:
-    """Calls the parser as the host does, keeping the per-source state."""
+    """Calls the parser as the host does: through the plugin, with its declared state."""
 
     def __init__(self, ctx: SpawnContext) -> None:
-        self.ctx, self.state = ctx, {}
+        self.ctx = ctx
+        self.parser = SourceParser(load_plugins({"WARDIAN_PLUGINS": "generic"}), "generic", PTY_SOURCE)
+        assert isinstance(self.parser.state, parser.GenericState)
 
     def __call__(self, data: bytes) -> tuple[list[str], float | None]:
-        result = parser.parse(self.ctx, PTY_SOURCE, data, self.state)
+        return self._answer(self.parser.parse(self.ctx, data))
+
+    def opened(self) -> tuple[list[str], float | None]:
+        return self._answer(self.parser.opened(self.ctx))
+
+    def quiet(self) -> tuple[list[str], float | None]:
+        return self._answer(self.parser.quiet(self.ctx))
+
+    @staticmethod
+    def _answer(result: ParseResult) -> tuple[list[str], float | None]:
         return [event.kind for event in result.events], result.call_again_after
 
 
@@ -65,49 +77,48 @@ def test_build_argv_refuses_what_it_cannot_run(tmp_path: Path, extra_args, mode,
 
 def test_startup_output_keeps_starting_until_quiet_then_ready(tmp_path: Path) -> None:
     feed = Feed(context(tmp_path))
-    assert feed(b"") == ([], 1.5)  # the source opened: arm the quiet timer
+    assert feed.opened() == ([], 1.5)  # the source opened: arm the quiet timer
     assert feed(b"Welcome to the shell\r\n") == ([], 1.5)
-    assert feed(b"") == (["ready"], None)
+    assert feed.quiet() == (["ready"], None)
 
 
 def test_a_command_that_prints_nothing_is_ready_once_quiet(tmp_path: Path) -> None:
     feed = Feed(context(tmp_path, idle_quiet_seconds=0.25))
-    assert feed(b"") == ([], 0.25)
-    assert feed(b"") == (["ready"], None)
+    assert feed.opened() == ([], 0.25)
+    assert feed.quiet() == (["ready"], None)
 
 
 def test_output_after_quiet_starts_a_turn_and_quiet_ends_it(tmp_path: Path) -> None:
     feed = Feed(context(tmp_path, idle_quiet_seconds=4))
-    feed(b"")
-    feed(b"")
+    feed.opened()
+    feed.quiet()
     assert feed(b"ls\r\n") == (["turn_started"], 4.0)
     assert feed(b"a.txt b.txt\r\n") == ([], 4.0)
-    assert feed(b"") == (["turn_completed"], None)
-    assert feed(b"") == ([], None)  # a late delayed call changes nothing
+    assert feed.quiet() == (["turn_completed"], None)
+    assert feed.quiet() == ([], None)  # a late delayed call changes nothing
 
 
 def test_turn_started_evidence_names_the_line_that_showed_activity(tmp_path: Path) -> None:
     ctx = context(tmp_path)
-    state: dict[str, Any] = {}
-    parser.parse(ctx, PTY_SOURCE, b"", state)
-    parser.parse(ctx, PTY_SOURCE, b"", state)
+    state = parser.GenericState()
+    parser.quiet(ctx, PTY_SOURCE, state)
     event = parser.parse(ctx, PTY_SOURCE, b"\x1b[1m\r\n  compiling foo\r\n", state).events[0]
     assert event.evidence.model_dump() == {"source": "pty", "rule": "output after quiet", "line": "compiling foo"}
 
 
 def test_prompt_pattern_ends_a_turn_at_once(tmp_path: Path) -> None:
     feed = Feed(context(tmp_path, prompt_pattern=r"^\$ $"))
-    feed(b"")
+    feed.opened()
     assert feed(b"motd\r\n$ ") == (["ready"], None)
     assert feed(b"make\r\n") == (["turn_started"], 1.5)
     assert feed(b"building\r\n$ ") == (["turn_completed"], None)
-    assert feed(b"") == ([], None)
+    assert feed.quiet() == ([], None)
 
 
 def test_escape_sequences_and_blank_redraws_are_not_activity(tmp_path: Path) -> None:
     feed = Feed(context(tmp_path))
-    feed(b"")
-    feed(b"")
+    feed.opened()
+    feed.quiet()
     assert feed(b"\x1b[?25l\x1b[2;1H\x1b[K \r\n") == ([], None)
     assert feed(b"\x1b]0;title\x07") == ([], None)
     assert feed(b"\x1b[3") == ([], None)  # an escape cut by the read

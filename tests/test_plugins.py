@@ -40,7 +40,15 @@ def test_generic_is_found_through_the_wardian_entry_point_group() -> None:
     assert plugins.failures == []
     record = plugins.record("generic")
     assert (record.package, record.entry_point) == ("wardian", "wardian_host.providers.builtin_generic.plugin")
-    assert record.hooks == ("build_argv", "parse_output", "provider_info", "resume_args")
+    assert record.hooks == (
+        "build_argv",
+        "parse_output",
+        "parser_state",
+        "provider_info",
+        "resume_args",
+        "source_opened",
+        "source_quiet",
+    )
 
 
 def test_installed_package_is_registered_under_its_entry_point_name(provider_packages: Path) -> None:
@@ -145,7 +153,8 @@ def test_hook_a_provider_does_not_implement_gets_the_neutral_answer(tmp_path: Pa
     plugins = load_plugins({"WARDIAN_PLUGINS": "generic"})
     ctx = context(tmp_path, "generic", ["bash"])
     assert plugins.call("generic", "prepare_home", ctx=ctx).env == {}
-    assert plugins.call("generic", "approval_source", ctx=ctx) is None
+    assert plugins.call("generic", "approval_source", ctx=ctx) == []
+    assert plugins.call("generic", "parse_screen", ctx=ctx, source=PTY_SOURCE, screen=None, state={}).events == []
 
 
 def test_raising_provider_becomes_request_failed_and_is_recorded(provider_packages: Path, tmp_path: Path) -> None:

@@ -165,13 +165,13 @@ def test_show_gives_the_full_record(run_wardian, provider_packages) -> None:
         "bracketed_paste": True,
         "paste_threshold": 120,
         "settle_seconds": 0.1,
-        "approve_keys": "y",
-        "reject_keys": "n",
+        "dialogs": {"allow": {"accept": "y", "reject": "n"}},
+        "sender_tag": True,
     }
     assert (provider["session_id_mode"], provider["instruction_file"], provider["contract_version"]) == (
         "discovered",
         "AGENTS.md",
-        1,
+        2,
     )
     assert provider["entry_point"] == "wardian_example.plugin"
     assert provider["executable_override_variable"] == "WARDIAN_EXAMPLE_EXECUTABLE"

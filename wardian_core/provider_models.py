@@ -7,13 +7,16 @@ kept apart from `wardian_core.models` so nothing on the CLI's read path imports 
 
 import math
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, Literal, Self, get_args
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 # The version of the hook contract in `wardian_host.providers.hookspecs`. A provider declares the
 # version it was built for in `ProviderInfo.contract_version`; the host refuses any other.
-CONTRACT_VERSION = 1
+# 2: approval reasons and dialogs, resume through `resume_args`, several telemetry sources
+#    (files, directories, SSE, commands), typed parser state, explicit open/quiet/screen calls.
+CONTRACT_VERSION = 2
 
 EventKind = Literal[
     "session_started",
@@ -28,6 +31,11 @@ EventKind = Literal[
 ]
 EVENT_KINDS: tuple[str, ...] = get_args(EventKind)
 
+# Why a provider waits for a person: a tool to approve, a workspace to trust, a sign-in, a
+# question it asks, a first-run choice (theme, API key).
+ApprovalReason = Literal["tool", "trust", "sign_in", "question", "onboarding"]
+APPROVAL_REASONS: tuple[str, ...] = get_args(ApprovalReason)
+
 # Capabilities the host knows how to use; a provider may declare others for its own tools.
 KNOWN_CAPABILITIES = ("interactive", "headless", "resume", "approvals", "model_selection", "skills")
 
@@ -37,6 +45,13 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
+class DialogKeys(_Model):
+    """The keys that answer one dialog; None where the dialog cannot be answered that way."""
+
+    accept: str | None = Field(None, min_length=1)
+    reject: str | None = Field(None, min_length=1)
+
+
 class InputProfile(_Model):
     """How the host types into this provider's terminal."""
 
@@ -44,8 +59,29 @@ class InputProfile(_Model):
     bracketed_paste: bool = Field(True, description="Wrap multi-line or long input in bracketed paste.")
     paste_threshold: int = Field(200, ge=0, description="Single-line input longer than this is pasted too.")
     settle_seconds: float = Field(0.05, ge=0, description="Pause between pasting and the submit key.")
-    approve_keys: str | None = Field(None, description="Keys that accept an approval dialog; None: no approvals.")
-    reject_keys: str | None = Field(None, description="Keys that refuse an approval dialog.")
+    dialogs: dict[str, DialogKeys] = Field(
+        default_factory=dict,
+        description="Per dialog (the `dialog` an approval_requested event names): the keys answering it.",
+    )
+    sender_tag: bool = Field(
+        True, description="Whether `send` from another agent types `[from <agent>] ` before the text."
+    )
+
+
+class TestedVersions(_Model):
+    """The oldest and newest CLI versions the provider's tests ran against."""
+
+    oldest: str = Field(min_length=1)
+    newest: str = Field(min_length=1)
+
+
+class ProviderSetting(_Model):
+    """One per-agent setting a provider takes (`agent spawn --provider-setting NAME=VALUE`)."""
+
+    name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
+    type: Literal["string", "integer", "number", "boolean"] = "string"
+    choices: list[str | int | float | bool] | None = None
+    description: str = ""
 
 
 class ProviderInfo(_Model):
@@ -61,6 +97,8 @@ class ProviderInfo(_Model):
     session_id_mode: Literal["assigned", "discovered"]
     capabilities: list[str] = Field(default_factory=list)
     input_profile: InputProfile = Field(default_factory=InputProfile)
+    tested_versions: TestedVersions | None = Field(None, description="None for a provider without a CLI of its own.")
+    settings: list[ProviderSetting] = Field(default_factory=list, description="The per-agent settings it accepts.")
 
     @field_validator("capabilities")
     @classmethod
@@ -100,6 +138,10 @@ class SpawnContext(_Model):
         None, description="The session to resume, or the id assigned up front to a fresh one."
     )
     prompt: str | None = Field(None, description="Headless launches: the first (and only) prompt.")
+    resume_args: list[str] = Field(
+        default_factory=list,
+        description="Resume launches: what the provider's `resume_args` answered, for build_argv to place.",
+    )
     launch: LaunchConfig = Field(default_factory=LaunchConfig)
 
     @property
@@ -121,21 +163,54 @@ class LaunchPlan(_Model):
     cwd: Path
 
 
+SourceKind = Literal["pty", "headless", "file", "directory", "sse", "command"]
+LOOPBACK_HOSTS = ("127.0.0.1", "::1", "localhost")
+
+
 class OutputSource(_Model):
     """A named stream of provider output the host feeds to `parse_output`.
 
     `pty` (raw terminal bytes in arbitrary chunks) and `headless` (stdout of a headless
-    run, one line per call) are built in; a provider may name a file the host tails line
-    by line (a hook's JSONL, a session log).
+    run, a line per call) are the host's own. A provider names its telemetry as:
+    `file` (`path`, followed line by line as it grows: a hook's JSONL, a session log);
+    `directory` (`path`, each file whose name matches `pattern` that appears there or in
+    a folder below it after the host started watching, as one call with its path relative
+    to `path`); `sse` (`url` on the loopback interface, with `headers`, one call per
+    event's data); `command` (`argv` run by the host, one call per line of its stdout).
+    The host reconnects streams and restarts commands that end while the agent runs.
     """
 
     name: str = Field(pattern=r"^[A-Za-z0-9_.:-]+$")
+    kind: SourceKind = "file"
     format: Literal["chunks", "lines"] = "lines"
     path: Path | None = None
+    pattern: str = Field("*", description="`directory`: the file names to report (a glob).")
+    start_at_end: bool = Field(False, description="`file`: skip what it holds when opened (a resumed log's history).")
+    url: str | None = None
+    headers: dict[str, str] = Field(default_factory=dict, repr=False, description="`sse`: e.g. a credential.")
+    argv: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict, repr=False, description="`command`: added environment.")
+
+    @model_validator(mode="after")
+    def _what_the_kind_needs(self) -> Self:
+        if self.kind in ("file", "directory") and self.path is None:
+            raise ValueError(f"a {self.kind} source needs a path")
+        if self.kind == "command" and not self.argv:
+            raise ValueError("a command source needs argv")
+        if self.kind == "sse":
+            parts = urlsplit(self.url or "")
+            if parts.scheme != "http" or parts.hostname not in LOOPBACK_HOSTS:
+                raise ValueError("an sse source needs an http:// url on 127.0.0.1, ::1 or localhost")
+        return self
+
+    @property
+    def identity(self) -> tuple[Any, ...]:
+        """What makes two answers of `approval_source` the same source (kept open, not reopened)."""
+        return (self.name, self.kind, self.path, self.pattern, self.url, tuple(self.argv))
 
 
-PTY_SOURCE = OutputSource(name="pty", format="chunks")
-HEADLESS_SOURCE = OutputSource(name="headless", format="lines")
+PTY_SOURCE = OutputSource(name="pty", kind="pty", format="chunks")
+HEADLESS_SOURCE = OutputSource(name="headless", kind="headless", format="lines")
 
 
 class Evidence(_Model):
@@ -153,21 +228,38 @@ class ProviderEvent(_Model):
     evidence: Evidence
     session_id: str | None = None
     message: str | None = None
+    # approval_requested: why, and which dialog (a key of `InputProfile.dialogs`) answers it.
+    reason: ApprovalReason | None = None
+    dialog: str | None = Field(None, pattern=r"^[a-z][a-z0-9_-]*$")
     # approval_resolved: how the dialog was left, when the provider can tell.
     answer: Literal["accepted", "rejected", "dismissed"] | None = None
     data: dict[str, Any] = Field(default_factory=dict)
 
+    @model_validator(mode="after")
+    def _dialog_fields_belong_to_dialogs(self) -> Self:
+        if self.kind == "approval_requested" and (self.reason is None or self.dialog is None):
+            raise ValueError("approval_requested needs a reason and the dialog it opened")
+        if self.kind != "approval_requested" and (self.reason is not None or self.dialog is not None):
+            raise ValueError("only approval_requested carries a reason and a dialog")
+        if self.kind != "approval_resolved" and self.answer is not None:
+            raise ValueError("only approval_resolved carries an answer")
+        return self
+
 
 class ParseResult(_Model):
-    """What `parse_output` answers.
+    """What every parser call answers.
 
-    `call_again_after`: seconds after which the host calls `parse_output` again for the
-    same source with empty data, replacing any delayed call pending for it; None leaves a
-    pending delayed call in place.
+    `call_again_after`: seconds after which the host calls `source_quiet` for the same
+    source, replacing any quiet call pending for it; None leaves a pending one in place.
+    `want_screen`: the host brings the agent's screen model up to date (off its loop) and
+    calls `parse_screen` with it once; set again while one is pending, it is still one call.
+    `sources_changed`: the host asks `approval_source` again and opens what is new.
     """
 
     events: list[ProviderEvent] = Field(default_factory=list)
     call_again_after: float | None = Field(None, ge=0)
+    want_screen: bool = False
+    sources_changed: bool = False
 
     @field_validator("call_again_after")
     @classmethod

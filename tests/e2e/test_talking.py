@@ -1,9 +1,12 @@
 """send, wait, watch and attach through the real `wardian` command and real PTYs."""
 
+import http.server
 import json
 import os
 import sys
+import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from ptyprocess import PtyProcess
@@ -97,25 +100,11 @@ def test_send_body_sources_and_thread_are_checked(spawn, run_wardian) -> None:
         assert run_wardian(*args).error()["code"] == code, args
 
 
-def test_send_between_agents_is_prefixed_with_the_sender_found_by_the_host(
-    spawn, wait_status, run_wardian, workspace: Path
-) -> None:
-    spawn("listener", "bash", "--norc")
-    spawn("talker", "bash", "-c", f"{WARDIAN} send 'hello from a peer' --to listener > sent.json; exec sleep 600")
-    wait_status("talker", "idle")
-    sent = json.loads((workspace / "sent.json").read_text())
-    assert sent["sender"] == "talker"
-    assert "[from talker] hello from a peer" in run_wardian("agent", "watch", "listener").json()["watch"]["output"]
-    # A process outside every agent that merely claims one is nobody.
-    claimed = run_wardian("send", "claimed", "--to", "listener", env={"WARDIAN_SESSION_ID": "anything"})
-    assert claimed.json()["sender"] is None
-
-
 @pytest.fixture
 def example_agent(provider_packages, run_wardian, workspace: Path):
     env = {"PATH": f"{FAKE_CLIS}{os.pathsep}{os.environ['PATH']}", "WARDIAN_PLUGINS": "generic,example"}
 
-    def spawn_example(name: str) -> None:
+    def spawn_example(name: str, *options: str, check: bool = True) -> Any:
         result = run_wardian(
             "agent",
             "spawn",
@@ -127,11 +116,95 @@ def example_agent(provider_packages, run_wardian, workspace: Path):
             name,
             "--workspace",
             str(workspace),
+            *options,
             env=env,
         )
-        assert result.returncode == 0, result.stderr
+        assert result.returncode == 0 or not check, result.stderr
+        return result
 
     return spawn_example
+
+
+def test_a_sender_tag_is_typed_only_where_the_provider_wants_one(
+    spawn, example_agent, wait_status, run_wardian, workspace: Path
+) -> None:
+    example_agent("assistant")  # first: the host it starts finds the example CLI on its PATH
+    spawn("shell", "bash", "--norc")
+    wait_status("assistant", "idle")
+    command = f"{WARDIAN} send 'echo peer-text' --to shell > to-shell.json; {WARDIAN} send 'hello' --to assistant"
+    spawn("talker", "bash", "-c", f"{command} > to-assistant.json; exec sleep 600")
+    wait_status("talker", "idle")
+    assert json.loads((workspace / "to-shell.json").read_text())["sender"] == "talker"
+    # The generic provider declares no tag: a shell gets the command as sent, and runs it.
+    shell_output = run_wardian("agent", "watch", "shell").json()["watch"]["output"]
+    assert "peer-text" in shell_output and "[from talker]" not in shell_output
+    # An AI CLI's provider wants to know who speaks.
+    assert "you said: [from talker] hello" in run_wardian("agent", "watch", "assistant").json()["watch"]["output"]
+    # A process outside every agent that merely claims one is nobody.
+    claimed = run_wardian("send", "claimed", "--to", "assistant", env={"WARDIAN_SESSION_ID": "anything"})
+    assert claimed.json()["sender"] is None
+
+
+class EventServer:
+    """A local server-sent-events endpoint, as a CLI's own server would offer one."""
+
+    def __init__(self, events: list[str]) -> None:
+        self.events = events
+        self.headers: list[dict[str, str]] = []
+        server = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 - the name http.server calls
+                server.headers.append(dict(self.headers))
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                for data in server.events:
+                    self.wfile.write(f": keep-alive\r\ndata: {data}\r\n\r\n".encode())
+                    self.wfile.flush()
+                server.delivered.set()
+                server.stop.wait(30)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.delivered, self.stop = threading.Event(), threading.Event()
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/events"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.stop.set()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def test_a_provider_follows_a_local_event_stream_it_names_with_the_agents_setting(
+    example_agent, wait_status, show, run_wardian
+) -> None:
+    server = EventServer(['{"event": "permission_request", "tool": "Bash"}'])
+    try:
+        example_agent("streamed", "--provider-setting", f"events_url={server.url}")
+        wait_status("streamed", "action_required")
+        assert server.delivered.wait(10)
+    finally:
+        server.close()
+    evidence = show("streamed")["status_evidence"]
+    assert (evidence["source"], evidence["reason"], evidence["dialog"]) == ("events", "tool", "allow")
+    assert evidence["message"] == "asks to run Bash"
+    # The stream carried the header the provider generated for this agent.
+    assert server.headers[0]["X-Example"] == "streamed"
+    assert server.headers[0]["Accept"] == "text/event-stream"
+
+
+def test_a_provider_setting_it_does_not_declare_is_refused_and_nothing_is_made(example_agent, run_wardian) -> None:
+    unknown = example_agent("typo", "--provider-setting", "event_url=http://127.0.0.1:1/", check=False)
+    assert unknown.returncode == 1 and unknown.error()["code"] == "validation_failed"
+    assert "events_url" in unknown.error()["hint"]
+    malformed = example_agent("typo", "--provider-setting", "events_url", check=False)
+    assert malformed.returncode == 1 and malformed.error()["code"] == "usage"
+    assert run_wardian("agent", "typo").returncode != 0  # no half-made agent
 
 
 def test_approval_accept_and_reject_use_the_provider_keys(

@@ -12,20 +12,20 @@ import signal
 from typing import Any
 
 from wardian_core.errors import WardianError
-from wardian_core.provider_models import HEADLESS_SOURCE, LaunchPlan, ParseResult, ProviderEvent, SpawnContext
+from wardian_core.provider_models import LaunchPlan, ParseResult, ProviderEvent, SpawnContext
 from wardian_core.status_rules import StatusCourse
+from wardian_host.providers.source_parser import SourceParser
 
 STDERR_TAIL_BYTES = 4000
 
 
 class HeadlessRun:
-    def __init__(self, parse: Any) -> None:
-        self._parse = parse  # (ctx, source, data, state) -> ParseResult
+    def __init__(self, parser: SourceParser) -> None:
+        self._parser = parser
         self.events: list[dict[str, Any]] = []
         self._course = StatusCourse()
         self.timeline: list[dict[str, Any]] = []
         self.session_id: str | None = None
-        self._state: dict[str, Any] = {}
 
     def _take(self, result: ParseResult) -> None:
         for event in result.events:
@@ -56,7 +56,7 @@ class HeadlessRun:
             start_new_session=True,
             limit=16 * 1024 * 1024,
         )
-        self._take(self._parse(ctx, HEADLESS_SOURCE, b"", self._state))
+        self._take(self._parser.opened(ctx))
         assert process.stderr is not None  # stderr=PIPE above
         stderr_task = asyncio.ensure_future(process.stderr.read())
         timed_out = False
@@ -87,7 +87,7 @@ class HeadlessRun:
         async for raw in process.stdout:
             line = raw.rstrip(b"\r\n")
             if line:
-                self._take(self._parse(ctx, HEADLESS_SOURCE, line, self._state))
+                self._take(self._parser.parse(ctx, line))
 
 
 def _kill_group(pid: int) -> None:

@@ -22,7 +22,7 @@ from wardian_core import identity, paths
 from wardian_core.clock import now_iso
 from wardian_core.db import agents as agent_rows
 from wardian_core.errors import WardianError
-from wardian_core.provider_models import HomePlan, LaunchConfig, LaunchPlan, ProviderInfo, SpawnContext
+from wardian_core.provider_models import HEADLESS_SOURCE, HomePlan, LaunchConfig, LaunchPlan, ProviderInfo, SpawnContext
 from wardian_core.settings import load_settings
 from wardian_host.agents.agent_env import agent_environment
 from wardian_host.agents.headless import HeadlessRun, check_capability
@@ -34,6 +34,8 @@ from wardian_host.agents.status_tracker import StatusTracker
 from wardian_host.output.feed import OutputFeed, ParserSession
 from wardian_host.providers.executables import override_variable
 from wardian_host.providers.manager import Plugins
+from wardian_host.providers.provider_settings import checked_provider_settings
+from wardian_host.providers.source_parser import SourceParser
 from wardian_host.terminal.supervisor import TerminalSupervisor
 
 log = logging.getLogger(__name__)
@@ -68,11 +70,14 @@ class AgentLifecycle:
         self,
         agent: LiveAgent,
         session_mode: Literal["fresh", "resume"],
-        session_id: str | None,
         mode: Literal["interactive", "headless"] = "interactive",
         prompt: str | None = None,
     ) -> tuple[SpawnContext, LaunchPlan, dict[str, str]]:
-        """What to start for one launch: the provider's context, argv and environment."""
+        """What to start for one launch: the provider's context, argv and environment.
+
+        A resume launch carries what the provider's `resume_args` answers for the agent's
+        session; a provider that answers nothing cannot resume, and the launch is fresh.
+        """
         provider = agent.row["provider"]
         info = self._plugins.info(provider)
         provider_settings = getattr(load_settings(self.home).providers, provider, None)
@@ -81,14 +86,25 @@ class AgentLifecycle:
             agent.row,
             mode=mode,
             session_mode=session_mode,
-            provider_session_id=session_id,
+            provider_session_id=self._session_id_for(agent, info, session_mode),
             provider_settings=provider_settings.model_dump(exclude_none=True) if provider_settings else None,
             prompt=prompt,
         )
+        if ctx.session_mode == "resume":
+            ctx = self._with_resume_args(ctx, agent, info)
         ctx.agent_dir.mkdir(parents=True, exist_ok=True)
         home_plan = self._plugins.call(provider, "prepare_home", ctx=ctx) or HomePlan()
         plan = self._with_executable_override(info, self._plugins.call(provider, "build_argv", ctx=ctx), ctx)
         return ctx, plan, agent_environment(self._base_env, self.home, agent.uuid, home_plan.env, plan.env)
+
+    def _with_resume_args(self, ctx: SpawnContext, agent: LiveAgent, info: ProviderInfo) -> SpawnContext:
+        args: list[str] = []
+        if ctx.provider_session_id:
+            args = self._plugins.call(info.name, "resume_args", ctx=ctx, session_id=ctx.provider_session_id)
+        if args:
+            return ctx.model_copy(update={"resume_args": args})
+        fresh_id = self._session_id_for(agent, info, "fresh")
+        return ctx.model_copy(update={"session_mode": "fresh", "provider_session_id": fresh_id})
 
     def _session_id_for(self, agent: LiveAgent, info: ProviderInfo, session_mode: str) -> str | None:
         if session_mode == "resume":
@@ -97,9 +113,10 @@ class AgentLifecycle:
 
     def _launch(self, agent: LiveAgent, session_mode: Literal["fresh", "resume"], action: str) -> None:
         info = self._plugins.info(agent.row["provider"])
-        session_id = self._session_id_for(agent, info, session_mode)
-        ctx, plan, env = self.plan_launch(agent, session_mode, session_id)
-        parsing = self._feed.new_session(ctx, functools.partial(self._tracker.apply_event, agent))
+        ctx, plan, env = self.plan_launch(agent, session_mode)
+        parsing = self._feed.new_session(
+            ctx, functools.partial(self._tracker.apply_event, agent), agent.screen.snapshot
+        )
         try:
             pid = self._terminals.launch(
                 agent.uuid,
@@ -115,22 +132,18 @@ class AgentLifecycle:
             raise
         agent.is_running = True
         agent.screen.restart()
-        self._feed.start(parsing)
         agent_rows.update_columns(
             self._conn,
             agent.uuid,
             pid=pid,
             started_at=now_iso(),
             is_off=0,
-            provider_session_id=session_id if session_mode == "fresh" else agent.row.get("provider_session_id"),
+            provider_session_id=ctx.provider_session_id,
         )
         self._registry.refresh(agent)
-        evidence = {"source": "host", "event": "launch", "rule": session_mode, "action": action}
+        evidence = {"source": "host", "event": "launch", "rule": ctx.session_mode, "action": action}
         self._tracker.set_status(agent, "starting", evidence)
-        try:
-            self._feed.follow_telemetry(parsing)
-        except WardianError as error:  # the PTY still tells the status; say why the rest is missing
-            log.warning("agent %s: no telemetry source: %s", agent.name, error.message)
+        self._feed.start(parsing)
         self._plugins.notify("agent_spawned", ctx=ctx, plan=plan, pid=pid)
 
     async def run_headless(self, target: str, prompt: str, resume: bool, timeout: float) -> dict[str, Any]:
@@ -145,21 +158,14 @@ class AgentLifecycle:
                 "Run without --resume to start one.",
                 {"agent": agent.name},
             )
-        session_mode: Literal["fresh", "resume"] = "resume" if resume else "fresh"
-        session_id = self._session_id_for(agent, info, session_mode)
-        ctx, plan, env = self.plan_launch(agent, session_mode, session_id, mode="headless", prompt=prompt)
-        provider = agent.row["provider"]
-        run = HeadlessRun(
-            lambda ctx, source, data, state: self._plugins.call(
-                provider, "parse_output", ctx=ctx, source=source, data=data, state=state
-            )
-        )
+        ctx, plan, env = self.plan_launch(agent, "resume" if resume else "fresh", mode="headless", prompt=prompt)
+        run = HeadlessRun(SourceParser(self._plugins, ctx.provider, HEADLESS_SOURCE))
         result = await run.run(ctx, plan, env, timeout)
-        adopted = result["session_id"] or session_id
+        adopted = result["session_id"] or ctx.provider_session_id
         if adopted and adopted != agent.row.get("provider_session_id"):
             agent_rows.update_columns(self._conn, agent.uuid, provider_session_id=adopted)
             self._registry.refresh(agent)
-        return {"agent": agent.name, "uuid": agent.uuid, "session_mode": session_mode} | result
+        return {"agent": agent.name, "uuid": agent.uuid, "session_mode": ctx.session_mode} | result
 
     def _with_executable_override(self, info: ProviderInfo, plan: LaunchPlan, ctx: SpawnContext) -> LaunchPlan:
         """settings.toml `providers.<name>.executable`, else WARDIAN_<NAME>_EXECUTABLE, replaces the CLI."""
@@ -195,7 +201,8 @@ class AgentLifecycle:
         return await self._create_and_launch(params, config, "spawn")
 
     async def _create_and_launch(self, params: dict[str, Any], config: LaunchConfig, action: str) -> dict[str, Any]:
-        self._plugins.info(params["provider"])
+        info = self._plugins.info(params["provider"])
+        config = config.model_copy(update={"settings": checked_provider_settings(info, config.settings)})
         workspace = Path(params["workspace"])
         if not workspace.is_dir():
             raise WardianError(

@@ -44,6 +44,12 @@ class Sender:
     def _input_profile(self, agent: LiveAgent) -> InputProfile:
         return self._plugins.info(agent.row["provider"]).input_profile
 
+    def _from(self, sender: LiveAgent | None, target: LiveAgent, text: str) -> str:
+        """The text as typed into `target`: tagged with the sending agent where its provider wants that."""
+        if sender is None or not self._input_profile(target).sender_tag:
+            return text
+        return f"[from {sender.name}] {text}"
+
     async def _deliver(self, agent: LiveAgent, text: str) -> dict[str, Any]:
         result: dict[str, Any] = {"agent": agent.name, "uuid": agent.uuid, "status": agent.status}
         if not agent.is_running:
@@ -67,12 +73,13 @@ class Sender:
                 "Send to one agent by name or uuid.",
                 {"to": params.to, "targets": len(targets)},
             )
-        text = f"[from {sender.name}] {params.text}" if sender is not None else params.text
         waiter = None
         if params.wait_until and targets[0].is_running:
             waiter = asyncio.ensure_future(wait_for_status(targets[0], params.wait_until, params.timeout, True))
             await asyncio.sleep(0)  # let the waiter register before the first keystroke
-        results = list(await asyncio.gather(*(self._deliver(agent, text) for agent in targets)))
+        results = list(
+            await asyncio.gather(*(self._deliver(agent, self._from(sender, agent, params.text)) for agent in targets))
+        )
         answer: dict[str, Any] = {"results": results, "sender": sender.name if sender else None}
         if params.wait_until:
             if waiter is None or results[0]["result"] != "delivered":
@@ -99,21 +106,28 @@ class Sender:
                 f"Check with `wardian agent {agent.name} --fields status,status_evidence`.",
                 {"agent": agent.name, "status": agent.status},
             )
-        profile = self._input_profile(agent)
-        keys = profile.approve_keys if params.approval == "accept" else profile.reject_keys
-        if not keys:
-            raise WardianError(
-                "not_supported",
-                f"provider {agent.row['provider']} declares no keys to {params.approval} an approval",
-                "Answer it in the agent's terminal: `wardian agent attach`.",
-                {"provider": agent.row["provider"]},
-            )
+        keys = self._dialog_keys(agent, params.approval)
         status = await self._type_and_await_leaving(agent, keys.encode(), params.timeout or APPROVAL_SETTLE_TIMEOUT)
         return {
             "results": [{"agent": agent.name, "uuid": agent.uuid, "result": "delivered", "approval": params.approval}],
             "left_action_required": status != "action_required",
             "agent": agent.snapshot(),
         }
+
+    def _dialog_keys(self, agent: LiveAgent, answer: str) -> str:
+        """The keys the provider declares for answering the dialog the agent has open."""
+        evidence = agent.status_evidence or {}
+        dialog = evidence.get("dialog")
+        dialog_keys = self._input_profile(agent).dialogs.get(dialog) if isinstance(dialog, str) else None
+        keys = (dialog_keys.accept if answer == "accept" else dialog_keys.reject) if dialog_keys else None
+        if not keys:
+            raise WardianError(
+                "not_supported",
+                f"provider {agent.row['provider']} declares no keys to {answer} its {dialog or 'open'} dialog",
+                "Answer it in the agent's terminal: `wardian agent attach`.",
+                {"provider": agent.row["provider"], "dialog": dialog, "reason": evidence.get("reason")},
+            )
+        return keys
 
     async def _type_and_await_leaving(self, agent: LiveAgent, keys: bytes, timeout: float) -> str:
         """Type `keys` and return the status the agent leaves `action_required` for (or still has)."""

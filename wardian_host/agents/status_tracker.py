@@ -27,11 +27,14 @@ class StatusTracker:
         target = next_status(agent.status, event.kind, agent.status_before_dialog)
         if target is None:
             return
-        evidence = {"source": event.evidence.source, "event": event.kind, "rule": event.evidence.rule}
+        evidence: dict[str, Any] = {"source": event.evidence.source, "event": event.kind, "rule": event.evidence.rule}
         if event.evidence.line:
             evidence["line"] = event.evidence.line
         if event.message:
             evidence["message"] = event.message
+        if event.reason:
+            # Which dialog is open decides the keys `send --approval` types (the input profile's).
+            evidence |= {"reason": event.reason, "dialog": event.dialog}
         if event.answer:
             evidence["answer"] = event.answer
         self.set_status(agent, target, evidence, event)

@@ -3,8 +3,8 @@
 import asyncio
 from typing import Any
 
-from wardian_core.ansi import strip_ansi
 from wardian_core.errors import WardianError
+from wardian_core.parsing.escapes import strip_ansi
 from wardian_host.agents.client_stream import ClientStream
 from wardian_host.agents.live_agent import LiveAgent
 from wardian_host.agents.status_waits import wait_for_status

@@ -10,6 +10,7 @@ from wardian_core.errors import SCHEMA_VERSION, WardianError
 from wardian_core.fields import DEFAULT_FIELDS, select, to_record
 from wardian_core.identity import resolve_workspace
 from wardian_core.statuses import STATUSES
+from wardian_host.cli.key_values import setting_pairs
 from wardian_host.cli.live import emit, emit_live_agent, request
 from wardian_host.cli.render import write_json
 
@@ -36,6 +37,13 @@ PERSISTENCES = ("default", "fresh", "resume")
     type=click.Choice(PERSISTENCES),
     help="Relaunches resume the provider session or start fresh; default: sessions.regular.",
 )
+@click.option(
+    "--provider-setting",
+    "provider_settings",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="A setting the provider declares (see `wardian providers show`), for this agent (repeatable).",
+)
 @click.argument("extra_args", nargs=-1, type=click.UNPROCESSED, metavar="[-- EXTRA ARGS]")
 def spawn(
     provider: str,
@@ -47,10 +55,12 @@ def spawn(
     args: tuple[str, ...],
     include_dirs: tuple[str, ...],
     session_persistence: str | None,
+    provider_settings: tuple[str, ...],
     extra_args: tuple[str, ...],
 ) -> None:
     """Start a new agent (and the host, if none runs)."""
     launch_config = {
+        "settings": setting_pairs(provider_settings, "--provider-setting"),
         "model": model or None,
         # After `--` first: for `generic` that is the command, and --arg adds to it.
         "extra_args": [*extra_args, *args],

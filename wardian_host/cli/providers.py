@@ -10,7 +10,8 @@ from typing import Any
 import click
 
 from wardian_core import paths
-from wardian_core.errors import SCHEMA_VERSION, WardianError
+from wardian_core.errors import SCHEMA_VERSION
+from wardian_host.cli.key_values import setting_pairs
 
 
 @click.group()
@@ -82,21 +83,6 @@ def show(name: str, pretty: bool) -> None:
         _write({"schema": SCHEMA_VERSION, "provider": record})
 
 
-def _settings(pairs: tuple[str, ...]) -> dict[str, Any]:
-    settings: dict[str, Any] = {}
-    for pair in pairs:
-        key, separator, value = pair.partition("=")
-        if not separator or not key:
-            raise WardianError(
-                "usage", f"--setting takes KEY=VALUE, not {pair!r}", "e.g. --setting idle_quiet_seconds=2"
-            )
-        try:
-            settings[key] = json.loads(value)
-        except ValueError:
-            settings[key] = value
-    return settings
-
-
 @providers.command("replay")
 @click.argument("name")
 @click.argument("file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
@@ -109,7 +95,7 @@ def _settings(pairs: tuple[str, ...]) -> dict[str, Any]:
 )
 @click.option(
     "--setting",
-    "setting_pairs",
+    "pairs",
     multiple=True,
     metavar="KEY=VALUE",
     help="A provider setting for the replayed launch (VALUE read as JSON when it parses).",
@@ -122,9 +108,7 @@ def _settings(pairs: tuple[str, ...]) -> dict[str, Any]:
     type=click.FloatRange(min=0),
     help="Simulated seconds between chunks or lines (lets quiet-time rules fire mid-file).",
 )
-def replay_command(
-    name: str, file: Path, source: str, setting_pairs: tuple[str, ...], chunk_size: int, gap: float
-) -> None:
+def replay_command(name: str, file: Path, source: str, pairs: tuple[str, ...], chunk_size: int, gap: float) -> None:
     """Feed FILE through provider NAME's parser; print events and status changes as JSON lines."""
     from wardian_host.providers.manager import load_plugins
     from wardian_host.providers.replay import replay
@@ -137,7 +121,7 @@ def replay_command(
         file,
         source=source,
         home=paths.wardian_home(),
-        settings=_settings(setting_pairs),
+        settings=setting_pairs(pairs, "--setting", values_as_json=True),
         chunk_size=chunk_size,
         gap=gap,
     )

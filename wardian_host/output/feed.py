@@ -1,49 +1,68 @@
 """Feeds one agent's output sources to its provider's parser, and its events on.
 
 The sources of one launch are its PTY and the telemetry the provider names in
-`approval_source` (a file followed line by line). Asked at launch, and again once
-`session_started` makes the provider session id known, because the answer may name a
-file that only exists from then on.
+`approval_source`: files, directories, local event streams, commands, each followed by
+a `wardian_host.output.followers` follower. They are asked for at launch and again
+whenever a parser says its sources changed; a source still named stays open.
 
-Each source has its own parser state; a parser that asks to be called again after a
-delay gets one timer (replaced by the next request), so quiet-time rules cost nothing
-while output flows and nothing is polled. PTY output arriving in a flood is coalesced
-into one parser call per few milliseconds. Everything of a launch lives in its
-`ParserSession`; once closed, late output, ticks and lines of that launch are dropped.
+Each source has its own parser (`SourceParser`, with the provider's own state). A
+parser that asks to be called again after a quiet delay gets one timer (replaced by
+the next request); one that asks for the screen gets one look at it, brought up to
+date off the loop. PTY output arriving in a flood is coalesced into one parser call
+per few milliseconds. Everything of a launch lives in its `ParserSession`; once
+closed, late output, timers, looks and lines of that launch are dropped.
 """
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from wardian_core.errors import WardianError
+from wardian_core.parsing.screen import ScreenSnapshot
 from wardian_core.provider_models import PTY_SOURCE, OutputSource, ParseResult, ProviderEvent, SpawnContext
-from wardian_host.output.file_tail import FileTail
+from wardian_host.output.followers import Follower, open_follower
 from wardian_host.providers.manager import Plugins
+from wardian_host.providers.source_parser import SourceParser
 
 log = logging.getLogger(__name__)
 
 PARSE_WINDOW_SECONDS = 0.005
 
 EventHandler = Callable[[ProviderEvent], None]
+ScreenLook = Callable[[], Awaitable[ScreenSnapshot]]
+
+
+@dataclass(eq=False)
+class _Source:
+    parser: SourceParser
+    follower: Follower | None = None
+    quiet_timer: asyncio.TimerHandle | None = None
+
+    def close(self) -> None:
+        if self.quiet_timer is not None:
+            self.quiet_timer.cancel()
+            self.quiet_timer = None
+        if self.follower is not None:
+            self.follower.close()
+            self.follower = None
 
 
 @dataclass(eq=False)
 class ParserSession:
-    """One launch of one agent, as its provider's parser sees it."""
+    """One launch of one agent, as its provider's parsers see it."""
 
     on_event: EventHandler
-    # The PTY's parser gets the launch context; telemetry gets `ctx`, which carries the
-    # provider session id once it is known.
-    launch_ctx: SpawnContext
+    # The launch's context; carries the provider session id once an event made it known.
     ctx: SpawnContext
-    states: dict[str, dict[str, Any]] = field(default_factory=dict)
-    timers: dict[str, asyncio.TimerHandle] = field(default_factory=dict)
+    look_at_screen: ScreenLook | None = None
+    sources: dict[tuple[Any, ...], _Source] = field(default_factory=dict)
+    pty: _Source | None = None
     # PTY output waiting for the parser while a flood is coalesced.
     backlog: bytearray = field(default_factory=bytearray)
     window: asyncio.TimerHandle | None = None
-    telemetry: FileTail | None = None
+    screen_look: asyncio.Task[None] | None = None
     open: bool = False
 
 
@@ -53,14 +72,20 @@ class OutputFeed:
         self._plugins = plugins
 
     @staticmethod
-    def new_session(ctx: SpawnContext, on_event: EventHandler) -> ParserSession:
+    def new_session(
+        ctx: SpawnContext, on_event: EventHandler, look_at_screen: ScreenLook | None = None
+    ) -> ParserSession:
         """The parsing of a launch about to start; nothing is parsed before `start`."""
-        return ParserSession(on_event, ctx, ctx)
+        return ParserSession(on_event, ctx, look_at_screen)
 
     def start(self, session: ParserSession) -> None:
-        """Begin parsing once the launch's terminal runs."""
+        """Begin parsing once the launch's terminal runs, and follow its telemetry."""
         session.open = True
-        self._open_source(session, session.launch_ctx, PTY_SOURCE)
+        session.pty = pty = self._new_source(session, PTY_SOURCE)
+        if pty is not None:
+            self._guarded(session, pty, lambda: pty.parser.opened(session.ctx))
+        self.follow_telemetry(session)
+        self._parse_backlog(session)
 
     def pty_output(self, session: ParserSession, data: bytes) -> None:
         session.backlog += data
@@ -74,81 +99,112 @@ class OutputFeed:
         instead of one per 4 KiB read. The window exists only while output flows.
         """
         session.window = None
-        if not session.backlog:
+        if not session.backlog or session.pty is None:
             return
         data = bytes(session.backlog)
         session.backlog.clear()
-        self._feed(session, session.launch_ctx, PTY_SOURCE, data)
+        pty = session.pty
+        self._guarded(session, pty, lambda: pty.parser.parse(session.ctx, data))
         session.window = self._loop.call_later(PARSE_WINDOW_SECONDS, self._parse_backlog, session)
 
+    # -- telemetry -----------------------------------------------------------------
+
     def follow_telemetry(self, session: ParserSession) -> None:
-        """Follow the source the provider names now, if it is not the one already followed."""
+        """Open the sources the provider names now, and close those it no longer names."""
         if not session.open:
             return
-        source: OutputSource | None = self._plugins.call(session.ctx.provider, "approval_source", ctx=session.ctx)
-        current = session.telemetry
-        if source is None or source.path is None:
+        try:
+            wanted: list[OutputSource] = self._plugins.call(session.ctx.provider, "approval_source", ctx=session.ctx)
+        except WardianError as error:  # the PTY still tells the status; say why the rest is missing
+            log.warning("agent %s: no telemetry sources: %s", session.ctx.agent_name, error.message)
             return
-        if current is not None and current.path == source.path:
+        named = {source.identity: source for source in wanted}
+        for identity in [identity for identity in session.sources if identity not in named]:
+            session.sources.pop(identity).close()
+        for identity, source in named.items():
+            if identity not in session.sources:
+                self._open_telemetry(session, identity, source)
+
+    def _new_source(self, session: ParserSession, source: OutputSource) -> _Source | None:
+        try:
+            return _Source(SourceParser(self._plugins, session.ctx.provider, source))
+        except WardianError as error:  # a state class the provider cannot make: the source goes unparsed
+            log.warning("agent %s: cannot parse %s: %s", session.ctx.agent_name, source.name, error.message)
+            return None
+
+    def _open_telemetry(self, session: ParserSession, identity: tuple[Any, ...], source: OutputSource) -> None:
+        followed = self._new_source(session, source)
+        if followed is None:
             return
-        if current is not None:
-            current.close()
-        ctx = session.ctx
-        self._open_source(session, ctx, source)
-        session.telemetry = FileTail(self._loop, source.path, lambda line: self._feed(session, ctx, source, line))
-        session.telemetry.start()
-        log.info("agent %s: following %s as %s", session.ctx.agent_name, source.path, source.name)
+        # Kept before the opening call, which may itself say the sources changed.
+        session.sources[identity] = followed
+        self._guarded(session, followed, lambda: followed.parser.opened(session.ctx))
+
+        def on_line(line: bytes) -> None:
+            self._guarded(session, followed, lambda: followed.parser.parse(session.ctx, line))
+
+        try:
+            followed.follower = open_follower(self._loop, source, on_line)
+        except (OSError, ValueError) as error:
+            log.warning("agent %s: cannot follow %s: %s", session.ctx.agent_name, source.name, error)
+            return
+        log.info("agent %s: following %s (%s)", session.ctx.agent_name, source.name, source.kind)
+
+    # -- parser answers ------------------------------------------------------------
+
+    def _guarded(self, session: ParserSession, source: _Source, call: Callable[[], ParseResult]) -> None:
+        if not session.open:
+            return  # late output of a replaced or stopped launch
+        try:
+            result = call()
+        except Exception:  # a parser bug must not take the host down
+            log.exception("parser of %s failed on %s", session.ctx.provider, source.parser.source.name)
+            return
+        self._handle(session, source, result)
+
+    def _handle(self, session: ParserSession, source: _Source, result: ParseResult) -> None:
+        for event in result.events:
+            if event.kind == "session_started" and event.session_id:
+                session.ctx = session.ctx.model_copy(update={"provider_session_id": event.session_id})
+            session.on_event(event)
+        if result.call_again_after is not None:
+            if source.quiet_timer is not None:
+                source.quiet_timer.cancel()
+            source.quiet_timer = self._loop.call_later(result.call_again_after, self._quiet, session, source)
+        if result.want_screen:
+            self._want_screen(session)
+        if result.sources_changed:
+            self.follow_telemetry(session)
+
+    def _quiet(self, session: ParserSession, source: _Source) -> None:
+        source.quiet_timer = None
+        self._guarded(session, source, lambda: source.parser.quiet(session.ctx))
+
+    def _want_screen(self, session: ParserSession) -> None:
+        if session.look_at_screen is None or session.screen_look is not None:
+            return  # no screen to look at, or a look already on its way
+        session.screen_look = self._loop.create_task(self._look(session))
+
+    async def _look(self, session: ParserSession) -> None:
+        assert session.look_at_screen is not None  # checked by _want_screen
+        try:
+            snapshot = await session.look_at_screen()
+        finally:
+            session.screen_look = None
+        pty = session.pty
+        if pty is not None:
+            self._guarded(session, pty, lambda: pty.parser.screen(session.ctx, snapshot))
 
     def close(self, session: ParserSession) -> None:
-        """Parse what is left of the PTY output, then drop the launch's timers and state."""
+        """Parse what is left of the PTY output, then drop the launch's timers, looks and followers."""
         self._parse_backlog(session)
         if session.window is not None:
             session.window.cancel()
             session.window = None
-        for timer in session.timers.values():
-            timer.cancel()
-        session.timers.clear()
-        session.states.clear()
-        if session.telemetry is not None:
-            session.telemetry.close()
-            session.telemetry = None
+        if session.screen_look is not None:
+            session.screen_look.cancel()
+            session.screen_look = None
+        for source in [*session.sources.values(), *([session.pty] if session.pty else [])]:
+            source.close()
+        session.sources.clear()
         session.open = False
-
-    def _open_source(self, session: ParserSession, ctx: SpawnContext, source: OutputSource) -> None:
-        session.states[source.name] = {}
-        self._feed(session, ctx, source, b"")
-
-    def _feed(self, session: ParserSession, ctx: SpawnContext, source: OutputSource, data: bytes) -> None:
-        if not session.open:
-            return  # late output of a replaced or stopped launch
-        state = session.states.setdefault(source.name, {})
-        try:
-            result: ParseResult = self._plugins.call(
-                ctx.provider, "parse_output", ctx=ctx, source=source, data=data, state=state
-            )
-        except Exception:  # a parser bug must not take the host down
-            log.exception("parser of %s failed on %s", ctx.provider, source.name)
-            return
-        for event in result.events:
-            session.on_event(event)
-            if event.kind == "session_started" and event.session_id:
-                self._session_started(session, event.session_id)
-        if result.call_again_after is not None:
-            self._schedule(session, ctx, source, result.call_again_after)
-
-    def _session_started(self, session: ParserSession, session_id: str) -> None:
-        session.ctx = session.ctx.model_copy(update={"provider_session_id": session_id})
-        try:
-            self.follow_telemetry(session)
-        except Exception:  # the PTY still tells the status
-            log.exception("agent %s: its provider's approval_source failed", session.ctx.agent_name)
-
-    def _schedule(self, session: ParserSession, ctx: SpawnContext, source: OutputSource, delay: float) -> None:
-        previous = session.timers.pop(source.name, None)
-        if previous is not None:
-            previous.cancel()
-        session.timers[source.name] = self._loop.call_later(delay, self._call_again, session, ctx, source)
-
-    def _call_again(self, session: ParserSession, ctx: SpawnContext, source: OutputSource) -> None:
-        session.timers.pop(source.name, None)
-        self._feed(session, ctx, source, b"")

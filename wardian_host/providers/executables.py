@@ -15,12 +15,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from wardian_core.parsing.escapes import strip_escapes
 from wardian_core.provider_models import ProviderInfo
 
 VERSION_TIMEOUT_SECONDS = 3.0
 # The layout of the `--version` cache file; a file of another layout is read as empty.
 CACHE_FORMAT_VERSION = 1
-_ESCAPES = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
 
 
 @dataclass(frozen=True)
@@ -105,7 +105,7 @@ def _run_version(executable: str, version_args: list[str]) -> ExecutableVersion:
     except OSError as exc:
         return ExecutableVersion(None, f"could not run it: {exc.strerror or exc}")
     for stream in (completed.stdout, completed.stderr):
-        lines = [_ESCAPES.sub("", line).strip() for line in stream.decode("utf-8", "replace").splitlines()]
+        lines = [strip_escapes(line).strip() for line in stream.decode("utf-8", "replace").splitlines()]
         first = next((line for line in lines if line), None)
         if first is not None:
             return ExecutableVersion(first[:200], None if completed.returncode == 0 else f"exit {completed.returncode}")

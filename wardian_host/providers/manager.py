@@ -38,13 +38,22 @@ _RESULT_TYPES: dict[str, Any] = {
     "build_argv": LaunchPlan,
     "resume_args": list[str],
     "parse_output": ParseResult,
-    "approval_source": OutputSource | None,
+    "approval_source": list[OutputSource],
+    # A class, checked where it is made (`wardian_host.providers.source_parser`).
+    "parser_state": Any,
+    "source_opened": ParseResult,
+    "source_quiet": ParseResult,
+    "parse_screen": ParseResult,
 }
 _DEFAULT_RESULTS: dict[str, Any] = {
     "prepare_home": HomePlan,
     "resume_args": list,
     "parse_output": ParseResult,
-    "approval_source": lambda: None,
+    "approval_source": list,
+    "parser_state": lambda: None,
+    "source_opened": ParseResult,
+    "source_quiet": ParseResult,
+    "parse_screen": ParseResult,
 }
 
 

@@ -2,14 +2,16 @@
 
 PTY recordings are fed as raw byte chunks, headless output and telemetry files line
 by line. Time is simulated: a delay a parser asks for (`call_again_after`) fires as
-a call with empty data once the `gap` seconds between pieces add up to it, and at the end
-of the file every pending delay fires in turn. Nothing sleeps.
+its quiet call once the `gap` seconds between pieces add up to it, and at the end of
+the file every pending delay fires in turn. Nothing sleeps. A PTY replay keeps a
+screen model of what was fed, for the parser's screen looks.
 """
 
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from wardian_core.parsing.screen import ScreenModel
 from wardian_core.provider_models import (
     HEADLESS_SOURCE,
     PTY_SOURCE,
@@ -20,6 +22,7 @@ from wardian_core.provider_models import (
 )
 from wardian_core.status_rules import StatusCourse
 from wardian_host.providers.manager import Plugins
+from wardian_host.providers.source_parser import SourceParser
 
 REPLAY_AGENT_UUID = "00000000-0000-4000-8000-000000000000"
 # A parser that keeps asking to be called again would otherwise replay forever.
@@ -45,9 +48,11 @@ def resolve_source(plugins: Plugins, provider: str, ctx: SpawnContext, name: str
         return PTY_SOURCE
     if name == "headless":
         return HEADLESS_SOURCE
-    announced: OutputSource | None = plugins.call(provider, "approval_source", ctx=ctx)
-    if announced is not None and announced.name == name:
-        return announced.model_copy(update={"path": file})
+    announced: list[OutputSource] = plugins.call(provider, "approval_source", ctx=ctx)
+    named = next((source for source in announced if source.name == name), None)
+    # Whatever the source is live (a directory, a stream), its recording is a file of lines.
+    if named is not None:
+        return OutputSource(name=name, kind="file", format=named.format, path=file)
     return OutputSource(name=name, format="lines", path=file)
 
 
@@ -62,19 +67,24 @@ def pieces(data: bytes, source: OutputSource, chunk_size: int) -> list[bytes]:
 
 class _Replay:
     def __init__(self, plugins: Plugins, provider: str, ctx: SpawnContext, source: OutputSource) -> None:
-        self.plugins, self.provider, self.ctx, self.source = plugins, provider, ctx, source
-        self.state: dict[str, Any] = {}
+        self.ctx, self.source = ctx, source
+        self.parser = SourceParser(plugins, provider, source)
+        self.screen = ScreenModel() if source.format == "chunks" else None
         self.clock = 0.0
         self.due: float | None = None
         self.course = StatusCourse()
         self.delayed_calls = 0
 
     def feed(self, data: bytes) -> Iterator[dict[str, Any]]:
-        result: ParseResult = self.plugins.call(
-            self.provider, "parse_output", ctx=self.ctx, source=self.source, data=data, state=self.state
-        )
+        if self.screen is not None:
+            self.screen.feed(data)
+        yield from self.take(self.parser.parse(self.ctx, data))
+
+    def take(self, result: ParseResult) -> Iterator[dict[str, Any]]:
         at = round(self.clock, 6)
         for event in result.events:
+            if event.kind == "session_started" and event.session_id:
+                self.ctx = self.ctx.model_copy(update={"provider_session_id": event.session_id})
             yield {"type": "event", "at": at, "source": self.source.name, "event": event.model_dump(mode="json")}
             before = self.course.status
             new = self.course.apply(event.kind)
@@ -89,15 +99,17 @@ class _Replay:
                 }
         if result.call_again_after is not None:
             self.due = self.clock + result.call_again_after
+        if result.want_screen and self.screen is not None:
+            yield from self.take(self.parser.screen(self.ctx, self.screen.snapshot()))
 
     def advance(self, until: float | None) -> Iterator[dict[str, Any]]:
-        """Fire the delayed calls due by `until` (None: all of them, however late)."""
+        """Fire the quiet calls due by `until` (None: all of them, however late)."""
         while self.due is not None and (until is None or self.due <= until):
             if self.delayed_calls >= MAX_DELAYED_CALLS:
                 return
             self.delayed_calls += 1
             self.clock, self.due = max(self.clock, self.due), None
-            yield from self.feed(b"")
+            yield from self.take(self.parser.quiet(self.ctx))
         if until is not None:
             self.clock = max(self.clock, until)
 
@@ -118,7 +130,7 @@ def replay(
     output_source = resolve_source(plugins, provider, ctx, source, file)
     run = _Replay(plugins, provider, ctx, output_source)
     yield {"type": "status", "at": 0.0, "from": None, "to": run.course.status, "event": None, "evidence": None}
-    yield from run.feed(b"")  # the host opens every source with an empty call
+    yield from run.take(run.parser.opened(run.ctx))
     for index, piece in enumerate(pieces(file.read_bytes(), output_source, chunk_size)):
         if index:
             yield from run.advance(run.clock + gap)

@@ -11,13 +11,18 @@ Subclass the test class (pytest collects it under your name):
 or call `run_conformance("example")` from any test. The provider is loaded through
 its installed entry point, alone (`WARDIAN_PLUGINS=<provider>`), exactly as the host
 would load it. The checks: the plugin loads and its hooks validate; `provider_info`
-is complete; `build_argv` answers a list of strings for fresh, resume and headless
-launches (or `not_supported` for one the provider does not declare); the other hooks
-answer their declared types; `parse_output` never raises on random bytes, truncated
-UTF-8, truncated or odd JSON lines and cut escape sequences, and emits only the
-declared events, each naming the source it came from.
+is complete (tested CLI versions, keys for the dialogs of an `approvals` provider);
+`build_argv` answers a list of strings for fresh, resume and headless launches (or
+`not_supported` for one the provider does not declare), and a resume launch carries
+exactly the `ctx.resume_args` the host hands it, never a copy of the provider's own;
+the other hooks answer their declared types; each source's parser state is the
+provider's declared class, made fresh; the parser calls (open, data, quiet, screen)
+never raise on random bytes, truncated UTF-8, truncated or odd JSON lines, cut escape
+sequences and garbled screens, and emit only declared events, each naming the source
+it came from, every dialog one the input profile can answer.
 """
 
+import functools
 import random
 from collections.abc import Callable
 from pathlib import Path
@@ -26,6 +31,7 @@ from typing import Any, ClassVar, Literal
 import pytest
 
 from wardian_core.errors import WardianError
+from wardian_core.parsing.screen import ScreenModel, ScreenSnapshot
 from wardian_core.provider_models import (
     EVENT_KINDS,
     HEADLESS_SOURCE,
@@ -34,12 +40,17 @@ from wardian_core.provider_models import (
     LaunchPlan,
     OutputSource,
     ParseResult,
+    ProviderInfo,
     SpawnContext,
 )
 from wardian_host.providers.manager import Plugins, load_plugins
+from wardian_host.providers.source_parser import SourceParser
 
 CONFORMANCE_AGENT_UUID = "00000000-0000-4000-8000-00000000c0de"
 CONFORMANCE_SESSION_ID = "conformance-session-0001"
+# What the conformance suite hands build_argv as `ctx.resume_args`: a provider that places
+# its own resume flags instead of these is caught.
+RESUME_SENTINEL = ["--conformance-resume", CONFORMANCE_SESSION_ID]
 
 
 def malformed_inputs(seed: int = 3) -> list[bytes]:
@@ -85,6 +96,7 @@ def conformance_context(
     session_mode: Literal["fresh", "resume"] = "fresh",
     launch: LaunchConfig | None = None,
     provider_session_id: str | None = None,
+    resume_args: list[str] | None = None,
 ) -> SpawnContext:
     home = workdir / "wardian-home"
     agent_dir = home / "agents" / CONFORMANCE_AGENT_UUID
@@ -105,6 +117,7 @@ def conformance_context(
         session_mode=session_mode,
         provider_session_id=provider_session_id,
         prompt="Say hello." if mode == "headless" else None,
+        resume_args=resume_args or [],
         launch=launch or LaunchConfig(),
     )
 
@@ -130,10 +143,60 @@ def check_provider_info(plugins: Plugins, provider: str) -> list[str]:
         problems.append("provider_info.capabilities is empty (declare at least `interactive` or `headless`)")
     if not info.input_profile.submit_key:
         problems.append("input_profile.submit_key is empty")
-    if "approvals" in info.capabilities and not (info.input_profile.approve_keys and info.input_profile.reject_keys):
-        problems.append("declares `approvals` but input_profile lacks approve_keys or reject_keys")
+    answerable = [keys for keys in info.input_profile.dialogs.values() if keys.accept and keys.reject]
+    if "approvals" in info.capabilities and not answerable:
+        problems.append("declares `approvals` but input_profile.dialogs has no dialog with accept and reject keys")
     if info.executable is not None and not info.executable.strip():
         problems.append("provider_info.executable is an empty string (use None when the user supplies it)")
+    if info.executable is not None and info.tested_versions is None:
+        problems.append("provider_info.tested_versions is missing: name the oldest and newest CLI versions tested")
+    names = [setting.name for setting in info.settings]
+    if len(names) != len(set(names)):
+        problems.append(f"provider_info.settings names a setting twice: {names}")
+    return problems
+
+
+def _contains(argv: list[str], part: list[str]) -> int:
+    """How many times `part` appears in `argv` as consecutive arguments."""
+    return sum(argv[i : i + len(part)] == part for i in range(len(argv) - len(part) + 1)) if part else 0
+
+
+def _resume_problems(plugins: Plugins, provider: str, ctx: SpawnContext, mode: str, resumes: bool) -> list[str]:
+    own = plugins.call(provider, "resume_args", ctx=ctx, session_id=CONFORMANCE_SESSION_ID)
+    if not own:  # the host never resumes it: a relaunch is fresh
+        return [f"declares `resume` but resume_args answered nothing for a {mode} launch"] if resumes else []
+    problems = []
+    for handed, label in ((own, "its resume_args"), (RESUME_SENTINEL, "the host's ctx.resume_args")):
+        argv = plugins.call(provider, "build_argv", ctx=ctx.model_copy(update={"resume_args": handed})).argv
+        if _contains(argv, handed) != 1:
+            problems.append(f"a {mode} resume launch given {label} {handed} does not carry them once: {argv}")
+        elif handed is RESUME_SENTINEL and _contains(argv, own):
+            problems.append(f"a {mode} resume launch adds its own resume arguments {own}: {argv}")
+    return problems
+
+
+def check_resume_launch(
+    plugins: Plugins, provider: str, workdir: Path, launch: LaunchConfig | None = None
+) -> list[str]:
+    """A resume launch carries exactly what the host hands over, and nothing of the provider's own."""
+    info = plugins.info(provider)
+    problems = []
+    modes: tuple[Literal["interactive", "headless"], ...] = ("interactive", "headless")
+    for mode in modes:
+        if mode not in info.capabilities:
+            continue
+        ctx = conformance_context(
+            provider,
+            workdir,
+            mode=mode,
+            session_mode="resume",
+            launch=launch,
+            provider_session_id=CONFORMANCE_SESSION_ID,
+        )
+        try:
+            problems += _resume_problems(plugins, provider, ctx, mode, "resume" in info.capabilities)
+        except WardianError as error:
+            problems.append(f"a {mode} resume launch: {error.code}: {error.message}")
     return problems
 
 
@@ -153,6 +216,7 @@ def check_build_argv(plugins: Plugins, provider: str, workdir: Path, launch: Lau
             session_mode=session_mode,
             launch=launch,
             provider_session_id=CONFORMANCE_SESSION_ID if session_mode == "resume" else None,
+            resume_args=RESUME_SENTINEL if session_mode == "resume" else None,
         )
         try:
             plan = plugins.call(provider, "build_argv", ctx=ctx)
@@ -192,48 +256,79 @@ def check_other_hooks(plugins: Plugins, provider: str, workdir: Path, launch: La
 
 def _sources(plugins: Plugins, provider: str, ctx: SpawnContext) -> list[OutputSource]:
     sources = [PTY_SOURCE, HEADLESS_SOURCE]
-    try:
-        announced = plugins.call(provider, "approval_source", ctx=ctx)
-    except WardianError:
-        announced = None  # reported by check_other_hooks
-    if announced is not None and announced.name not in ("pty", "headless"):
-        sources.append(announced)
+    for session_id in (None, ctx.provider_session_id):
+        try:
+            announced = plugins.call(
+                provider, "approval_source", ctx=ctx.model_copy(update={"provider_session_id": session_id})
+            )
+        except WardianError:
+            announced = []  # reported by check_other_hooks
+        sources += [source for source in announced if source.identity not in {s.identity for s in sources}]
     return sources
 
 
-def _check_result(result: ParseResult, source: OutputSource, what: str) -> list[str]:
+def _check_result(result: ParseResult, source: OutputSource, info: ProviderInfo, what: str) -> list[str]:
     problems = []
     for event in result.events:
         if event.kind not in EVENT_KINDS:
             problems.append(f"{what}: event kind {event.kind!r} is not one of {EVENT_KINDS}")
         if event.evidence.source != source.name:
             problems.append(f"{what}: event evidence names source {event.evidence.source!r}, not {source.name!r}")
+        if event.dialog is not None and event.dialog not in info.input_profile.dialogs:
+            problems.append(f"{what}: dialog {event.dialog!r} has no keys in input_profile.dialogs")
     return problems
+
+
+def _garbled_screens() -> list[ScreenSnapshot]:
+    model = ScreenModel()
+    model.feed(b"".join(malformed_inputs()[:25]))
+    empty = ScreenSnapshot(rows=[], cursor={"row": 0, "col": 0}, title="", size={"rows": 0, "cols": 0})
+    return [ScreenModel().snapshot(), model.snapshot(), empty]
+
+
+def _parser_calls(parser: SourceParser, ctx: SpawnContext) -> list[tuple[str, Callable[[], ParseResult]]]:
+    calls: list[tuple[str, Callable[[], ParseResult]]] = [("source_opened", lambda: parser.opened(ctx))]
+    inputs = malformed_inputs()
+    if parser.source.format == "chunks":
+        # The same bytes again, cut at odd places, as a PTY read may cut them.
+        joined = b"".join(inputs[:30])
+        inputs += [joined[i : i + 7] for i in range(0, len(joined), 7)]
+    for index, data in enumerate(inputs):
+        calls.append((f"parse_output(input #{index}: {data[:40]!r})", functools.partial(parser.parse, ctx, data)))
+        if index % 10 == 0:
+            calls.append(("source_quiet", lambda: parser.quiet(ctx)))
+    if parser.source.format == "chunks":
+        calls += [("parse_screen", functools.partial(parser.screen, ctx, screen)) for screen in _garbled_screens()]
+    return calls + [("source_quiet", lambda: parser.quiet(ctx))]
 
 
 def check_parse_output(plugins: Plugins, provider: str, workdir: Path, launch: LaunchConfig | None = None) -> list[str]:
     problems: list[str] = []
+    info = plugins.info(provider)
     ctx = conformance_context(provider, workdir, launch=launch, provider_session_id=CONFORMANCE_SESSION_ID)
-    inputs = malformed_inputs()
     for source in _sources(plugins, provider, ctx):
-        state: dict[str, Any] = {}
-        feed = [b""] + inputs + [b""]
-        if source.format == "chunks":
-            # The same bytes again, cut at odd places, as a PTY read may cut them.
-            joined = b"".join(inputs[:30])
-            feed += [joined[i : i + 7] for i in range(0, len(joined), 7)] + [b""]
-        for index, data in enumerate(feed):
-            what = f"parse_output({source.name}, input #{index}: {data[:40]!r})"
+        try:
+            parser = SourceParser(plugins, provider, source)
+        except WardianError as error:
+            problems.append(f"parser_state({source.name}): {error.message}")
+            continue
+        declared = plugins.call(provider, "parser_state", source=source)
+        if declared is not None and type(parser.state) is not declared:
+            problems.append(f"parser_state({source.name}): the state made is not a {declared.__name__}")
+        for label, call in _parser_calls(parser, ctx):
+            what = f"{label} on {source.name}"
             try:
-                result = plugins.call(provider, "parse_output", ctx=ctx, source=source, data=data, state=state)
+                result = call()
             except WardianError as error:
                 problems.append(f"{what}: {error.code}: {error.message}")
                 break  # one failure per source says enough
-            problems += _check_result(result, source, what)
+            problems += _check_result(result, source, info, what)
+        if SourceParser(plugins, provider, source).state is parser.state:
+            problems.append(f"parser_state({source.name}): two parsers share one state object")
     return problems
 
 
-CHECKS = (check_provider_info, check_build_argv, check_other_hooks, check_parse_output)
+CHECKS = (check_provider_info, check_build_argv, check_resume_launch, check_other_hooks, check_parse_output)
 
 
 def run_conformance(provider: str, workdir: Path, launch: LaunchConfig | None = None) -> None:
@@ -268,8 +363,15 @@ class ProviderConformance:
     def test_build_argv_answers_fresh_resume_and_headless(self, conformance_plugins: Plugins, tmp_path: Path) -> None:
         assert check_build_argv(conformance_plugins, self.provider, tmp_path, self.launch) == []
 
+    def test_a_resume_launch_carries_exactly_the_hosts_resume_args(
+        self, conformance_plugins: Plugins, tmp_path: Path
+    ) -> None:
+        assert check_resume_launch(conformance_plugins, self.provider, tmp_path, self.launch) == []
+
     def test_other_hooks_answer_their_declared_types(self, conformance_plugins: Plugins, tmp_path: Path) -> None:
         assert check_other_hooks(conformance_plugins, self.provider, tmp_path, self.launch) == []
 
-    def test_parse_output_survives_malformed_input(self, conformance_plugins: Plugins, tmp_path: Path) -> None:
+    def test_parsers_keep_typed_state_and_survive_malformed_input(
+        self, conformance_plugins: Plugins, tmp_path: Path
+    ) -> None:
         assert check_parse_output(conformance_plugins, self.provider, tmp_path, self.launch) == []

@@ -31,6 +31,8 @@ def make_ctx(tmp_path: Path, **update: object) -> SpawnContext:
         agent_dir=agent_dir,
         provider_session_id=SESSION,
     )
+    if update.get("session_mode") == "resume":
+        fields["resume_args"] = argv.resume_args(SESSION)  # as the host hands them over
     fields.update(update)
     return SpawnContext(**{"class": "Coder"}, **fields)
 

@@ -6,27 +6,58 @@ from typing import Any
 import pytest
 
 from wardian_claude import parser
-from wardian_core.provider_models import HEADLESS_SOURCE, PTY_SOURCE, OutputSource
+from wardian_claude.hooks_log import HookState
+from wardian_claude.tui import SCREEN_APPROVAL_GRACE_SECONDS, ScreenState
+from wardian_core.parsing.screen import ScreenModel
+from wardian_core.provider_models import HEADLESS_SOURCE, PTY_SOURCE, OutputSource, ParseResult
 
 FIXTURES = Path(__file__).parent / "fixtures"
-HOOKS = OutputSource(name="claude-hooks", format="lines", path=Path("hooks.jsonl"))
+HOOKS = OutputSource(name="claude-hooks", path=Path("hooks.jsonl"))
 TUI_SESSION = "22222222-2222-4333-8444-555555555555"
 
 
 def feed_lines(path: Path, source: OutputSource, session_id: str | None = None) -> list[Any]:
-    state: dict[str, Any] = {}
+    state = parser.state_class(source)
+    state = state() if state else None
     events = []
     for line in path.read_bytes().splitlines():
         events += parser.parse(session_id, source, line, state).events
     return events
 
 
-def feed_screen(data: bytes, chunk: int = 97) -> tuple[list[Any], dict[str, Any]]:
-    state: dict[str, Any] = {}
+class Tui:
+    """The PTY fed as the host feeds it: a screen model beside the parser, looked at when asked."""
+
+    def __init__(self) -> None:
+        self.state = ScreenState()
+        self.screen = ScreenModel()
+        self.events: list[Any] = []
+        self.quiet_asked: float | None = None
+
+    def feed(self, data: bytes) -> list[Any]:
+        self.screen.feed(data)
+        return self._take(parser.parse(None, PTY_SOURCE, data, self.state))
+
+    def quiet(self) -> list[Any]:
+        self.quiet_asked = None
+        return self._take(parser.quiet(self.state))
+
+    def _take(self, result: ParseResult) -> list[Any]:
+        events = list(result.events)
+        if result.call_again_after is not None:
+            self.quiet_asked = result.call_again_after
+        if result.want_screen:
+            events += self._take(parser.screen(PTY_SOURCE, self.screen.snapshot(), self.state))
+        self.events += result.events
+        return events
+
+
+def feed_screen(data: bytes, chunk: int = 97) -> tuple[list[Any], Tui]:
+    tui = Tui()
     events = []
     for start in range(0, len(data), chunk):
-        events += parser.parse(None, PTY_SOURCE, data[start : start + chunk], state).events
-    return events, state
+        events += tui.feed(data[start : start + chunk])
+    return events, tui
 
 
 def kinds(events: list[Any]) -> list[str]:
@@ -41,7 +72,8 @@ def test_tui_hook_log_gives_the_whole_approval_turn() -> None:
         "turn_started",
         "generating",
         "approval_requested",
-        "turn_started",
+        "approval_resolved",
+        "generating",
         "turn_completed",
         "session_ended",
     ]
@@ -52,8 +84,9 @@ def test_tui_hook_log_gives_the_whole_approval_turn() -> None:
     assert approval.evidence.source == "claude-hooks"
     assert approval.evidence.rule == "hook PermissionRequest"
     assert "Bash: touch perm_test.txt" in approval.evidence.line
-    assert events[4].evidence.rule == "hook PostToolUse after PermissionRequest"
-    assert events[5].message == "MOCK-REPLY tool-done tuitok"
+    assert (approval.reason, approval.dialog) == ("tool", "tool")
+    assert (events[4].evidence.rule, events[4].answer) == ("hook PostToolUse after PermissionRequest", "accepted")
+    assert events[6].message == "MOCK-REPLY tool-done tuitok"
 
 
 def test_a_new_session_start_is_adopted_and_its_payloads_followed() -> None:
@@ -66,7 +99,7 @@ def test_a_new_session_start_is_adopted_and_its_payloads_followed() -> None:
 
 
 def test_payloads_of_a_stranger_session_after_ours_started_are_ignored() -> None:
-    state: dict[str, Any] = {}
+    state = HookState()
     ours = b'{"hook_event_name":"SessionStart","session_id":"ours","source":"startup"}'
     theirs = b'{"hook_event_name":"Stop","session_id":"theirs","last_assistant_message":"x"}'
     parser.parse("ours", HOOKS, ours, state)
@@ -88,7 +121,7 @@ def test_stop_failure_hook_is_an_error_with_the_api_message() -> None:
         b'"last_assistant_message":"API Error: 400 mock error 400 requested"}'
     )
 
-    [event] = parser.parse("s", HOOKS, line, {}).events
+    [event] = parser.parse("s", HOOKS, line, HookState()).events
 
     assert event.kind == "error"
     assert event.message == "API Error: 400 mock error 400 requested"
@@ -171,57 +204,74 @@ def test_ready_prompt_is_seen_once_however_the_bytes_are_cut(fixture: str, chunk
 def test_approval_dialog_on_screen_is_reported_after_the_grace_delay() -> None:
     raw = (FIXTURES / "recordings" / "claude-tui-approval.raw").read_bytes()
     cut = raw.index(b"Esc to cancel") if b"Esc to cancel" in raw else raw.index(b"cancel")
-    state: dict[str, Any] = {}
-    parser.parse(None, PTY_SOURCE, raw[:cut], state)
+    tui = Tui()
+    tui.feed(raw[: cut + 10])
+    assert tui.quiet_asked == SCREEN_APPROVAL_GRACE_SECONDS
+    assert "approval_requested" not in kinds(tui.events)  # the hook has a second to say it
 
-    result = parser.parse(None, PTY_SOURCE, raw[cut : cut + 10], state)
-    assert result.call_again_after is None or result.call_again_after > 0
-    [event] = parser.parse(None, PTY_SOURCE, b"", state).events
+    [event] = tui.quiet()
 
-    assert event.kind == "approval_requested"
-    assert event.evidence.rule == "approval dialog"
-    assert parser.parse(None, PTY_SOURCE, b"", state).events == []  # once
+    assert (event.kind, event.reason, event.dialog) == ("approval_requested", "tool", "tool")
+    assert event.evidence.rule == "approval dialog" and event.evidence.line == "Do you want to proceed?"
+    assert tui.quiet() == [] and tui.quiet_asked is None  # once
 
 
 def test_approval_dialog_answered_within_the_delay_is_not_reported() -> None:
     raw = (FIXTURES / "recordings" / "claude-tui-approval.raw").read_bytes()
-    events, state = feed_screen(raw)
+    events, tui = feed_screen(raw)
 
-    assert parser.parse(None, PTY_SOURCE, b"", state).events == []
+    assert tui.quiet() == []
     assert "approval_requested" not in kinds(events)
 
 
-def test_rejected_approval_ends_the_turn_from_the_screen() -> None:
-    state: dict[str, Any] = {}
-    parser.parse(None, PTY_SOURCE, b"\x1b[2K? for shortcuts", state)
-    parser.parse(None, PTY_SOURCE, b"Do you want to \x1b[1Cproceed?\r\n 1. Yes\r\n 3. No", state)
+def test_rejected_approval_is_resolved_and_ends_the_turn_from_the_screen() -> None:
+    tui = Tui()
+    tui.feed(b"\x1b[2J\x1b[H? for shortcuts")
+    tui.feed(b"\x1b[2J\x1b[HDo you want to\x1b[1Cproceed?\r\n 1. Yes\r\n 3. No")
 
-    interrupted = b"\xe2\x8e\xbf  Interrupted \xc2\xb7 What should Claude do instead?"
-    events = parser.parse(None, PTY_SOURCE, interrupted, state).events
-    assert kinds(events) == ["turn_completed"]
+    interrupted = b"\x1b[2J\x1b[H\xe2\x8e\xbf  Interrupted \xc2\xb7 What should Claude do instead?\r\n? for shortcuts"
+    events = tui.feed(interrupted)
+    assert kinds(events) == ["approval_resolved", "turn_completed"]
+    assert events[0].answer == "rejected"
     # Redrawn with the next prompt: no longer an end of turn.
-    assert parser.parse(None, PTY_SOURCE, b"Interrupted \xc2\xb7 What should Claude do instead?", state).events == []
+    assert tui.feed(b"\x1b[2J\x1b[HInterrupted \xc2\xb7 What should Claude do instead?") == []
+
+
+def test_an_accepted_dialog_leaves_no_rejection_behind_on_the_screen() -> None:
+    tui = Tui()
+    tui.feed(b"\x1b[2J\x1b[HWhat should Claude do instead?\r\n? for shortcuts")  # an old rejection
+    tui.feed(b"\x1b[3;1HDo you want to proceed?\r\n 1. Yes")
+    tui.feed(b"\x1b[3;1H\x1b[J Running (esc to interrupt)")
+
+    assert "turn_completed" not in kinds(tui.events)
 
 
 @pytest.mark.parametrize(
-    ("screen", "reason"),
+    ("screen", "reason", "dialog", "message"),
     [
-        (b"Quick safety check: Is this a project you created or one you trust?", "workspace trust"),
-        (b"Detected a custom API key in your environment\r\n Do you want to use this API key?", "API key"),
+        (b"Quick safety check: Is this a project you created or one you trust?", "trust", "trust", "workspace trust"),
+        (
+            b"Detected a custom API key in your environment\r\n Do you want to use this API key?",
+            "onboarding",
+            "api_key",
+            "API key",
+        ),
     ],
 )
-def test_first_run_screens_ask_for_a_person_with_a_reason(screen: bytes, reason: str) -> None:
-    state: dict[str, Any] = {}
-    events = parser.parse(None, PTY_SOURCE, screen, state).events
+def test_first_run_screens_ask_for_a_person_with_a_reason(screen: bytes, reason: str, dialog: str, message: str) -> None:
+    tui = Tui()
+    events = tui.feed(screen)
 
     assert kinds(events) == ["approval_requested"]
-    assert reason in events[0].message
-    # Once the person got through, the ready prompt ends the wait (ready alone leaves only starting).
-    assert kinds(parser.parse(None, PTY_SOURCE, b"? for shortcuts", state).events) == ["turn_completed"]
+    assert (events[0].reason, events[0].dialog) == (reason, dialog)
+    assert message in events[0].message
+    # Once the person got through, the dialog is resolved and the prompt is ready.
+    answered = tui.feed(b"\x1b[2J\x1b[H? for shortcuts")
+    assert kinds(answered) == ["approval_resolved", "ready"]
 
 
 def test_unreachable_anthropic_is_an_error() -> None:
-    events = parser.parse(None, PTY_SOURCE, b"Unable to connect to Anthropic services\r\n", {}).events
+    events = Tui().feed(b"Unable to connect to Anthropic services\r\n")
 
     assert kinds(events) == ["error"]
 
@@ -241,4 +291,5 @@ def test_unreachable_anthropic_is_an_error() -> None:
 )
 @pytest.mark.parametrize("source", [HOOKS, HEADLESS_SOURCE])
 def test_malformed_lines_give_no_events(data: bytes, source: OutputSource) -> None:
-    assert parser.parse("s", source, data, {}).events == []
+    state = parser.state_class(source)
+    assert parser.parse("s", source, data, state() if state else None).events == []

@@ -58,7 +58,7 @@ def test_replayed_tui_hook_log_walks_through_the_approval(wardian: Callable) -> 
     assert statuses(lines)[1:] == [
         ("processing", "turn_started", "claude-hooks"),
         ("action_required", "approval_requested", "claude-hooks"),
-        ("processing", "turn_started", "claude-hooks"),
+        ("processing", "approval_resolved", "claude-hooks"),
         ("idle", "turn_completed", "claude-hooks"),
         ("off", "session_ended", "claude-hooks"),
     ]

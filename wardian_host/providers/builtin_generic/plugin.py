@@ -1,7 +1,5 @@
 """The generic provider's hooks; each delegates."""
 
-from typing import Any
-
 from wardian_core import hookimpl
 from wardian_core.provider_models import (
     CONTRACT_VERSION,
@@ -9,6 +7,7 @@ from wardian_core.provider_models import (
     OutputSource,
     ParseResult,
     ProviderInfo,
+    ProviderSetting,
     SpawnContext,
 )
 from wardian_host.providers.builtin_generic import argv, parser
@@ -26,6 +25,17 @@ def provider_info() -> ProviderInfo:
         session_id_mode="assigned",
         capabilities=["interactive"],
         input_profile=INPUT_PROFILE,
+        settings=[
+            ProviderSetting(
+                name="idle_quiet_seconds",
+                type="number",
+                description="Seconds without output after which the command counts as idle.",
+            ),
+            ProviderSetting(
+                name="prompt_pattern",
+                description="A regular expression matching the command's prompt: a turn ends when it shows.",
+            ),
+        ],
     )
 
 
@@ -40,5 +50,20 @@ def resume_args() -> list[str]:
 
 
 @hookimpl
-def parse_output(ctx: SpawnContext, source: OutputSource, data: bytes, state: dict[str, Any]) -> ParseResult:
+def parser_state() -> type:
+    return parser.GenericState
+
+
+@hookimpl
+def source_opened(ctx: SpawnContext) -> ParseResult:
+    return parser.opened(ctx)
+
+
+@hookimpl
+def parse_output(ctx: SpawnContext, source: OutputSource, data: bytes, state: parser.GenericState) -> ParseResult:
     return parser.parse(ctx, source, data, state)
+
+
+@hookimpl
+def source_quiet(ctx: SpawnContext, source: OutputSource, state: parser.GenericState) -> ParseResult:
+    return parser.quiet(ctx, source, state)

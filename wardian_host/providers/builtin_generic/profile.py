@@ -10,6 +10,7 @@ INPUT_PROFILE = InputProfile(
     bracketed_paste=True,
     paste_threshold=200,
     settle_seconds=0.05,
-    approve_keys=None,
-    reject_keys=None,
+    dialogs={},  # a command's own prompts are answered by typing, not by `send --approval`
+    # A shell would run `[from p1]` as a command: what another agent sends is typed as given.
+    sender_tag=False,
 )

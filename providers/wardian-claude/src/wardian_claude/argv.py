@@ -36,8 +36,9 @@ def session_args(ctx: SpawnContext) -> list[str]:
         return []
     refuse_secret_session_id(session_id, os.environ)
     if ctx.session_mode == "resume":
-        # --session-id or --name next to --resume would start another session (2.1.197).
-        return resume_args(session_id)
+        # What resume_args answered, handed over by the host. --session-id or --name next
+        # to --resume would start another session (2.1.197).
+        return list(ctx.resume_args)
     args = ["--session-id", session_id]
     if ctx.mode == "interactive":
         args += ["--name", ctx.agent_name]

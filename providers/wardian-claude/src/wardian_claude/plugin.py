@@ -3,8 +3,9 @@
 from typing import Any
 
 from wardian_claude import argv, home, parser
-from wardian_claude.profile import INPUT_PROFILE
+from wardian_claude.profile import INPUT_PROFILE, TESTED_VERSIONS
 from wardian_core import hookimpl
+from wardian_core.parsing.screen import ScreenSnapshot
 from wardian_core.provider_models import (
     CONTRACT_VERSION,
     HomePlan,
@@ -28,6 +29,7 @@ def provider_info() -> ProviderInfo:
         session_id_mode="assigned",
         capabilities=["interactive", "headless", "resume", "approvals", "model_selection", "skills"],
         input_profile=INPUT_PROFILE,
+        tested_versions=TESTED_VERSIONS,
     )
 
 
@@ -47,12 +49,27 @@ def resume_args(session_id: str) -> list[str]:
 
 
 @hookimpl
-def parse_output(ctx: SpawnContext, source: OutputSource, data: bytes, state: dict[str, Any]) -> ParseResult:
+def parser_state(source: OutputSource) -> type | None:
+    return parser.state_class(source)
+
+
+@hookimpl
+def parse_output(ctx: SpawnContext, source: OutputSource, data: bytes, state: Any) -> ParseResult:
     return parser.parse(ctx.provider_session_id, source, data, state)
 
 
 @hookimpl
-def approval_source(ctx: SpawnContext) -> OutputSource | None:
+def source_quiet(state: Any) -> ParseResult:
+    return parser.quiet(state)
+
+
+@hookimpl
+def parse_screen(source: OutputSource, screen: ScreenSnapshot, state: Any) -> ParseResult:
+    return parser.screen(source, screen, state)
+
+
+@hookimpl
+def approval_source(ctx: SpawnContext) -> list[OutputSource]:
     if ctx.mode != "interactive":
-        return None  # headless runs report everything on stdout
-    return OutputSource(name=home.HOOKS_SOURCE_NAME, format="lines", path=home.hooks_file(ctx))
+        return []  # headless runs report everything on stdout
+    return [OutputSource(name=home.HOOKS_SOURCE_NAME, kind="file", path=home.hooks_file(ctx))]

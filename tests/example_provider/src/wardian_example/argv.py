@@ -17,8 +17,7 @@ def launch_plan(ctx: SpawnContext) -> LaunchPlan:
         argv += ["--model", ctx.launch.model]
     for directory in [*ctx.include_roots, *ctx.launch.include_dirs]:
         argv += ["--include", str(directory)]
-    if ctx.session_mode == "resume" and ctx.provider_session_id:
-        argv += resume_args(ctx.provider_session_id)
+    argv += ctx.resume_args  # what resume_args answered, handed over by the host
     argv += ctx.launch.extra_args
     if ctx.mode == "headless":
         argv.append(ctx.prompt or "")

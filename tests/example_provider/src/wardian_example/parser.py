@@ -1,12 +1,13 @@
 """`wardian-example-cli` output → provider events. Never raises on bad input."""
 
-import codecs
-import json
-from typing import Any
+from dataclasses import dataclass, field
 
-from wardian_core.provider_models import Evidence, OutputSource, ParseResult, ProviderEvent, excerpt
+from wardian_core.parsing.escapes import TerminalText
+from wardian_core.parsing.events import event
+from wardian_core.parsing.jsonl import json_object, text_field
+from wardian_core.provider_models import EventKind, OutputSource, ParseResult
 
-HEADLESS_EVENTS = {
+HEADLESS_EVENTS: dict[str, EventKind] = {
     "session.started": "session_started",
     "turn.started": "turn_started",
     "tool.running": "generating",
@@ -21,56 +22,62 @@ APPROVAL = "Allow? [y/n]"
 ANSWERS = (("\nran", "accepted"), ("\ndenied", "rejected"))
 
 
-def _event(kind: str, source: OutputSource, rule: str, line: str, **fields: Any) -> ProviderEvent:
-    return ProviderEvent(kind=kind, evidence=Evidence(source=source.name, rule=rule, line=excerpt(line)), **fields)
+TELEMETRY_SOURCES = ("approvals", "events")
+
+
+@dataclass
+class TerminalState:
+    text: TerminalText = field(default_factory=TerminalText)
+    # Kept so a marker split across two reads is still seen once.
+    tail: str = ""
+    dialog_open: bool = False
+    seen_prompt: bool = False
 
 
 def parse_line(source: OutputSource, data: bytes) -> ParseResult:
+    record = json_object(data)
+    if record is None:
+        return ParseResult()
     line = data.decode("utf-8", "replace")
-    try:
-        record = json.loads(line)
-    except ValueError:
-        return ParseResult()
-    if not isinstance(record, dict):
-        return ParseResult()
-    if source.name == "approvals":
+    if source.name in TELEMETRY_SOURCES:
         if record.get("event") == "permission_request":
-            return ParseResult(events=[_event("approval_requested", source, "event=permission_request", line)])
+            tool = text_field(record, "tool") or "a tool"
+            return ParseResult(
+                events=[
+                    event(
+                        "approval_requested",
+                        source,
+                        "event=permission_request",
+                        line,
+                        message=f"asks to run {tool}",
+                        reason="tool",
+                        dialog="allow",
+                    )
+                ]
+            )
         return ParseResult()
     kind = HEADLESS_EVENTS.get(str(record.get("type")))
     if kind is None:
         return ParseResult()
-    session_id = record.get("session_id") if isinstance(record.get("session_id"), str) else None
-    message = record.get("message") if isinstance(record.get("message"), str) else None
-    return ParseResult(
-        events=[_event(kind, source, f"type={record['type']}", line, session_id=session_id, message=message)]
-    )
+    dialog = {"reason": "tool", "dialog": "allow"} if kind == "approval_requested" else {}
+    fields = {"session_id": text_field(record, "session_id"), "message": text_field(record, "message"), **dialog}
+    return ParseResult(events=[event(kind, source, f"type={record['type']}", line, **fields)])
 
 
-def parse_terminal(source: OutputSource, data: bytes, state: dict[str, Any]) -> ParseResult:
-    decoder = state.setdefault("decoder", codecs.getincrementaldecoder("utf-8")(errors="replace"))
-    # Keep a short tail so a marker split across two reads is still seen once.
-    text = state.get("tail", "") + decoder.decode(data)
+def parse_terminal(source: OutputSource, data: bytes, state: TerminalState) -> ParseResult:
+    text = state.tail + state.text.feed(data)
     events = []
     if APPROVAL in text:
-        events.append(_event("approval_requested", source, "approval dialog", APPROVAL))
-        state["dialog_open"] = True
+        events.append(event("approval_requested", source, "approval dialog", APPROVAL, reason="tool", dialog="allow"))
+        state.dialog_open = True
         text = text[text.index(APPROVAL) + len(APPROVAL) :]
-    for marker, answer in ANSWERS if state.get("dialog_open") else ():
+    for marker, answer in ANSWERS if state.dialog_open else ():
         if marker in text:
-            state["dialog_open"] = False
-            events.append(_event("approval_resolved", source, "dialog answered", marker.strip(), answer=answer))
+            state.dialog_open = False
+            events.append(event("approval_resolved", source, "dialog answered", marker.strip(), answer=answer))
     if text.endswith(PROMPT):
-        kind = "turn_completed" if state.get("seen_prompt") else "ready"
-        state["seen_prompt"] = True
-        events.append(_event(kind, source, "prompt", PROMPT))
-    state["tail"] = "" if events else text[-len(APPROVAL) :]
+        kind = "turn_completed" if state.seen_prompt else "ready"
+        state.seen_prompt = True
+        events.append(event(kind, source, "prompt", PROMPT))
+    state.tail = "" if events else text[-len(APPROVAL) :]
     return ParseResult(events=events)
-
-
-def parse(source: OutputSource, data: bytes, state: dict[str, Any]) -> ParseResult:
-    if not data:
-        return ParseResult()
-    if source.format == "chunks":
-        return parse_terminal(source, data, state)
-    return parse_line(source, data)

@@ -1,7 +1,5 @@
 """The hooks of the example provider; each delegates to a module of its own."""
 
-from typing import Any
-
 from wardian_core import hookimpl
 from wardian_core.provider_models import (
     CONTRACT_VERSION,
@@ -10,7 +8,9 @@ from wardian_core.provider_models import (
     OutputSource,
     ParseResult,
     ProviderInfo,
+    ProviderSetting,
     SpawnContext,
+    TestedVersions,
 )
 from wardian_example import argv, home, parser
 from wardian_example.profile import INPUT_PROFILE
@@ -28,6 +28,13 @@ def provider_info() -> ProviderInfo:
         session_id_mode="discovered",
         capabilities=["interactive", "headless", "resume", "approvals"],
         input_profile=INPUT_PROFILE,
+        tested_versions=TestedVersions(oldest="1.0.0", newest="1.0.0"),
+        settings=[
+            ProviderSetting(
+                name="events_url",
+                description="A local server-sent-events URL where the CLI's approval requests appear.",
+            )
+        ],
     )
 
 
@@ -47,13 +54,24 @@ def resume_args(session_id: str) -> list[str]:
 
 
 @hookimpl
-def parse_output(source: OutputSource, data: bytes, state: dict[str, Any]) -> ParseResult:
-    return parser.parse(source, data, state)
+def parser_state(source: OutputSource) -> type | None:
+    return parser.TerminalState if source.format == "chunks" else None
 
 
 @hookimpl
-def approval_source(ctx: SpawnContext) -> OutputSource | None:
-    if not ctx.provider_session_id:
-        return None
-    path = home.example_home(ctx) / f"approvals-{ctx.provider_session_id}.jsonl"
-    return OutputSource(name="approvals", format="lines", path=path)
+def parse_output(source: OutputSource, data: bytes, state: parser.TerminalState) -> ParseResult:
+    if source.format == "chunks":
+        return parser.parse_terminal(source, data, state)
+    return parser.parse_line(source, data)
+
+
+@hookimpl
+def approval_source(ctx: SpawnContext) -> list[OutputSource]:
+    sources = []
+    events_url = ctx.launch.settings.get("events_url")
+    if ctx.mode == "interactive" and isinstance(events_url, str):
+        sources.append(OutputSource(name="events", kind="sse", url=events_url, headers={"X-Example": ctx.agent_name}))
+    if ctx.provider_session_id:
+        path = home.example_home(ctx) / f"approvals-{ctx.provider_session_id}.jsonl"
+        sources.append(OutputSource(name="approvals", kind="file", path=path))
+    return sources

@@ -1,0 +1,106 @@
+"""The JSONL our hooks append (`claude-hooks`): Claude's own structured signal.
+
+One payload per line (the shared fixtures' `time<TAB>event<TAB>json` logs are read
+too). Payloads of another session are ignored once the agent's session id is known.
+"""
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from wardian_core.parsing.events import event
+from wardian_core.parsing.jsonl import json_object, text_field
+from wardian_core.provider_models import OutputSource, ParseResult
+
+# The dialog of a tool approval; its keys are in profile.py.
+TOOL_DIALOG = "tool"
+
+
+@dataclass
+class HookState:
+    session_id: str | None = None
+    # A PermissionRequest not yet followed by its tool's result or the turn's end.
+    approval_pending: bool = False
+
+
+def _tool_summary(record: dict[str, Any]) -> str:
+    tool = text_field(record, "tool_name") or "tool"
+    tool_input = record.get("tool_input")
+    if isinstance(tool_input, dict) and isinstance(tool_input.get("command"), str):
+        return f"{tool}: {tool_input['command']}"
+    try:
+        return f"{tool}: {json.dumps(tool_input, ensure_ascii=False)}" if tool_input is not None else tool
+    except (TypeError, ValueError):
+        return tool
+
+
+def _tool_data(record: dict[str, Any]) -> dict[str, Any]:
+    data: dict[str, Any] = {"tool_name": text_field(record, "tool_name")}
+    if isinstance(record.get("tool_input"), dict):
+        data["tool_input"] = record["tool_input"]
+    if text_field(record, "tool_use_id"):
+        data["tool_use_id"] = record["tool_use_id"]
+    return data
+
+
+def parse_hook(ctx_session_id: str | None, source: OutputSource, data: bytes, state: HookState) -> ParseResult:
+    record = json_object(data)
+    name = text_field(record, "hook_event_name") if record else None
+    if record is None or name is None:
+        return ParseResult()
+    session_id = text_field(record, "session_id")
+    expected = state.session_id or ctx_session_id
+    if expected and session_id and session_id != expected and name != "SessionStart":
+        return ParseResult()  # another session's payload
+    rule = f"hook {name}"
+    if name == "SessionStart":
+        state.session_id = session_id or expected
+        line = f"{name} source={record.get('source')} {session_id}"
+        return ParseResult(
+            events=[event("session_started", source, rule, line, session_id=session_id)] if session_id else []
+        )
+    if name == "UserPromptSubmit":
+        state.approval_pending = False
+        return ParseResult(events=[event("turn_started", source, rule, f"{name} {text_field(record, 'prompt') or ''}")])
+    if name == "PreToolUse":
+        return ParseResult(events=[_tool_event("generating", source, rule, name, record)])
+    if name == "PermissionRequest":
+        state.approval_pending = True
+        summary = _tool_summary(record)
+        requested = event(
+            "approval_requested",
+            source,
+            rule,
+            f"{name} {summary}",
+            message=summary,
+            data=_tool_data(record),
+            reason="tool",
+            dialog=TOOL_DIALOG,
+        )
+        return ParseResult(events=[requested])
+    if name in ("PostToolUse", "PostToolUseFailure"):
+        events = []
+        if state.approval_pending:
+            # The tool ran (or failed) after its dialog: the dialog was accepted.
+            state.approval_pending = False
+            resolved = _tool_event("approval_resolved", source, f"{rule} after PermissionRequest", name, record)
+            events.append(resolved.model_copy(update={"answer": "accepted"}))
+        return ParseResult(events=[*events, _tool_event("generating", source, rule, name, record)])
+    if name == "Stop":
+        state.approval_pending = False
+        last = text_field(record, "last_assistant_message") or ""
+        return ParseResult(events=[event("turn_completed", source, rule, f"{name} {last}", message=last or None)])
+    if name == "StopFailure":
+        state.approval_pending = False
+        # `error` is often just "unknown" (2.1.197); the message says what the API answered.
+        reason = text_field(record, "last_assistant_message") or text_field(record, "error")
+        message = reason or "the turn ended with an API error"
+        return ParseResult(events=[event("error", source, rule, f"{name} {reason or ''}", message=message)])
+    if name == "SessionEnd":
+        line = f"{name} reason={text_field(record, 'reason') or ''}"
+        return ParseResult(events=[event("session_ended", source, rule, line)])
+    return ParseResult()  # Notification and others: kept in the file, no status of their own
+
+
+def _tool_event(kind: Any, source: OutputSource, rule: str, name: str, record: dict[str, Any]) -> Any:
+    return event(kind, source, rule, f"{name} {_tool_summary(record)}", data=_tool_data(record))

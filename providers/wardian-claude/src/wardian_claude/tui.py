@@ -1,0 +1,178 @@
+"""Claude Code's TUI (`pty`): the ready prompt, the approval dialog, the first-run screens.
+
+The stream only says when to look: a marker in its squeezed text (the TUI draws spaces
+by moving the cursor) asks the host for the screen, and the rules below read the
+screen as a person sees it. The hooks are the primary signal; the screen covers what
+no hook tells — readiness, first-run screens that would otherwise hang silently, a
+rejected approval — and an approval dialog the hooks did not report.
+"""
+
+from dataclasses import dataclass, field
+
+from wardian_claude.hooks_log import TOOL_DIALOG
+from wardian_core.parsing.escapes import TerminalText, squeeze
+from wardian_core.parsing.events import event, screen_text
+from wardian_core.parsing.screen import ScreenSnapshot
+from wardian_core.parsing.settle import Settle
+from wardian_core.provider_models import ApprovalReason, OutputSource, ParseResult, ProviderEvent
+
+READY = "? for shortcuts"
+APPROVAL = "Do you want to proceed?"
+# A rejected approval (or Esc) interrupts the turn without any hook (2.1.197).
+INTERRUPTED = "What should Claude do instead?"
+# Drawn under the prompt while a turn runs: a look then shows whether a dialog is gone.
+BUSY = "esc to interrupt"
+# Without onboarding state Claude checks api.anthropic.com first and exits when it cannot.
+UNREACHABLE = "Unable to connect to Anthropic services"
+
+
+@dataclass(frozen=True)
+class FirstRunScreen:
+    marker: str
+    reason: ApprovalReason
+    dialog: str
+    message: str
+
+
+TRUST_MESSAGE = "workspace trust dialog: Claude asks whether to trust this folder"
+API_KEY_MESSAGE = "API key confirmation: Claude asks whether to use ANTHROPIC_API_KEY"
+# Screens that wait for a person before the prompt is usable (2.1.197).
+FIRST_RUN_SCREENS = (
+    FirstRunScreen("Do you trust the files in this folder?", "trust", "trust", TRUST_MESSAGE),
+    FirstRunScreen("Is this a project you created or one you trust?", "trust", "trust", TRUST_MESSAGE),
+    FirstRunScreen("Yes, I trust this folder", "trust", "trust", TRUST_MESSAGE),
+    FirstRunScreen("Choose the text style", "onboarding", "theme", "first-run onboarding: Claude asks for a theme"),
+    FirstRunScreen("Select login method", "sign_in", "login", "sign-in: Claude asks how to log in"),
+    FirstRunScreen("Detected a custom API key", "onboarding", "api_key", API_KEY_MESSAGE),
+    FirstRunScreen("Do you want to use this API key?", "onboarding", "api_key", API_KEY_MESSAGE),
+)
+TRIGGERS = tuple(
+    squeeze(marker)
+    for marker in (READY, APPROVAL, INTERRUPTED, BUSY, UNREACHABLE, *(s.marker for s in FIRST_RUN_SCREENS))
+)
+TAIL_CHARS = max(len(trigger) for trigger in TRIGGERS)
+# The PermissionRequest hook reports a dialog with its tool; the screen reports it only if
+# it is still there after this delay (hooks off or broken: nothing else would).
+SCREEN_APPROVAL_GRACE_SECONDS = 1.0
+
+
+@dataclass
+class ScreenState:
+    text: TerminalText = field(default_factory=TerminalText)
+    tail: str = ""
+    ready: bool = False
+    unreachable: bool = False
+    first_run: FirstRunScreen | None = None
+    # The tool dialog was on screen at the last look, and since the last prompt.
+    dialog_shown: bool = False
+    dialog_seen: bool = False
+    grace: Settle = field(default_factory=lambda: Settle(SCREEN_APPROVAL_GRACE_SECONDS))
+    confirming: bool = False
+    # The screen reported this dialog already (one report per dialog shown).
+    dialog_reported: bool = False
+
+
+def watch_stream(data: bytes, state: ScreenState) -> ParseResult:
+    """Ask for the screen when the stream shows one of the markers the rules read."""
+    squeezed = state.tail + squeeze(state.text.feed(data))
+    found = [(squeezed.rfind(trigger), trigger) for trigger in TRIGGERS if trigger in squeezed]
+    if not found:
+        state.tail = squeezed[-TAIL_CHARS:]
+        return ParseResult()
+    at, trigger = max(found)
+    state.tail = squeezed[at + len(trigger) :][-TAIL_CHARS:]
+    return ParseResult(want_screen=True)
+
+
+def read_screen(source: OutputSource, screen: ScreenSnapshot, state: ScreenState) -> ParseResult:
+    text = screen_text(screen.rows)
+    events: list[ProviderEvent] = []
+    if UNREACHABLE in text and not state.unreachable:
+        state.unreachable = True
+        message = "Claude Code cannot reach Anthropic's API (first-run connectivity check)"
+        events.append(event("error", source, "cannot reach Anthropic", UNREACHABLE, message=message))
+    first_run = next((s for s in FIRST_RUN_SCREENS if s.marker in text), None)
+    if first_run is not None:
+        if state.first_run is None or state.first_run.dialog != first_run.dialog:
+            state.first_run = first_run
+            events.append(_first_run_opened(source, first_run))
+        return ParseResult(events=events)
+    # A turn running under the prompt (busy) shows the TUI took input as surely as the hint.
+    if READY in text or BUSY in text:
+        events += _prompt_shown(source, state, READY if READY in text else BUSY)
+    return ParseResult(events=events + _tool_dialog(source, text, state), call_again_after=_grace(text, state))
+
+
+def _first_run_opened(source: OutputSource, screen: FirstRunScreen) -> ProviderEvent:
+    return event(
+        "approval_requested",
+        source,
+        "first-run screen",
+        screen.marker,
+        message=screen.message,
+        reason=screen.reason,
+        dialog=screen.dialog,
+    )
+
+
+def _prompt_shown(source: OutputSource, state: ScreenState, marker: str) -> list[ProviderEvent]:
+    events = []
+    if state.first_run is not None:
+        # A person (or `send --approval`) got past the first-run screen.
+        rule = f"ready prompt after the {state.first_run.dialog} screen"
+        events.append(event("approval_resolved", source, rule, marker))
+        state.first_run = None
+    if not state.ready:
+        state.ready = True
+        events.append(event("ready", source, "ready prompt", marker))
+    return events
+
+
+def _tool_dialog(source: OutputSource, text: str, state: ScreenState) -> list[ProviderEvent]:
+    shown = APPROVAL in text
+    events = []
+    if state.confirming and shown:
+        # Still there after the grace delay: report it, hooks or not.
+        state.dialog_reported = True
+        message = "Claude asks before running a tool"
+        events.append(
+            event(
+                "approval_requested",
+                source,
+                "approval dialog",
+                APPROVAL,
+                message=message,
+                reason="tool",
+                dialog=TOOL_DIALOG,
+            )
+        )
+    state.confirming = False
+    if state.dialog_seen and not shown and BUSY in text:
+        state.dialog_seen = False  # the turn went on: the dialog was accepted (the hooks say so)
+    if state.dialog_seen and not shown and INTERRUPTED in text:
+        # No hook says so: the rejected tool interrupted the turn (2.1.197).
+        state.dialog_seen = False
+        rule = "turn interrupted after an approval dialog"
+        events.append(event("approval_resolved", source, rule, INTERRUPTED, answer="rejected"))
+        events.append(event("turn_completed", source, rule, INTERRUPTED, message="the tool was not approved"))
+    if shown and not state.dialog_shown:
+        state.dialog_seen = True
+    if not shown:
+        state.grace.cancel()
+        state.dialog_reported = False
+    state.dialog_shown = shown
+    return events
+
+
+def _grace(text: str, state: ScreenState) -> float | None:
+    if APPROVAL in text and not (state.grace.pending or state.confirming or state.dialog_reported):
+        return state.grace.start()
+    return None
+
+
+def grace_passed(state: ScreenState) -> ParseResult:
+    """After the grace delay: look again, and report a dialog that is still there."""
+    if state.grace.due() and state.dialog_shown:
+        state.confirming = True
+        return ParseResult(want_screen=True)
+    return ParseResult()

@@ -1,0 +1,47 @@
+"""JSON lines as parsers meet them: one record per line, sometimes after a prefix
+(a log's `time<TAB>event<TAB>` columns), sometimes malformed or not an object."""
+
+import json
+from typing import Any
+
+# A line longer than this is no record a parser needs; split_lines drops it.
+MAX_LINE_BYTES = 1024 * 1024
+
+
+def json_object(line: bytes | str) -> dict[str, Any] | None:
+    """The JSON object on `line` (from its first `{`), or None for anything else."""
+    text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
+    start = text.find("{")
+    if start < 0:
+        return None
+    try:
+        record = json.loads(text[start:])
+    except (ValueError, RecursionError):
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def object_field(record: dict[str, Any], key: str) -> dict[str, Any]:
+    """A nested object, or an empty one where the record has none (or another type)."""
+    value = record.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def text_field(record: dict[str, Any], key: str) -> str | None:
+    """A non-empty string field, or None."""
+    value = record.get(key)
+    return value if isinstance(value, str) and value else None
+
+
+class LineSplitter:
+    """Complete lines out of a byte stream fed in arbitrary chunks, newline removed."""
+
+    def __init__(self) -> None:
+        self._partial = b""
+
+    def feed(self, data: bytes) -> list[bytes]:
+        lines = (self._partial + data).split(b"\n")
+        self._partial = lines.pop()
+        if len(self._partial) > MAX_LINE_BYTES:
+            self._partial = b""  # a line without end: dropped rather than kept growing
+        return [line.removesuffix(b"\r") for line in lines if len(line) <= MAX_LINE_BYTES]

@@ -1,0 +1,34 @@
+"""Opening the follower that reads an `OutputSource` a provider named (see its docstring)."""
+
+import asyncio
+from collections.abc import Callable
+from typing import Protocol
+
+from wardian_core.provider_models import OutputSource
+from wardian_host.output.command_stream import CommandStream
+from wardian_host.output.directory_watch import DirectoryWatch
+from wardian_host.output.file_tail import FileTail
+from wardian_host.output.sse_stream import SseStream
+
+
+class Follower(Protocol):
+    def start(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+def open_follower(loop: asyncio.AbstractEventLoop, source: OutputSource, on_line: Callable[[bytes], None]) -> Follower:
+    """A started follower of `source`; `pty` and `headless` are the host's own and have none."""
+    follower: Follower
+    if source.kind == "file" and source.path is not None:
+        follower = FileTail(loop, source.path, on_line, source.start_at_end)
+    elif source.kind == "directory" and source.path is not None:
+        follower = DirectoryWatch(loop, source.path, source.pattern, on_line)
+    elif source.kind == "sse" and source.url is not None:
+        follower = SseStream(loop, source.url, source.headers, on_line)
+    elif source.kind == "command":
+        follower = CommandStream(loop, source.argv, source.env, on_line)
+    else:
+        raise ValueError(f"the host reads a {source.kind} source itself: it has no follower")
+    follower.start()
+    return follower
