@@ -7,10 +7,15 @@
 (b) `wardian agent list` answered live by the host vs read from state.db (target <= 1.5x);
 (c) one agent writing M MB to its terminal: the host's read rate vs a bare os.read loop
     on a PTY (target >= 0.5x), while the status latency of another agent stays < 50 ms;
+    A client asks for the flooding agent's screen twice a second meanwhile, so the rate
+    includes the terminal screen model's catch-ups;
 (d) the latency from a provider event that makes an agent change status to the return
     of an already-waiting `wardian agent wait` (target p50 <= 5 ms, p99 <= 20 ms), and
     the cost of `wardian send --wait-until idle` on an agent that answers at once,
-    beside `wardian agent <name>`.
+    beside `wardian agent <name>`;
+(e) 50 Claude and Codex agents, each writing 100 KB/s of recorded real TUI output through
+    its provider's real parser: another agent's status latency p99, beside the same
+    figure with those agents up but quiet (target <= 2x the quiet figure, and < 50 ms).
 """
 
 import argparse
@@ -31,6 +36,12 @@ from wardian_core.control.client import ControlClient
 
 WARDIAN = str(Path(sys.executable).parent / "wardian")
 IDLE_COMMAND = ["cat"]  # waits for input, prints nothing: an idle agent
+HERE = Path(__file__).resolve().parent
+# Turns of real TUIs: start-up, a prompt, the model's streamed answer.
+RECORDINGS = {
+    "claude": HERE.parent / "providers/wardian-claude/tests/fixtures/recordings/claude-tui.raw",
+    "codex": HERE.parent / "providers/wardian-codex/tests/fixtures/codex-tui-resume-thread.raw",
+}
 
 
 class Bench:
@@ -50,10 +61,10 @@ class Bench:
         with ControlClient.connect(self.home) as client:
             return client.request(kind, params, timeout)
 
-    def spawn(self, name: str, command: list[str], settings: dict | None = None) -> None:
+    def spawn(self, name: str, command: list[str], settings: dict | None = None, provider: str = "generic") -> None:
         launch = {"extra_args": command} | ({"settings": settings} if settings else {})
         params = {
-            "provider": "generic",
+            "provider": provider,
             "class": "Bench",
             "name": name,
             "workspace": str(self.workspace),
@@ -143,41 +154,60 @@ def list_live_vs_db(bench: Bench, rounds: int = 15) -> None:
     return live
 
 
+def spawn_probe(bench: Bench, name: str) -> None:
+    """A shell whose prompt ends each turn at once, so probes follow each other quickly."""
+    bench.spawn(name, ["sh", "-c", "PS1='P> ' exec sh -i"], settings={"prompt_pattern": "P> $"})
+    bench.wait(name, "idle")
+
+
+def probe_latency(bench: Bench, name: str) -> float:
+    """Seconds from a keystroke to the waiting client woken by the status it caused."""
+    woken: list[float] = []
+    waiter = threading.Thread(
+        target=lambda: (bench.wait(name, "processing", True, 30), woken.append(time.perf_counter()))
+    )
+    waiter.start()
+    time.sleep(0.05)  # let the waiter's request reach the host first
+    started = time.perf_counter()
+    bench.request("send", {"to": name, "text": "true"})  # returns after the submit key's settle delay
+    waiter.join()
+    bench.wait(name, "idle", timeout=30)
+    return woken[0] - started  # keystroke -> echo -> parser -> status -> waiter
+
+
+def probe_until(bench: Bench, name: str, stop: threading.Event, latencies: list[float]) -> None:
+    while not stop.is_set():
+        latencies.append(probe_latency(bench, name))
+
+
+def look_at_screen_until(bench: Bench, name: str, stop: threading.Event, looks: list[int]) -> None:
+    while not stop.wait(0.5):
+        try:
+            bench.request("agent.screen", {"target": name}, timeout=30)
+            looks.append(1)
+        except Exception:  # noqa: BLE001 - the agent may have ended between two looks
+            return
+
+
 def flood(bench: Bench, megabytes: int) -> None:
-    print(f"(c) one agent writing {megabytes} MB to its terminal")
+    print(f"(c) one agent writing {megabytes} MB to its terminal, its screen looked at twice a second")
     size = megabytes * 1_000_000
     command = ["sh", "-c", f"head -c {size} /dev/zero | tr '\\0' 'x'; echo; sleep 1; exit 0"]
-    # A shell whose prompt ends each turn at once, so probes follow each other quickly.
-    bench.spawn("probe", ["sh", "-c", "PS1='P> ' exec sh -i"], settings={"prompt_pattern": "P> $"})
-    bench.wait("probe", "idle")
+    spawn_probe(bench, "probe")
     latencies: list[float] = []
+    looks: list[int] = []
     stop = threading.Event()
-
-    def probe_latency() -> None:
-        while not stop.is_set():
-            woken: list[float] = []
-            waiter = threading.Thread(
-                target=lambda woken=woken: (
-                    bench.wait("probe", "processing", True, 30),
-                    woken.append(time.perf_counter()),
-                )
-            )
-            waiter.start()
-            time.sleep(0.05)  # let the waiter's request reach the host first
-            started = time.perf_counter()
-            bench.request("send", {"to": "probe", "text": "true"})  # returns after the submit key's settle delay
-            waiter.join()
-            latencies.append(woken[0] - started)  # keystroke -> echo -> parser -> status -> waiter
-            bench.wait("probe", "idle", timeout=30)
-
-    prober = threading.Thread(target=probe_latency)
+    prober = threading.Thread(target=probe_until, args=(bench, "probe", stop, latencies))
     started = time.perf_counter()
     bench.spawn("flood", command)
+    looker = threading.Thread(target=look_at_screen_until, args=(bench, "flood", stop, looks))
     prober.start()
+    looker.start()
     bench.wait("flood", "off", timeout=600)
     host_seconds = time.perf_counter() - started - 1.0  # minus the trailing sleep
     stop.set()
     prober.join()
+    looker.join()
     bare_started = time.perf_counter()
     child = PtyProcess.spawn(["sh", "-c", f"head -c {size} /dev/zero | tr '\\0' 'x'"])
     while True:
@@ -194,7 +224,7 @@ def flood(bench: Bench, megabytes: int) -> None:
         "host read rate",
         f"{host_rate:.0f} MB/s",
         f"{bare_rate:.0f} MB/s os.read",
-        f"{ratio:.2f}x " + ("ok (>= 0.5x)" if ratio >= 0.5 else "UNDER TARGET"),
+        f"{ratio:.2f}x " + ("ok (>= 0.5x)" if ratio >= 0.5 else "UNDER TARGET") + f", {len(looks)} screen looks",
     )
     if latencies:
         worst = max(latencies) * 1000
@@ -255,22 +285,70 @@ def wait_latency(bench: Bench, rounds: int = 20) -> None:
     )
 
 
+def busy_parsers(bench: Bench, agents: int, rate: int, rounds: int = 40) -> None:
+    print(f"(e) {agents} Claude and Codex agents writing {rate // 1000} KB/s each through their parsers")
+    go_file = bench.home / "replay-go"
+    for index in range(agents):
+        provider = "codex" if index % 2 else "claude"
+        bench.spawn(f"{provider}-{index}", [], provider=provider)
+    spawn_probe(bench, "busy-probe")
+    quiet = [probe_latency(bench, "busy-probe") for _ in range(rounds)]
+    go_file.touch()
+    try:
+        busy = [probe_latency(bench, "busy-probe") for _ in range(rounds)]
+    finally:
+        go_file.unlink()
+    quiet_p99, busy_p99 = percentile_ms(quiet, 0.99), percentile_ms(busy, 0.99)
+    ok = busy_p99 <= 2 * quiet_p99 and busy_p99 < 50
+    line(
+        "another agent's status latency, parsers busy",
+        f"p99 {busy_p99:.1f} ms",
+        f"p99 {quiet_p99:.1f} ms quiet (n={rounds})",
+        f"{busy_p99 / quiet_p99:.2f}x " + ("ok (<= 2x, < 50 ms)" if ok else "OVER TARGET"),
+    )
+    host = psutil.Process(int(bench.request("host.status")["pid"]))
+    line("host CPU, parsers busy", f"{host.cpu_percent(interval=3):.0f} %", "-", "(of one core)")
+
+
+def replayer_executables(scratch: Path, go_file: Path, rate: int) -> dict[str, str]:
+    """WARDIAN_<PROVIDER>_EXECUTABLE for each replayed provider: its recording, forever."""
+    env = {}
+    for provider, recording in RECORDINGS.items():
+        script = scratch / f"{provider}-replayer"
+        replayer = HERE / "replay_recording.py"
+        script.write_text(f"#!/bin/sh\nexec {sys.executable} {replayer} {recording} {rate} {go_file}\n")
+        script.chmod(0o755)
+        env[f"WARDIAN_{provider.upper()}_EXECUTABLE"] = str(script)
+    return env
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--agents", type=int, default=100)
     parser.add_argument("--idle-seconds", type=float, default=30)
     parser.add_argument("--flood-mb", type=int, default=200)
+    parser.add_argument("--busy-agents", type=int, default=50)
+    parser.add_argument("--busy-rate", type=int, default=100_000, help="bytes per second per busy agent")
+    parser.add_argument("--sections", default="abcde", help="which figures to measure, e.g. ce")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         bench = Bench(Path(scratch) / "home")
+        bench.env |= replayer_executables(Path(scratch), bench.home / "replay-go", args.busy_rate)
         bench.cli("host", "start")
         try:
-            scale(bench, args.agents, args.idle_seconds)
-            live = list_live_vs_db(bench)
-            wait_latency(bench)
-            flood(bench, args.flood_mb)
+            if "a" in args.sections:
+                scale(bench, args.agents, args.idle_seconds)
+            live = list_live_vs_db(bench) if "b" in args.sections else []
+            if "d" in args.sections:
+                wait_latency(bench)
+            if "c" in args.sections:
+                flood(bench, args.flood_mb)
+            if "e" in args.sections:
+                busy_parsers(bench, args.busy_agents, args.busy_rate)
         finally:
             bench.cli("host", "stop")
+        if not live:
+            return
         persisted = []
         for _ in range(len(live)):
             started = time.perf_counter()

@@ -29,6 +29,8 @@ from wardian_host.providers.source_parser import SourceParser
 log = logging.getLogger(__name__)
 
 PARSE_WINDOW_SECONDS = 0.005
+# A screen look replays the output since the last one; a parser asking again sooner waits.
+SCREEN_LOOK_SPACING_SECONDS = 0.1
 
 EventHandler = Callable[[ProviderEvent], None]
 ScreenLook = Callable[[], Awaitable[ScreenSnapshot]]
@@ -63,6 +65,7 @@ class ParserSession:
     backlog: bytearray = field(default_factory=bytearray)
     window: asyncio.TimerHandle | None = None
     screen_look: asyncio.Task[None] | None = None
+    look_again: bool = False
     open: bool = False
 
 
@@ -181,19 +184,27 @@ class OutputFeed:
         self._guarded(session, source, lambda: source.parser.quiet(session.ctx))
 
     def _want_screen(self, session: ParserSession) -> None:
-        if session.look_at_screen is None or session.screen_look is not None:
-            return  # no screen to look at, or a look already on its way
+        if session.look_at_screen is None:
+            return  # no screen to look at (a headless run)
+        if session.screen_look is not None:
+            session.look_again = True  # one more look once the current one is read
+            return
         session.screen_look = self._loop.create_task(self._look(session))
 
     async def _look(self, session: ParserSession) -> None:
         assert session.look_at_screen is not None  # checked by _want_screen
         try:
-            snapshot = await session.look_at_screen()
+            while session.open:
+                session.look_again = False
+                snapshot = await session.look_at_screen()
+                pty = session.pty
+                if pty is not None:
+                    self._guarded(session, pty, lambda: pty.parser.screen(session.ctx, snapshot))
+                if not session.look_again:
+                    return
+                await asyncio.sleep(SCREEN_LOOK_SPACING_SECONDS)
         finally:
             session.screen_look = None
-        pty = session.pty
-        if pty is not None:
-            self._guarded(session, pty, lambda: pty.parser.screen(session.ctx, snapshot))
 
     def close(self, session: ParserSession) -> None:
         """Parse what is left of the PTY output, then drop the launch's timers, looks and followers."""

@@ -258,7 +258,9 @@ def test_an_accepted_dialog_leaves_no_rejection_behind_on_the_screen() -> None:
         ),
     ],
 )
-def test_first_run_screens_ask_for_a_person_with_a_reason(screen: bytes, reason: str, dialog: str, message: str) -> None:
+def test_first_run_screens_ask_for_a_person_with_a_reason(
+    screen: bytes, reason: str, dialog: str, message: str
+) -> None:
     tui = Tui()
     events = tui.feed(screen)
 

@@ -103,6 +103,14 @@ def turn_request(server, token: str):
     raise AssertionError(f"no model request carried {token}")
 
 
+def untrusted_git_workspace(wardian: Wardian) -> None:
+    """A git workspace the user's own Codex config does not trust: Codex 0.169 asks at launch."""
+    subprocess.run(["git", "init", "-q", str(wardian.workspace)], check=True)
+    config = Path(wardian.cli.home) / ".codex" / "config.toml"
+    text = config.read_text()
+    config.write_text(text[: text.index("[projects.")])
+
+
 @pytest.fixture
 def wardian(codex_cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Wardian]:
     """`wardian` with the real Codex: the user's Codex home (HOME/.codex) points at the model server."""
@@ -138,6 +146,7 @@ def test_spawn_is_idle_with_its_thread_and_a_turn_shows_in_watch(wardian: Wardia
     # The id Codex itself uses for this session, discovered without a model turn.
     assert (wardian.codex_home(agent["uuid"]) / "thread-writer-locks" / f"{thread}.lock").exists()
     assert not wardian.cli.server.model_requests()
+    assert not list((wardian.codex_home(agent["uuid"]) / "sessions").glob("**/rollout-*.jsonl"))
 
     sent = wardian("send", "hello ECHO:w1", "--to", "cx", "--wait-until", "idle", "--timeout", "60s")
     assert sent["agent"]["status_evidence"]["event"] == "turn_completed"
@@ -158,29 +167,35 @@ def test_escalated_command_is_approved_then_a_second_refused(wardian: Wardian) -
 
     wardian("send", "run MOCK_ESCALATE MOCK_TOOL:touch approved.txt ECHO:a1", "--to", "cx")
     asked = wardian.wait("cx", "action_required", "approval_requested")
-    # The dialog on screen, named by the command the rollout says it is about.
-    assert asked["status_evidence"]["source"] == "pty" and asked["status_evidence"]["line"] == "touch approved.txt"
+    # The dialog on screen, named by the command it shows.
+    evidence = asked["status_evidence"]
+    assert (evidence["source"], evidence["rule"], evidence["line"]) == ("pty", "approval dialog", "touch approved.txt")
+    assert (evidence["reason"], evidence["dialog"]) == ("tool", "exec")
     assert not (wardian.workspace / "approved.txt").exists()
     answer = wardian("send", "--approval", "accept", "--to", "cx", "--timeout", "30s")
     assert answer["left_action_required"] is True
+    # The turn goes on: back to processing, the status it had when the dialog opened.
+    left = answer["agent"]
+    assert (left["status"], left["status_evidence"]["event"]) == ("processing", "approval_resolved"), left
+    assert left["status_evidence"]["answer"] == "accepted"
     done = wardian.wait("cx", "idle", "turn_completed")
     assert done["status_evidence"]["rule"] == "event_msg/task_complete"
     assert (wardian.workspace / "approved.txt").exists()
 
     wardian("send", "run MOCK_ESCALATE MOCK_TOOL:touch refused.txt ECHO:a2", "--to", "cx")
     wardian.wait("cx", "action_required", "approval_requested")
-    wardian("send", "--approval", "reject", "--to", "cx", "--timeout", "30s")
+    rejected = wardian("send", "--approval", "reject", "--to", "cx", "--timeout", "30s")
+    assert rejected["left_action_required"] is True
     refused = wardian.wait("cx", "idle", "turn_completed")
+    # The turn's end comes from the rollout, whether the screen's answer was read before it or not.
     assert refused["status_evidence"]["rule"] == "event_msg/turn_aborted"
     assert not (wardian.workspace / "refused.txt").exists()
+    answers = [event["evidence"].get("answer") for event in wardian.watch("cx")["events"]]
+    assert "accepted" in answers
 
 
 def test_pause_and_resume_continue_the_thread_without_a_trust_dialog(wardian: Wardian) -> None:
-    # A git workspace the user's own Codex config does not trust: Codex 0.169 would ask.
-    subprocess.run(["git", "init", "-q", str(wardian.workspace)], check=True)
-    config = Path(wardian.cli.home) / ".codex" / "config.toml"
-    text = config.read_text()
-    config.write_text(text[: text.index("[projects.")])
+    untrusted_git_workspace(wardian)  # Codex 0.169 would ask
     wardian("settings", "set", "providers.codex.trust_workspace", "true")
 
     wardian.spawn("cx")
@@ -205,16 +220,34 @@ def test_pause_and_resume_continue_the_thread_without_a_trust_dialog(wardian: Wa
 
 
 def test_screen_shows_the_trust_dialog_with_its_spaces(wardian: Wardian) -> None:
-    # A git workspace the user's own Codex config does not trust: Codex 0.169 asks at launch.
-    subprocess.run(["git", "init", "-q", str(wardian.workspace)], check=True)
-    config = Path(wardian.cli.home) / ".codex" / "config.toml"
-    text = config.read_text()
-    config.write_text(text[: text.index("[projects.")])
+    untrusted_git_workspace(wardian)
+
+    wardian.spawn("cx")
+    asked = wardian.wait("cx", "action_required", "approval_requested")
+    assert (asked["status_evidence"]["reason"], asked["status_evidence"]["dialog"]) == ("trust", "trust")
+    rows = wardian("agent", "screen", "cx")["screen"]["rows"]
+    assert any("Trust this folder?" in row for row in rows), rows
+
+    answer = wardian("send", "--approval", "accept", "--to", "cx", "--timeout", "30s")
+    assert answer["left_action_required"] is True
+    assert wardian.show("cx")["status"] == "idle"
+    left = [event["evidence"] for event in wardian.watch("cx")["events"] if event["from"] == "action_required"]
+    assert [(evidence["event"], evidence.get("answer")) for evidence in left] == [("approval_resolved", "accepted")]
+    sent = wardian("send", "hello ECHO:t1", "--to", "cx", "--wait-until", "idle", "--timeout", "60s")
+    assert sent["agent"]["status_evidence"]["event"] == "turn_completed"
+
+
+def test_a_rejected_trust_dialog_leaves_codex_in_its_command_center(wardian: Wardian) -> None:
+    untrusted_git_workspace(wardian)
 
     wardian.spawn("cx")
     wardian.wait("cx", "action_required", "approval_requested")
+    answer = wardian("send", "--approval", "reject", "--to", "cx", "--timeout", "30s")
+    assert answer["left_action_required"] is True
+    left = wardian.show("cx")["status_evidence"]
+    assert (left["event"], left["answer"], left["line"]) == ("approval_resolved", "rejected", "Agent command center")
     rows = wardian("agent", "screen", "cx")["screen"]["rows"]
-    assert any("Trust this folder?" in row for row in rows), rows
+    assert any("Agent command center" in row for row in rows), rows
 
 
 def test_api_error_is_reported_as_error(wardian: Wardian) -> None:
@@ -262,6 +295,8 @@ def headless_run(wardian: Wardian, prompt: str, session: str | None = None) -> t
         session_mode="resume" if session else "fresh",
         provider_session_id=session,
         prompt=prompt,
+        # What the host hands a resume launch: the provider's own answer.
+        resume_args=plugin.resume_args(session_id=session) if session else [],
         launch=LaunchConfig(),
     )
     env = {**os.environ, **plugin.prepare_home(ctx).env}

@@ -39,27 +39,31 @@ HEADLESS = {
     "recordings/codex-headless-api-error400.jsonl": [("processing", "turn_started"), ("error", "error")],
 }
 
+# A PTY recording alone has no rollout, so no turn: an answered dialog returns to idle, the
+# status it had when the dialog opened (live, the rollout's task_started made it processing).
+ANSWERED_DIALOG = [("idle", "ready"), ("action_required", "approval_requested"), ("idle", "approval_resolved")]
 TERMINAL = {
-    "shared/codex-tui.raw": [
-        ("idle", "ready"),
-        ("action_required", "approval_requested"),
-        ("processing", "turn_started"),
-    ],
+    "shared/codex-tui.raw": ANSWERED_DIALOG,
     "shared/codex-tui-resume.raw": [("idle", "ready")],
     "recordings/codex-tui-ready.raw": [("idle", "ready")],
     "recordings/codex-tui.raw": [("idle", "ready")],
-    "recordings/codex-tui-approval.raw": [
-        ("idle", "ready"),
+    "recordings/codex-tui-approval.raw": ANSWERED_DIALOG,
+    "codex-tui-approval-rejected-then-approved.raw": [
+        *ANSWERED_DIALOG,
         ("action_required", "approval_requested"),
-        ("processing", "turn_started"),
+        ("idle", "approval_resolved"),
     ],
     "codex-tui-trust-dialog.raw": [("idle", "ready"), ("action_required", "approval_requested")],
-    "codex-tui-trust-answered.raw": [
-        ("idle", "ready"),
-        ("action_required", "approval_requested"),
-        ("idle", "turn_completed"),
-    ],
+    "codex-tui-trust-answered.raw": ANSWERED_DIALOG,
+    "codex-tui-trust-rejected.raw": ANSWERED_DIALOG,
     "codex-tui-resume-thread.raw": [("idle", "ready")],
+}
+# How each dialog was left, read from the screen.
+ANSWERS = {
+    "recordings/codex-tui-approval.raw": [("exec", "accepted")],
+    "codex-tui-approval-rejected-then-approved.raw": [("exec", "rejected"), ("exec", "accepted")],
+    "codex-tui-trust-answered.raw": [("trust", "accepted")],
+    "codex-tui-trust-rejected.raw": [("trust", "rejected")],
 }
 
 
@@ -78,6 +82,18 @@ def test_headless_transcript_replays_to_its_statuses(name: str) -> None:
 def test_terminal_transcript_replays_to_its_statuses(name: str, chunk_size: int) -> None:
     timeline = replay(FIXTURES / name, "--chunk-size", str(chunk_size), "--gap", "0.3")
     assert transitions(timeline) == TERMINAL[name]
+
+
+@pytest.mark.parametrize("name", sorted(ANSWERS))
+def test_terminal_transcript_replays_the_answer_of_each_dialog(name: str) -> None:
+    # A recording keeps no timing. Reads of 512 bytes a quarter second apart: Esc on the trust
+    # dialog flashes the chat view for ~50 ms before the command center, which tiny reads would
+    # stretch past the settle delay; larger ones would hold a whole dialog in one read.
+    timeline = replay(FIXTURES / name, "--chunk-size", "512", "--gap", "0.25")
+    events = [entry["event"] for entry in timeline if entry["type"] == "event"]
+    dialogs = [event["dialog"] for event in events if event["kind"] == "approval_requested"]
+    answers = [event["answer"] for event in events if event["kind"] == "approval_resolved"]
+    assert list(zip(dialogs, answers, strict=True)) == ANSWERS[name]
 
 
 def test_rollout_replays_turns_an_approved_and_a_refused_command_and_an_api_error() -> None:

@@ -46,11 +46,12 @@ FIRST_RUN_SCREENS = (
     FirstRunScreen("Detected a custom API key", "onboarding", "api_key", API_KEY_MESSAGE),
     FirstRunScreen("Do you want to use this API key?", "onboarding", "api_key", API_KEY_MESSAGE),
 )
-TRIGGERS = tuple(
-    squeeze(marker)
-    for marker in (READY, APPROVAL, INTERRUPTED, BUSY, UNREACHABLE, *(s.marker for s in FIRST_RUN_SCREENS))
-)
-TAIL_CHARS = max(len(trigger) for trigger in TRIGGERS)
+# Markers worth a look at any time, and those only while a look could change something:
+# a busy turn redraws its hint with every spinner frame, and a screen look costs a replay.
+ALWAYS = tuple(squeeze(marker) for marker in (APPROVAL, UNREACHABLE, *(s.marker for s in FIRST_RUN_SCREENS)))
+PROMPT_MARKERS = (squeeze(READY), squeeze(BUSY))
+INTERRUPTED_MARKER = squeeze(INTERRUPTED)
+TAIL_CHARS = max(len(trigger) for trigger in (*ALWAYS, *PROMPT_MARKERS, INTERRUPTED_MARKER))
 # The PermissionRequest hook reports a dialog with its tool; the screen reports it only if
 # it is still there after this delay (hooks off or broken: nothing else would).
 SCREEN_APPROVAL_GRACE_SECONDS = 1.0
@@ -72,10 +73,15 @@ class ScreenState:
     dialog_reported: bool = False
 
 
+def _triggers(state: ScreenState) -> tuple[str, ...]:
+    waiting = not state.ready or state.first_run is not None or state.dialog_shown or state.dialog_seen
+    return ALWAYS + (PROMPT_MARKERS if waiting else ()) + ((INTERRUPTED_MARKER,) if state.dialog_seen else ())
+
+
 def watch_stream(data: bytes, state: ScreenState) -> ParseResult:
     """Ask for the screen when the stream shows one of the markers the rules read."""
     squeezed = state.tail + squeeze(state.text.feed(data))
-    found = [(squeezed.rfind(trigger), trigger) for trigger in TRIGGERS if trigger in squeezed]
+    found = [(squeezed.rfind(trigger), trigger) for trigger in _triggers(state) if trigger in squeezed]
     if not found:
         state.tail = squeezed[-TAIL_CHARS:]
         return ParseResult()

@@ -10,7 +10,7 @@ EXEC_FLAGS = ["--json", "--skip-git-repo-check"]
 
 
 def resume_args(session_id: str) -> list[str]:
-    """Interactive resume; `codex exec` puts the same words after its own flags."""
+    """`codex resume <id>`; `codex exec` takes the same words after its own flags."""
     return ["resume", session_id]
 
 
@@ -35,14 +35,9 @@ def _approval_policy(ctx: SpawnContext, headless: bool) -> list[str]:
     return ["--config", f'approval_policy="{policy}"'] if headless else ["--ask-for-approval", str(policy)]
 
 
-def _resuming(ctx: SpawnContext) -> bool:
-    return ctx.session_mode == "resume" and bool(ctx.provider_session_id)
-
-
 def interactive_argv(ctx: SpawnContext) -> list[str]:
-    argv = [EXECUTABLE]
-    if _resuming(ctx):
-        argv += resume_args(ctx.provider_session_id or "")
+    # The resume words (handed over by the host) come right after the executable.
+    argv = [EXECUTABLE, *ctx.resume_args]
     # Without --no-daemon interactive Codex leaves a background server running after it exits.
     argv += ["--no-daemon", *_shared_options(ctx), *_approval_policy(ctx, headless=False)]
     return argv + list(ctx.launch.extra_args)
@@ -52,9 +47,8 @@ def headless_argv(ctx: SpawnContext) -> list[str]:
     if ctx.prompt is None:
         raise WardianError("usage", "a headless Codex run needs a prompt", "Pass the prompt for `codex exec`.")
     argv = [EXECUTABLE, "exec", *EXEC_FLAGS, *_shared_options(ctx), *_approval_policy(ctx, headless=True)]
-    argv += list(ctx.launch.extra_args)
-    if _resuming(ctx):
-        argv += resume_args(ctx.provider_session_id or "")
+    # `codex exec resume <id>` comes after exec's own flags (0.169.0 applies them to the resume).
+    argv += [*ctx.launch.extra_args, *ctx.resume_args]
     # A prompt that starts with "-" must not be read as a flag.
     return argv + ["--", ctx.prompt]
 

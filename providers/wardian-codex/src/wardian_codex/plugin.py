@@ -2,9 +2,10 @@
 
 from typing import Any
 
-from wardian_codex import argv, home, parser
-from wardian_codex.profile import INPUT_PROFILE
+from wardian_codex import argv, home, parser, sessions
+from wardian_codex.profile import INPUT_PROFILE, TESTED_VERSIONS
 from wardian_core import hookimpl
+from wardian_core.parsing.screen import ScreenSnapshot
 from wardian_core.provider_models import (
     CONTRACT_VERSION,
     HomePlan,
@@ -12,8 +13,29 @@ from wardian_core.provider_models import (
     OutputSource,
     ParseResult,
     ProviderInfo,
+    ProviderSetting,
     SpawnContext,
 )
+
+# What argv.py (sandbox_mode, approval_policy) and home.py (trust_workspace) read from the launch.
+SETTINGS = [
+    ProviderSetting(
+        name="sandbox_mode",
+        choices=["read-only", "workspace-write", "danger-full-access"],
+        description="Codex `--sandbox`; unset leaves Codex's own default.",
+    ),
+    ProviderSetting(
+        name="approval_policy",
+        choices=["untrusted", "on-failure", "on-request", "never"],
+        description="Codex `--ask-for-approval` (`codex exec`: `--config approval_policy=…`); unset leaves "
+        "Codex's own default.",
+    ),
+    ProviderSetting(
+        name="trust_workspace",
+        type="boolean",
+        description="Mark the agent's real workspace as trusted in its Codex home, so Codex does not ask.",
+    ),
+]
 
 
 @hookimpl
@@ -28,6 +50,8 @@ def provider_info() -> ProviderInfo:
         session_id_mode="discovered",
         capabilities=["interactive", "headless", "resume", "approvals", "model_selection", "skills"],
         input_profile=INPUT_PROFILE,
+        tested_versions=TESTED_VERSIONS,
+        settings=SETTINGS,
     )
 
 
@@ -47,18 +71,25 @@ def resume_args(session_id: str) -> list[str]:
 
 
 @hookimpl
-def parse_output(ctx: SpawnContext, source: OutputSource, data: bytes, state: dict[str, Any]) -> ParseResult:
+def approval_source(ctx: SpawnContext) -> list[OutputSource]:
+    return sessions.telemetry_sources(ctx)
+
+
+@hookimpl
+def parser_state(source: OutputSource) -> type | None:
+    return parser.state_class(source)
+
+
+@hookimpl
+def parse_output(ctx: SpawnContext, source: OutputSource, data: bytes, state: Any) -> ParseResult:
     return parser.parse(ctx, source, data, state)
 
 
 @hookimpl
-def approval_source(ctx: SpawnContext) -> OutputSource | None:
-    """The interactive thread's rollout, once its id is known and the file exists."""
-    if ctx.mode != "interactive" or not ctx.provider_session_id:
-        return None
-    rollout = parser.rollout_file(home.agent_codex_home(ctx), ctx.provider_session_id)
-    if rollout is None:
-        return None
-    # A resumed thread's file already holds its earlier turns: the parser skips them.
-    name = parser.RESUMED_ROLLOUT_SOURCE if ctx.session_mode == "resume" else parser.ROLLOUT_SOURCE
-    return OutputSource(name=name, format="lines", path=rollout)
+def source_quiet(source: OutputSource, state: Any) -> ParseResult:
+    return parser.quiet(source, state)
+
+
+@hookimpl
+def parse_screen(source: OutputSource, screen: ScreenSnapshot, state: Any) -> ParseResult:
+    return parser.screen(source, screen, state)

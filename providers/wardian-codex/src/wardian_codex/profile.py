@@ -1,11 +1,27 @@
-"""How Wardian types into Codex's TUI and answers its approval dialog."""
+"""How Wardian types into Codex's TUI and answers its dialogs."""
 
-from wardian_core.provider_models import InputProfile
+from wardian_core.provider_models import DialogKeys, InputProfile, TestedVersions
+
+TESTED_VERSIONS = TestedVersions(oldest="0.169.0", newest="0.169.0")
 
 # Codex 0.169.0 drops a key that arrives within ~0.1 s of its approval dialog being drawn
 # (0.3 s later always works). The parser therefore reports the dialog only after it has been
 # on screen this long, so an approval answered as soon as `action_required` shows is not lost.
 APPROVAL_SETTLE_SECONDS = 0.5
+
+# Esc on the trust dialog (0.169.0) draws the chat view with its status line for ~50 ms
+# before the Agent command center replaces it: the answer is read from a screen this old.
+TRUST_SETTLE_SECONDS = 0.5
+
+# The command dialog (0.169.0): "1. Yes, proceed (y)", "2. Yes, and don't ask again … (p)",
+# "3. No, and tell Codex what to do differently (esc)".
+EXEC_DIALOG = "exec"
+EXEC_KEYS = DialogKeys(accept="y", reject="\x1b")
+# The trust dialog (0.169.0): "1. Trust and continue" (preselected), "2. Back to Agent Command
+# Center", "enter continue · esc back". It takes neither `y` nor `1`, only Enter; Esc (like
+# `2`) leaves it for Codex's Agent command center, where the workspace is not worked in.
+TRUST_DIALOG = "trust"
+TRUST_KEYS = DialogKeys(accept="\r", reject="\x1b")
 
 INPUT_PROFILE = InputProfile(
     submit_key="\r",
@@ -13,6 +29,6 @@ INPUT_PROFILE = InputProfile(
     paste_threshold=200,
     # The composer takes an Enter that arrives with a paste as a newline, not a submit.
     settle_seconds=0.3,
-    approve_keys="y",  # "1. Yes, proceed (y)"
-    reject_keys="\x1b",  # "3. No, and tell Codex what to do differently (esc)"
+    dialogs={EXEC_DIALOG: EXEC_KEYS, TRUST_DIALOG: TRUST_KEYS},
+    sender_tag=True,
 )

@@ -1,0 +1,89 @@
+"""Where Codex keeps a session, and the telemetry sources that follow it.
+
+Codex 0.169.0 creates `<CODEX_HOME>/thread-writer-locks/<thread-id>.lock` as an interactive
+session starts, before any model turn; its rollout,
+`<CODEX_HOME>/sessions/YYYY/MM/DD/rollout-<time>-<thread-id>.jsonl`, appears only with the
+first turn. So the host watches for the lock while the thread id is unknown, then for the
+rollout, then follows the rollout itself. Headless runs (`codex exec --json`) say everything
+on stdout and follow nothing.
+"""
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from wardian_codex.home import agent_codex_home
+from wardian_core.parsing.events import event
+from wardian_core.provider_models import OutputSource, ParseResult, SpawnContext
+
+LOCKS_SOURCE = "thread-locks"
+SESSIONS_SOURCE = "sessions"
+ROLLOUT_SOURCE = "rollout"
+# A resumed thread's rollout already holds its earlier turns: the host starts at its end.
+RESUMED_ROLLOUT_SOURCE = "rollout-resumed"
+ROLLOUT_SOURCES = (ROLLOUT_SOURCE, RESUMED_ROLLOUT_SOURCE)
+
+_THREAD_ID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+
+
+def is_thread_id(value: str) -> bool:
+    return bool(_THREAD_ID.match(value))
+
+
+def rollout_pattern(thread_id: str) -> str:
+    return f"rollout-*-{thread_id}.jsonl"
+
+
+def rollout_file(codex_home: Path, thread_id: str) -> Path | None:
+    """The thread's rollout, `sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl`; newest if several."""
+    if not is_thread_id(thread_id):
+        return None
+    found = sorted((codex_home / "sessions").glob(f"*/*/*/{rollout_pattern(thread_id)}"))
+    return found[-1] if found else None
+
+
+def telemetry_sources(ctx: SpawnContext) -> list[OutputSource]:
+    if ctx.mode != "interactive":
+        return []
+    codex_home = agent_codex_home(ctx)
+    thread_id = ctx.provider_session_id
+    if not thread_id or not is_thread_id(thread_id):
+        return [
+            OutputSource(name=LOCKS_SOURCE, kind="directory", path=codex_home / "thread-writer-locks", pattern="*.lock")
+        ]
+    sources = [
+        OutputSource(
+            name=SESSIONS_SOURCE, kind="directory", path=codex_home / "sessions", pattern=rollout_pattern(thread_id)
+        )
+    ]
+    rollout = rollout_file(codex_home, thread_id)
+    if rollout is not None:
+        resumed = ctx.session_mode == "resume"
+        name = RESUMED_ROLLOUT_SOURCE if resumed else ROLLOUT_SOURCE
+        sources.append(OutputSource(name=name, kind="file", path=rollout, start_at_end=resumed))
+    return sources
+
+
+@dataclass
+class LockState:
+    # The thread id this launch reported: a second lock (another thread) is not this session.
+    reported: str | None = None
+
+
+def lock_appeared(ctx: SpawnContext, source: OutputSource, data: bytes, state: LockState) -> ParseResult:
+    """A lock file appeared (its path relative to the folder): the new session's thread id."""
+    name = data.decode("utf-8", "replace").rsplit("/", 1)[-1]
+    thread_id = name.removesuffix(".lock")
+    if ctx.provider_session_id or state.reported or not name.endswith(".lock") or not is_thread_id(thread_id):
+        return ParseResult()
+    state.reported = thread_id
+    started = event(
+        "session_started", source, "thread-writer-locks/<thread-id>.lock appeared", name, session_id=thread_id
+    )
+    # Known now: the host asks approval_source again and watches for the thread's rollout.
+    return ParseResult(events=[started], sources_changed=True)
+
+
+def rollout_appeared() -> ParseResult:
+    """The thread's rollout appeared (its first turn started): the host follows it from now on."""
+    return ParseResult(sources_changed=True)

@@ -1,0 +1,196 @@
+"""Codex's TUI (`pty`): the ready status line, the trust dialog, the command approval dialog.
+
+The stream only says when to look: a marker in its squeezed text (the TUI draws spaces by
+moving the cursor) asks the host for the screen, and the rules below read the screen as a
+person sees it (Codex 0.169.0). Turns, command output and errors come from the rollout.
+"""
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from wardian_codex.profile import APPROVAL_SETTLE_SECONDS, EXEC_DIALOG, TRUST_DIALOG, TRUST_SETTLE_SECONDS
+from wardian_core.parsing.escapes import TerminalText, squeeze
+from wardian_core.parsing.events import event, screen_text
+from wardian_core.parsing.screen import ScreenSnapshot
+from wardian_core.parsing.settle import Settle
+from wardian_core.provider_models import OutputSource, ParseResult, ProviderEvent
+
+READY = "? for shortcuts"
+# Shown in a git workspace Codex does not trust yet; Enter trusts and continues.
+TRUST = "Trust this folder?"
+# Where Esc (or `2`) on the trust dialog leads: Codex's task list, not the workspace's chat.
+COMMAND_CENTER = "Agent command center"
+EXEC = "Would you like to run the following command?"
+# The lines Codex leaves in the chat once the command dialog is answered ("✔ You approved codex
+# to run touch a.txt this time", "✗ You canceled the request to run touch b.txt").
+ANSWERS: tuple[tuple[str, Literal["accepted", "rejected"]], ...] = (
+    ("You approved codex", "accepted"),
+    ("You canceled the request to run", "rejected"),
+    ("You did not approve", "rejected"),
+    ("You denied codex", "rejected"),
+)
+# In the stream the whole answer phrase is awaited, so the look finds its line drawn.
+STREAM_ANSWERS = ("You approved codex to run", *(line for line, answer in ANSWERS if answer == "rejected"))
+MARKERS = tuple(squeeze(text) for text in (READY, TRUST, COMMAND_CENTER, EXEC, *STREAM_ANSWERS))
+TAIL_CHARS = max(len(marker) for marker in MARKERS)
+
+
+@dataclass
+class TerminalState:
+    text: TerminalText = field(default_factory=TerminalText)
+    # The end of the squeezed stream, so a marker split across two reads is still seen.
+    tail: str = ""
+    ready: bool = False
+    # The trust dialog was reported and is not answered yet.
+    trust_open: bool = False
+    trust_settle: Settle = field(default_factory=lambda: Settle(TRUST_SETTLE_SECONDS))
+    # The command dialog was on the last screen; reported once it settled.
+    exec_open: bool = False
+    exec_reported: bool = False
+    exec_settle: Settle = field(default_factory=lambda: Settle(APPROVAL_SETTLE_SECONDS))
+    command: str | None = None
+    # The next look was asked for by a settle coming due.
+    settled_look: bool = False
+
+
+def watch_stream(data: bytes, state: TerminalState) -> ParseResult:
+    """Ask for the screen when the stream shows one of the markers the rules read."""
+    squeezed = state.tail + squeeze(state.text.feed(data))
+    found = [squeezed.rfind(marker) + len(marker) for marker in MARKERS if marker in squeezed]
+    if not found:
+        state.tail = squeezed[-TAIL_CHARS:]
+        return ParseResult()
+    state.tail = squeezed[max(found) :][-TAIL_CHARS:]
+    return ParseResult(want_screen=True)
+
+
+def read_screen(source: OutputSource, screen: ScreenSnapshot, state: TerminalState) -> ParseResult:
+    text = screen_text(screen.rows)
+    settled, state.settled_look = state.settled_look, False
+    events = _trust_dialog(source, text, settled, state)
+    call_again = state.trust_settle.start() if _trust_answer_pending(text, state) else None
+    exec_events, exec_call_again = _exec_dialog(source, screen.rows, settled, state)
+    events += exec_events
+    if READY in text and not (state.ready or state.trust_open or state.exec_open):
+        state.ready = True
+        events.append(event("ready", source, "status line", READY))
+    return ParseResult(events=events, call_again_after=exec_call_again or call_again)
+
+
+def settle_passed(source: OutputSource, state: TerminalState) -> ParseResult:
+    """A dialog's settle delay passed: report it, or look again where the screen must tell."""
+    events = []
+    look = False
+    if state.exec_settle.due() and state.exec_open and not state.exec_reported:
+        if state.command is None:
+            look = True  # drawn, but not its command yet: read it from a newer screen
+        else:
+            events.append(_exec_requested(source, state))
+    if state.trust_settle.due() and state.trust_open:
+        look = True
+    state.settled_look = look
+    return ParseResult(events=events, want_screen=look)
+
+
+def _trust_dialog(source: OutputSource, text: str, settled: bool, state: TerminalState) -> list[ProviderEvent]:
+    if TRUST in text:
+        state.trust_settle.cancel()
+        if state.trust_open:
+            return []
+        state.trust_open = True
+        message = "Codex asks whether to trust the workspace"
+        return [
+            event(
+                "approval_requested",
+                source,
+                "trust dialog",
+                TRUST,
+                message=message,
+                reason="trust",
+                dialog=TRUST_DIALOG,
+            )
+        ]
+    if not state.trust_open:
+        return []
+    if COMMAND_CENTER in text:
+        state.trust_open = False
+        state.trust_settle.cancel()
+        message = "the workspace was not trusted: Codex shows its Agent command center"
+        return [
+            event("approval_resolved", source, "trust dialog left", COMMAND_CENTER, message=message, answer="rejected")
+        ]
+    if READY in text and settled:
+        state.trust_open = False
+        return [event("approval_resolved", source, "trust dialog answered", READY, answer="accepted")]
+    return []
+
+
+def _trust_answer_pending(text: str, state: TerminalState) -> bool:
+    """The dialog is gone for the chat view: whether it stays (trusted) shows only a little later."""
+    return state.trust_open and TRUST not in text and READY in text and not state.trust_settle.pending
+
+
+def _exec_dialog(
+    source: OutputSource, rows: list[str], settled: bool, state: TerminalState
+) -> tuple[list[ProviderEvent], float | None]:
+    shown = any(EXEC in row for row in rows)
+    if shown:
+        state.command = command_on(rows) or state.command
+        if not state.exec_open:
+            # A new dialog: reported once it has been on screen long enough to take a key.
+            state.exec_open, state.exec_reported = True, False
+            return [], state.exec_settle.start()
+        if settled and not state.exec_reported:
+            return [_exec_requested(source, state)], None
+        return [], None
+    if not state.exec_open:
+        return [], None
+    # Gone: the chat keeps every earlier answer, so the answer is read now, from the newest line.
+    state.exec_open = False
+    state.exec_settle.cancel()
+    reported, state.exec_reported, state.command = state.exec_reported, False, None
+    if not reported:
+        return [], None  # answered before it settled: nobody was told it waited
+    line, answer = newest_answer(rows)
+    return [event("approval_resolved", source, "approval dialog answered", line or EXEC, answer=answer)], None
+
+
+def _exec_requested(source: OutputSource, state: TerminalState) -> ProviderEvent:
+    state.exec_reported = True
+    command = state.command
+    message = f"Codex asks to run: {command}" if command else "Codex asks to run a command"
+    return event(
+        "approval_requested",
+        source,
+        "approval dialog",
+        command or EXEC,
+        message=message,
+        reason="tool",
+        dialog=EXEC_DIALOG,
+    )
+
+
+def command_on(rows: list[str]) -> str | None:
+    """The command the dialog asks about: the `$ ` line after its question (wrapped rows joined)."""
+    below = next((index for index, row in enumerate(rows) if EXEC in row), None)
+    if below is None:
+        return None
+    for index in range(below + 1, len(rows)):
+        row = rows[index].strip()
+        if row.startswith("$ "):
+            parts = [row[2:].strip()]
+            for more in rows[index + 1 :]:
+                if not more.strip():
+                    break
+                parts.append(more.strip())
+            return " ".join(parts) or None
+    return None
+
+
+def newest_answer(rows: list[str]) -> tuple[str | None, Literal["accepted", "rejected"] | None]:
+    """The lowest answer line on screen (the newest) and what it says."""
+    for row in reversed(rows):
+        for line, answer in ANSWERS:
+            if line in row:
+                return row.strip(), answer
+    return None, None

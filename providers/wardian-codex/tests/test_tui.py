@@ -1,0 +1,187 @@
+"""The TUI rules: the stream says when to look, the screen (real Codex 0.169.0 output) decides."""
+
+from pathlib import Path
+
+from wardian_codex import plugin, tui
+from wardian_codex.profile import APPROVAL_SETTLE_SECONDS, TRUST_SETTLE_SECONDS
+from wardian_core.parsing.escapes import squeeze, strip_escapes
+from wardian_core.parsing.screen import ScreenModel
+from wardian_core.provider_models import PTY_SOURCE, ProviderEvent
+
+FIXTURES = Path(__file__).parent / "fixtures"
+APPROVAL = (FIXTURES / "recordings" / "codex-tui-approval.raw").read_bytes()
+REJECTED_THEN_APPROVED = (FIXTURES / "codex-tui-approval-rejected-then-approved.raw").read_bytes()
+TRUST_ANSWERED = (FIXTURES / "codex-tui-trust-answered.raw").read_bytes()
+TRUST_REJECTED = (FIXTURES / "codex-tui-trust-rejected.raw").read_bytes()
+
+
+def offset_after(data: bytes, text: str, start: int = 0) -> int:
+    """The end of the shortest prefix of `data` past `start` whose visible text shows `text` there."""
+    wanted = squeeze(text)
+
+    def shows(end: int) -> bool:
+        return wanted in squeeze(strip_escapes(data[start:end].decode("utf-8", "replace")))
+
+    low, high = start, len(data)
+    assert shows(high), f"{text!r} never shows"
+    while low < high:
+        middle = (low + high) // 2
+        low, high = (low, middle) if shows(middle) else (middle + 1, high)
+    return low
+
+
+class Terminal:
+    """The PTY parser with a screen model, called the way the host calls it."""
+
+    def __init__(self, make_ctx) -> None:
+        self.ctx = make_ctx()
+        self.screen = ScreenModel()
+        self.state = plugin.parser_state(source=PTY_SOURCE)()
+        self.fed = 0
+        self.delay: float | None = None
+
+    def feed(self, data: bytes) -> list[ProviderEvent]:
+        self.screen.feed(data)
+        self.fed += len(data)
+        return self._take(plugin.parse_output(ctx=self.ctx, source=PTY_SOURCE, data=data, state=self.state))
+
+    def feed_to(self, data: bytes, end: int) -> list[ProviderEvent]:
+        """Feed `data` up to `end`, in reads of at most 512 bytes."""
+        events = []
+        while self.fed < end:
+            events += self.feed(data[self.fed : min(end, self.fed + 512)])
+        return events
+
+    def quiet(self) -> list[ProviderEvent]:
+        assert self.delay is not None, "no quiet call was asked for"
+        self.delay = None
+        return self._take(plugin.source_quiet(source=PTY_SOURCE, state=self.state))
+
+    def _take(self, result) -> list[ProviderEvent]:
+        events = list(result.events)
+        if result.call_again_after is not None:
+            self.delay = result.call_again_after
+        if result.want_screen:
+            look = plugin.parse_screen(source=PTY_SOURCE, screen=self.screen.snapshot(), state=self.state)
+            events += self._take(look)
+        return events
+
+
+def kinds(events: list[ProviderEvent]) -> list[str]:
+    return [event.kind for event in events]
+
+
+def test_the_stream_asks_for_the_screen_only_when_a_marker_shows() -> None:
+    state = tui.TerminalState()
+    assert not tui.watch_stream(b"\x1b[1mWorking\x1b[0m (3s)", state).want_screen
+    assert tui.watch_stream(b"\x1b[2m? for\x1b[1Cshortcuts\x1b[0m", state).want_screen
+    assert not tui.watch_stream(b"\x1b[2J", state).want_screen, "a marker already looked at counts once"
+
+
+def test_a_marker_split_across_reads_is_seen_once() -> None:
+    state, data = tui.TerminalState(), b"\x1b[1mTrust this\x1b[0m folder?"
+    looks = [tui.watch_stream(data[i : i + 1], state).want_screen for i in range(len(data))]
+    assert looks.count(True) == 1
+
+
+def test_ready_once_the_status_line_shows(make_ctx) -> None:
+    terminal = Terminal(make_ctx)
+    [ready] = terminal.feed_to(APPROVAL, offset_after(APPROVAL, "? for shortcuts"))
+    assert (ready.kind, ready.evidence.rule, ready.evidence.line) == ("ready", "status line", "? for shortcuts")
+    assert "ready" not in kinds(terminal.feed_to(APPROVAL, offset_after(APPROVAL, "ECHO:tui2")))
+
+
+def test_the_trust_dialog_asks_once_and_enter_answers_it(make_ctx) -> None:
+    terminal = Terminal(make_ctx)
+    opened = terminal.feed_to(TRUST_ANSWERED, offset_after(TRUST_ANSWERED, "Trust this folder?"))
+    assert kinds(opened) == ["ready", "approval_requested"]
+    asked = opened[1]
+    assert (asked.reason, asked.dialog, asked.evidence.rule) == ("trust", "trust", "trust dialog")
+    # The chat view is back; whether it stays (Enter) or gives way to the command center (Esc)
+    # shows a little later.
+    assert terminal.feed_to(TRUST_ANSWERED, len(TRUST_ANSWERED)) == []
+    assert terminal.delay == TRUST_SETTLE_SECONDS
+    [answered] = terminal.quiet()
+    assert (answered.kind, answered.answer, answered.evidence.rule) == (
+        "approval_resolved",
+        "accepted",
+        "trust dialog answered",
+    )
+
+
+def test_esc_on_the_trust_dialog_is_a_rejection(make_ctx) -> None:
+    terminal = Terminal(make_ctx)
+    assert kinds(terminal.feed_to(TRUST_REJECTED, offset_after(TRUST_REJECTED, "Trust this folder?"))) == [
+        "ready",
+        "approval_requested",
+    ]
+    [left] = terminal.feed_to(TRUST_REJECTED, len(TRUST_REJECTED))
+    assert (left.kind, left.answer, left.evidence.line) == ("approval_resolved", "rejected", "Agent command center")
+    assert terminal.quiet() == []  # the settle started by the chat view's flash is void
+
+
+def test_the_trust_dialog_is_not_answered_while_the_chat_view_only_flashes(make_ctx) -> None:
+    terminal = Terminal(make_ctx)
+    terminal.feed_to(TRUST_REJECTED, offset_after(TRUST_REJECTED, "Trust this folder?"))
+    flash = offset_after(TRUST_REJECTED, "? for shortcuts", offset_after(TRUST_REJECTED, "Trust this folder?"))
+    assert terminal.feed_to(TRUST_REJECTED, flash) == [] and terminal.delay == TRUST_SETTLE_SECONDS
+    assert "approval_resolved" not in kinds(terminal.feed_to(TRUST_REJECTED, flash + 8))
+
+
+def test_the_command_dialog_is_reported_once_it_settled_with_the_command_on_screen(make_ctx) -> None:
+    terminal = Terminal(make_ctx)
+    terminal.feed_to(APPROVAL, offset_after(APPROVAL, "ECHO:tui2"))
+    drawn = offset_after(APPROVAL, "Press enter to confirm or esc to cancel")
+    assert terminal.feed_to(APPROVAL, drawn) == [] and terminal.delay == APPROVAL_SETTLE_SECONDS
+    [asked] = terminal.quiet()
+    assert (asked.kind, asked.reason, asked.dialog) == ("approval_requested", "tool", "exec")
+    assert asked.evidence.line == "touch codex_approved.txt"
+    assert asked.message == "Codex asks to run: touch codex_approved.txt"
+    [answered] = terminal.feed_to(APPROVAL, len(APPROVAL))
+    assert (answered.kind, answered.answer) == ("approval_resolved", "accepted")
+    assert answered.evidence.line.startswith("✔ You approved codex to run touch codex_approved.txt")
+
+
+def test_a_command_dialog_not_drawn_whole_yet_is_read_again_when_it_settled(make_ctx) -> None:
+    terminal = Terminal(make_ctx)
+    terminal.feed_to(APPROVAL, offset_after(APPROVAL, "Would you like to run the following command?"))
+    assert terminal.state.command is None and terminal.delay == APPROVAL_SETTLE_SECONDS
+    terminal.feed_to(APPROVAL, offset_after(APPROVAL, "Press enter to confirm or esc to cancel"))
+    [asked] = terminal.quiet()
+    assert asked.evidence.line == "touch codex_approved.txt"
+
+
+def test_each_answer_is_read_from_the_newest_answer_line(make_ctx) -> None:
+    terminal = Terminal(make_ctx)
+    data = REJECTED_THEN_APPROVED
+    events = terminal.feed_to(data, offset_after(data, "Press enter to confirm or esc to cancel"))
+    events += terminal.quiet()
+    second = offset_after(data, "Would you like to run the following command?", offset_after(data, "ECHO:x2"))
+    events += terminal.feed_to(data, second)
+    events += terminal.feed_to(data, offset_after(data, "Press enter to confirm or esc to cancel", second))
+    events += terminal.quiet()
+    events += terminal.feed_to(data, len(data))
+    # The rejected answer's line is still on screen when the second dialog is answered.
+    assert "You canceled the request to run" in "".join(terminal.screen.rows())
+    assert [(event.kind, event.answer, event.evidence.line[:33]) for event in events] == [
+        ("ready", None, "? for shortcuts"),
+        ("approval_requested", None, "touch refused.txt"),
+        ("approval_resolved", "rejected", "✗ You canceled the request to run"),
+        ("approval_requested", None, "touch ok.txt"),
+        ("approval_resolved", "accepted", "✔ You approved codex to run touch"),
+    ]
+
+
+def test_a_dialog_answered_before_it_settled_reports_nothing(make_ctx) -> None:
+    terminal = Terminal(make_ctx)
+    terminal.feed_to(APPROVAL, offset_after(APPROVAL, "Press enter to confirm or esc to cancel"))
+    assert terminal.feed_to(APPROVAL, len(APPROVAL)) == []
+    assert terminal.quiet() == []
+
+
+def test_the_command_is_the_dollar_line_below_the_question() -> None:
+    rows = ["", "  Would you like to run the following command?", "", "  Reason: x", "", "  $ touch a.txt", "", "› 1."]
+    assert tui.command_on(rows) == "touch a.txt"
+    wrapped = [*rows[:5], "  $ printf 'a very long' \\", "    'command'", ""]
+    assert tui.command_on(wrapped) == "printf 'a very long' \\ 'command'"
+    assert tui.command_on(["  $ echo not a dialog"]) is None
