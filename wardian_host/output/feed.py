@@ -14,6 +14,7 @@ closed, late output, timers, looks and lines of that launch are dropped.
 """
 
 import asyncio
+import functools
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -197,14 +198,18 @@ class OutputFeed:
             while session.open:
                 session.look_again = False
                 snapshot = await session.look_at_screen()
-                pty = session.pty
-                if pty is not None:
-                    self._guarded(session, pty, lambda: pty.parser.screen(session.ctx, snapshot))
+                if session.pty is not None:
+                    self._guarded(session, session.pty, functools.partial(self._read_screen, session, snapshot))
                 if not session.look_again:
                     return
                 await asyncio.sleep(SCREEN_LOOK_SPACING_SECONDS)
         finally:
             session.screen_look = None
+
+    @staticmethod
+    def _read_screen(session: ParserSession, snapshot: ScreenSnapshot) -> ParseResult:
+        assert session.pty is not None  # checked by the caller
+        return session.pty.parser.screen(session.ctx, snapshot)
 
     def close(self, session: ParserSession) -> None:
         """Parse what is left of the PTY output, then drop the launch's timers, looks and followers."""
