@@ -285,7 +285,7 @@ def wait_latency(bench: Bench, rounds: int = 20) -> None:
     )
 
 
-def busy_parsers(bench: Bench, agents: int, rate: int, rounds: int = 40) -> None:
+def busy_parsers(bench: Bench, agents: int, rate: int, rounds: int = 100) -> None:
     print(f"(e) {agents} Claude and Codex agents writing {rate // 1000} KB/s each through their parsers")
     go_file = bench.home / "replay-go"
     for index in range(agents):
@@ -293,9 +293,15 @@ def busy_parsers(bench: Bench, agents: int, rate: int, rounds: int = 40) -> None
         bench.spawn(f"{provider}-{index}", [], provider=provider)
     spawn_probe(bench, "busy-probe")
     quiet = [probe_latency(bench, "busy-probe") for _ in range(rounds)]
+    host = psutil.Process(int(bench.request("host.status")["pid"]))
     go_file.touch()
     try:
+        # Every replayer starts with its CLI's start-up screen, all at once: a burst of first
+        # looks at 50 screens that is no steady state; measured after it.
+        time.sleep(5)
+        host.cpu_percent()
         busy = [probe_latency(bench, "busy-probe") for _ in range(rounds)]
+        cpu = host.cpu_percent()
     finally:
         go_file.unlink()
     quiet_p99, busy_p99 = percentile_ms(quiet, 0.99), percentile_ms(busy, 0.99)
@@ -306,8 +312,7 @@ def busy_parsers(bench: Bench, agents: int, rate: int, rounds: int = 40) -> None
         f"p99 {quiet_p99:.1f} ms quiet (n={rounds})",
         f"{busy_p99 / quiet_p99:.2f}x " + ("ok (<= 2x, < 50 ms)" if ok else "OVER TARGET"),
     )
-    host = psutil.Process(int(bench.request("host.status")["pid"]))
-    line("host CPU, parsers busy", f"{host.cpu_percent(interval=3):.0f} %", "-", "(of one core)")
+    line("host CPU, parsers busy", f"{cpu:.0f} %", f"{agents * rate / 1e6:.1f} MB/s parsed", "(of one core)")
 
 
 def replayer_executables(scratch: Path, go_file: Path, rate: int) -> dict[str, str]:

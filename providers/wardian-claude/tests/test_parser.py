@@ -295,3 +295,18 @@ def test_unreachable_anthropic_is_an_error() -> None:
 def test_malformed_lines_give_no_events(data: bytes, source: OutputSource) -> None:
     state = parser.state_class(source)
     assert parser.parse("s", source, data, state() if state else None).events == []
+
+
+def test_the_prompt_box_after_a_turn_shows_readiness_without_the_hint() -> None:
+    # 2.1.197 drops "? for shortcuts" once a turn ended; the box under its rule remains.
+    box = "\u2500" * 40
+    screen = f"\x1b[2J\x1b[H\u276f hello\r\n\u25cf MOCK-REPLY\r\n{box}\r\n\u276f \r\n{box}\r\n".encode()
+    tui = Tui()
+    tui.feed(screen)
+    assert [e.kind for e in tui.events] == []  # the stream had no marker: no look yet
+    events = tui._take(parser.screen(PTY_SOURCE, tui.screen.snapshot(), tui.state))
+    assert [(e.kind, e.evidence.line) for e in events] == [("ready", "\u276f")]
+    # A `❯` that is history (no rule right above it) is no prompt.
+    history = Tui()
+    history.feed(b"\x1b[2J\x1b[H\xe2\x95\xb0\xe2\x94\x80\xe2\x95\xaf\r\n\xe2\x9d\xaf hello\r\n")
+    assert history._take(parser.screen(PTY_SOURCE, history.screen.snapshot(), history.state)) == []

@@ -22,6 +22,7 @@ APPROVAL = "Do you want to proceed?"
 INTERRUPTED = "What should Claude do instead?"
 # Drawn under the prompt while a turn runs: a look then shows whether a dialog is gone.
 BUSY = "esc to interrupt"
+PROMPT_CHAR, RULE_CHAR = "❯", "─"
 # Without onboarding state Claude checks api.anthropic.com first and exits when it cannot.
 UNREACHABLE = "Unable to connect to Anthropic services"
 
@@ -90,6 +91,15 @@ def watch_stream(data: bytes, state: ScreenState) -> ParseResult:
     return ParseResult(want_screen=True)
 
 
+def input_box_shown(rows: list[str]) -> bool:
+    """The prompt box (a `❯` row right under a rule of `─`): drawn whenever the TUI takes input,
+    also after a turn, when the `? for shortcuts` hint is gone (2.1.197)."""
+    return any(
+        row.lstrip().startswith(PROMPT_CHAR) and above.strip() and set(above.strip()) == {RULE_CHAR}
+        for above, row in zip(rows, rows[1:], strict=False)
+    )
+
+
 def read_screen(source: OutputSource, screen: ScreenSnapshot, state: ScreenState) -> ParseResult:
     text = screen_text(screen.rows)
     events: list[ProviderEvent] = []
@@ -104,8 +114,8 @@ def read_screen(source: OutputSource, screen: ScreenSnapshot, state: ScreenState
             events.append(_first_run_opened(source, first_run))
         return ParseResult(events=events)
     # A turn running under the prompt (busy) shows the TUI took input as surely as the hint.
-    if READY in text or BUSY in text:
-        events += _prompt_shown(source, state, READY if READY in text else BUSY)
+    if READY in text or BUSY in text or input_box_shown(screen.rows):
+        events += _prompt_shown(source, state, READY if READY in text else BUSY if BUSY in text else PROMPT_CHAR)
     return ParseResult(events=events + _tool_dialog(source, text, state), call_again_after=_grace(text, state))
 
 

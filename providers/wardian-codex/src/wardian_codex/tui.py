@@ -31,8 +31,13 @@ ANSWERS: tuple[tuple[str, Literal["accepted", "rejected"]], ...] = (
 )
 # In the stream the whole answer phrase is awaited, so the look finds its line drawn.
 STREAM_ANSWERS = ("You approved codex to run", *(line for line, answer in ANSWERS if answer == "rejected"))
-MARKERS = tuple(squeeze(text) for text in (READY, TRUST, COMMAND_CENTER, EXEC, *STREAM_ANSWERS))
-TAIL_CHARS = max(len(marker) for marker in MARKERS)
+# Dialogs are worth a look at any time; the status line (redrawn all the time), the answer
+# lines and the command center only while a look can change something: a look replays output.
+ALWAYS = (squeeze(TRUST), squeeze(EXEC))
+STATUS_LINE = (squeeze(READY),)
+ANSWER_MARKERS = tuple(squeeze(text) for text in STREAM_ANSWERS)
+TRUST_ANSWER_MARKERS = (squeeze(COMMAND_CENTER), squeeze(READY))
+TAIL_CHARS = max(len(marker) for marker in (*ALWAYS, *ANSWER_MARKERS, *TRUST_ANSWER_MARKERS))
 
 
 @dataclass
@@ -53,10 +58,16 @@ class TerminalState:
     settled_look: bool = False
 
 
+def _markers(state: TerminalState) -> tuple[str, ...]:
+    markers = ALWAYS + (() if state.ready else STATUS_LINE)
+    markers += ANSWER_MARKERS if state.exec_open else ()
+    return markers + (TRUST_ANSWER_MARKERS if state.trust_open else ())
+
+
 def watch_stream(data: bytes, state: TerminalState) -> ParseResult:
     """Ask for the screen when the stream shows one of the markers the rules read."""
     squeezed = state.tail + squeeze(state.text.feed(data))
-    found = [squeezed.rfind(marker) + len(marker) for marker in MARKERS if marker in squeezed]
+    found = [squeezed.rfind(marker) + len(marker) for marker in _markers(state) if marker in squeezed]
     if not found:
         state.tail = squeezed[-TAIL_CHARS:]
         return ParseResult()
