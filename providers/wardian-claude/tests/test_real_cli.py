@@ -122,6 +122,7 @@ def test_approval_accepted_runs_the_tool_and_rejected_does_not(
     asking = fields(wardian, "cc")
     assert_evidence(asking, "action_required", "approval_requested", HOOKS, "hook PermissionRequest")
     assert f"Bash: touch {approved.name}" in asking["status_evidence"]["line"]
+    assert (asking["status_evidence"]["reason"], asking["status_evidence"]["dialog"]) == ("tool", "tool")
     assert not approved.exists(), "the tool ran before it was approved"
 
     answer = wardian("send", "--approval", "accept", "--to", "cc").json()
@@ -129,7 +130,8 @@ def test_approval_accepted_runs_the_tool_and_rejected_does_not(
     wardian("agent", "wait", "cc", "--until", "idle", "--timeout", WAIT).json()
 
     assert_evidence(fields(wardian, "cc"), "idle", "turn_completed", HOOKS, "hook Stop")
-    assert ("action_required", "processing", "turn_started", HOOKS) in transitions(wardian, "cc")
+    # The dialog's end is its own event (the tool ran after it), not a turn_started.
+    assert ("action_required", "processing", "approval_resolved", HOOKS) in transitions(wardian, "cc")
     assert approved.exists()
     assert on_screen(wardian, "cc", "MOCK-REPLY tool-done acc1")
 
@@ -142,6 +144,7 @@ def test_approval_accepted_runs_the_tool_and_rejected_does_not(
     assert answer["left_action_required"] is True
     # A rejection ends the turn without any hook (2.1.197): the screen says so.
     assert_evidence(fields(wardian, "cc"), "idle", "turn_completed", "pty", "turn interrupted after an approval dialog")
+    assert ("action_required", "processing", "approval_resolved", "pty") in transitions(wardian, "cc")
     assert not rejected.exists(), "the rejected command ran"
     claude_cli.assert_only_model_server_was_called()
 
@@ -192,6 +195,9 @@ def headless_run(claude_cli: Any, tmp_path: Path, prompt: str, **update: Any) ->
         prompt=prompt,
         **update,
     )
+    if ctx.session_mode == "resume" and ctx.provider_session_id:
+        # As the host does: what resume_args answers is handed to build_argv.
+        ctx = ctx.model_copy(update={"resume_args": claude_argv.resume_args(ctx.provider_session_id)})
     plan = claude_argv.launch_plan(ctx)
     completed = claude_cli.run(*plan.argv[1:], timeout=60)
     out = tmp_path / f"headless-{len(list(tmp_path.glob('headless-*')))}.jsonl"
