@@ -53,3 +53,15 @@ def test_conformance_refuses_generic_without_a_command(tmp_path: Path) -> None:
 
 def test_conformance_passes_on_the_example_provider(provider_packages: Path, tmp_path: Path) -> None:
     run_conformance("example", tmp_path)
+
+
+def test_conformance_catches_a_provider_keeping_its_own_resume_flags_and_an_unusable_state(
+    provider_packages: Path, tmp_path: Path
+) -> None:
+    with pytest.raises(AssertionError) as caught:
+        run_conformance("own-resume", tmp_path)
+    report = str(caught.value)
+    # Given the host's resume arguments, it added its own copy as well.
+    assert "interactive resume launch given the host's ctx.resume_args ['--conformance-resume'" in report
+    assert "does not carry them once: ['own-resume-cli', '--resume', 'conformance-session-0001']" in report
+    assert "parser_state(pty): provider 'own-resume' answered parser_state with" in report

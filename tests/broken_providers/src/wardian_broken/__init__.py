@@ -3,12 +3,12 @@
 from wardian_core.provider_models import CONTRACT_VERSION, ProviderInfo
 
 
-def info(name: str, contract_version: int = CONTRACT_VERSION) -> ProviderInfo:
+def info(name: str, contract_version: int = CONTRACT_VERSION, capabilities: list[str] | None = None) -> ProviderInfo:
     return ProviderInfo(
         name=name,
         display_name=name,
         contract_version=contract_version,
         executable=None,
         session_id_mode="assigned",
-        capabilities=["interactive"],
+        capabilities=capabilities or ["interactive"],
     )
