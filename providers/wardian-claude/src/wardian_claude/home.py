@@ -12,6 +12,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from wardian_core.provider_homes import SKILLS_FOLDER, link
 from wardian_core.provider_models import HomePlan, SpawnContext
 
 HOOKS_SOURCE_NAME = "claude-hooks"
@@ -71,13 +72,10 @@ def _write_if_changed(path: Path, text: str) -> None:
 
 
 def link_skills(root: Path) -> None:
-    """Claude discovers skills under `.claude/skills`; Wardian keeps them in `.agents/skills`."""
-    skills = root / ".agents" / "skills"
-    link = root / ".claude" / "skills"
-    if not skills.is_dir() or link.exists() or link.is_symlink():
-        return
-    link.parent.mkdir(parents=True, exist_ok=True)
-    link.symlink_to(Path("..") / ".agents" / "skills", target_is_directory=True)
+    """Claude discovers skills under `.claude/skills` of each --add-dir root; Wardian keeps them
+    in `.agents/skills` there: one link, relative, so the root can move."""
+    if (root / SKILLS_FOLDER).is_dir():
+        link(Path("..") / SKILLS_FOLDER, root / ".claude" / "skills")
 
 
 def prepare(ctx: SpawnContext) -> HomePlan:

@@ -18,6 +18,7 @@ from typing import Any
 
 import tomli_w
 
+from wardian_core.provider_homes import assigned_skills, link, link_skills
 from wardian_core.provider_models import HomePlan, SpawnContext
 
 SHARED_FILES = ("auth.json", "cap_sid")
@@ -77,23 +78,12 @@ def write_config(ctx: SpawnContext, user_home: Path, codex_home: Path) -> None:
         target.write_text(text, encoding="utf-8")
 
 
-def _link(source: Path, target: Path) -> None:
-    """Point `target` at `source`, replacing a stale link; a real file Codex made stays."""
-    if target.is_symlink():
-        if Path(os.readlink(target)) == source:
-            return
-        target.unlink()
-    elif target.exists():
-        return
-    target.symlink_to(source, target_is_directory=source.is_dir())
-
-
 def project_shared_files(user_home: Path, codex_home: Path, windows: bool) -> None:
     names = SHARED_FILES + (WINDOWS_SHARED if windows else ())
     for name in names:
         source = user_home / name
         if source.exists():
-            _link(source, codex_home / name)
+            link(source, codex_home / name)
     if windows:
         for relative in WINDOWS_COPIED:
             source = user_home / relative
@@ -102,28 +92,9 @@ def project_shared_files(user_home: Path, codex_home: Path, windows: bool) -> No
                 shutil.copy2(source, codex_home / relative)
 
 
-def assigned_skills(ctx: SpawnContext) -> dict[str, Path]:
-    """Skill name → folder, from `.agents/skills/<name>` of each include root (later wins)."""
-    skills: dict[str, Path] = {}
-    for root in ctx.include_roots:
-        folder = root / ".agents" / "skills"
-        if folder.is_dir():
-            for skill in sorted(folder.iterdir()):
-                if skill.is_dir() and not skill.name.startswith("."):
-                    skills[skill.name] = skill
-    return skills
-
-
 def project_skills(ctx: SpawnContext, codex_home: Path) -> None:
-    skills_dir = codex_home / "skills"
-    skills_dir.mkdir(exist_ok=True)
-    wanted = assigned_skills(ctx)
-    for entry in skills_dir.iterdir():
-        # Only links Wardian made are removed; `.system` and Codex's own folders stay.
-        if entry.is_symlink() and entry.name not in wanted:
-            entry.unlink()
-    for name, folder in wanted.items():
-        _link(folder.resolve(), skills_dir / name)
+    """Codex reads skills from `CODEX_HOME/skills`."""
+    link_skills(assigned_skills(ctx.include_roots), codex_home / "skills")
 
 
 def write_instructions(ctx: SpawnContext, user_home: Path, codex_home: Path) -> None:

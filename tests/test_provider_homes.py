@@ -1,0 +1,44 @@
+"""The links providers make when projecting an agent's home."""
+
+from pathlib import Path
+
+from wardian_core.provider_homes import assigned_skills, link, link_skills
+
+
+def skill(root: Path, name: str) -> Path:
+    folder = root / ".agents" / "skills" / name
+    folder.mkdir(parents=True)
+    (folder / "SKILL.md").write_text(f"---\nname: {name}\n---\n")
+    return folder
+
+
+def test_a_later_root_wins_and_hidden_folders_are_no_skills(tmp_path: Path) -> None:
+    common, agent = tmp_path / "common", tmp_path / "agent"
+    skill(common, "lint"), skill(common, "deploy"), skill(common, ".cache")
+    mine = skill(agent, "lint")
+    assert assigned_skills([common, agent]) == {"deploy": common / ".agents/skills/deploy", "lint": mine}
+
+
+def test_links_follow_the_skills_and_leave_a_clis_own_folders(tmp_path: Path) -> None:
+    root, target = tmp_path / "root", tmp_path / "home" / "skills"
+    (target / ".system").mkdir(parents=True)
+    link_skills({"old": skill(root, "old")}, target)
+    link_skills({"new": skill(root, "new")}, target)
+    assert sorted(entry.name for entry in target.iterdir()) == [".system", "new"]
+    assert (target / "new" / "SKILL.md").is_file()
+
+
+def test_a_stale_link_is_replaced_and_a_real_folder_kept(tmp_path: Path) -> None:
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir(), second.mkdir()
+    target = tmp_path / "link"
+    link(first, target)
+    link(second, target)
+    assert target.resolve() == second.resolve()
+    real = tmp_path / "real"
+    real.mkdir()
+    link(first, real)
+    assert real.is_dir() and not real.is_symlink()
+    relative = tmp_path / "deep" / "up"
+    link(Path("..") / "first", relative)
+    assert relative.resolve() == first.resolve()
