@@ -10,8 +10,9 @@ rejected approval — and an approval dialog the hooks did not report.
 from dataclasses import dataclass, field
 
 from wardian_claude.hooks_log import TOOL_DIALOG
-from wardian_core.parsing.escapes import TerminalText, squeeze
+from wardian_core.parsing.escapes import squeeze
 from wardian_core.parsing.events import event, screen_text
+from wardian_core.parsing.markers import MarkerWatch
 from wardian_core.parsing.screen import ScreenSnapshot
 from wardian_core.parsing.settle import Settle
 from wardian_core.provider_models import ApprovalReason, OutputSource, ParseResult, ProviderEvent
@@ -52,7 +53,6 @@ FIRST_RUN_SCREENS = (
 ALWAYS = tuple(squeeze(marker) for marker in (APPROVAL, UNREACHABLE, *(s.marker for s in FIRST_RUN_SCREENS)))
 PROMPT_MARKERS = (squeeze(READY), squeeze(BUSY))
 INTERRUPTED_MARKER = squeeze(INTERRUPTED)
-TAIL_CHARS = max(len(trigger) for trigger in (*ALWAYS, *PROMPT_MARKERS, INTERRUPTED_MARKER))
 # The PermissionRequest hook reports a dialog with its tool; the screen reports it only if
 # it is still there after this delay (hooks off or broken: nothing else would).
 SCREEN_APPROVAL_GRACE_SECONDS = 1.0
@@ -60,8 +60,7 @@ SCREEN_APPROVAL_GRACE_SECONDS = 1.0
 
 @dataclass
 class ScreenState:
-    text: TerminalText = field(default_factory=TerminalText)
-    tail: str = ""
+    stream: MarkerWatch = field(default_factory=MarkerWatch)
     ready: bool = False
     unreachable: bool = False
     first_run: FirstRunScreen | None = None
@@ -81,14 +80,7 @@ def _triggers(state: ScreenState) -> tuple[str, ...]:
 
 def watch_stream(data: bytes, state: ScreenState) -> ParseResult:
     """Ask for the screen when the stream shows one of the markers the rules read."""
-    squeezed = state.tail + squeeze(state.text.feed(data))
-    found = [(squeezed.rfind(trigger), trigger) for trigger in _triggers(state) if trigger in squeezed]
-    if not found:
-        state.tail = squeezed[-TAIL_CHARS:]
-        return ParseResult()
-    at, trigger = max(found)
-    state.tail = squeezed[at + len(trigger) :][-TAIL_CHARS:]
-    return ParseResult(want_screen=True)
+    return ParseResult(want_screen=state.stream.saw_any(data, _triggers(state)))
 
 
 def input_box_shown(rows: list[str]) -> bool:

@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from wardian_codex.profile import APPROVAL_SETTLE_SECONDS, EXEC_DIALOG, TRUST_DIALOG, TRUST_SETTLE_SECONDS
-from wardian_core.parsing.escapes import TerminalText, squeeze
+from wardian_core.parsing.escapes import squeeze
 from wardian_core.parsing.events import event, screen_text
+from wardian_core.parsing.markers import MarkerWatch
 from wardian_core.parsing.screen import ScreenSnapshot
 from wardian_core.parsing.settle import Settle
 from wardian_core.provider_models import OutputSource, ParseResult, ProviderEvent
@@ -37,14 +38,11 @@ ALWAYS = (squeeze(TRUST), squeeze(EXEC))
 STATUS_LINE = (squeeze(READY),)
 ANSWER_MARKERS = tuple(squeeze(text) for text in STREAM_ANSWERS)
 TRUST_ANSWER_MARKERS = (squeeze(COMMAND_CENTER), squeeze(READY))
-TAIL_CHARS = max(len(marker) for marker in (*ALWAYS, *ANSWER_MARKERS, *TRUST_ANSWER_MARKERS))
 
 
 @dataclass
 class TerminalState:
-    text: TerminalText = field(default_factory=TerminalText)
-    # The end of the squeezed stream, so a marker split across two reads is still seen.
-    tail: str = ""
+    stream: MarkerWatch = field(default_factory=MarkerWatch)
     ready: bool = False
     # The trust dialog was reported and is not answered yet.
     trust_open: bool = False
@@ -66,13 +64,7 @@ def _markers(state: TerminalState) -> tuple[str, ...]:
 
 def watch_stream(data: bytes, state: TerminalState) -> ParseResult:
     """Ask for the screen when the stream shows one of the markers the rules read."""
-    squeezed = state.tail + squeeze(state.text.feed(data))
-    found = [squeezed.rfind(marker) + len(marker) for marker in _markers(state) if marker in squeezed]
-    if not found:
-        state.tail = squeezed[-TAIL_CHARS:]
-        return ParseResult()
-    state.tail = squeezed[max(found) :][-TAIL_CHARS:]
-    return ParseResult(want_screen=True)
+    return ParseResult(want_screen=state.stream.saw_any(data, _markers(state)))
 
 
 def read_screen(source: OutputSource, screen: ScreenSnapshot, state: TerminalState) -> ParseResult:

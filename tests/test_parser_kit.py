@@ -1,0 +1,43 @@
+"""The parser kit providers share: escapes, JSON lines, settle timers, marker watches."""
+
+from wardian_core.parsing.escapes import TerminalText, squeeze, strip_ansi
+from wardian_core.parsing.jsonl import LineSplitter, json_object
+from wardian_core.parsing.markers import MarkerWatch
+from wardian_core.parsing.settle import Settle
+
+
+def test_terminal_text_keeps_a_cut_character_and_a_cut_escape_for_the_next_read() -> None:
+    text = TerminalText()
+    pieces = [b"caf\xc3", b"\xa9 \x1b[3", b"8;5;1mred\x1b]0;title", b"\x07 done"]
+    assert "".join(text.feed(piece) for piece in pieces) == "café red done"
+
+
+def test_strip_ansi_and_squeeze_read_what_a_tui_drew() -> None:
+    drawn = b"Trust\x1b[1Cthis\x1b[1Cfolder?\r\n\x1b[2mok\x1b[0m"
+    assert strip_ansi(drawn) == "Trustthisfolder?\nok"
+    assert squeeze("Trust this\tfolder?\n") == "Trustthisfolder?"
+
+
+def test_a_marker_cut_between_reads_is_seen_once() -> None:
+    watch = MarkerWatch()
+    marker = squeeze("? for shortcuts")
+    assert watch.saw_any(b"\x1b[2m? for", (marker,)) is False
+    assert watch.saw_any(b"\x1b[1Cshortcuts\x1b[0m", (marker,)) is True
+    assert watch.saw_any(b" more text", (marker,)) is False  # not seen again from the kept tail
+
+
+def test_json_lines_tolerate_prefixes_fragments_and_other_types() -> None:
+    assert json_object(b'12:00\tStop\t{"hook_event_name": "Stop"}') == {"hook_event_name": "Stop"}
+    assert json_object(b"[1, 2]") is None and json_object(b'{"cut": ') is None
+    splitter = LineSplitter()
+    assert splitter.feed(b'{"a": 1}\r\n{"b"') == [b'{"a": 1}']
+    assert splitter.feed(b": 2}\n") == [b'{"b": 2}']
+
+
+def test_a_settle_timer_comes_due_once_unless_cancelled() -> None:
+    settle = Settle(0.5)
+    assert settle.start() == 0.5
+    assert settle.due() is True and settle.due() is False
+    settle.start()
+    settle.cancel()
+    assert settle.due() is False
