@@ -76,7 +76,8 @@ class AgentLifecycle:
         """What to start for one launch: the provider's context, argv and environment.
 
         A resume launch carries what the provider's `resume_args` answers for the agent's
-        session; a provider that answers nothing cannot resume, and the launch is fresh.
+        session (nothing, for a provider that cannot resume: it keeps its session id and
+        starts as it would fresh).
         """
         provider = agent.row["provider"]
         info = self._plugins.info(provider)
@@ -91,20 +92,17 @@ class AgentLifecycle:
             prompt=prompt,
         )
         if ctx.session_mode == "resume":
-            ctx = self._with_resume_args(ctx, agent, info)
+            ctx = self._with_resume_args(ctx, info)
         ctx.agent_dir.mkdir(parents=True, exist_ok=True)
         home_plan = self._plugins.call(provider, "prepare_home", ctx=ctx) or HomePlan()
         plan = self._with_executable_override(info, self._plugins.call(provider, "build_argv", ctx=ctx), ctx)
         return ctx, plan, agent_environment(self._base_env, self.home, agent.uuid, home_plan.env, plan.env)
 
-    def _with_resume_args(self, ctx: SpawnContext, agent: LiveAgent, info: ProviderInfo) -> SpawnContext:
-        args: list[str] = []
-        if ctx.provider_session_id:
-            args = self._plugins.call(info.name, "resume_args", ctx=ctx, session_id=ctx.provider_session_id)
-        if args:
-            return ctx.model_copy(update={"resume_args": args})
-        fresh_id = self._session_id_for(agent, info, "fresh")
-        return ctx.model_copy(update={"session_mode": "fresh", "provider_session_id": fresh_id})
+    def _with_resume_args(self, ctx: SpawnContext, info: ProviderInfo) -> SpawnContext:
+        if not ctx.provider_session_id:
+            return ctx
+        args = self._plugins.call(info.name, "resume_args", ctx=ctx, session_id=ctx.provider_session_id)
+        return ctx.model_copy(update={"resume_args": args})
 
     def _session_id_for(self, agent: LiveAgent, info: ProviderInfo, session_mode: str) -> str | None:
         if session_mode == "resume":
