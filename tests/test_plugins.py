@@ -62,11 +62,11 @@ def test_installed_package_is_registered_under_its_entry_point_name(provider_pac
 
 def test_unset_allow_list_loads_every_installed_plugin(provider_packages: Path) -> None:
     plugins = load_plugins({})
-    test_plugins = {"example", "generic", "raising", "recorder"}
+    test_plugins = {"example", "generic", "own-resume", "raising", "recorder"}
     assert test_plugins <= set(plugins.plugin_names())
     repo_providers = set(plugins.plugin_names()) - test_plugins  # providers/* installed beside
     assert all(plugins.record(name).package == f"wardian-{name}" for name in repo_providers)
-    assert set(plugins.provider_names()) == {"example", "generic", "raising"} | repo_providers
+    assert set(plugins.provider_names()) == {"example", "generic", "own-resume", "raising"} | repo_providers
     assert sorted(f.name for f in plugins.failures) == ["broken-hook", "broken-import", "old-contract"]
 
 
