@@ -49,9 +49,13 @@ def test_send_to_class_all_and_an_off_agent_reports_each_target(spawn, wait_stat
     wait_status("a2", "idle")
     to_class = run_wardian("send", "echo class-hello", "--to", "class:Alpha").json()["results"]
     assert sorted((r["agent"], r["result"]) for r in to_class) == [("a1", "delivered"), ("a2", "delivered")]
-    to_all = run_wardian("send", "echo all-hello", "--to", "all").json()["results"]
+    # A matched target that cannot take input fails the send; every target's result is in the details.
+    refused = run_wardian("send", "echo all-hello", "--to", "all")
+    assert refused.returncode == 1 and refused.error()["code"] == "not_live"
+    to_all = refused.error()["details"]["results"]
     assert {r["agent"]: r["result"] for r in to_all} == {"a1": "delivered", "a2": "delivered", "b1": "not_live"}
     assert "off" in next(r["reason"] for r in to_all if r["agent"] == "b1")
+    assert "b1" in refused.error()["message"]
     for name in ("a1", "a2"):
         output = run_wardian("agent", "watch", name, "--until", "output:all-hello", "--timeout", "20s")
         assert output.returncode in (0, 1)  # the echo may already be there; read the whole window next
@@ -132,14 +136,19 @@ def test_a_sender_tag_is_typed_only_where_the_provider_wants_one(
     spawn("shell", "bash", "--norc")
     wait_status("assistant", "idle")
     command = f"{WARDIAN} send 'echo peer-text' --to shell > to-shell.json; {WARDIAN} send 'hello' --to assistant"
-    spawn("talker", "bash", "-c", f"{command} > to-assistant.json; exec sleep 600")
+    command += f" > to-assistant.json; {WARDIAN} send untagged --raw --to assistant > raw.json"
+    spawn("talker", "bash", "-c", f"{command}; exec sleep 600")
     wait_status("talker", "idle")
     assert json.loads((workspace / "to-shell.json").read_text())["sender"] == "talker"
     # The generic provider declares no tag: a shell gets the command as sent, and runs it.
     shell_output = run_wardian("agent", "watch", "shell").json()["watch"]["output"]
     assert "peer-text" in shell_output and "[from talker]" not in shell_output
-    # An AI CLI's provider wants to know who speaks.
+    # An AI CLI's provider wants to know who speaks; --raw types the text as given all the same.
     assert "you said: [from talker] hello" in run_wardian("agent", "watch", "assistant").json()["watch"]["output"]
+    raw = json.loads((workspace / "raw.json").read_text())
+    assert raw["sender"] == "talker"
+    assert "you said: untagged" in run_wardian("agent", "watch", "assistant").json()["watch"]["output"]
+    assert "[from talker] untagged" not in run_wardian("agent", "watch", "assistant").json()["watch"]["output"]
     # A process outside every agent that merely claims one is nobody.
     claimed = run_wardian("send", "claimed", "--to", "assistant", env={"WARDIAN_SESSION_ID": "anything"})
     assert claimed.json()["sender"] is None

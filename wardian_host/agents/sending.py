@@ -16,6 +16,25 @@ BUSY_STATUSES = ("starting", "processing", "action_required")
 APPROVAL_SETTLE_TIMEOUT = 10.0
 
 
+def _not_received(missed: list[dict[str, Any]], answer: dict[str, Any]) -> WardianError:
+    """A send fails when a matched target could not take the text; every target's result stays."""
+    names = ", ".join(result["agent"] for result in missed)
+    if any(result["result"] == "not_live" for result in missed):
+        return WardianError(
+            "not_live",
+            f"not every target can receive input: {names} ({missed[0].get('reason', missed[0]['result'])})",
+            "Resume an agent that is off with `wardian agent resume <name>`; the others received the text "
+            "(see details.results).",
+            answer,
+        )
+    return WardianError(
+        "request_failed",
+        f"typing into {names} failed: {missed[0].get('reason', missed[0]['result'])}",
+        "See details.results for each target; the others received the text.",
+        answer,
+    )
+
+
 class Sender:
     """Types into agents' terminals what `wardian send` asks, with each provider's input profile."""
 
@@ -77,20 +96,19 @@ class Sender:
         if params.wait_until and targets[0].is_running:
             waiter = asyncio.ensure_future(wait_for_status(targets[0], params.wait_until, params.timeout, True))
             await asyncio.sleep(0)  # let the waiter register before the first keystroke
+        sender_tag = None if params.raw else sender
         results = list(
-            await asyncio.gather(*(self._deliver(agent, self._from(sender, agent, params.text)) for agent in targets))
+            await asyncio.gather(
+                *(self._deliver(agent, self._from(sender_tag, agent, params.text)) for agent in targets)
+            )
         )
         answer: dict[str, Any] = {"results": results, "sender": sender.name if sender else None}
-        if params.wait_until:
-            if waiter is None or results[0]["result"] != "delivered":
-                if waiter is not None:
-                    waiter.cancel()
-                raise WardianError(
-                    "agent_exited",
-                    f"agent {targets[0].name} did not receive the message ({results[0]['result']})",
-                    f"Resume it first: `wardian agent resume {targets[0].name}`.",
-                    {"results": results},
-                )
+        missed = [result for result in results if result["result"] != "delivered"]
+        if missed:
+            if waiter is not None:
+                waiter.cancel()
+            raise _not_received(missed, answer)
+        if waiter is not None:
             answer["agent"] = await waiter
         return answer
 

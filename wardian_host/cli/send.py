@@ -44,6 +44,7 @@ def _body(message: str | None, from_stdin: bool, file: str | None, approval: str
 @click.option("--wait-until", type=click.Choice(STATUSES), help="Then wait for this status's next arrival.")
 @click.option("--timeout", "timeout_text", metavar="DUR", help="Limit for --wait-until / --approval (30s, 10m).")
 @click.option("--approval", type=click.Choice(["accept", "reject"]), help="Answer a pending approval.")
+@click.option("--raw", is_flag=True, help="Type the text exactly as given: no [from <agent>] tag.")
 @click.option("--thread", metavar="ID", help="Reserved: threaded sends are not supported yet.")
 def send(
     message: str | None,
@@ -53,6 +54,7 @@ def send(
     wait_until: str | None,
     timeout_text: str | None,
     approval: str | None,
+    raw: bool,
     thread: str | None,
 ) -> None:
     """Type MESSAGE into the target agents' terminals, as a person would."""
@@ -65,6 +67,7 @@ def send(
         "approval": approval,
         "wait_until": wait_until,
         "timeout": timeout,
+        "raw": raw,
     }
     answer = request("send", params, timeout=None if wait_until and timeout is None else (timeout or 0) + 30)
     if answer.get("agent") is not None:
