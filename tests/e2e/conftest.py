@@ -23,24 +23,23 @@ def workspace(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def spawn(run_wardian, workspace: Path) -> Callable[..., dict]:
+def generic_spawn_args(workspace: Path) -> Callable[..., list[str]]:
+    """The `wardian` arguments spawning generic agent `name` in the workspace; `options` end
+    with `--` and the command."""
+
+    def arguments(name: str, *options: str, cls: str = "Coder") -> list[str]:
+        identity = ["--class", cls, "--name", name, "--workspace", str(workspace)]
+        return ["agent", "spawn", "--provider", "generic", *identity, *options]
+
+    return arguments
+
+
+@pytest.fixture
+def spawn(run_wardian, generic_spawn_args: Callable[..., list[str]]) -> Callable[..., dict]:
     """Spawn a generic agent running `command` and return its record."""
 
     def spawn_agent(name: str, *command: str, cls: str = "Coder") -> dict:
-        result = run_wardian(
-            "agent",
-            "spawn",
-            "--provider",
-            "generic",
-            "--class",
-            cls,
-            "--name",
-            name,
-            "--workspace",
-            str(workspace),
-            "--",
-            *command,
-        )
+        result = run_wardian(*generic_spawn_args(name, "--", *command, cls=cls))
         assert result.returncode == 0, result.stderr
         return json.loads(result.stdout)["agent"]
 

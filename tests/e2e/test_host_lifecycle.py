@@ -12,26 +12,12 @@ import psutil
 WARDIAN = str(Path(sys.executable).parent / "wardian")
 
 
-def test_spawn_returns_promptly_with_piped_output_while_starting_the_host(workspace: Path, wait_status) -> None:
+def test_spawn_returns_promptly_with_piped_output_while_starting_the_host(
+    generic_spawn_args, workspace: Path, wait_status
+) -> None:
     started = time.monotonic()
     done = subprocess.run(
-        [
-            WARDIAN,
-            "agent",
-            "spawn",
-            "--provider",
-            "generic",
-            "--class",
-            "Coder",
-            "--name",
-            "first",
-            "--workspace",
-            str(workspace),
-            "--",
-            "bash",
-            "--norc",
-            "--noprofile",
-        ],
+        [WARDIAN, *generic_spawn_args("first", "--", "bash", "--norc", "--noprofile")],
         capture_output=True,
         text=True,
         timeout=30,

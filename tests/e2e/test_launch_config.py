@@ -103,33 +103,16 @@ def wait_idle(wardian, name: str) -> None:
 # -- configuration round trip ----------------------------------------------------------
 
 
-def test_configuration_round_trips_through_spawn_update_and_show(wardian, workspace: Path, tmp_path: Path) -> None:
+def test_configuration_round_trips_through_spawn_update_and_show(wardian, generic_spawn_args, tmp_path: Path) -> None:
     notes, skills = tmp_path / "notes", tmp_path / "skills"
     notes.mkdir()
     skills.mkdir()
     spawned = wardian(
-        "agent",
-        "spawn",
-        "--provider",
-        "generic",
-        "--class",
-        "Coder",
-        "--name",
-        "cfg",
-        "--workspace",
-        str(workspace),
-        "--model",
-        "model-a",
-        "--arg",
-        "--norc",
-        "--include-dir",
-        str(notes),
-        "--session-persistence",
-        "fresh",
-        "--description",
-        "keeps notes",
-        "--",
-        "bash",
+        *generic_spawn_args(
+            "cfg",
+            *("--model", "model-a", "--arg", "--norc", "--include-dir", str(notes)),
+            *("--session-persistence", "fresh", "--description", "keeps notes", "--", "bash"),
+        )
     )
     ok(spawned)
     shown = ok(wardian("agent", "cfg", "--verbose"))["agent"]
@@ -211,7 +194,7 @@ def test_update_answers_restart_required_and_restart_applies_the_change(
 
 
 def test_bad_values_get_the_error_envelope_and_leave_the_stored_configuration_untouched(
-    wardian, spawn, workspace: Path, wardian_home: Path, tmp_path: Path
+    wardian, spawn, generic_spawn_args, workspace: Path, wardian_home: Path, tmp_path: Path
 ) -> None:
     spawn("steady", "sleep", "600")
     before = launch_config(wardian, "steady")
@@ -245,23 +228,7 @@ def test_bad_values_get_the_error_envelope_and_leave_the_stored_configuration_un
     assert raw_spawn.value.details["errors"][0]["field"] == "session_persistence"
     assert launch_config(wardian, "steady") == before
 
-    at_spawn = wardian(
-        "agent",
-        "spawn",
-        "--provider",
-        "generic",
-        "--class",
-        "Coder",
-        "--name",
-        "never",
-        "--workspace",
-        str(workspace),
-        "--include-dir",
-        str(tmp_path / "nowhere"),
-        "--",
-        "sleep",
-        "600",
-    )
+    at_spawn = wardian(*generic_spawn_args("never", "--include-dir", str(tmp_path / "nowhere"), "--", "sleep", "600"))
     assert at_spawn.returncode == 1 and at_spawn.error()["code"] == "usage"
     assert wardian("agent", "never").returncode == 2
     assert wardian("agent", "invalid").returncode == 2
@@ -298,28 +265,10 @@ def test_resume_and_restart_of_a_discovered_session_follow_the_relaunch_rule(
 
 @pytest.mark.parametrize(("persistence", "global_regular"), COMBINATIONS)
 def test_resume_and_restart_of_an_assigned_session_follow_the_relaunch_rule(
-    persistence: str, global_regular: str, wardian, workspace: Path
+    persistence: str, global_regular: str, wardian, generic_spawn_args
 ) -> None:
     ok(wardian("settings", "set", "sessions.regular", global_regular))
-    ok(
-        wardian(
-            "agent",
-            "spawn",
-            "--provider",
-            "generic",
-            "--class",
-            "Coder",
-            "--name",
-            "asg",
-            "--workspace",
-            str(workspace),
-            "--session-persistence",
-            persistence,
-            "--",
-            "sleep",
-            "600",
-        )
-    )
+    ok(wardian(*generic_spawn_args("asg", "--session-persistence", persistence, "--", "sleep", "600")))
     first = session_id(wardian, "asg")
     assert first  # assigned up front, whatever the persistence
     ok(wardian("agent", "pause", "asg"))
