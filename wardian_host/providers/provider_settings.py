@@ -10,7 +10,7 @@ _TRUE, _FALSE = ("true", "yes", "1", "on"), ("false", "no", "0", "off")
 
 
 def _converted(setting: ProviderSetting, value: Any) -> Any:
-    """`value` as the setting's type; text from the command line is parsed."""
+    """`value` as the setting's type; text from the command line is parsed. ValueError says why not."""
     if setting.type == "boolean":
         if isinstance(value, bool):
             return value
@@ -18,10 +18,13 @@ def _converted(setting: ProviderSetting, value: Any) -> Any:
             return value.lower() in _TRUE
         raise ValueError("is not true or false")
     if setting.type in ("integer", "number"):
-        if isinstance(value, bool):
-            raise ValueError(f"is not {'an integer' if setting.type == 'integer' else 'a number'}")
-        number = int(value) if setting.type == "integer" else float(value)
-        return number
+        kind = int if setting.type == "integer" else float
+        try:
+            if isinstance(value, bool):
+                raise TypeError
+            return kind(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"is not {'an integer' if kind is int else 'a number'}") from None
     if not isinstance(value, str):
         raise ValueError("is not text")
     return value
@@ -43,8 +46,7 @@ def checked_provider_settings(info: ProviderInfo, raw: dict[str, Any]) -> dict[s
             )
         try:
             checked[name] = _converted(setting, value)
-        except ValueError as exc:
-            problem = "is not a number" if "invalid literal" in str(exc) or "could not convert" in str(exc) else exc
+        except ValueError as problem:
             raise WardianError(
                 "validation_failed",
                 f"provider setting {name}={value!r} {problem}",

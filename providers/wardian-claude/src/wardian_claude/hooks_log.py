@@ -10,7 +10,7 @@ from typing import Any
 
 from wardian_core.parsing.events import event
 from wardian_core.parsing.jsonl import json_object, text_field
-from wardian_core.provider_models import OutputSource, ParseResult
+from wardian_core.provider_models import EventKind, OutputSource, ParseResult, ProviderEvent
 
 # The dialog of a tool approval; its keys are in profile.py.
 TOOL_DIALOG = "tool"
@@ -83,8 +83,8 @@ def parse_hook(ctx_session_id: str | None, source: OutputSource, data: bytes, st
         if state.approval_pending:
             # The tool ran (or failed) after its dialog: the dialog was accepted.
             state.approval_pending = False
-            resolved = _tool_event("approval_resolved", source, f"{rule} after PermissionRequest", name, record)
-            events.append(resolved.model_copy(update={"answer": "accepted"}))
+            rule_after = f"{rule} after PermissionRequest"
+            events.append(_tool_event("approval_resolved", source, rule_after, name, record, answer="accepted"))
         return ParseResult(events=[*events, _tool_event("generating", source, rule, name, record)])
     if name == "Stop":
         state.approval_pending = False
@@ -102,5 +102,7 @@ def parse_hook(ctx_session_id: str | None, source: OutputSource, data: bytes, st
     return ParseResult()  # Notification and others: kept in the file, no status of their own
 
 
-def _tool_event(kind: Any, source: OutputSource, rule: str, name: str, record: dict[str, Any]) -> Any:
-    return event(kind, source, rule, f"{name} {_tool_summary(record)}", data=_tool_data(record))
+def _tool_event(
+    kind: EventKind, source: OutputSource, rule: str, name: str, record: dict[str, Any], **fields: Any
+) -> ProviderEvent:
+    return event(kind, source, rule, f"{name} {_tool_summary(record)}", data=_tool_data(record), **fields)
