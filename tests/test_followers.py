@@ -141,6 +141,22 @@ def _chunk(data: bytes) -> bytes:
     return b"%x\r\n%s\r\n" % (len(data), data)
 
 
+def _follow_sse(handler: Handler, count: int, headers: dict[str, str] | None = None) -> list[bytes]:
+    """Follow the test server's stream until `count` events arrived; every event received."""
+
+    async def scenario() -> list[bytes]:
+        async with _serving(handler) as url:
+            lines = Lines()
+            stream = SseStream(asyncio.get_running_loop(), url, headers or {}, lines)
+            stream.start()
+            try:
+                return await lines.wait_for(count)
+            finally:
+                stream.close()
+
+    return asyncio.run(scenario())
+
+
 def test_sse_joins_multi_line_data_and_skips_comments_in_a_chunked_stream() -> None:
     requests: list[dict[str, str]] = []
 
@@ -157,16 +173,7 @@ def test_sse_joins_multi_line_data_and_skips_comments_in_a_chunked_stream() -> N
             await writer.drain()
         return True
 
-    async def scenario() -> list[bytes]:
-        async with _serving(handler) as url:
-            lines = Lines()
-            stream = SseStream(asyncio.get_running_loop(), url, {"Authorization": "Bearer secret"}, lines)
-            stream.start()
-            received = await lines.wait_for(2)
-            stream.close()
-        return received
-
-    assert asyncio.run(scenario()) == [b"line one\nline two", b"{}"]
+    assert _follow_sse(handler, 2, {"Authorization": "Bearer secret"}) == [b"line one\nline two", b"{}"]
     assert requests[0]["request-line"] == "GET /events?session=1 HTTP/1.1"
     assert requests[0]["accept"] == "text/event-stream"
     assert requests[0]["host"].startswith("127.0.0.1:")
@@ -215,16 +222,7 @@ def test_sse_reconnects_when_the_stream_ends_and_sends_the_last_event_id() -> No
         writer.write(b"data: second\n\n")
         return True
 
-    async def scenario() -> list[bytes]:
-        async with _serving(handler) as url:
-            lines = Lines()
-            stream = SseStream(asyncio.get_running_loop(), url, {}, lines)
-            stream.start()
-            received = await lines.wait_for(2)
-            stream.close()
-        return received
-
-    assert asyncio.run(scenario()) == [b"first", b"second"]
+    assert _follow_sse(handler, 2) == [b"first", b"second"]
     assert "last-event-id" not in requests[0]
     assert requests[1]["last-event-id"] == "41"
 
@@ -237,17 +235,8 @@ def test_sse_drops_an_event_over_one_mebibyte_and_keeps_following(caplog: pytest
         writer.write(_chunk(b"data: after\n\n"))
         return True
 
-    async def scenario() -> list[bytes]:
-        async with _serving(handler) as url:
-            lines = Lines()
-            stream = SseStream(asyncio.get_running_loop(), url, {}, lines)
-            stream.start()
-            await lines.wait_for(1)
-            stream.close()
-        return lines.received
-
     with caplog.at_level(logging.WARNING, logger="wardian_host.output.sse_stream"):
-        assert asyncio.run(scenario()) == [b"after"]
+        assert _follow_sse(handler, 1) == [b"after"]
 
     assert caplog.text.count("dropped an sse event") == 2
 
