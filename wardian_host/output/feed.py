@@ -88,7 +88,7 @@ class OutputFeed:
         session.pty = pty = self._new_source(session, PTY_SOURCE)
         if pty is not None:
             self._guarded(session, pty, lambda: pty.parser.opened(session.ctx))
-        self.follow_telemetry(session)
+        self._follow_telemetry(session)
         self._parse_backlog(session)
 
     def pty_output(self, session: ParserSession, data: bytes) -> None:
@@ -113,7 +113,7 @@ class OutputFeed:
 
     # -- telemetry -----------------------------------------------------------------
 
-    def follow_telemetry(self, session: ParserSession) -> None:
+    def _follow_telemetry(self, session: ParserSession) -> None:
         """Open the sources the provider names now, and close those it no longer names."""
         if not session.open:
             return
@@ -178,7 +178,7 @@ class OutputFeed:
         if result.want_screen:
             self._want_screen(session)
         if result.sources_changed:
-            self.follow_telemetry(session)
+            self._follow_telemetry(session)
 
     def _quiet(self, session: ParserSession, source: _Source) -> None:
         source.quiet_timer = None

@@ -50,10 +50,8 @@ def resolve_source(plugins: Plugins, provider: str, ctx: SpawnContext, name: str
         return HEADLESS_SOURCE
     announced: list[OutputSource] = plugins.call(provider, "approval_source", ctx=ctx)
     named = next((source for source in announced if source.name == name), None)
-    # Whatever the source is live (a directory, a stream), its recording is a file of lines.
-    if named is not None:
-        return OutputSource(name=name, kind="file", format=named.format, path=file)
-    return OutputSource(name=name, format="lines", path=file)
+    # Whatever the source is live (a directory, a stream), its recording is a file.
+    return OutputSource(name=name, kind="file", format=named.format if named else "lines", path=file)
 
 
 def pieces(data: bytes, source: OutputSource, chunk_size: int) -> list[bytes]:
