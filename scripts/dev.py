@@ -4,6 +4,7 @@
     python3 scripts/dev.py test    # set up, then run the checks and every test suite in the repo
     python3 scripts/dev.py check   # set up, then run only the checks (ruff lint and format, mypy)
     python3 scripts/dev.py mypy    # mypy alone in the existing .venv (the pre-commit hook)
+    python3 scripts/dev.py drift   # set up, then run the real-CLI suite on the newest published CLIs
 
 Needs only python3 (3.11+): it makes `.venv/` beside the repo, installs `wardian`
 and every provider package under `providers/` into it (editable), and runs there.
@@ -93,12 +94,21 @@ def test(pytest_args: list[str]) -> int:
     return code
 
 
+def drift(pytest_args: list[str]) -> int:
+    set_up()
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from drift import drift as run_drift
+
+    return run_drift(PYTHON, pytest_args)
+
+
 def main() -> int:
     commands = {
         "demo": demo,
         "check": check,
         "test": lambda: test(sys.argv[2:]),
-        "mypy": lambda: run_checks(["mypy"]),  # for pre-commit: no set-up, the venv exists
+        "mypy": lambda: run_checks(["mypy"]),
+        "drift": lambda: drift(sys.argv[2:]),  # for pre-commit: no set-up, the venv exists
     }
     if len(sys.argv) < 2 or sys.argv[1] not in commands:
         print(__doc__, file=sys.stderr)

@@ -19,17 +19,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 INSTALL_DIR = ROOT / ".cache" / "provider-clis"
 
-# Bump a version here, run `scripts/install_clis.py` and then
-# `scripts/record_cli_transcripts.py` to refresh the recorded fixtures.
-PINNED_PACKAGES = {
-    "@anthropic-ai/claude-code": "2.1.197",
-    "@openai/codex": "0.169.0",
-    "@google/gemini-cli": "0.61.0",
-    "opencode-ai": "1.18.33",
-}
-
-# Executable name in node_modules/.bin for each CLI.
-EXECUTABLES = {"claude": "claude", "codex": "codex", "gemini": "gemini", "opencode": "opencode"}
+# The pins, one list per CLI: the current release first (installed in INSTALL_DIR, what the
+# tests and developers run by default), then older versions the provider still supports
+# (each in its own folder under INSTALL_DIR/versions). Pins move by hand, after
+# `python3 scripts/dev.py drift` shows the newer release passes; then run
+# `scripts/install_clis.py` and `scripts/record_cli_transcripts.py`.
+PINS_FILE = ROOT / "scripts" / "provider_cli_pins.json"
+PINS: dict[str, dict] = json.loads(PINS_FILE.read_text())
+PINNED_PACKAGES = {pin["package"]: pin["versions"][0] for pin in PINS.values()}
 
 STAMP_NAME = "installed-versions.json"
 
@@ -38,26 +35,39 @@ def package_specs() -> list[str]:
     return [f"{name}@{version}" for name, version in PINNED_PACKAGES.items()]
 
 
+def older_versions() -> list[tuple[str, str]]:
+    """(cli, version) of every pin after the current one."""
+    return [(cli, version) for cli, pin in PINS.items() for version in pin["versions"][1:]]
+
+
+def version_dir(cli: str, version: str, install_dir: Path = INSTALL_DIR) -> Path:
+    return install_dir / "versions" / f"{cli}-{version}"
+
+
 def executable_path(cli: str, install_dir: Path = INSTALL_DIR) -> Path:
-    return install_dir / "node_modules" / ".bin" / EXECUTABLES[cli]
+    return install_dir / "node_modules" / ".bin" / cli
+
+
+def _installed(install_dir: Path, expected: object, clis: list[str]) -> bool:
+    try:
+        recorded = json.loads((install_dir / STAMP_NAME).read_text())
+    except (OSError, ValueError):
+        return False
+    return recorded == expected and all(executable_path(cli, install_dir).exists() for cli in clis)
 
 
 def is_installed(install_dir: Path = INSTALL_DIR) -> bool:
-    """True when the stamp matches the pins and every executable is present."""
-    stamp = install_dir / STAMP_NAME
-    try:
-        recorded = json.loads(stamp.read_text())
-    except (OSError, ValueError):
+    """True when every pin's stamp matches and every executable is present."""
+    if not _installed(install_dir, PINNED_PACKAGES, list(PINS)):
         return False
-    if recorded != PINNED_PACKAGES:
-        return False
-    return all(executable_path(cli, install_dir).exists() for cli in EXECUTABLES)
+    return all(
+        _installed(version_dir(cli, version, install_dir), {PINS[cli]["package"]: version}, [cli])
+        for cli, version in older_versions()
+    )
 
 
-def install(install_dir: Path = INSTALL_DIR, force: bool = False) -> int:
-    if not force and is_installed(install_dir):
-        print(f"install_clis: pinned CLIs already in {install_dir}: {' '.join(package_specs())}")
-        return 0
+def npm_install(install_dir: Path, packages: dict[str, str]) -> int:
+    """Install `packages` ({name: version}) into `install_dir` with npm; its stamp only on success."""
     npm = shutil.which("npm")
     if npm is None:
         print(
@@ -69,30 +79,44 @@ def install(install_dir: Path = INSTALL_DIR, force: bool = False) -> int:
     install_dir.mkdir(parents=True, exist_ok=True)
     # A stale stamp must not survive a failed or partial install.
     (install_dir / STAMP_NAME).unlink(missing_ok=True)
-    command = [
-        npm,
-        "install",
-        "--prefix",
-        str(install_dir),
-        "--no-audit",
-        "--no-fund",
-        "--no-save",
-        "--loglevel=error",
-        *package_specs(),
-    ]
+    specs = [f"{name}@{version}" for name, version in packages.items()]
+    command = [npm, "install", "--prefix", str(install_dir), "--no-audit", "--no-fund", "--no-save"]
+    command += ["--loglevel=error", *specs]
     print(f"install_clis: {' '.join(command)}", flush=True)
     started = time.monotonic()
     completed = subprocess.run(command)
     if completed.returncode != 0:
         print(f"install_clis: npm install failed with exit code {completed.returncode}", file=sys.stderr)
         return completed.returncode
-    missing = [cli for cli in EXECUTABLES if not executable_path(cli, install_dir).exists()]
+    (install_dir / STAMP_NAME).write_text(json.dumps(packages, indent=2) + "\n")
+    print(f"install_clis: installed in {time.monotonic() - started:.0f} s into {install_dir}")
+    return 0
+
+
+def install(install_dir: Path = INSTALL_DIR, force: bool = False) -> int:
+    if not force and is_installed(install_dir):
+        print(f"install_clis: pinned CLIs already in {install_dir}: {' '.join(package_specs())}")
+        return 0
+    if force or not _installed(install_dir, PINNED_PACKAGES, list(PINS)):
+        status = npm_install(install_dir, PINNED_PACKAGES)
+        if status != 0:
+            return status
+    for cli, version in older_versions():
+        folder, packages = version_dir(cli, version, install_dir), {PINS[cli]["package"]: version}
+        if force or not _installed(folder, packages, [cli]):
+            status = npm_install(folder, packages)
+            if status != 0:
+                return status
+    missing = [str(path) for path in _all_executables(install_dir) if not path.exists()]
     if missing:
         print(f"install_clis: npm finished but these executables are missing: {missing}", file=sys.stderr)
         return 1
-    (install_dir / STAMP_NAME).write_text(json.dumps(PINNED_PACKAGES, indent=2) + "\n")
-    print(f"install_clis: installed in {time.monotonic() - started:.0f} s into {install_dir}")
     return 0
+
+
+def _all_executables(install_dir: Path) -> list[Path]:
+    current = [executable_path(cli, install_dir) for cli in PINS]
+    return current + [executable_path(cli, version_dir(cli, v, install_dir)) for cli, v in older_versions()]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Re-record what the real provider CLIs print into `tests/real_cli/recordings/<cli>/`.
 
-Run after bumping a pinned version in `scripts/install_clis.py`:
+Run after bumping a pinned version in `scripts/provider_cli_pins.json`:
 
     python3 scripts/record_cli_transcripts.py            # all four CLIs
     python3 scripts/record_cli_transcripts.py codex      # just one
@@ -15,6 +15,7 @@ each passing case writes its headless JSONL or raw PTY bytes, paths normalised a
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -62,10 +63,15 @@ def main(argv: list[str] | None = None) -> int:
         "--record-cli-transcripts",
         "tests/real_cli",
         "-k",
-        " or ".join(f"[{name}]" for name in clis),
+        # The current pin of each: older supported versions are tested, not recorded.
+        " or ".join(f"[{name}-{current_version(name)}]" for name in clis),
     ]
     print("record_cli_transcripts:", " ".join(command), flush=True)
     return subprocess.run(command, cwd=ROOT, env=env).returncode
+
+
+def current_version(cli: str) -> str:
+    return json.loads((ROOT / "scripts" / "provider_cli_pins.json").read_text())[cli]["versions"][0]
 
 
 if __name__ == "__main__":

@@ -5,6 +5,11 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
+
+from wardian_core.provider_models import TestedVersions
+from wardian_host.providers.inventory import version_tested
+
 sys.path.insert(0, str(Path(__file__).parent / "example_provider"))
 pytest_plugins = ["wardian_test_packages"]
 
@@ -147,7 +152,7 @@ def test_pretty_list_puts_a_hint_under_each_row_that_is_not_ready(run_wardian, p
     result = run_wardian("providers", "list", "--pretty", env={"WARDIAN_PLUGINS": "example,generic,broken-import"})
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0].split() == ["NAME", "READINESS", "PACKAGE", "EXECUTABLE", "VERSION"]
+    assert lines[0].split() == ["NAME", "READINESS", "PACKAGE", "EXECUTABLE", "VERSION", "TESTED"]
     assert lines[1].split()[:2] == ["example", "missing_executable"]
     assert lines[2].strip().startswith("hint: Install it with")
     assert lines[3].split()[:2] == ["generic", "ready"]
@@ -165,7 +170,7 @@ def test_show_gives_the_full_record(run_wardian, provider_packages) -> None:
         "bracketed_paste": True,
         "paste_threshold": 120,
         "settle_seconds": 0.1,
-        "dialogs": {"allow": {"accept": "y", "reject": "n"}},
+        "dialogs": {"allow": {"accept": "y", "reject": "n", "settle_seconds": 0.0}},
         "sender_tag": True,
     }
     assert (provider["session_id_mode"], provider["instruction_file"], provider["contract_version"]) == (
@@ -282,3 +287,23 @@ def test_executable_set_in_settings_is_where_providers_list_looks(run_wardian, t
     missing = rows(run_wardian("providers", "list", env={"WARDIAN_PLUGINS": "generic"}))["generic"]
     assert missing["readiness"] == "missing_executable"
     assert "providers.generic.executable" in missing["hint"]
+
+
+@pytest.mark.parametrize(
+    ("version_text", "expected"),
+    [
+        ("2.1.330 (Claude Code)", "inside"),
+        ("2.1.197 (Claude Code)", "inside"),
+        ("2.1.250", "inside"),
+        ("2.1.331 (Claude Code)", "newer"),
+        ("2.2.0", "newer"),
+        ("2.1.99", "older"),
+        ("codex-cli 2.1.200", "inside"),
+        ("no version here", "unknown"),
+        (None, "unknown"),
+    ],
+)
+def test_the_installed_version_is_placed_against_the_tested_range(version_text: str | None, expected: str) -> None:
+    tested = TestedVersions(oldest="2.1.197", newest="2.1.330")
+    assert version_tested(version_text, tested) == expected
+    assert version_tested(version_text, None) is None

@@ -28,6 +28,7 @@ EXIT_CODES: dict[str, int] = {
     "validation_failed": 1,
     "protocol_mismatch": 1,
     "not_live": 1,
+    "approval_not_answered": 1,
     "not_found": 2,
     "not_in_session": 3,
     "db_unavailable": 4,

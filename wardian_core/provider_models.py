@@ -50,6 +50,15 @@ class DialogKeys(_Model):
 
     accept: str | None = Field(None, min_length=1)
     reject: str | None = Field(None, min_length=1)
+    settle_seconds: float = Field(
+        0.0,
+        ge=0,
+        le=5,
+        description="Keys typed sooner after the dialog was reported may be dropped by the CLI: the host waits.",
+    )
+
+    def for_answer(self, answer: str) -> str | None:
+        return self.accept if answer == "accept" else self.reject
 
 
 class InputProfile(_Model):
@@ -81,7 +90,14 @@ class ProviderSetting(_Model):
     name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
     type: Literal["string", "integer", "number", "boolean"] = "string"
     choices: list[str | int | float | bool] | None = None
+    default: str | int | float | bool | None = Field(None, description="In force when no one sets it.")
     description: str = ""
+
+    @model_validator(mode="after")
+    def _default_is_a_choice(self) -> "ProviderSetting":
+        if self.default is not None and self.choices is not None and self.default not in self.choices:
+            raise ValueError(f"default {self.default!r} of setting {self.name!r} is not one of {self.choices}")
+        return self
 
 
 class ProviderInfo(_Model):

@@ -137,8 +137,9 @@ def test_a_sender_tag_is_typed_only_where_the_provider_wants_one(
     wait_status("assistant", "idle")
     command = f"{WARDIAN} send 'echo peer-text' --to shell > to-shell.json; {WARDIAN} send 'hello' --to assistant"
     command += f" > to-assistant.json; {WARDIAN} send untagged --raw --to assistant > raw.json"
-    spawn("talker", "bash", "-c", f"{command}; exec sleep 600")
-    wait_status("talker", "idle")
+    spawn("talker", "bash", "-c", f"{command}; echo talker-DONE; exec sleep 600")
+    # The sends' end is printed: a quiet-time idle could come between two of them.
+    run_wardian("agent", "watch", "talker", "--until", "output:talker-DONE", "--timeout", "60s").json()
     assert json.loads((workspace / "to-shell.json").read_text())["sender"] == "talker"
     # The generic provider declares no tag: a shell gets the command as sent, and runs it.
     shell_output = run_wardian("agent", "watch", "shell").json()["watch"]["output"]
@@ -241,6 +242,32 @@ def test_approval_accept_and_reject_use_the_provider_keys(
     assert not (workspace / "rejected.txt").exists()
     assert "denied" in run_wardian("agent", "watch", "asker").json()["watch"]["output"]
     assert pending["status"] == "action_required"
+
+
+def test_an_approval_whose_dialog_stays_fails_with_approval_not_answered(
+    example_agent, wait_status, run_wardian, show
+) -> None:
+    example_agent("stubborn")
+    wait_status("stubborn", "idle")
+    run_wardian("send", "stubborn", "--to", "stubborn")
+    wait_status("stubborn", "action_required")
+
+    ignored = run_wardian("send", "--approval", "accept", "--to", "stubborn", "--timeout", "2s")
+
+    assert ignored.returncode == 1, ignored.stdout
+    error = ignored.error()
+    assert error["code"] == "approval_not_answered"
+    assert (error["details"]["dialog"], error["details"]["answer"], error["details"]["status"]) == (
+        "allow",
+        "accept",
+        "action_required",
+    )
+    assert "wardian agent screen stubborn" in error["hint"]
+    assert show("stubborn")["status"] == "action_required"
+    # Text typed into an open dialog would answer it: a plain send is refused.
+    typed = run_wardian("send", "hello", "--to", "stubborn")
+    assert typed.returncode == 1 and typed.error()["code"] == "request_failed"
+    assert "allow dialog is open" in typed.error()["message"]
 
 
 def test_approval_on_a_provider_without_approval_keys_is_refused(spawn, wait_status, run_wardian) -> None:

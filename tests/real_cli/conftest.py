@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from real_cli_fixtures import RealCli
+from model_server import ModelServer
+from real_cli_fixtures import PinnedCli, RealCli, pin_id, pinned_clis, running_cli
 
 RECORDINGS = Path(__file__).parent / "recordings"
 CLI_NAMES = ("claude", "codex", "gemini", "opencode")
@@ -68,10 +69,13 @@ def _claude() -> CliContract:
         session_id=lambda events: next(e["session_id"] for e in events if e.get("subtype") == "init"),
         reply_text=lambda events: next(e["result"] for e in events if e.get("type") == "result"),
         error_text=lambda events: next(e["result"] for e in events if e.get("type") == "result" and e.get("is_error")),
-        interactive_args=(),
+        # 2.1.330 starts in "auto" mode, which asks nothing and hides "? for shortcuts".
+        interactive_args=("--permission-mode", "default"),
         ready_marker="? for shortcuts",
         approval_marker="Do you want to proceed?",
         approve_keys="\r",
+        # 2.1.330 ignores keys for 250 ms after it paints a dialog.
+        approval_settle_seconds=1.0,
     )
 
 
@@ -158,9 +162,18 @@ def _opencode() -> CliContract:
 CONTRACTS = {"claude": _claude(), "codex": _codex(), "gemini": _gemini(), "opencode": _opencode()}
 
 
-@pytest.fixture(params=CLI_NAMES)
-def cli_name(request: pytest.FixtureRequest) -> str:
+CLI_PINS = [pin for name in CLI_NAMES for pin in pinned_clis(name)]
+
+
+@pytest.fixture(params=CLI_PINS, ids=[pin_id(pin) for pin in CLI_PINS])
+def pinned_cli(request: pytest.FixtureRequest) -> PinnedCli:
+    """Each CLI at each pinned version."""
     return request.param
+
+
+@pytest.fixture
+def cli_name(pinned_cli: PinnedCli) -> str:
+    return pinned_cli.name
 
 
 @pytest.fixture
@@ -169,8 +182,9 @@ def contract(cli_name: str) -> CliContract:
 
 
 @pytest.fixture
-def cli(cli_name: str, request: pytest.FixtureRequest) -> RealCli:
-    return request.getfixturevalue(f"{cli_name}_cli")
+def cli(pinned_cli: PinnedCli, tmp_path: Path, model_server: ModelServer, isolated_home: Path) -> Iterator[RealCli]:
+    with running_cli(pinned_cli, tmp_path, model_server) as cli:
+        yield cli
 
 
 class Recorder:
@@ -204,5 +218,6 @@ class Recorder:
 
 
 @pytest.fixture
-def recorder(cli: RealCli, request: pytest.FixtureRequest) -> Recorder:
-    return Recorder(cli, enabled=request.config.getoption("record_cli_transcripts"))
+def recorder(cli: RealCli, pinned_cli: PinnedCli, request: pytest.FixtureRequest) -> Recorder:
+    """Recordings are of the current pins only; older supported versions are tested, not recorded."""
+    return Recorder(cli, enabled=pinned_cli.current and request.config.getoption("record_cli_transcripts"))

@@ -9,6 +9,7 @@ namespace that has nothing but loopback.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -27,6 +28,10 @@ from ptyprocess import PtyProcess
 
 ROOT = Path(__file__).resolve().parents[2]
 INSTALL_DIR = ROOT / ".cache" / "provider-clis"
+PINS_FILE = ROOT / "scripts" / "provider_cli_pins.json"
+# `dev.py drift` points the suite at a scratch install of the newest releases.
+DRIFT_DIR_VARIABLE = "WARDIAN_REAL_CLI_DIR"
+DRIFT_DIR = os.environ.get(DRIFT_DIR_VARIABLE)
 INSTALL_COMMAND = "python3 scripts/install_clis.py"
 SKIP_VARIABLE = "WARDIAN_SKIP_REAL_CLI"
 
@@ -174,14 +179,43 @@ class RealCli:
             session.close()
 
 
-def missing_install_message(name: str) -> str | None:
+@dataclass(frozen=True)
+class PinnedCli:
+    """One installed version of a CLI the suite runs against."""
+
+    name: str
+    version: str
+    executable: Path
+    # The current pin (the one recordings are made with), not an older supported one.
+    current: bool = True
+
+
+def pinned_clis(name: str) -> list[PinnedCli]:
+    """Every version of `name` the suite runs: the pins of `scripts/provider_cli_pins.json` (the
+    current one in the install folder, older ones under `versions/`), or the drift install."""
+    pin = json.loads(PINS_FILE.read_text())[name]
+    if DRIFT_DIR:
+        try:
+            version = json.loads((Path(DRIFT_DIR) / "installed-versions.json").read_text())[pin["package"]]
+        except (OSError, ValueError, KeyError):
+            version = "newest"
+        return [PinnedCli(name, version, Path(DRIFT_DIR) / "node_modules" / ".bin" / name)]
+    current, *older = pin["versions"]
+    versions = [PinnedCli(name, current, executable_path(name))]
+    for version in older:
+        folder = INSTALL_DIR / "versions" / f"{name}-{version}"
+        versions.append(PinnedCli(name, version, folder / "node_modules" / ".bin" / name, current=False))
+    return versions
+
+
+def missing_install_message(name: str, executable: Path | None = None) -> str | None:
     """Why a CLI cannot run here, or None when it can."""
     if shutil.which("node") is None:
         return (
             f"real_cli: node is not on PATH, so {name} cannot run. Install Node.js 20+ and run "
             f"`{INSTALL_COMMAND}`, or set {SKIP_VARIABLE}=1 to skip the real-CLI tests."
         )
-    executable = executable_path(name)
+    executable = executable or executable_path(name)
     if not executable.exists():
         return (
             f"real_cli: {name} is not installed at {executable}. Run `{INSTALL_COMMAND}` "
@@ -319,8 +353,9 @@ CONFIGURE = {
 }
 
 
-def make_real_cli(name: str, tmp_path: Path, server: ModelServer) -> RealCli:
-    problem = missing_install_message(name)
+def make_real_cli(name: str, tmp_path: Path, server: ModelServer, pinned: PinnedCli | None = None) -> RealCli:
+    executable = pinned.executable if pinned else executable_path(name)
+    problem = missing_install_message(name, executable)
     if problem is not None:
         pytest.fail(problem, pytrace=False)
     home = tmp_path / "home"
@@ -331,7 +366,7 @@ def make_real_cli(name: str, tmp_path: Path, server: ModelServer) -> RealCli:
     env.update(CONFIGURE[name](home, workspace, server.base_url))
     # OpenCode 1.18 takes its project directory from $PWD, not from the process's cwd.
     env["PWD"] = str(workspace)
-    return RealCli(name, executable_path(name), home, workspace, env, server)
+    return RealCli(name, executable, home, workspace, env, server)
 
 
 @pytest.fixture
@@ -353,16 +388,30 @@ def isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return home
 
 
-def _cli_fixture(name: str):  # noqa: ANN202 - a pytest fixture factory
-    @pytest.fixture(name=f"{name}_cli")
-    def fixture(tmp_path: Path, model_server: ModelServer, isolated_home: Path) -> Iterator[RealCli]:
-        cli = make_real_cli(name, tmp_path, model_server)
-        try:
-            yield cli
-        finally:
-            cli.close()
+def pin_id(pin: PinnedCli) -> str:
+    return f"{pin.name}-{pin.version}"
 
-    fixture.__doc__ = f"The real `{name}` CLI with an isolated home pointed at the model server."
+
+@contextlib.contextmanager
+def running_cli(pin: PinnedCli, tmp_path: Path, server: ModelServer) -> Iterator[RealCli]:
+    cli = make_real_cli(pin.name, tmp_path, server, pin)
+    try:
+        yield cli
+    finally:
+        cli.close()
+
+
+def _cli_fixture(name: str):  # noqa: ANN202 - a pytest fixture factory
+    versions = pinned_clis(name)
+
+    @pytest.fixture(name=f"{name}_cli", params=versions, ids=[pin_id(pin) for pin in versions])
+    def fixture(
+        request: pytest.FixtureRequest, tmp_path: Path, model_server: ModelServer, isolated_home: Path
+    ) -> Iterator[RealCli]:
+        with running_cli(request.param, tmp_path, model_server) as cli:
+            yield cli
+
+    fixture.__doc__ = f"The real `{name}` CLI (each pinned version) with an isolated home pointed at the model server."
     return fixture
 
 

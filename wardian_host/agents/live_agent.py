@@ -25,6 +25,8 @@ class LiveAgent:
     status_evidence: dict[str, Any] | None = None
     # The status it had when its open dialog appeared (set by the status tracker).
     status_before_dialog: str | None = None
+    # When (loop time) the open dialog was reported; `send --approval` lets it settle.
+    dialog_opened_at: float | None = None
     # True while a terminal of this host runs the agent (False for `headless`: alive, not ours).
     is_running: bool = False
     listeners: set[StatusListener] = field(default_factory=set)

@@ -1,19 +1,21 @@
 """`wardian send`: typing a message into agents, answering approvals, waiting for the result."""
 
 import asyncio
+import time
 from typing import Any
 
 from wardian_core.errors import WardianError
 from wardian_core.provider_models import InputProfile
 from wardian_host.agents.live_agent import LiveAgent
 from wardian_host.agents.registry import AgentRegistry
-from wardian_host.agents.status_waits import wait_for_status
+from wardian_host.agents.status_waits import wait_for_change, wait_for_status
 from wardian_host.agents.typing_input import type_prompt
 from wardian_host.providers.manager import Plugins
 from wardian_host.terminal.supervisor import TerminalSupervisor
 
-BUSY_STATUSES = ("starting", "processing", "action_required")
 APPROVAL_SETTLE_TIMEOUT = 10.0
+# How long a send waits for a starting agent to take input.
+STARTING_WAIT_SECONDS = 120.0
 
 
 def _not_received(missed: list[dict[str, Any]], answer: dict[str, Any]) -> WardianError:
@@ -69,11 +71,26 @@ class Sender:
             return text
         return f"[from {sender.name}] {text}"
 
+    @staticmethod
+    async def _past_start(agent: LiveAgent) -> None:
+        """A CLI that is still starting drops what is typed before it takes input: wait for that."""
+        if agent.status == "starting" and agent.is_running:
+            await wait_for_change(agent, lambda status: status != "starting", STARTING_WAIT_SECONDS)
+
     async def _deliver(self, agent: LiveAgent, text: str) -> dict[str, Any]:
         result: dict[str, Any] = {"agent": agent.name, "uuid": agent.uuid, "status": agent.status}
         if not agent.is_running:
             return result | {"result": "not_live", "reason": f"agent is {agent.status}: nothing to type into"}
-        busy = agent.status in BUSY_STATUSES
+        if agent.status in ("starting", "action_required"):
+            # Text typed into a dialog would answer it; typed before the prompt, it is lost.
+            dialog = (agent.status_evidence or {}).get("dialog")
+            why = (
+                f"still starting after {STARTING_WAIT_SECONDS:g} s"
+                if agent.status == "starting"
+                else f"its {dialog} dialog is open: answer it with `wardian send --approval accept|reject`"
+            )
+            return result | {"result": "failed", "reason": f"agent is {agent.status}: {why}"}
+        busy = agent.status == "processing"
         try:
             profile = self._input_profile(agent)
             await type_prompt(lambda data: self._terminals.write(agent.uuid, data), text, profile)
@@ -92,6 +109,7 @@ class Sender:
                 "Send to one agent by name or uuid.",
                 {"to": params.to, "targets": len(targets)},
             )
+        await asyncio.gather(*(self._past_start(agent) for agent in targets))
         waiter = None
         if params.wait_until and targets[0].is_running:
             waiter = asyncio.ensure_future(wait_for_status(targets[0], params.wait_until, params.timeout, True))
@@ -124,43 +142,68 @@ class Sender:
                 f"Check with `wardian agent {agent.name} --fields status,status_evidence`.",
                 {"agent": agent.name, "status": agent.status},
             )
-        keys = self._dialog_keys(agent, params.approval)
-        status = await self._type_and_await_leaving(agent, keys.encode(), params.timeout or APPROVAL_SETTLE_TIMEOUT)
+        dialog = (agent.status_evidence or {}).get("dialog")
+        keys, settle_seconds = self._dialog_keys(agent, params.approval)
+        await self._let_dialog_settle(agent, settle_seconds)
+        timeout = params.timeout or APPROVAL_SETTLE_TIMEOUT
+        answered = await self._type_and_await_leaving(agent, keys.encode(), timeout)
+        if not answered:
+            raise _not_answered(agent, dialog, params.approval, timeout)
         return {
             "results": [{"agent": agent.name, "uuid": agent.uuid, "result": "delivered", "approval": params.approval}],
-            "left_action_required": status != "action_required",
+            "left_action_required": agent.status != "action_required",
             "agent": agent.snapshot(),
         }
 
-    def _dialog_keys(self, agent: LiveAgent, answer: str) -> str:
-        """The keys the provider declares for answering the dialog the agent has open."""
+    def _dialog_keys(self, agent: LiveAgent, answer: str) -> tuple[str, float]:
+        """The keys the provider declares for answering the dialog the agent has open, and how
+        long that dialog must have been open before it takes them."""
         evidence = agent.status_evidence or {}
         dialog = evidence.get("dialog")
         dialog_keys = self._input_profile(agent).dialogs.get(dialog) if isinstance(dialog, str) else None
-        keys = (dialog_keys.accept if answer == "accept" else dialog_keys.reject) if dialog_keys else None
-        if not keys:
+        keys = dialog_keys.for_answer(answer) if dialog_keys else None
+        if dialog_keys is None or not keys:
             raise WardianError(
                 "not_supported",
                 f"provider {agent.row['provider']} declares no keys to {answer} its {dialog or 'open'} dialog",
                 "Answer it in the agent's terminal: `wardian agent attach`.",
                 {"provider": agent.row["provider"], "dialog": dialog, "reason": evidence.get("reason")},
             )
-        return keys
+        return keys, dialog_keys.settle_seconds
 
-    async def _type_and_await_leaving(self, agent: LiveAgent, keys: bytes, timeout: float) -> str:
-        """Type `keys` and return the status the agent leaves `action_required` for (or still has)."""
-        left: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+    @staticmethod
+    async def _let_dialog_settle(agent: LiveAgent, settle_seconds: float) -> None:
+        """Some CLIs drop keys that arrive right after their dialog was drawn (the provider says how long)."""
+        if agent.dialog_opened_at is None:
+            return
+        remaining = agent.dialog_opened_at + settle_seconds - time.monotonic()
+        if remaining > 0:
+            await asyncio.sleep(remaining)
 
-        def on_status(_: LiveAgent, status: str) -> None:
-            if status != "action_required" and not left.done():
-                left.set_result(status)
+    async def _type_and_await_leaving(self, agent: LiveAgent, keys: bytes, timeout: float) -> bool:
+        """Type `keys`; True once the agent left the dialog: another status, or another dialog."""
+        opened = agent.status_evidence
+        left = asyncio.ensure_future(
+            wait_for_change(
+                agent, lambda status: status != "action_required" or agent.status_evidence is not opened, timeout
+            )
+        )
+        await asyncio.sleep(0)  # listening before the first key
+        self._terminals.write(agent.uuid, keys)
+        return await left
 
-        agent.listeners.add(on_status)
-        try:
-            self._terminals.write(agent.uuid, keys)
-            try:
-                return await asyncio.wait_for(left, timeout)
-            except TimeoutError:
-                return agent.status
-        finally:
-            agent.listeners.discard(on_status)
+
+def _not_answered(agent: LiveAgent, dialog: Any, answer: str, timeout: float) -> WardianError:
+    return WardianError(
+        "approval_not_answered",
+        f"agent {agent.name} still shows its {dialog or 'open'} dialog {timeout:g} s after the keys to {answer} it",
+        f"Look at it with `wardian agent screen {agent.name}` and answer it in its terminal (`wardian agent attach`).",
+        {
+            "agent": agent.name,
+            "dialog": dialog,
+            "answer": answer,
+            "waited_seconds": timeout,
+            "status": agent.status,
+            "status_evidence": agent.status_evidence,
+        },
+    )

@@ -4,8 +4,10 @@ A status is stored only when it changes, with its evidence; listeners (waiting
 CLIs) are woken by the change itself, never by polling.
 """
 
+import json
 import logging
 import sqlite3
+import time
 from typing import Any
 
 from wardian_core.db import agents as agent_rows
@@ -25,7 +27,7 @@ class StatusTracker:
         if event.kind == "session_started" and event.session_id:
             self._store_session_id(agent, event.session_id)
         target = next_status(agent.status, event.kind, agent.status_before_dialog)
-        if target is None:
+        if target is None and not self._another_dialog(agent, event):
             return
         evidence: dict[str, Any] = {"source": event.evidence.source, "event": event.kind, "rule": event.evidence.rule}
         if event.evidence.line:
@@ -37,7 +39,27 @@ class StatusTracker:
             evidence |= {"reason": event.reason, "dialog": event.dialog}
         if event.answer:
             evidence["answer"] = event.answer
-        self.set_status(agent, target, evidence, event)
+        if target is None:
+            self._replace_dialog(agent, evidence)
+        else:
+            self.set_status(agent, target, evidence, event)
+
+    @staticmethod
+    def _another_dialog(agent: LiveAgent, event: ProviderEvent) -> bool:
+        """A dialog that replaced the open one: the status stays, what answers it does not."""
+        return (
+            event.kind == "approval_requested"
+            and agent.status == "action_required"
+            and (agent.status_evidence or {}).get("dialog") != event.dialog
+        )
+
+    def _replace_dialog(self, agent: LiveAgent, evidence: dict[str, Any]) -> None:
+        agent_rows.update_columns(self._conn, agent.uuid, status_evidence=json.dumps(evidence))
+        agent.status_evidence = evidence
+        agent.dialog_opened_at = time.monotonic()
+        log.info("agent %s: another dialog (%s)", agent.name, evidence)
+        for listener in list(agent.listeners):
+            listener(agent, agent.status)
 
     def set_status(
         self, agent: LiveAgent, status: str, evidence: dict[str, Any], event: ProviderEvent | None = None
@@ -51,6 +73,7 @@ class StatusTracker:
         ).fetchone()[0]
         agent.status_evidence = evidence
         agent.status_before_dialog = status_before_dialog(agent.status_before_dialog, previous, status)
+        agent.dialog_opened_at = time.monotonic() if status == "action_required" else None
         agent.status_log.append(
             {
                 "cursor": agent.buffer.end_cursor,

@@ -1,6 +1,7 @@
 """Waiting for an agent's status: one request, woken by the status change itself."""
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from wardian_core.errors import WardianError
@@ -45,5 +46,23 @@ async def wait_for_status(agent: LiveAgent, until: str, timeout: float | None, n
             "Wait longer with --timeout, or look at what it is doing: `wardian agent watch`.",
             {"agent": agent.name, "status": agent.status, "until": until, "timeout_seconds": timeout},
         ) from None
+    finally:
+        agent.listeners.discard(on_status)
+
+
+async def wait_for_change(agent: LiveAgent, changed: Callable[[str], bool], timeout: float) -> bool:
+    """Wait until a status change (or a new dialog in the same status) satisfies `changed`;
+    False when `timeout` passes first. The caller checks the present state before waiting."""
+    done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+
+    def on_status(_: LiveAgent, status: str) -> None:
+        if changed(status) and not done.done():
+            done.set_result(True)
+
+    agent.listeners.add(on_status)
+    try:
+        return await asyncio.wait_for(done, timeout)
+    except TimeoutError:
+        return False
     finally:
         agent.listeners.discard(on_status)

@@ -22,8 +22,8 @@ def providers() -> None:
 def _pretty_list(records: list[dict[str, Any]]) -> str:
     if not records:
         return "no providers (check WARDIAN_PLUGINS)"
-    columns = ("name", "readiness", "package", "executable_path", "executable_version")
-    headers = ("NAME", "READINESS", "PACKAGE", "EXECUTABLE", "VERSION")
+    columns = ("name", "readiness", "package", "executable_path", "executable_version", "version_tested")
+    headers = ("NAME", "READINESS", "PACKAGE", "EXECUTABLE", "VERSION", "TESTED")
     cells = []
     for record in records:
         package = f"{record['package'] or '-'} {record['package_version'] or ''}".strip()

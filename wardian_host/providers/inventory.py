@@ -1,10 +1,12 @@
 """What `wardian providers list/show` report: each provider, its package, its
 executable and a readiness verdict with a hint when it is not ready."""
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from wardian_core.provider_models import TestedVersions
 from wardian_host.providers.executables import executable_version, locate
 from wardian_host.providers.manager import PluginFailure, Plugins
 
@@ -20,6 +22,7 @@ SUMMARY_FIELDS = (
     "executable_path",
     "executable_source",
     "executable_version",
+    "version_tested",
     "readiness",
     "error",
     "hint",
@@ -35,6 +38,27 @@ def _configured_executable(home: Path, provider: str) -> str | None:
     except WardianError:
         return None  # a broken settings.toml is reported by `wardian settings list`
     return getattr(section, "executable", None)
+
+
+def version_tested(version_text: str | None, tested: TestedVersions | None) -> str | None:
+    """Where the installed CLI's version lies against the range the provider was proven on:
+    `inside`, `newer`, `older`, `unknown` (no version read), or None (no range declared)."""
+    if tested is None:
+        return None
+    found = _VERSION.search(version_text or "")
+    if found is None:
+        return "unknown"
+    installed = _numbers(found.group(0))
+    if installed > _numbers(tested.newest):
+        return "newer"
+    return "older" if installed < _numbers(tested.oldest) else "inside"
+
+
+_VERSION = re.compile(r"\d+(?:\.\d+)+")
+
+
+def _numbers(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", version))
 
 
 def _provider_record(plugins: Plugins, name: str, home: Path, environ: Mapping[str, str]) -> dict[str, Any]:
@@ -68,6 +92,11 @@ def _provider_record(plugins: Plugins, name: str, home: Path, environ: Mapping[s
         "executable_override_variable": location.override_variable,
         "executable_version": version.version if version else None,
         "executable_version_error": version.error if version else None,
+        "tested_versions": info.tested_versions.model_dump() if info.tested_versions else None,
+        "version_tested": version_tested(version.version if version else None, info.tested_versions)
+        if location.path
+        else None,
+        "settings": [setting.model_dump(mode="json") for setting in info.settings],
         "instruction_file": info.instruction_file,
         "session_id_mode": info.session_id_mode,
         "input_profile": info.input_profile.model_dump(mode="json"),
@@ -104,6 +133,9 @@ def _broken_record(failure: PluginFailure) -> dict[str, Any]:
         "executable_override_variable": None,
         "executable_version": None,
         "executable_version_error": None,
+        "tested_versions": None,
+        "version_tested": None,
+        "settings": [],
         "instruction_file": None,
         "session_id_mode": None,
         "input_profile": None,

@@ -163,3 +163,53 @@ def test_skills_of_an_include_root_are_linked_where_claude_looks(tmp_path: Path)
     assert link.is_symlink() and (link / "zebra" / "SKILL.md").is_file()
     assert own.is_dir() and not own.is_symlink()  # a root's own .claude/skills is left alone
     assert not (ctx.workspace / ".claude").exists()  # the user's workspace is never touched
+
+
+def test_an_interactive_launch_trusts_the_wardian_home_in_claudes_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config_dir = tmp_path / "claude-config"
+    config_dir.mkdir()
+    config = config_dir / ".claude.json"
+    user_state = {"hasCompletedOnboarding": True, "projects": {"/src/app": {"hasTrustDialogAccepted": False}}}
+    config.write_text(json.dumps(user_state))
+    config.chmod(0o600)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config_dir))
+    ctx = make_ctx(tmp_path)
+
+    home.prepare(ctx)
+
+    written = json.loads(config.read_text())
+    assert written["projects"][str(ctx.wardian_home)] == {"hasTrustDialogAccepted": True}
+    # The user's own state is kept, their workspace is not trusted for them, the mode is kept.
+    assert written["hasCompletedOnboarding"] is True
+    assert written["projects"]["/src/app"] == {"hasTrustDialogAccepted": False}
+    assert str(ctx.workspace) not in written["projects"]
+    assert config.stat().st_mode & 0o777 == 0o600
+    assert [p.name for p in config_dir.iterdir()] == [".claude.json"]  # no temporary file left
+
+
+@pytest.mark.parametrize("content", [None, "{not json", "[1, 2]"])
+def test_a_missing_or_unreadable_claude_config_is_left_as_it_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, content: str | None
+) -> None:
+    config_dir = tmp_path / "claude-config"
+    config_dir.mkdir()
+    config = config_dir / ".claude.json"
+    if content is not None:
+        config.write_text(content)
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config_dir))
+
+    home.prepare(make_ctx(tmp_path))
+
+    assert (config.read_text() if content is not None else None) == content
+    assert config.exists() == (content is not None)
+
+
+def test_the_permission_mode_is_default_unless_the_agent_sets_one(tmp_path: Path) -> None:
+    plain = argv.launch_plan(make_ctx(tmp_path)).argv
+    assert plain[plain.index("--permission-mode") + 1] == "default"
+
+    launch = LaunchConfig(settings={"permission_mode": "acceptEdits"})
+    chosen = argv.launch_plan(make_ctx(tmp_path, launch=launch)).argv
+    assert chosen[chosen.index("--permission-mode") + 1] == "acceptEdits"

@@ -7,9 +7,9 @@ import pytest
 
 from wardian_claude import parser
 from wardian_claude.hooks_log import HookState
-from wardian_claude.tui import SCREEN_APPROVAL_GRACE_SECONDS, ScreenState
+from wardian_claude.tui import HOOKLESS_READY_SECONDS, SCREEN_APPROVAL_GRACE_SECONDS, ScreenState
 from wardian_core.parsing.screen import ScreenModel
-from wardian_core.provider_models import HEADLESS_SOURCE, PTY_SOURCE, OutputSource, ParseResult
+from wardian_core.provider_models import HEADLESS_SOURCE, PTY_SOURCE, OutputSource, ParseResult, SpawnContext
 
 FIXTURES = Path(__file__).parent / "fixtures"
 HOOKS = OutputSource(name="claude-hooks", path=Path("hooks.jsonl"))
@@ -25,10 +25,25 @@ def feed_lines(path: Path, source: OutputSource, session_id: str | None = None) 
     return events
 
 
-class Tui:
-    """The PTY fed as the host feeds it: a screen model beside the parser, looked at when asked."""
+def tui_context(agent_dir: Path) -> SpawnContext:
+    return SpawnContext(
+        **{"class": "Coder"},
+        agent_uuid="7f3e0c6a-3d2f-4e51-9c1d-0b6f1e2ac19d",
+        agent_name="cc",
+        provider="claude",
+        workspace=agent_dir,
+        wardian_home=agent_dir,
+        agent_dir=agent_dir,
+    )
 
-    def __init__(self) -> None:
+
+class Tui:
+    """The PTY fed as the host feeds it: a screen model beside the parser, looked at when asked.
+
+    The agent folder has no hooks file unless a test writes one: the screen alone decides."""
+
+    def __init__(self, agent_dir: Path = FIXTURES) -> None:
+        self.ctx = tui_context(agent_dir)
         self.state = ScreenState()
         self.screen = ScreenModel()
         self.events: list[Any] = []
@@ -47,7 +62,7 @@ class Tui:
         if result.call_again_after is not None:
             self.quiet_asked = result.call_again_after
         if result.want_screen:
-            events += self._take(parser.screen(PTY_SOURCE, self.screen.snapshot(), self.state))
+            events += self._take(parser.screen(self.ctx, PTY_SOURCE, self.screen.snapshot(), self.state))
         self.events += result.events
         return events
 
@@ -249,7 +264,19 @@ def test_an_accepted_dialog_leaves_no_rejection_behind_on_the_screen() -> None:
 @pytest.mark.parametrize(
     ("screen", "reason", "dialog", "message"),
     [
-        (b"Quick safety check: Is this a project you created or one you trust?", "trust", "trust", "workspace trust"),
+        # 2.1.197: numbered, Yes first (answered with "1"); 2.1.330: a menu with "No, exit" first.
+        (
+            b"Is this a project you created?\r\n \xe2\x9d\xaf 1. Yes, I trust this folder\r\n   2. No, exit",
+            "trust",
+            "trust",
+            "workspace trust",
+        ),
+        (
+            b"Is this a project you created?\r\n \xe2\x9d\xaf No, exit\r\n   Yes, I trust this folder",
+            "trust",
+            "trust_menu",
+            "workspace trust",
+        ),
         (
             b"Detected a custom API key in your environment\r\n Do you want to use this API key?",
             "onboarding",
@@ -302,11 +329,51 @@ def test_the_prompt_box_after_a_turn_shows_readiness_without_the_hint() -> None:
     box = "\u2500" * 40
     screen = f"\x1b[2J\x1b[H\u276f hello\r\n\u25cf MOCK-REPLY\r\n{box}\r\n\u276f \r\n{box}\r\n".encode()
     tui = Tui()
-    tui.feed(screen)
-    assert [e.kind for e in tui.events] == []  # the stream had no marker: no look yet
-    events = tui._take(parser.screen(PTY_SOURCE, tui.screen.snapshot(), tui.state))
+    events = tui.feed(screen)
     assert [(e.kind, e.evidence.line) for e in events] == [("ready", "\u276f")]
     # A `❯` that is history (no rule right above it) is no prompt.
     history = Tui()
     history.feed(b"\x1b[2J\x1b[H\xe2\x95\xb0\xe2\x94\x80\xe2\x95\xaf\r\n\xe2\x9d\xaf hello\r\n")
-    assert history._take(parser.screen(PTY_SOURCE, history.screen.snapshot(), history.state)) == []
+    assert history._take(parser.screen(history.ctx, PTY_SOURCE, history.screen.snapshot(), history.state)) == []
+
+
+READY_330 = (
+    "\x1b[2J\x1b[H Claude Code v2.1.330\r\n"
+    + "\u2500" * 40
+    + "\r\n\u276f \r\n"
+    + "\u2500" * 40
+    + "\r\n  \u23f5\u23f5 auto mode on (shift+tab to cycle)\r\n"
+).encode()
+
+
+def test_ready_waits_for_the_session_start_hook_when_hooks_are_installed(tmp_path: Path) -> None:
+    hooks_file = tmp_path / "claude" / "hooks.jsonl"
+    hooks_file.parent.mkdir()
+    hooks_file.write_bytes(b"")
+    tui = Tui(tmp_path)
+
+    # 2.1.330 draws no "? for shortcuts": the prompt box alone, and no hook yet.
+    assert tui.feed(READY_330) == []
+    assert tui.quiet_asked == HOOKLESS_READY_SECONDS
+
+    hooks_file.write_bytes(b'{"hook_event_name":"SessionStart","session_id":"s1","source":"startup"}\n')
+    session = feed_lines(hooks_file, HOOKS)
+    assert kinds(session) == ["session_started"]
+    assert parser.parse(None, HOOKS, hooks_file.read_bytes(), HookState()).want_screen
+    events = tui._take(parser.screen(tui.ctx, PTY_SOURCE, tui.screen.snapshot(), tui.state))
+    assert [(e.kind, e.evidence.source, e.evidence.rule) for e in events] == [
+        ("ready", "pty", "ready prompt after hook SessionStart")
+    ]
+    # Only once.
+    assert tui._take(parser.screen(tui.ctx, PTY_SOURCE, tui.screen.snapshot(), tui.state)) == []
+
+
+def test_a_prompt_whose_hook_never_comes_is_ready_after_a_while(tmp_path: Path) -> None:
+    (tmp_path / "claude").mkdir()
+    (tmp_path / "claude" / "hooks.jsonl").write_bytes(b"")  # hooks disabled by the user's settings
+    tui = Tui(tmp_path)
+    assert tui.feed(READY_330) == []
+
+    events = tui.quiet()
+
+    assert [(e.kind, e.evidence.rule) for e in events] == [("ready", "ready prompt, no SessionStart hook within 5 s")]

@@ -42,8 +42,11 @@ def agent(wardian: Callable, claude_cli: Any, wardian_home: Path) -> Callable[..
             str(claude_cli.workspace),
             env=env,
         ).json()
-        ready = wardian("agent", "wait", name, "--until", "idle", "--timeout", WAIT).json()["agent"]
-        return ready
+        waited = wardian("agent", "wait", name, "--until", "idle", "--timeout", WAIT)
+        if waited.returncode != 0:
+            rows = wardian("agent", "screen", name).json()["screen"]["rows"]
+            pytest.fail(f"{name} did not become idle: {waited.stderr}\nscreen:\n" + "\n".join(rows))
+        return waited.json()["agent"]
 
     return spawn
 
@@ -79,7 +82,8 @@ def test_turn_then_pause_and_resume_continue_the_same_session(
     wardian: Callable, agent: Callable, claude_cli: Any
 ) -> None:
     ready = agent("cc")
-    assert_evidence(fields(wardian, "cc"), "idle", "ready", "pty")
+    # Ready is the prompt on screen once Claude's SessionStart hook has fired.
+    assert_evidence(fields(wardian, "cc"), "idle", "ready", "pty", "ready prompt after hook SessionStart")
     # The ready prompt as a person sees it: the words apart, as the TUI laid them out.
     rows = wardian("agent", "screen", "cc").json()["screen"]["rows"]
     assert any("? for shortcuts" in row for row in rows), rows
@@ -99,7 +103,8 @@ def test_turn_then_pause_and_resume_continue_the_same_session(
     wardian("agent", "wait", "cc", "--until", "idle", "--timeout", WAIT).json()
     resumed = fields(wardian, "cc")
     assert resumed["provider_session_id"] == session_id
-    assert_evidence(resumed, "idle", "ready", "pty")
+    # No trust question for Wardian's own --add-dir roots on the resume (2.1.330 asks otherwise).
+    assert_evidence(resumed, "idle", "ready", "pty", "ready prompt after hook SessionStart")
 
     send_and_wait(wardian, "cc", "again ECHO:second2")
 
@@ -108,6 +113,26 @@ def test_turn_then_pause_and_resume_continue_the_same_session(
     assert "ECHO:second2" in last and "ECHO:first1" in last, "the resumed session lost the earlier turn"
     assert on_screen(wardian, "cc", "MOCK-REPLY second2")
     claude_cli.assert_only_model_server_was_called()
+
+
+def test_a_send_right_after_spawn_arrives_intact(wardian: Callable, claude_cli: Any) -> None:
+    env = {**claude_cli.env, "WARDIAN_CLAUDE_EXECUTABLE": str(claude_cli.executable)}
+    env.pop("HOME", None)
+    spawn = ("agent", "spawn", "--provider", "claude", "--class", "Coder", "--name", "early")
+    wardian(*spawn, "--workspace", str(claude_cli.workspace), env=env).json()
+    text = "first words typed at once ECHO:early7"
+
+    # No wait for idle: the host holds the text until Claude takes input.
+    sent = wardian("send", text, "--to", "early", "--wait-until", "idle", "--timeout", WAIT).json()
+
+    assert sent["results"][0]["result"] == "delivered"
+    assert_evidence(fields(wardian, "early"), "idle", "turn_completed", HOOKS, "hook Stop")
+    bodies = [request.body_text() for request in claude_cli.server.model_requests()]
+    assert any(text in body for body in bodies), "the prompt reached the model cut or garbled"
+    events = wardian("agent", "watch", "early").json()["watch"]["events"]
+    submitted = [e["evidence"]["line"] for e in events if e["evidence"].get("event") == "turn_started"]
+    assert submitted == [f"UserPromptSubmit {text}"]
+    assert on_screen(wardian, "early", "MOCK-REPLY early7")
 
 
 def test_approval_accepted_runs_the_tool_and_rejected_does_not(

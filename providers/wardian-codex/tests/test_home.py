@@ -75,6 +75,33 @@ def test_without_trust_setting_trust_is_left_to_the_user(make_ctx, user_home) ->
     assert str(ctx.workspace) not in config.get("projects", {})
 
 
+@pytest.mark.parametrize(
+    ("entries", "trusted"),
+    [
+        ({"{parent}": "trusted"}, True),
+        ({"{grandparent}": "trusted"}, True),
+        # Something nearer the workspace says otherwise: the nearest entry decides.
+        ({"{grandparent}": "trusted", "{parent}": "untrusted"}, False),
+        ({"{parent}": "trusted", "{workspace}": "untrusted"}, False),
+        ({"{workspace}-sibling": "trusted"}, False),
+    ],
+)
+def test_a_trust_given_to_a_parent_folder_counts_for_the_workspace(
+    make_ctx, user_home, entries: dict[str, str], trusted: bool
+) -> None:
+    ctx = make_ctx()
+    names = {"parent": ctx.workspace.parent, "grandparent": ctx.workspace.parent.parent, "workspace": ctx.workspace}
+    toml = "".join(
+        f'[projects."{folder.format(**names)}"]\ntrust_level = "{level}"\n' for folder, level in entries.items()
+    )
+    (user_home / "config.toml").write_text(toml)
+
+    config = tomllib.loads((Path(home.prepare(ctx).env["CODEX_HOME"]) / "config.toml").read_text())
+
+    in_force = config.get("projects", {}).get(str(ctx.workspace), {}).get("trust_level")
+    assert (in_force == "trusted") is trusted, config
+
+
 def test_skills_from_include_roots_are_linked_later_root_winning(make_ctx, user_home, tmp_path) -> None:
     roots = [tmp_path / "wardian" / "common", tmp_path / "wardian" / "classes" / "Coder"]
     for root, description in zip(roots, ("common", "class"), strict=True):

@@ -235,6 +235,25 @@ def test_screen_shows_the_trust_dialog_with_its_spaces(wardian: Wardian) -> None
     assert [(evidence["event"], evidence.get("answer")) for evidence in left] == [("approval_resolved", "accepted")]
     sent = wardian("send", "hello ECHO:t1", "--to", "cx", "--wait-until", "idle", "--timeout", "60s")
     assert sent["agent"]["status_evidence"]["event"] == "turn_completed"
+    assert "MOCK-REPLYt1" in "".join(wardian.watch("cx")["output"].split())  # spaces are cursor moves
+
+    # The answer was kept in the agent's Codex home: the next launch does not ask again.
+    wardian("agent", "pause", "cx")
+    wardian("agent", "resume", "cx")
+    wardian.wait("cx", "idle", "ready")
+    resumed = [event["to"] for event in wardian.watch("cx")["events"]]
+    assert resumed[resumed.index("off") :] == ["off", "starting", "idle"], resumed
+
+
+def test_a_trust_the_user_gave_a_parent_folder_spares_the_dialog(wardian: Wardian) -> None:
+    untrusted_git_workspace(wardian)
+    config = Path(wardian.cli.home) / ".codex" / "config.toml"
+    config.write_text(config.read_text() + f'\n[projects."{wardian.workspace.parent}"]\ntrust_level = "trusted"\n')
+
+    wardian.spawn("cx")
+
+    wardian.wait("cx", "idle", "ready")
+    assert [event["to"] for event in wardian.watch("cx")["events"]] == ["starting", "idle"]
 
 
 def test_a_rejected_trust_dialog_leaves_codex_in_its_command_center(wardian: Wardian) -> None:

@@ -1,10 +1,11 @@
-"""Launch and resume arguments of Claude Code (checked against 2.1.197)."""
+"""Launch and resume arguments of Claude Code (checked against 2.1.197 and 2.1.330)."""
 
 import os
 import re
 from collections.abc import Mapping
 
 from wardian_claude import home
+from wardian_claude.profile import permission_mode
 from wardian_core.errors import WardianError
 from wardian_core.provider_models import LaunchPlan, SpawnContext
 
@@ -61,6 +62,7 @@ def launch_plan(ctx: SpawnContext) -> LaunchPlan:
         # Stream-JSON exists only with --print; the interactive TUI refuses these flags.
         argv += ["-p", *HEADLESS_FLAGS]
     argv += session_args(ctx)
+    argv += ["--permission-mode", permission_mode(ctx.launch.settings)]
     if ctx.mode == "interactive":
         argv += ["--settings", str(home.settings_file(ctx))]
     argv += include_args(ctx)

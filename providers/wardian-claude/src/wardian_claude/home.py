@@ -12,6 +12,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from wardian_claude.trust import claude_config_file, trust_folder
 from wardian_core.provider_homes import SKILLS_FOLDER, link
 from wardian_core.provider_models import HomePlan, SpawnContext
 
@@ -91,5 +92,7 @@ def prepare(ctx: SpawnContext) -> HomePlan:
     for root in ctx.include_roots:
         if root.is_dir():
             link_skills(root)
+    if ctx.mode == "interactive":
+        trust_folder(claude_config_file(os.environ), ctx.wardian_home)
     # Claude reads CLAUDE.md from --add-dir roots only with this set (2.1.197).
     return HomePlan(env={"CLAUDE_CODE_ADDITIONAL_DIRECTORIES_CLAUDE_MD": "1"})

@@ -56,8 +56,10 @@ def parse_hook(ctx_session_id: str | None, source: OutputSource, data: bytes, st
     if name == "SessionStart":
         state.session_id = session_id or expected
         line = f"{name} source={record.get('source')} {session_id}"
+        # Ready needs the prompt on screen as well (tui.py): look at it now.
         return ParseResult(
-            events=[event("session_started", source, rule, line, session_id=session_id)] if session_id else []
+            events=[event("session_started", source, rule, line, session_id=session_id)] if session_id else [],
+            want_screen=True,
         )
     if name == "UserPromptSubmit":
         state.approval_pending = False

@@ -9,9 +9,9 @@ Three sources, each with its own state:
 
 from typing import Any
 
-from wardian_claude import hooks_log, stream_json, tui
+from wardian_claude import home, hooks_log, stream_json, tui
 from wardian_core.parsing.screen import ScreenSnapshot
-from wardian_core.provider_models import OutputSource, ParseResult
+from wardian_core.provider_models import OutputSource, ParseResult, SpawnContext
 
 
 def state_class(source: OutputSource) -> type | None:
@@ -35,10 +35,13 @@ def quiet(state: Any) -> ParseResult:
     return tui.grace_passed(state) if isinstance(state, tui.ScreenState) else ParseResult()
 
 
-def screen(source: OutputSource, snapshot: ScreenSnapshot, state: Any) -> ParseResult:
+def screen(ctx: SpawnContext, source: OutputSource, snapshot: ScreenSnapshot, state: Any) -> ParseResult:
     if not isinstance(state, tui.ScreenState):
         return ParseResult()
+    # No hooks file (a replay, a headless run): the screen alone says when Claude is ready.
+    hooks_file = home.hooks_file(ctx) if ctx.mode == "interactive" else None
+    hooks_file = hooks_file if hooks_file is not None and hooks_file.exists() else None
     try:
-        return tui.read_screen(source, snapshot, state)
+        return tui.read_screen(source, snapshot, state, hooks_file)
     except Exception:  # noqa: BLE001 - as in parse
         return ParseResult()

@@ -3,7 +3,7 @@
 from typing import Any
 
 from wardian_claude import argv, home, parser
-from wardian_claude.profile import INPUT_PROFILE, TESTED_VERSIONS
+from wardian_claude.profile import INPUT_PROFILE, SETTINGS, TESTED_VERSIONS
 from wardian_core import hookimpl
 from wardian_core.parsing.screen import ScreenSnapshot
 from wardian_core.provider_models import (
@@ -30,6 +30,7 @@ def provider_info() -> ProviderInfo:
         capabilities=["interactive", "headless", "resume", "approvals", "model_selection", "skills"],
         input_profile=INPUT_PROFILE,
         tested_versions=TESTED_VERSIONS,
+        settings=SETTINGS,
     )
 
 
@@ -64,8 +65,8 @@ def source_quiet(state: Any) -> ParseResult:
 
 
 @hookimpl
-def parse_screen(source: OutputSource, screen: ScreenSnapshot, state: Any) -> ParseResult:
-    return parser.screen(source, screen, state)
+def parse_screen(ctx: SpawnContext, source: OutputSource, screen: ScreenSnapshot, state: Any) -> ParseResult:
+    return parser.screen(ctx, source, screen, state)
 
 
 @hookimpl

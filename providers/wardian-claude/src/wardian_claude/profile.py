@@ -1,15 +1,23 @@
-"""How the host types into Claude Code's TUI and answers its dialogs."""
+"""How the host types into Claude Code's TUI and answers its dialogs, and the settings it takes."""
 
-from wardian_core.provider_models import DialogKeys, InputProfile, TestedVersions
+from wardian_core.provider_models import DialogKeys, InputProfile, ProviderSetting, TestedVersions
 
-TESTED_VERSIONS = TestedVersions(oldest="2.1.197", newest="2.1.197")
+TESTED_VERSIONS = TestedVersions(oldest="2.1.197", newest="2.1.330")
 
-# The approval dialog (2.1.197) lists "1. Yes", "2. Yes, and always allow …", "3. No" with
-# "Yes" preselected: a digit picks its row at once, so approving presses "1" and rejecting "3",
-# never a bare Enter that would approve whatever is highlighted.
-TOOL_KEYS = DialogKeys(accept="1", reject="3")
-# The first-run trust dialog: "1. Yes, I trust this folder" (preselected), "2. No, exit".
-TRUST_KEYS = DialogKeys(accept="1", reject="2")
+# The tool dialog lists "1. Yes" (preselected) first in every tested version; what follows
+# differs: "3. No" (2.1.197), "3. Yes, and switch to auto mode", "4. No" (2.1.330). So a
+# digit approves ("1", never a bare Enter on whatever is highlighted) and Esc rejects
+# ("Esc to cancel": the turn is interrupted, in both versions).
+# 2.1.330 ignores keys for 250 ms after a dialog is painted, and the PermissionRequest hook
+# comes before the paint: the host lets every dialog settle this long.
+DIALOG_SETTLE_SECONDS = 1.0
+TOOL_KEYS = DialogKeys(accept="1", reject="\x1b", settle_seconds=DIALOG_SETTLE_SECONDS)
+# The workspace trust dialog, numbered with Yes first (2.1.197): "1. Yes, I trust this
+# folder", "2. No, exit". Esc cancels: Claude exits.
+TRUST_KEYS = DialogKeys(accept="1", reject="\x1b", settle_seconds=DIALOG_SETTLE_SECONDS)
+# The same dialog as a menu with "No, exit" first and preselected, no numbers (2.1.330):
+# Down to "Yes, I trust this folder", then Enter.
+TRUST_MENU_KEYS = DialogKeys(accept="\x1b[B\r", reject="\x1b", settle_seconds=DIALOG_SETTLE_SECONDS)
 
 INPUT_PROFILE = InputProfile(
     submit_key="\r",
@@ -17,6 +25,26 @@ INPUT_PROFILE = InputProfile(
     paste_threshold=200,
     # The TUI takes an Enter that arrives with the text as part of a paste (a newline).
     settle_seconds=0.3,
-    dialogs={"tool": TOOL_KEYS, "trust": TRUST_KEYS},
+    dialogs={"tool": TOOL_KEYS, "trust": TRUST_KEYS, "trust_menu": TRUST_MENU_KEYS},
     sender_tag=True,
 )
+
+PERMISSION_MODE = "permission_mode"
+# `--permission-mode` values every tested version accepts (2.1.330 lists "manual" for
+# "default" and still takes "default"). "default" asks before every tool that needs
+# approval, so each such call surfaces as action_required; 2.1.330's own default, "auto",
+# runs or blocks tools by its own classifier where the supervisor sees nothing.
+PERMISSION_MODES = ["default", "acceptEdits", "plan", "auto", "bypassPermissions", "dontAsk"]
+SETTINGS = [
+    ProviderSetting(
+        name=PERMISSION_MODE,
+        choices=list(PERMISSION_MODES),
+        default="default",
+        description="Claude's --permission-mode; `default` surfaces every tool approval as action_required.",
+    )
+]
+
+
+def permission_mode(settings: dict[str, object]) -> str:
+    mode = settings.get(PERMISSION_MODE)
+    return mode if isinstance(mode, str) and mode in PERMISSION_MODES else "default"

@@ -8,6 +8,7 @@ rejected approval — and an approval dialog the hooks did not report.
 """
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from wardian_claude.hooks_log import TOOL_DIALOG
 from wardian_core.parsing.escapes import squeeze
@@ -37,12 +38,16 @@ class FirstRunScreen:
 
 
 TRUST_MESSAGE = "workspace trust dialog: Claude asks whether to trust this folder"
+ADD_DIR_MESSAGE = "directory trust: Claude asks whether to trust an added directory"
 API_KEY_MESSAGE = "API key confirmation: Claude asks whether to use ANTHROPIC_API_KEY"
-# Screens that wait for a person before the prompt is usable (2.1.197).
+# Screens that wait for a person before the prompt is usable. The trust dialog's options
+# say which keys answer it: numbered with Yes first (2.1.197) or a menu with "No, exit"
+# first (2.1.330); the numbered marker is checked first.
 FIRST_RUN_SCREENS = (
-    FirstRunScreen("Do you trust the files in this folder?", "trust", "trust", TRUST_MESSAGE),
-    FirstRunScreen("Is this a project you created or one you trust?", "trust", "trust", TRUST_MESSAGE),
-    FirstRunScreen("Yes, I trust this folder", "trust", "trust", TRUST_MESSAGE),
+    FirstRunScreen("1. Yes, I trust this folder", "trust", "trust", TRUST_MESSAGE),
+    FirstRunScreen("Yes, I trust this folder", "trust", "trust_menu", TRUST_MESSAGE),
+    # A resumed session asked to trust an --add-dir root it has not worked in (2.1.330).
+    FirstRunScreen("Yes, add it", "trust", "trust_menu", ADD_DIR_MESSAGE),
     FirstRunScreen("Choose the text style", "onboarding", "theme", "first-run onboarding: Claude asks for a theme"),
     FirstRunScreen("Select login method", "sign_in", "login", "sign-in: Claude asks how to log in"),
     FirstRunScreen("Detected a custom API key", "onboarding", "api_key", API_KEY_MESSAGE),
@@ -51,11 +56,17 @@ FIRST_RUN_SCREENS = (
 # Markers worth a look at any time, and those only while a look could change something:
 # a busy turn redraws its hint with every spinner frame, and a screen look costs a replay.
 ALWAYS = tuple(squeeze(marker) for marker in (APPROVAL, UNREACHABLE, *(s.marker for s in FIRST_RUN_SCREENS)))
-PROMPT_MARKERS = (squeeze(READY), squeeze(BUSY))
+# The prompt box's `❯` is the one marker every tested version draws when it takes input
+# (2.1.330 shows no `? for shortcuts` in auto mode).
+PROMPT_MARKERS = (squeeze(READY), squeeze(BUSY), PROMPT_CHAR)
 INTERRUPTED_MARKER = squeeze(INTERRUPTED)
 # The PermissionRequest hook reports a dialog with its tool; the screen reports it only if
 # it is still there after this delay (hooks off or broken: nothing else would).
 SCREEN_APPROVAL_GRACE_SECONDS = 1.0
+# Ready is the prompt on screen once the SessionStart hook has fired; a prompt with no hook
+# after this long (hooks disabled by the user's settings) counts on its own.
+HOOKLESS_READY_SECONDS = 5.0
+SESSION_START = b'"hook_event_name":"SessionStart"'
 
 
 @dataclass
@@ -68,6 +79,9 @@ class ScreenState:
     dialog_shown: bool = False
     dialog_seen: bool = False
     grace: Settle = field(default_factory=lambda: Settle(SCREEN_APPROVAL_GRACE_SECONDS))
+    # The prompt is on screen, the SessionStart hook not yet in the hooks file.
+    hookless: Settle = field(default_factory=lambda: Settle(HOOKLESS_READY_SECONDS))
+    hookless_expired: bool = False
     confirming: bool = False
     # The screen reported this dialog already (one report per dialog shown).
     dialog_reported: bool = False
@@ -92,7 +106,10 @@ def input_box_shown(rows: list[str]) -> bool:
     )
 
 
-def read_screen(source: OutputSource, screen: ScreenSnapshot, state: ScreenState) -> ParseResult:
+def read_screen(
+    source: OutputSource, screen: ScreenSnapshot, state: ScreenState, hooks_file: Path | None
+) -> ParseResult:
+    """`hooks_file`: where the agent's hooks write (None where there is none, as in a replay)."""
     text = screen_text(screen.rows)
     events: list[ProviderEvent] = []
     if UNREACHABLE in text and not state.unreachable:
@@ -106,9 +123,15 @@ def read_screen(source: OutputSource, screen: ScreenSnapshot, state: ScreenState
             events.append(_first_run_opened(source, first_run))
         return ParseResult(events=events)
     # A turn running under the prompt (busy) shows the TUI took input as surely as the hint.
+    call_again_after = None
     if READY in text or BUSY in text or input_box_shown(screen.rows):
-        events += _prompt_shown(source, state, READY if READY in text else BUSY if BUSY in text else PROMPT_CHAR)
-    return ParseResult(events=events + _tool_dialog(source, text, state), call_again_after=_grace(text, state))
+        marker = READY if READY in text else BUSY if BUSY in text else PROMPT_CHAR
+        events += _prompt_shown(source, state, marker)
+        if not state.ready:
+            events += _ready(source, state, marker, hooks_file)
+            call_again_after = None if state.ready or state.hookless.pending else state.hookless.start()
+    events += _tool_dialog(source, text, state)
+    return ParseResult(events=events, call_again_after=call_again_after or _grace(text, state))
 
 
 def _first_run_opened(source: OutputSource, screen: FirstRunScreen) -> ProviderEvent:
@@ -128,12 +151,32 @@ def _prompt_shown(source: OutputSource, state: ScreenState, marker: str) -> list
     if state.first_run is not None:
         # A person (or `send --approval`) got past the first-run screen.
         rule = f"ready prompt after the {state.first_run.dialog} screen"
-        events.append(event("approval_resolved", source, rule, marker))
+        events.append(event("approval_resolved", source, rule, marker, answer="accepted"))
         state.first_run = None
-    if not state.ready:
-        state.ready = True
-        events.append(event("ready", source, "ready prompt", marker))
     return events
+
+
+def _ready(source: OutputSource, state: ScreenState, marker: str, hooks_file: Path | None) -> list[ProviderEvent]:
+    """Ready once the prompt shows and Claude has started its session (its SessionStart hook):
+    the hook alone can fire under a first-run screen, the prompt alone before the session is up."""
+    if hooks_file is None:
+        rule = "ready prompt"
+    elif _session_started(hooks_file):
+        rule = "ready prompt after hook SessionStart"
+    elif state.hookless_expired:
+        rule = f"ready prompt, no SessionStart hook within {HOOKLESS_READY_SECONDS:g} s"
+    else:
+        return []  # the hook's arrival asks for another look
+    state.ready = True
+    state.hookless.cancel()
+    return [event("ready", source, rule, marker)]
+
+
+def _session_started(hooks_file: Path) -> bool:
+    try:
+        return SESSION_START in hooks_file.read_bytes()
+    except OSError:
+        return False
 
 
 def _tool_dialog(source: OutputSource, text: str, state: ScreenState) -> list[ProviderEvent]:
@@ -179,7 +222,11 @@ def _grace(text: str, state: ScreenState) -> float | None:
 
 
 def grace_passed(state: ScreenState) -> ParseResult:
-    """After the grace delay: look again, and report a dialog that is still there."""
+    """After a settle delay: look again, to report a dialog that is still there or a prompt
+    whose SessionStart hook never came."""
+    if state.hookless.due() and not state.ready:
+        state.hookless_expired = True
+        return ParseResult(want_screen=True)
     if state.grace.due() and state.dialog_shown:
         state.confirming = True
         return ParseResult(want_screen=True)

@@ -58,10 +58,24 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
-def wardian_entries(ctx: SpawnContext) -> dict[str, Any]:
+def trusted_by_a_parent(workspace: Path, projects: Any) -> bool:
+    """The user trusted a folder above the workspace, and nothing nearer says otherwise.
+
+    Codex 0.169 asks again for a folder below a trusted one; a person who trusted their
+    source tree means everything in it."""
+    if not isinstance(projects, dict):
+        return False
+    for folder in [workspace, *workspace.parents]:
+        entry = projects.get(str(folder))
+        if isinstance(entry, dict) and "trust_level" in entry:
+            return folder != workspace and entry["trust_level"] == "trusted"
+    return False
+
+
+def wardian_entries(ctx: SpawnContext, user_config: dict[str, Any]) -> dict[str, Any]:
     """What Wardian itself sets in the agent's config.toml; these win over the user's keys."""
     entries: dict[str, Any] = {}
-    if ctx.launch.settings.get("trust_workspace"):
+    if ctx.launch.settings.get("trust_workspace") or trusted_by_a_parent(ctx.workspace, user_config.get("projects")):
         # Trust binds to the real workspace Codex runs in (`--cd`), never to the habitat.
         entries["projects"] = {str(ctx.workspace): {"trust_level": "trusted"}}
     return entries
@@ -71,8 +85,9 @@ def write_config(ctx: SpawnContext, user_home: Path, codex_home: Path) -> None:
     target = codex_home / "config.toml"
     # Keep what Codex wrote into the agent's copy (e.g. trust accepted in its dialog), let the
     # user's current file update it, and put Wardian's entries on top.
-    config = _merge(_read_toml(target), _read_toml(user_home / "config.toml"))
-    config = _merge(config, wardian_entries(ctx))
+    user_config = _read_toml(user_home / "config.toml")
+    config = _merge(_read_toml(target), user_config)
+    config = _merge(config, wardian_entries(ctx, user_config))
     text = tomli_w.dumps(config)
     if not target.exists() or target.read_text(encoding="utf-8") != text:
         target.write_text(text, encoding="utf-8")
