@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from wardian_core.provider_models import TestedVersions
+from wardian_core import provider_models
 from wardian_host.providers.inventory import version_tested
 
 sys.path.insert(0, str(Path(__file__).parent / "example_provider"))
@@ -304,6 +304,6 @@ def test_executable_set_in_settings_is_where_providers_list_looks(run_wardian, t
     ],
 )
 def test_the_installed_version_is_placed_against_the_tested_range(version_text: str | None, expected: str) -> None:
-    tested = TestedVersions(oldest="2.1.197", newest="2.1.330")
+    tested = provider_models.TestedVersions(oldest="2.1.197", newest="2.1.330")
     assert version_tested(version_text, tested) == expected
     assert version_tested(version_text, None) is None

@@ -11,7 +11,7 @@ from typing import Any
 from wardian_core.errors import WardianError
 
 DEFAULT_FIELDS = ("name", "uuid", "class", "provider", "workspace", "status")
-VERBOSE_FIELDS = DEFAULT_FIELDS + ("pid", "started_at", "last_status_at", "launch_config")
+VERBOSE_FIELDS = DEFAULT_FIELDS + ("pid", "started_at", "last_status_at", "launch_config", "provider_settings")
 ALL_FIELDS = VERBOSE_FIELDS + (
     "status_source",
     "description",
@@ -57,6 +57,9 @@ def to_record(row: dict[str, Any], status_source: str) -> dict[str, Any]:
     if isinstance(evidence, str):
         record["status_evidence"] = json.loads(evidence) if evidence else None
     record["launch_config"] = launch_config_record(record["launch_config"])
+    settings = record["provider_settings"]
+    if isinstance(settings, str):
+        record["provider_settings"] = json.loads(settings) if settings else None
     record["status_source"] = status_source
     return record
 

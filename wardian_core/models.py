@@ -35,6 +35,10 @@ class AgentRecord(BaseModel):
         default_factory=dict,
         description="model, extra_args, include_dirs, session_persistence: what resume and restart launch with.",
     )
+    provider_settings: dict[str, Any] | None = Field(
+        None,
+        description="Provider settings in force at the latest launch: declared defaults, settings.toml, its own.",
+    )
     status_source: StatusSource
     description: str | None = None
     created_at: str

@@ -193,6 +193,33 @@ def test_update_answers_restart_required_and_restart_applies_the_change(
     assert unchanged["restart_required"] is False
 
 
+def test_provider_settings_in_force_are_shown_and_update_changes_them(wardian, seed_example, argv_of) -> None:
+    uuid = seed_example("tuned", {})
+    ok(wardian("host", "start"))
+    ok(wardian("agent", "resume", "tuned"))
+    wait_idle(wardian, "tuned")
+    # Nobody set it: the declared default is what runs, and verbose says so.
+    shown = ok(wardian("agent", "tuned", "--verbose"))["agent"]
+    assert shown["provider_settings"] == {"tone": "plain"}
+    assert "settings" not in shown["launch_config"]
+    assert argv_of(uuid)[-1][argv_of(uuid)[-1].index("--tone") + 1] == "plain"
+
+    changed = ok(wardian("agent", "update", "tuned", "--provider-setting", "tone=friendly"))
+    assert changed["restart_required"] is True
+    assert changed["agent"]["launch_config"]["settings"] == {"tone": "friendly"}
+    for bad in ("tone=loud", "volume=11", "tone"):
+        refused = wardian("agent", "update", "tuned", "--provider-setting", bad)
+        assert refused.returncode == 1, bad
+        assert refused.error()["code"] == ("usage" if "=" not in bad else "validation_failed"), bad
+    ok(wardian("agent", "restart", "tuned"))
+    wait_idle(wardian, "tuned")
+
+    assert argv_of(uuid)[-1][argv_of(uuid)[-1].index("--tone") + 1] == "friendly"
+    assert ok(wardian("agent", "tuned", "--verbose"))["agent"]["provider_settings"] == {"tone": "friendly"}
+    cleared = ok(wardian("agent", "update", "tuned", "--clear-provider-settings"))
+    assert "settings" not in cleared["agent"]["launch_config"]
+
+
 def test_bad_values_get_the_error_envelope_and_leave_the_stored_configuration_untouched(
     wardian, spawn, generic_spawn_args, workspace: Path, wardian_home: Path, tmp_path: Path
 ) -> None:

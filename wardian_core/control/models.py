@@ -65,6 +65,8 @@ class UpdateParams(TargetParams):
     include_dirs: list[str] = Field(default_factory=list, description="Absolute directories to add.")
     clear_include_dirs: bool = Field(False, description="Drop the stored include directories first.")
     session_persistence: Literal["default", "fresh", "resume"] | None = None
+    settings: dict[str, str] = Field(default_factory=dict, description="Provider settings to set (NAME: VALUE).")
+    clear_settings: bool = Field(False, description="Drop the agent's own provider settings first.")
     description: str | None = Field(None, description="New description; empty: none.")
 
 

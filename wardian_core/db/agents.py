@@ -24,6 +24,7 @@ AGENT_COLUMNS = (
     "created_at",
     "status_evidence",
     "launch_config",
+    "provider_settings",
 )
 _SELECT = "SELECT " + ", ".join(f'"{c}"' for c in AGENT_COLUMNS) + " FROM agents"
 

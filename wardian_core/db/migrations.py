@@ -42,6 +42,11 @@ MIGRATIONS: list[str] = [
     ALTER TABLE agents ADD COLUMN status_evidence TEXT;
     ALTER TABLE agents ADD COLUMN launch_config TEXT NOT NULL DEFAULT '{}'
     """,
+    # 3: the provider settings in force at the latest launch (declared defaults, settings.toml,
+    # the agent's own), so `agent show --verbose` can say e.g. which permission mode runs
+    """
+    ALTER TABLE agents ADD COLUMN provider_settings TEXT
+    """,
 ]
 
 CURRENT_VERSION = len(MIGRATIONS)

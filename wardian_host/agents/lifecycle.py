@@ -9,6 +9,7 @@ session is decided by `wardian_host.agents.relaunch`, nowhere else.
 
 import asyncio
 import functools
+import json
 import logging
 import shutil
 import sqlite3
@@ -93,6 +94,7 @@ class AgentLifecycle:
         )
         if ctx.session_mode == "resume":
             ctx = self._with_resume_args(ctx, info)
+        self._record_settings_in_force(agent, info, ctx.launch.settings)
         ctx.agent_dir.mkdir(parents=True, exist_ok=True)
         home_plan = self._plugins.call(provider, "prepare_home", ctx=ctx) or HomePlan()
         plan = self._with_executable_override(info, self._plugins.call(provider, "build_argv", ctx=ctx), ctx)
@@ -103,6 +105,13 @@ class AgentLifecycle:
             return ctx
         args = self._plugins.call(info.name, "resume_args", ctx=ctx, session_id=ctx.provider_session_id)
         return ctx.model_copy(update={"resume_args": args})
+
+    def _record_settings_in_force(self, agent: LiveAgent, info: ProviderInfo, settings: dict[str, Any]) -> None:
+        """What this launch runs with, for `agent show --verbose`: declared defaults under what was set."""
+        in_force = {setting.name: setting.default for setting in info.settings if setting.default is not None}
+        text = json.dumps(in_force | settings)
+        agent_rows.update_columns(self._conn, agent.uuid, provider_settings=text)
+        agent.row = agent.row | {"provider_settings": text}
 
     def _session_id_for(self, agent: LiveAgent, info: ProviderInfo, session_mode: str) -> str | None:
         if session_mode == "resume":
@@ -322,12 +331,16 @@ class AgentLifecycle:
                 changes["include_dirs"] = [*kept, *new_dirs]
             if params.session_persistence is not None:
                 changes["session_persistence"] = params.session_persistence
+            if params.clear_settings or params.settings:
+                kept_settings = {} if params.clear_settings else current.settings
+                info = self._plugins.info(agent.row["provider"])
+                changes["settings"] = checked_provider_settings(info, kept_settings | params.settings)
             if not changes and params.description is None:
                 raise WardianError(
                     "usage",
                     "nothing to update",
                     "Give --model, --arg, --clear-args, --include-dir, --clear-include-dirs, "
-                    "--session-persistence or --description.",
+                    "--session-persistence, --provider-setting, --clear-provider-settings or --description.",
                     {"agent": agent.name},
                 )
             updated = self._checked_launch_config(current.model_dump() | changes, new_include_dirs=new_dirs)

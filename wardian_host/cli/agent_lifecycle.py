@@ -108,6 +108,14 @@ clear = _target_command(
 @click.option("--include-dir", "include_dirs", multiple=True, metavar="DIR", help="Add an include directory.")
 @click.option("--clear-include-dirs", is_flag=True, help="Drop the stored include dirs (before any --include-dir).")
 @click.option("--session-persistence", type=click.Choice(PERSISTENCES), help="default, fresh or resume.")
+@click.option(
+    "--provider-setting",
+    "provider_settings",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="Set a provider setting for this agent (repeatable; see `wardian providers show`).",
+)
+@click.option("--clear-provider-settings", is_flag=True, help="Drop the agent's own provider settings first.")
 @click.option("--description", help='New description ("" removes it); needs no restart.')
 def update(
     target: str,
@@ -117,6 +125,8 @@ def update(
     include_dirs: tuple[str, ...],
     clear_include_dirs: bool,
     session_persistence: str | None,
+    provider_settings: tuple[str, ...],
+    clear_provider_settings: bool,
     description: str | None,
 ) -> None:
     """Change an agent's stored launch configuration; says whether a restart is needed to apply it."""
@@ -128,6 +138,8 @@ def update(
         "include_dirs": [resolve_workspace(directory) for directory in include_dirs],
         "clear_include_dirs": clear_include_dirs,
         "session_persistence": session_persistence,
+        "settings": setting_pairs(provider_settings, "--provider-setting"),
+        "clear_settings": clear_provider_settings,
         "description": description,
     }
     answer = request("agent.update", params, timeout=60)

@@ -139,6 +139,9 @@ def test_approval_accepted_runs_the_tool_and_rejected_does_not(
     wardian: Callable, agent: Callable, claude_cli: Any
 ) -> None:
     agent("cc")
+    # Nobody named a permission mode: Wardian launched Claude in "default", so tools ask.
+    in_force = wardian("agent", "cc", "--verbose").json()["agent"]["provider_settings"]
+    assert in_force == {"permission_mode": "default"}
     approved, rejected = claude_cli.workspace / "approved.txt", claude_cli.workspace / "rejected.txt"
 
     wardian("send", f"run MOCK_TOOL:touch {approved.name} ECHO:acc1", "--to", "cc").json()

@@ -15,6 +15,7 @@ def launch_plan(ctx: SpawnContext) -> LaunchPlan:
         argv += ["run", "--json"]
     if ctx.launch.model:
         argv += ["--model", ctx.launch.model]
+    argv += ["--tone", str(ctx.launch.settings.get("tone", "plain"))]
     for directory in [*ctx.include_roots, *ctx.launch.include_dirs]:
         argv += ["--include", str(directory)]
     argv += ctx.resume_args  # what resume_args answered, handed over by the host

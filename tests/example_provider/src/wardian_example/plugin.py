@@ -33,7 +33,10 @@ def provider_info() -> ProviderInfo:
             ProviderSetting(
                 name="events_url",
                 description="A local server-sent-events URL where the CLI's approval requests appear.",
-            )
+            ),
+            ProviderSetting(
+                name="tone", choices=["plain", "friendly"], default="plain", description="The CLI's --tone."
+            ),
         ],
     )
 
