@@ -1,23 +1,16 @@
 """The test command runs the checks first, over every package the issue names."""
 
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from script_modules import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _dev_script() -> ModuleType:
-    """scripts/dev.py is a script, not a package: load it by path."""
-    spec = importlib.util.spec_from_file_location("wardian_dev_script", ROOT / "scripts" / "dev.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("dev")
 
 
 def test_checks_are_ruff_lint_ruff_format_and_mypy() -> None:

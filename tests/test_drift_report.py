@@ -1,22 +1,8 @@
 """`dev.py drift` turns pytest's JUnit report into one row per case: provider, version, result."""
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def _drift_script() -> ModuleType:
-    """scripts/drift.py is a script, not a package: load it by path (it finds install_clis beside it)."""
-    spec = importlib.util.spec_from_file_location("wardian_drift_script", ROOT / "scripts" / "drift.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
+from script_modules import load_script
 
 REPORT = """<?xml version="1.0" encoding="utf-8"?>
 <testsuites><testsuite name="pytest">
@@ -35,7 +21,7 @@ REPORT = """<?xml version="1.0" encoding="utf-8"?>
 
 
 def test_each_case_is_a_row_with_its_provider_version_and_outcome(tmp_path: Path) -> None:
-    drift = _drift_script()
+    drift = load_script("drift")
     report = tmp_path / "report.xml"
     report.write_text(REPORT)
     versions = {
