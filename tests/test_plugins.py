@@ -144,7 +144,13 @@ def test_call_dispatches_to_the_named_provider_only(provider_packages: Path, tmp
     plugins = load_plugins({"WARDIAN_PLUGINS": "example,generic"})
     ctx = context(tmp_path, "generic", ["bash", "-l"])
     assert plugins.call("generic", "build_argv", ctx=ctx).argv == ["bash", "-l"]
-    assert plugins.call("example", "build_argv", ctx=ctx).argv == ["wardian-example-cli", "--tone", "plain", "bash", "-l"]
+    assert plugins.call("example", "build_argv", ctx=ctx).argv == [
+        "wardian-example-cli",
+        "--tone",
+        "plain",
+        "bash",
+        "-l",
+    ]
     assert plugins.call("generic", "resume_args", ctx=ctx, session_id="s-1") == []
     assert plugins.call("example", "resume_args", ctx=ctx, session_id="s-1") == ["--resume", "s-1"]
 
