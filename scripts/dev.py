@@ -107,8 +107,8 @@ def main() -> int:
         "demo": demo,
         "check": check,
         "test": lambda: test(sys.argv[2:]),
-        "mypy": lambda: run_checks(["mypy"]),
-        "drift": lambda: drift(sys.argv[2:]),  # for pre-commit: no set-up, the venv exists
+        "mypy": lambda: run_checks(["mypy"]),  # for pre-commit: no set-up, the venv exists
+        "drift": lambda: drift(sys.argv[2:]),
     }
     if len(sys.argv) < 2 or sys.argv[1] not in commands:
         print(__doc__, file=sys.stderr)

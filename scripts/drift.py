@@ -9,7 +9,6 @@ today. A pin in `scripts/provider_cli_pins.json` moves only after this passes.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -20,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from install_clis import PINS, STAMP_NAME, npm_install  # noqa: E402 - a sibling script, not a package
+from install_clis import PINS, installed, npm_install  # noqa: E402 - a sibling script, not a package
 
 ROOT = Path(__file__).resolve().parent.parent
 DRIFT_DIR = ROOT / ".cache" / "drift"
@@ -76,9 +75,7 @@ def table(rows: list[CaseResult]) -> str:
 def drift(python: Path, pytest_args: list[str]) -> int:
     versions = newest_versions()
     print("drift: newest published: " + ", ".join(f"{name}@{version}" for name, version in versions.items()))
-    stamp = DRIFT_DIR / STAMP_NAME
-    installed = json.loads(stamp.read_text()) if stamp.exists() else None
-    if installed != versions and npm_install(DRIFT_DIR, versions) != 0:
+    if not installed(DRIFT_DIR, versions, list(PINS)) and npm_install(DRIFT_DIR, versions) != 0:
         return 1
     report = DRIFT_DIR / "report.xml"
     report.unlink(missing_ok=True)

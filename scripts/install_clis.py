@@ -48,7 +48,15 @@ def executable_path(cli: str, install_dir: Path = INSTALL_DIR) -> Path:
     return install_dir / "node_modules" / ".bin" / cli
 
 
-def _installed(install_dir: Path, expected: object, clis: list[str]) -> bool:
+def pinned_executable(cli: str, version: str, install_dir: Path = INSTALL_DIR) -> Path:
+    """Where a pinned version of `cli` is installed: the current pin in `install_dir`, older ones beside it."""
+    if version == PINS[cli]["versions"][0]:
+        return executable_path(cli, install_dir)
+    return executable_path(cli, version_dir(cli, version, install_dir))
+
+
+def installed(install_dir: Path, expected: object, clis: list[str]) -> bool:
+    """The stamp in `install_dir` records `expected` and the executables of `clis` are there."""
     try:
         recorded = json.loads((install_dir / STAMP_NAME).read_text())
     except (OSError, ValueError):
@@ -56,12 +64,12 @@ def _installed(install_dir: Path, expected: object, clis: list[str]) -> bool:
     return recorded == expected and all(executable_path(cli, install_dir).exists() for cli in clis)
 
 
-def is_installed(install_dir: Path = INSTALL_DIR) -> bool:
+def isinstalled(install_dir: Path = INSTALL_DIR) -> bool:
     """True when every pin's stamp matches and every executable is present."""
-    if not _installed(install_dir, PINNED_PACKAGES, list(PINS)):
+    if not installed(install_dir, PINNED_PACKAGES, list(PINS)):
         return False
     return all(
-        _installed(version_dir(cli, version, install_dir), {PINS[cli]["package"]: version}, [cli])
+        installed(version_dir(cli, version, install_dir), {PINS[cli]["package"]: version}, [cli])
         for cli, version in older_versions()
     )
 
@@ -94,16 +102,16 @@ def npm_install(install_dir: Path, packages: dict[str, str]) -> int:
 
 
 def install(install_dir: Path = INSTALL_DIR, force: bool = False) -> int:
-    if not force and is_installed(install_dir):
+    if not force and isinstalled(install_dir):
         print(f"install_clis: pinned CLIs already in {install_dir}: {' '.join(package_specs())}")
         return 0
-    if force or not _installed(install_dir, PINNED_PACKAGES, list(PINS)):
+    if force or not installed(install_dir, PINNED_PACKAGES, list(PINS)):
         status = npm_install(install_dir, PINNED_PACKAGES)
         if status != 0:
             return status
     for cli, version in older_versions():
         folder, packages = version_dir(cli, version, install_dir), {PINS[cli]["package"]: version}
-        if force or not _installed(folder, packages, [cli]):
+        if force or not installed(folder, packages, [cli]):
             status = npm_install(folder, packages)
             if status != 0:
                 return status
@@ -115,8 +123,7 @@ def install(install_dir: Path = INSTALL_DIR, force: bool = False) -> int:
 
 
 def _all_executables(install_dir: Path) -> list[Path]:
-    current = [executable_path(cli, install_dir) for cli in PINS]
-    return current + [executable_path(cli, version_dir(cli, v, install_dir)) for cli, v in older_versions()]
+    return [pinned_executable(cli, version, install_dir) for cli, pin in PINS.items() for version in pin["versions"]]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -126,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dir", type=Path, default=INSTALL_DIR, help="install folder")
     arguments = parser.parse_args(argv)
     if arguments.check:
-        installed = is_installed(arguments.dir)
+        installed = isinstalled(arguments.dir)
         print(f"install_clis: {'installed' if installed else 'missing'} in {arguments.dir}")
         return 0 if installed else 1
     return install(arguments.dir, force=arguments.force)

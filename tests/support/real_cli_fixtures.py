@@ -25,10 +25,10 @@ from pathlib import Path
 import pytest
 from model_server import ModelServer
 from ptyprocess import PtyProcess
+from script_modules import load_script
 
-ROOT = Path(__file__).resolve().parents[2]
-INSTALL_DIR = ROOT / ".cache" / "provider-clis"
-PINS_FILE = ROOT / "scripts" / "provider_cli_pins.json"
+# Where the pinned CLIs are installed, and which: the install script's own answers.
+install_clis = load_script("install_clis")
 # `dev.py drift` points the suite at a scratch install of the newest releases.
 DRIFT_DIR_VARIABLE = "WARDIAN_REAL_CLI_DIR"
 DRIFT_DIR = os.environ.get(DRIFT_DIR_VARIABLE)
@@ -193,19 +193,19 @@ class PinnedCli:
 def pinned_clis(name: str) -> list[PinnedCli]:
     """Every version of `name` the suite runs: the pins of `scripts/provider_cli_pins.json` (the
     current one in the install folder, older ones under `versions/`), or the drift install."""
-    pin = json.loads(PINS_FILE.read_text())[name]
+    pin = install_clis.PINS[name]
     if DRIFT_DIR:
         try:
-            version = json.loads((Path(DRIFT_DIR) / "installed-versions.json").read_text())[pin["package"]]
+            stamp = json.loads((Path(DRIFT_DIR) / install_clis.STAMP_NAME).read_text())
+            version = stamp[pin["package"]]
         except (OSError, ValueError, KeyError):
             version = "newest"
-        return [PinnedCli(name, version, Path(DRIFT_DIR) / "node_modules" / ".bin" / name)]
-    current, *older = pin["versions"]
-    versions = [PinnedCli(name, current, executable_path(name))]
-    for version in older:
-        folder = INSTALL_DIR / "versions" / f"{name}-{version}"
-        versions.append(PinnedCli(name, version, folder / "node_modules" / ".bin" / name, current=False))
-    return versions
+        return [PinnedCli(name, version, install_clis.executable_path(name, Path(DRIFT_DIR)))]
+    current = pin["versions"][0]
+    return [
+        PinnedCli(name, version, install_clis.pinned_executable(name, version), current=version == current)
+        for version in pin["versions"]
+    ]
 
 
 def missing_install_message(name: str, executable: Path | None = None) -> str | None:
@@ -215,17 +215,13 @@ def missing_install_message(name: str, executable: Path | None = None) -> str | 
             f"real_cli: node is not on PATH, so {name} cannot run. Install Node.js 20+ and run "
             f"`{INSTALL_COMMAND}`, or set {SKIP_VARIABLE}=1 to skip the real-CLI tests."
         )
-    executable = executable or executable_path(name)
+    executable = executable or install_clis.executable_path(name)
     if not executable.exists():
         return (
             f"real_cli: {name} is not installed at {executable}. Run `{INSTALL_COMMAND}` "
             f"(needs npm and the registry), or set {SKIP_VARIABLE}=1 to skip the real-CLI tests."
         )
     return None
-
-
-def executable_path(name: str) -> Path:
-    return INSTALL_DIR / "node_modules" / ".bin" / name
 
 
 def isolated_environment(home: Path) -> dict[str, str]:
@@ -354,7 +350,7 @@ CONFIGURE = {
 
 
 def make_real_cli(name: str, tmp_path: Path, server: ModelServer, pinned: PinnedCli | None = None) -> RealCli:
-    executable = pinned.executable if pinned else executable_path(name)
+    executable = pinned.executable if pinned else install_clis.executable_path(name)
     problem = missing_install_message(name, executable)
     if problem is not None:
         pytest.fail(problem, pytrace=False)

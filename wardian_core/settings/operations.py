@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from wardian_core import paths
+from wardian_core.atomic_files import write_atomically
 from wardian_core.errors import WardianError
 from wardian_core.settings import keys, store, toml_text
 from wardian_core.settings.model import Settings
@@ -101,7 +102,7 @@ def _edit(target: Path, text: str, document: dict[str, Any], path: tuple[str, ..
         raise _uneditable(target, path, "the edit would change more than this key")
     settings = store.validate(target, new_document)
     if new_text != text:
-        store.write_atomically(target, new_text)
+        write_atomically(target, new_text)
     return settings
 
 

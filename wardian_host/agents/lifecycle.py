@@ -82,19 +82,20 @@ class AgentLifecycle:
         """
         provider = agent.row["provider"]
         info = self._plugins.info(provider)
-        provider_settings = getattr(load_settings(self.home).providers, provider, None)
+        section = getattr(load_settings(self.home).providers, provider, None)
+        declared = {setting.name: setting.default for setting in info.settings if setting.default is not None}
         ctx = build_context(
             self.home,
             agent.row,
             mode=mode,
             session_mode=session_mode,
             provider_session_id=self._session_id_for(agent, info, session_mode),
-            provider_settings=provider_settings.model_dump(exclude_none=True) if provider_settings else None,
+            provider_settings=declared | (section.model_dump(exclude_none=True) if section else {}),
             prompt=prompt,
         )
         if ctx.session_mode == "resume":
             ctx = self._with_resume_args(ctx, info)
-        self._record_settings_in_force(agent, info, ctx.launch.settings)
+        self._record_settings_in_force(agent, ctx.launch.settings)
         ctx.agent_dir.mkdir(parents=True, exist_ok=True)
         home_plan = self._plugins.call(provider, "prepare_home", ctx=ctx) or HomePlan()
         plan = self._with_executable_override(info, self._plugins.call(provider, "build_argv", ctx=ctx), ctx)
@@ -106,10 +107,9 @@ class AgentLifecycle:
         args = self._plugins.call(info.name, "resume_args", ctx=ctx, session_id=ctx.provider_session_id)
         return ctx.model_copy(update={"resume_args": args})
 
-    def _record_settings_in_force(self, agent: LiveAgent, info: ProviderInfo, settings: dict[str, Any]) -> None:
-        """What this launch runs with, for `agent show --verbose`: declared defaults under what was set."""
-        in_force = {setting.name: setting.default for setting in info.settings if setting.default is not None}
-        text = json.dumps(in_force | settings)
+    def _record_settings_in_force(self, agent: LiveAgent, settings: dict[str, Any]) -> None:
+        """What this launch runs with, for `agent show --verbose`."""
+        text = json.dumps(settings)
         agent_rows.update_columns(self._conn, agent.uuid, provider_settings=text)
         agent.row = agent.row | {"provider_settings": text}
 

@@ -143,7 +143,7 @@ class Sender:
                 {"agent": agent.name, "status": agent.status},
             )
         dialog = (agent.status_evidence or {}).get("dialog")
-        keys, settle_seconds = self._dialog_keys(agent, params.approval)
+        keys, settle_seconds = self._dialog_keys(agent, dialog, params.approval)
         await self._let_dialog_settle(agent, settle_seconds)
         timeout = params.timeout or APPROVAL_SETTLE_TIMEOUT
         answered = await self._type_and_await_leaving(agent, keys.encode(), timeout)
@@ -155,11 +155,9 @@ class Sender:
             "agent": agent.snapshot(),
         }
 
-    def _dialog_keys(self, agent: LiveAgent, answer: str) -> tuple[str, float]:
-        """The keys the provider declares for answering the dialog the agent has open, and how
-        long that dialog must have been open before it takes them."""
-        evidence = agent.status_evidence or {}
-        dialog = evidence.get("dialog")
+    def _dialog_keys(self, agent: LiveAgent, dialog: Any, answer: str) -> tuple[str, float]:
+        """The keys the provider declares for answering the agent's open `dialog`, and how long
+        that dialog must have been open before it takes them."""
         dialog_keys = self._input_profile(agent).dialogs.get(dialog) if isinstance(dialog, str) else None
         keys = dialog_keys.for_answer(answer) if dialog_keys else None
         if dialog_keys is None or not keys:
@@ -167,7 +165,11 @@ class Sender:
                 "not_supported",
                 f"provider {agent.row['provider']} declares no keys to {answer} its {dialog or 'open'} dialog",
                 "Answer it in the agent's terminal: `wardian agent attach`.",
-                {"provider": agent.row["provider"], "dialog": dialog, "reason": evidence.get("reason")},
+                {
+                    "provider": agent.row["provider"],
+                    "dialog": dialog,
+                    "reason": (agent.status_evidence or {}).get("reason"),
+                },
             )
         return keys, dialog_keys.settle_seconds
 

@@ -58,8 +58,7 @@ class StatusTracker:
         agent.status_evidence = evidence
         agent.dialog_opened_at = time.monotonic()
         log.info("agent %s: another dialog (%s)", agent.name, evidence)
-        for listener in list(agent.listeners):
-            listener(agent, agent.status)
+        self._notify(agent)
 
     def set_status(
         self, agent: LiveAgent, status: str, evidence: dict[str, Any], event: ProviderEvent | None = None
@@ -84,10 +83,15 @@ class StatusTracker:
             }
         )
         log.info("agent %s: %s -> %s (%s)", agent.name, previous, status, evidence)
-        for listener in list(agent.listeners):
-            listener(agent, status)
+        self._notify(agent)
         self._observers(agent, previous, status, event)
         return True
+
+    @staticmethod
+    def _notify(agent: LiveAgent) -> None:
+        """Wake whoever waits on the agent: a new status, or a new dialog in the same one."""
+        for listener in list(agent.listeners):
+            listener(agent, agent.status)
 
     def _store_session_id(self, agent: LiveAgent, session_id: str) -> None:
         if agent.row.get("provider_session_id") == session_id:

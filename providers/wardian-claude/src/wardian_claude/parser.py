@@ -38,9 +38,7 @@ def quiet(state: Any) -> ParseResult:
 def screen(ctx: SpawnContext, source: OutputSource, snapshot: ScreenSnapshot, state: Any) -> ParseResult:
     if not isinstance(state, tui.ScreenState):
         return ParseResult()
-    # No hooks file (a replay, a headless run): the screen alone says when Claude is ready.
     hooks_file = home.hooks_file(ctx) if ctx.mode == "interactive" else None
-    hooks_file = hooks_file if hooks_file is not None and hooks_file.exists() else None
     try:
         return tui.read_screen(source, snapshot, state, hooks_file)
     except Exception:  # noqa: BLE001 - as in parse

@@ -35,16 +35,16 @@ PERMISSION_MODE = "permission_mode"
 # approval, so each such call surfaces as action_required; 2.1.330's own default, "auto",
 # runs or blocks tools by its own classifier where the supervisor sees nothing.
 PERMISSION_MODES = ["default", "acceptEdits", "plan", "auto", "bypassPermissions", "dontAsk"]
-SETTINGS = [
-    ProviderSetting(
-        name=PERMISSION_MODE,
-        choices=list(PERMISSION_MODES),
-        default="default",
-        description="Claude's --permission-mode; `default` surfaces every tool approval as action_required.",
-    )
-]
+PERMISSION_SETTING = ProviderSetting(
+    name=PERMISSION_MODE,
+    choices=list(PERMISSION_MODES),
+    default="default",
+    description="Claude's --permission-mode; `default` surfaces every tool approval as action_required.",
+)
+SETTINGS = [PERMISSION_SETTING]
 
 
 def permission_mode(settings: dict[str, object]) -> str:
+    """The mode in force; the host puts the declared default in, a context made elsewhere may not."""
     mode = settings.get(PERMISSION_MODE)
-    return mode if isinstance(mode, str) and mode in PERMISSION_MODES else "default"
+    return mode if isinstance(mode, str) and mode in PERMISSION_MODES else str(PERMISSION_SETTING.default)

@@ -8,10 +8,10 @@ The workspace, the user's code, is never trusted on their behalf.
 """
 
 import json
-import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
+
+from wardian_core.atomic_files import write_atomically
 
 
 def claude_config_file(environ: Mapping[str, str]) -> Path:
@@ -40,18 +40,5 @@ def trust_folder(config_file: Path, folder: Path) -> bool:
     if not isinstance(entry, dict) or entry.get("hasTrustDialogAccepted") is True:
         return False
     entry["hasTrustDialogAccepted"] = True
-    _replace(config_file, json.dumps(config, indent=2) + "\n")
+    write_atomically(config_file, json.dumps(config, indent=2) + "\n")
     return True
-
-
-def _replace(path: Path, text: str) -> None:
-    mode = path.stat().st_mode & 0o777
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".claude.json.wardian-")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.chmod(temporary, mode)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise

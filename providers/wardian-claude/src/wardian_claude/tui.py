@@ -109,7 +109,7 @@ def input_box_shown(rows: list[str]) -> bool:
 def read_screen(
     source: OutputSource, screen: ScreenSnapshot, state: ScreenState, hooks_file: Path | None
 ) -> ParseResult:
-    """`hooks_file`: where the agent's hooks write (None where there is none, as in a replay)."""
+    """`hooks_file`: where the agent's hooks write (None for a headless run)."""
     text = screen_text(screen.rows)
     events: list[ProviderEvent] = []
     if UNREACHABLE in text and not state.unreachable:
@@ -159,9 +159,10 @@ def _prompt_shown(source: OutputSource, state: ScreenState, marker: str) -> list
 def _ready(source: OutputSource, state: ScreenState, marker: str, hooks_file: Path | None) -> list[ProviderEvent]:
     """Ready once the prompt shows and Claude has started its session (its SessionStart hook):
     the hook alone can fire under a first-run screen, the prompt alone before the session is up."""
-    if hooks_file is None:
-        rule = "ready prompt"
-    elif _session_started(hooks_file):
+    started = _session_started(hooks_file)
+    if started is None:
+        rule = "ready prompt"  # no hooks file (a replay of recorded bytes): the screen alone decides
+    elif started:
         rule = "ready prompt after hook SessionStart"
     elif state.hookless_expired:
         rule = f"ready prompt, no SessionStart hook within {HOOKLESS_READY_SECONDS:g} s"
@@ -172,9 +173,12 @@ def _ready(source: OutputSource, state: ScreenState, marker: str, hooks_file: Pa
     return [event("ready", source, rule, marker)]
 
 
-def _session_started(hooks_file: Path) -> bool:
+def _session_started(hooks_file: Path | None) -> bool | None:
+    """Whether the hooks file holds a SessionStart; None when there is no hooks file."""
     try:
-        return SESSION_START in hooks_file.read_bytes()
+        return SESSION_START in hooks_file.read_bytes() if hooks_file is not None else None
+    except FileNotFoundError:
+        return None
     except OSError:
         return False
 
