@@ -90,6 +90,18 @@ class Wardian:
         return self.home / "agents" / uuid / "habitat" / ".codex"
 
 
+# A turn's end: the Stop hook or the rollout's task_complete, whichever the host reads first.
+TURN_ENDS = {("turn_completed", "codex-hooks", "hook Stop"), ("turn_completed", "rollout", "event_msg/task_complete")}
+
+
+def hook_events(wardian: Wardian, uuid: str, thread: str) -> list[str]:
+    """The events in the agent's hook log, each checked to belong to `thread`."""
+    lines = (wardian.home / "agents" / uuid / "codex" / "hooks.jsonl").read_text().splitlines()
+    records = [json.loads(line) for line in lines]
+    assert {record["session_id"] for record in records} == {thread}, records
+    return [record["hook_event_name"] for record in records]
+
+
 def turn_request(server, token: str):
     """The model request of the turn whose newest user message carries `token` (not a title request)."""
     for request in reversed(server.requests):
@@ -149,8 +161,11 @@ def test_spawn_is_idle_with_its_thread_and_a_turn_shows_in_watch(wardian: Wardia
     assert not list((wardian.codex_home(agent["uuid"]) / "sessions").glob("**/rollout-*.jsonl"))
 
     sent = wardian("send", "hello ECHO:w1", "--to", "cx", "--wait-until", "idle", "--timeout", "60s")
-    assert sent["agent"]["status_evidence"]["event"] == "turn_completed"
-    assert sent["agent"]["status_evidence"]["source"] == "rollout"
+    # Two structured signals end a turn within a millisecond of each other: the first read decides.
+    done = sent["agent"]["status_evidence"]
+    assert (done["event"], done["source"], done["rule"]) in TURN_ENDS
+    # Wardian's hooks are trusted by the real CLI: they fired, for this thread.
+    assert hook_events(wardian, agent["uuid"], thread) == ["SessionStart", "UserPromptSubmit", "Stop"]
     watched = wardian.watch("cx")
     # The TUI draws spaces by moving the cursor: compare without whitespace.
     assert "MOCK-REPLYw1" in "".join(watched["output"].split())
@@ -167,9 +182,13 @@ def test_escalated_command_is_approved_then_a_second_refused(wardian: Wardian) -
 
     wardian("send", "run MOCK_ESCALATE MOCK_TOOL:touch approved.txt ECHO:a1", "--to", "cx")
     asked = wardian.wait("cx", "action_required", "approval_requested")
-    # The dialog on screen, named by the command it shows.
+    # The dialog on screen (where it takes keys), named by the PermissionRequest hook that asked for it.
     evidence = asked["status_evidence"]
-    assert (evidence["source"], evidence["rule"], evidence["line"]) == ("pty", "approval dialog", "touch approved.txt")
+    rule = "approval dialog after hook PermissionRequest"
+    assert (evidence["source"], evidence["rule"], evidence["line"]) == ("pty", rule, "touch approved.txt")
+    assert (
+        evidence["message"] == "Codex asks to run Bash: touch approved.txt (mock wants to run this outside the sandbox)"
+    )
     assert (evidence["reason"], evidence["dialog"]) == ("tool", "exec")
     assert not (wardian.workspace / "approved.txt").exists()
     answer = wardian("send", "--approval", "accept", "--to", "cx", "--timeout", "30s")
@@ -178,8 +197,8 @@ def test_escalated_command_is_approved_then_a_second_refused(wardian: Wardian) -
     left = answer["agent"]
     assert (left["status"], left["status_evidence"]["event"]) == ("processing", "approval_resolved"), left
     assert left["status_evidence"]["answer"] == "accepted"
-    done = wardian.wait("cx", "idle", "turn_completed")
-    assert done["status_evidence"]["rule"] == "event_msg/task_complete"
+    done = wardian.wait("cx", "idle", "turn_completed")["status_evidence"]
+    assert (done["event"], done["source"], done["rule"]) in TURN_ENDS
     assert (wardian.workspace / "approved.txt").exists()
 
     wardian("send", "run MOCK_ESCALATE MOCK_TOOL:touch refused.txt ECHO:a2", "--to", "cx")
@@ -211,8 +230,14 @@ def test_pause_and_resume_continue_the_thread_without_a_trust_dialog(wardian: Wa
     wardian.wait("cx", "idle", "ready")
     assert wardian.show("cx")["provider_session_id"] == thread
     sent = wardian("send", "second ECHO:p2", "--to", "cx", "--wait-until", "idle", "--timeout", "60s")
-    assert sent["agent"]["status_evidence"]["event"] == "turn_completed"
-    assert sent["agent"]["status_evidence"]["source"] == "rollout-resumed"
+    done = sent["agent"]["status_evidence"]
+    resumed_ends = {
+        ("turn_completed", "codex-hooks", "hook Stop"),
+        ("turn_completed", "rollout-resumed", "event_msg/task_complete"),
+    }
+    assert (done["event"], done["source"], done["rule"]) in resumed_ends
+    # The resumed launch's hooks (its log starts empty) name the same thread.
+    assert hook_events(wardian, wardian.show("cx")["uuid"], thread) == ["SessionStart", "UserPromptSubmit", "Stop"]
 
     body = turn_request(wardian.cli.server, "ECHO:p2").body_text()
     assert "ECHO:p1" in body and "MOCK-REPLY p1" in body, "the resumed thread lost its earlier turn"

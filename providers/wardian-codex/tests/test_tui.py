@@ -1,5 +1,6 @@
 """The TUI rules: the stream says when to look, the screen (real Codex 0.169.0 output) decides."""
 
+import json
 from pathlib import Path
 
 from wardian_codex import plugin, tui
@@ -55,14 +56,14 @@ class Terminal:
     def quiet(self) -> list[ProviderEvent]:
         assert self.delay is not None, "no quiet call was asked for"
         self.delay = None
-        return self._take(plugin.source_quiet(source=PTY_SOURCE, state=self.state))
+        return self._take(plugin.source_quiet(ctx=self.ctx, source=PTY_SOURCE, state=self.state))
 
     def _take(self, result) -> list[ProviderEvent]:
         events = list(result.events)
         if result.call_again_after is not None:
             self.delay = result.call_again_after
         if result.want_screen:
-            look = plugin.parse_screen(source=PTY_SOURCE, screen=self.screen.snapshot(), state=self.state)
+            look = plugin.parse_screen(ctx=self.ctx, source=PTY_SOURCE, screen=self.screen.snapshot(), state=self.state)
             events += self._take(look)
         return events
 
@@ -140,6 +141,25 @@ def test_the_command_dialog_is_reported_once_it_settled_with_the_command_on_scre
     [answered] = terminal.feed_to(APPROVAL, len(APPROVAL))
     assert (answered.kind, answered.answer) == ("approval_resolved", "accepted")
     assert answered.evidence.line.startswith("✔ You approved codex to run touch codex_approved.txt")
+
+
+def test_a_command_dialog_asked_for_by_a_permission_request_hook_is_named_by_it(make_ctx) -> None:
+    terminal = Terminal(make_ctx)
+    request = {
+        "session_id": "01a20592-21a7-7ad2-8ece-818c8e21955b",
+        "hook_event_name": "PermissionRequest",
+        "tool_name": "Bash",
+        "tool_input": {"command": "touch codex_approved.txt", "description": "needs the network"},
+    }
+    hooks_file = terminal.ctx.agent_dir / "codex" / "hooks.jsonl"
+    hooks_file.parent.mkdir(parents=True)
+    hooks_file.write_text(json.dumps(request) + "\n")
+    terminal.feed_to(APPROVAL, offset_after(APPROVAL, "Press enter to confirm or esc to cancel"))
+    [asked] = terminal.quiet()
+    assert (asked.kind, asked.evidence.rule) == ("approval_requested", "approval dialog after hook PermissionRequest")
+    assert (asked.reason, asked.dialog, asked.evidence.line) == ("tool", "exec", "touch codex_approved.txt")
+    assert asked.message == "Codex asks to run Bash: touch codex_approved.txt (needs the network)"
+    assert asked.data["tool_input"]["command"] == "touch codex_approved.txt"
 
 
 def test_a_command_dialog_not_drawn_whole_yet_is_read_again_when_it_settled(make_ctx) -> None:

@@ -8,11 +8,10 @@ the file the host tails through `approval_source`.
 
 import json
 import os
-import shlex
-import sys
 from pathlib import Path
 
 from wardian_claude.trust import claude_config_file, trust_folder
+from wardian_core.hook_recorder import install_recorder, start_log, write_if_changed
 from wardian_core.provider_homes import SKILLS_FOLDER, link
 from wardian_core.provider_models import HomePlan, SpawnContext
 
@@ -22,24 +21,6 @@ HOOKS_SOURCE_NAME = "claude-hooks"
 TOOL_HOOK_EVENTS = ("PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure")
 OTHER_HOOK_EVENTS = ("SessionStart", "UserPromptSubmit", "Notification", "Stop", "StopFailure", "SessionEnd")
 HOOK_TIMEOUT_SECONDS = 10
-
-# Appends the payload Claude writes to stdin as one JSON line, in one write, so hooks that
-# run at the same time cannot interleave their lines.
-RECORD_HOOK_SCRIPT = '''\
-"""Written by wardian-claude: appends one Claude hook payload to the JSONL file in argv[1]."""
-import json, os, sys
-data = sys.stdin.buffer.read()
-try:
-    record = json.loads(data)
-except ValueError:
-    record = {"hook_event_name": "unreadable", "raw": data.decode("utf-8", "replace")[:2000]}
-line = json.dumps(record, separators=(",", ":")).encode() + b"\\n"
-fd = os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-try:
-    os.write(fd, line)
-finally:
-    os.close(fd)
-'''
 
 
 def claude_dir(ctx: SpawnContext) -> Path:
@@ -54,10 +35,8 @@ def settings_file(ctx: SpawnContext) -> Path:
     return claude_dir(ctx) / "settings.json"
 
 
-def hook_settings(ctx: SpawnContext) -> dict[str, object]:
-    script = claude_dir(ctx) / "record_hook.py"
-    # -I -S: no site packages or user environment to load, so each hook costs a bare interpreter.
-    command = " ".join(shlex.quote(part) for part in (sys.executable, "-I", "-S", str(script), str(hooks_file(ctx))))
+def hook_settings(command: str) -> dict[str, object]:
+    """`command`: what each hook runs (the recorder appending to `hooks_file`)."""
     handler = {"type": "command", "command": command, "timeout": HOOK_TIMEOUT_SECONDS}
     hooks: dict[str, list[dict[str, object]]] = {}
     for event in TOOL_HOOK_EVENTS:
@@ -65,11 +44,6 @@ def hook_settings(ctx: SpawnContext) -> dict[str, object]:
     for event in OTHER_HOOK_EVENTS:
         hooks[event] = [{"hooks": [handler]}]
     return {"hooks": hooks}
-
-
-def _write_if_changed(path: Path, text: str) -> None:
-    if not path.exists() or path.read_text(encoding="utf-8") != text:
-        path.write_text(text, encoding="utf-8")
 
 
 def link_skills(root: Path) -> None:
@@ -82,13 +56,11 @@ def link_skills(root: Path) -> None:
 def prepare(ctx: SpawnContext) -> HomePlan:
     directory = claude_dir(ctx)
     directory.mkdir(parents=True, exist_ok=True)
-    _write_if_changed(directory / "record_hook.py", RECORD_HOOK_SCRIPT)
-    _write_if_changed(settings_file(ctx), json.dumps(hook_settings(ctx), indent=2) + "\n")
+    command = install_recorder(directory, hooks_file(ctx))
+    write_if_changed(settings_file(ctx), json.dumps(hook_settings(command), indent=2) + "\n")
     if ctx.mode == "interactive":
-        # The host reads the hook file from its start: a new launch (resumed sessions keep
-        # their id) must not replay the last one's Stop or SessionEnd.
-        hooks_file(ctx).write_bytes(b"")
-        os.chmod(hooks_file(ctx), 0o600)
+        # The host reads the hook file from its start (resumed sessions keep their id).
+        start_log(hooks_file(ctx))
     for root in ctx.include_roots:
         if root.is_dir():
             link_skills(root)

@@ -4,12 +4,12 @@ One payload per line (the shared fixtures' `time<TAB>event<TAB>json` logs are re
 too). Payloads of another session are ignored once the agent's session id is known.
 """
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
 from wardian_core.parsing.events import event
-from wardian_core.parsing.jsonl import json_object, text_field
+from wardian_core.parsing.hook_payloads import hook_payload, tool_data, tool_summary
+from wardian_core.parsing.jsonl import text_field
 from wardian_core.provider_models import EventKind, OutputSource, ParseResult, ProviderEvent
 
 # The dialog of a tool approval; its keys are in profile.py.
@@ -23,31 +23,11 @@ class HookState:
     approval_pending: bool = False
 
 
-def _tool_summary(record: dict[str, Any]) -> str:
-    tool = text_field(record, "tool_name") or "tool"
-    tool_input = record.get("tool_input")
-    if isinstance(tool_input, dict) and isinstance(tool_input.get("command"), str):
-        return f"{tool}: {tool_input['command']}"
-    try:
-        return f"{tool}: {json.dumps(tool_input, ensure_ascii=False)}" if tool_input is not None else tool
-    except (TypeError, ValueError):
-        return tool
-
-
-def _tool_data(record: dict[str, Any]) -> dict[str, Any]:
-    data: dict[str, Any] = {"tool_name": text_field(record, "tool_name")}
-    if isinstance(record.get("tool_input"), dict):
-        data["tool_input"] = record["tool_input"]
-    if text_field(record, "tool_use_id"):
-        data["tool_use_id"] = record["tool_use_id"]
-    return data
-
-
 def parse_hook(ctx_session_id: str | None, source: OutputSource, data: bytes, state: HookState) -> ParseResult:
-    record = json_object(data)
-    name = text_field(record, "hook_event_name") if record else None
-    if record is None or name is None:
+    payload = hook_payload(data)
+    if payload is None:
         return ParseResult()
+    record, name = payload
     session_id = text_field(record, "session_id")
     expected = state.session_id or ctx_session_id
     if expected and session_id and session_id != expected and name != "SessionStart":
@@ -68,14 +48,14 @@ def parse_hook(ctx_session_id: str | None, source: OutputSource, data: bytes, st
         return ParseResult(events=[_tool_event("generating", source, rule, name, record)])
     if name == "PermissionRequest":
         state.approval_pending = True
-        summary = _tool_summary(record)
+        summary = tool_summary(record)
         requested = event(
             "approval_requested",
             source,
             rule,
             f"{name} {summary}",
             message=summary,
-            data=_tool_data(record),
+            data=tool_data(record),
             reason="tool",
             dialog=TOOL_DIALOG,
         )
@@ -107,4 +87,4 @@ def parse_hook(ctx_session_id: str | None, source: OutputSource, data: bytes, st
 def _tool_event(
     kind: EventKind, source: OutputSource, rule: str, name: str, record: dict[str, Any], **fields: Any
 ) -> ProviderEvent:
-    return event(kind, source, rule, f"{name} {_tool_summary(record)}", data=_tool_data(record), **fields)
+    return event(kind, source, rule, f"{name} {tool_summary(record)}", data=tool_data(record), **fields)

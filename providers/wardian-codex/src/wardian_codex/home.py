@@ -5,7 +5,8 @@ and `cap_sid` (symlinked, so a sign-in is seen everywhere) and `config.toml` (me
 Codex wrote into the agent's copy, then the user's keys, then Wardian's own entries, which
 win). Everything else Codex writes -- sessions, history, `session_index.jsonl`, the SQLite
 databases and their WAL files, logs, cache, temp -- stays per agent, never linked across
-homes. Skills found in the include roots are linked into `skills/<name>`.
+homes. Skills found in the include roots are linked into `skills/<name>`; Wardian's own
+`hooks.json` (hooks.py) is written there and trusted in `config.toml`.
 """
 
 import os
@@ -18,6 +19,7 @@ from typing import Any
 
 import tomli_w
 
+from wardian_codex import hooks
 from wardian_core.provider_homes import assigned_skills, link, link_skills
 from wardian_core.provider_models import HomePlan, SpawnContext
 
@@ -81,13 +83,26 @@ def wardian_entries(ctx: SpawnContext, user_config: dict[str, Any]) -> dict[str,
     return entries
 
 
-def write_config(ctx: SpawnContext, user_home: Path, codex_home: Path) -> None:
+def _drop_stale_hook_trust(config: dict[str, Any], hook_trust: dict[str, Any]) -> dict[str, Any]:
+    """Without the trust entries of Wardian's `hooks.json` that `hook_trust` no longer names
+    (an older recorder command): the others (the user's, Codex's) stay."""
+    state = config.get("hooks", {}).get("state") if isinstance(config.get("hooks"), dict) else None
+    ours = hook_trust["hooks"]["state"]
+    if not isinstance(state, dict):
+        return config
+    prefixes = tuple({key.rsplit(":", 3)[0] + ":" for key in ours})
+    kept = {key: value for key, value in state.items() if key in ours or not key.startswith(prefixes)}
+    return config | {"hooks": config["hooks"] | {"state": kept}}
+
+
+def write_config(ctx: SpawnContext, user_home: Path, codex_home: Path, hook_trust: dict[str, Any]) -> None:
+    """`hook_trust`: the `hooks.state` entries that trust Wardian's hooks."""
     target = codex_home / "config.toml"
     # Keep what Codex wrote into the agent's copy (e.g. trust accepted in its dialog), let the
     # user's current file update it, and put Wardian's entries on top.
     user_config = _read_toml(user_home / "config.toml")
-    config = _merge(_read_toml(target), user_config)
-    config = _merge(config, wardian_entries(ctx, user_config))
+    config = _drop_stale_hook_trust(_merge(_read_toml(target), user_config), hook_trust)
+    config = _merge(config, _merge(wardian_entries(ctx, user_config), hook_trust))
     text = tomli_w.dumps(config)
     if not target.exists() or target.read_text(encoding="utf-8") != text:
         target.write_text(text, encoding="utf-8")
@@ -135,7 +150,7 @@ def prepare(ctx: SpawnContext, env: dict[str, str] | None = None, windows: bool 
     codex_home.mkdir(parents=True, exist_ok=True)
     if user_home.resolve() != codex_home.resolve():
         project_shared_files(user_home, codex_home, windows)
-    write_config(ctx, user_home, codex_home)
+    write_config(ctx, user_home, codex_home, hooks.install(ctx, codex_home))
     project_skills(ctx, codex_home)
     write_instructions(ctx, user_home, codex_home)
     return HomePlan(env={"CODEX_HOME": str(codex_home)})

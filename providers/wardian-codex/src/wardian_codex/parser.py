@@ -1,6 +1,7 @@
 """Codex output → provider events. One parser per source; never raises on bad input.
 
 - `pty` (`tui`): the TUI's screen: readiness, the trust dialog, the command approval dialog.
+- `codex-hooks` (`hooks_log`): the payloads of Wardian's hooks: turns, tools, the thread.
 - `thread-locks`, `sessions` (`sessions`): the files that tell the thread id, then that its
   rollout exists.
 - `rollout` / `rollout-resumed`: `<CODEX_HOME>/sessions/YYYY/MM/DD/rollout-*-<id>.jsonl`, the
@@ -13,9 +14,10 @@ Commentary (`agent_message`) is never a status change.
 """
 
 import json
+from pathlib import Path
 from typing import Any
 
-from wardian_codex import sessions, tui
+from wardian_codex import hooks, hooks_log, sessions, tui
 from wardian_codex.profile import EXEC_DIALOG
 from wardian_core.parsing.events import event
 from wardian_core.parsing.jsonl import json_object, object_field, text_field
@@ -31,6 +33,8 @@ def state_class(source: OutputSource) -> type | None:
         return tui.TerminalState
     if source.name == sessions.LOCKS_SOURCE:
         return sessions.LockState
+    if source.name == hooks.HOOKS_SOURCE:
+        return hooks_log.HookState
     return None  # the rollout and `exec --json` lines are read one by one, without memory
 
 
@@ -40,6 +44,8 @@ def parse(ctx: SpawnContext, source: OutputSource, data: bytes, state: Any) -> P
             return tui.watch_stream(data, state)
         if isinstance(state, sessions.LockState):
             return sessions.lock_appeared(ctx, source, data, state)
+        if isinstance(state, hooks_log.HookState):
+            return hooks_log.parse_hook(ctx.provider_session_id, source, data, state)
         if source.name == sessions.SESSIONS_SOURCE:
             return sessions.rollout_appeared()
         if source.name == HEADLESS_SOURCE:
@@ -49,15 +55,21 @@ def parse(ctx: SpawnContext, source: OutputSource, data: bytes, state: Any) -> P
         return ParseResult()
 
 
-def quiet(source: OutputSource, state: Any) -> ParseResult:
-    return tui.settle_passed(source, state) if isinstance(state, tui.TerminalState) else ParseResult()
+def _hooks_file(ctx: SpawnContext) -> Path | None:
+    return hooks.hooks_file(ctx) if ctx.mode == "interactive" else None
 
 
-def screen(source: OutputSource, snapshot: ScreenSnapshot, state: Any) -> ParseResult:
+def quiet(ctx: SpawnContext, source: OutputSource, state: Any) -> ParseResult:
+    if not isinstance(state, tui.TerminalState):
+        return ParseResult()
+    return tui.settle_passed(source, state, _hooks_file(ctx))
+
+
+def screen(ctx: SpawnContext, source: OutputSource, snapshot: ScreenSnapshot, state: Any) -> ParseResult:
     if not isinstance(state, tui.TerminalState):
         return ParseResult()
     try:
-        return tui.read_screen(source, snapshot, state)
+        return tui.read_screen(source, snapshot, state, _hooks_file(ctx))
     except Exception:  # noqa: BLE001 - as in parse
         return ParseResult()
 

@@ -86,10 +86,10 @@ def parse_output(ctx: SpawnContext, source: OutputSource, data: bytes, state: An
 
 
 @hookimpl
-def source_quiet(source: OutputSource, state: Any) -> ParseResult:
-    return parser.quiet(source, state)
+def source_quiet(ctx: SpawnContext, source: OutputSource, state: Any) -> ParseResult:
+    return parser.quiet(ctx, source, state)
 
 
 @hookimpl
-def parse_screen(source: OutputSource, screen: ScreenSnapshot, state: Any) -> ParseResult:
-    return parser.screen(source, screen, state)
+def parse_screen(ctx: SpawnContext, source: OutputSource, screen: ScreenSnapshot, state: Any) -> ParseResult:
+    return parser.screen(ctx, source, screen, state)

@@ -4,14 +4,15 @@ Codex 0.169.0 creates `<CODEX_HOME>/thread-writer-locks/<thread-id>.lock` as an 
 session starts, before any model turn; its rollout,
 `<CODEX_HOME>/sessions/YYYY/MM/DD/rollout-<time>-<thread-id>.jsonl`, appears only with the
 first turn. So the host watches for the lock while the thread id is unknown, then for the
-rollout, then follows the rollout itself. Headless runs (`codex exec --json`) say everything
-on stdout and follow nothing.
+rollout, then follows the rollout itself. The log of Wardian's hooks (hooks.py) is followed
+all along. Headless runs (`codex exec --json`) say everything on stdout and follow nothing.
 """
 
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from wardian_codex import hooks
 from wardian_codex.home import agent_codex_home
 from wardian_core.parsing.events import event
 from wardian_core.provider_models import OutputSource, ParseResult, SpawnContext
@@ -46,16 +47,14 @@ def telemetry_sources(ctx: SpawnContext) -> list[OutputSource]:
     if ctx.mode != "interactive":
         return []
     codex_home = agent_codex_home(ctx)
+    hook_log = OutputSource(name=hooks.HOOKS_SOURCE, kind="file", path=hooks.hooks_file(ctx))
     thread_id = ctx.provider_session_id
     if not thread_id or not is_thread_id(thread_id):
-        return [
-            OutputSource(name=LOCKS_SOURCE, kind="directory", path=codex_home / "thread-writer-locks", pattern="*.lock")
-        ]
-    sources = [
-        OutputSource(
-            name=SESSIONS_SOURCE, kind="directory", path=codex_home / "sessions", pattern=rollout_pattern(thread_id)
-        )
-    ]
+        locks = codex_home / "thread-writer-locks"
+        return [hook_log, OutputSource(name=LOCKS_SOURCE, kind="directory", path=locks, pattern="*.lock")]
+    sessions_dir = codex_home / "sessions"
+    pattern = rollout_pattern(thread_id)
+    sources = [hook_log, OutputSource(name=SESSIONS_SOURCE, kind="directory", path=sessions_dir, pattern=pattern)]
     rollout = rollout_file(codex_home, thread_id)
     if rollout is not None:
         resumed = ctx.session_mode == "resume"

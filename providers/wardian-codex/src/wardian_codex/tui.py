@@ -2,15 +2,20 @@
 
 The stream only says when to look: a marker in its squeezed text (the TUI draws spaces by
 moving the cursor) asks the host for the screen, and the rules below read the screen as a
-person sees it (Codex 0.169.0). Turns, command output and errors come from the rollout.
+person sees it (Codex 0.169.0). Turns, command output and errors come from the rollout and
+the hooks; a command dialog is reported from the screen (where it takes keys), named by the
+PermissionRequest hook that asked for it.
 """
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal
 
+from wardian_codex.hooks_log import pending_permission
 from wardian_codex.profile import APPROVAL_SETTLE_SECONDS, EXEC_DIALOG, TRUST_DIALOG, TRUST_SETTLE_SECONDS
 from wardian_core.parsing.escapes import squeeze
 from wardian_core.parsing.events import event, screen_text
+from wardian_core.parsing.hook_payloads import tool_data, tool_summary
 from wardian_core.parsing.markers import MarkerWatch
 from wardian_core.parsing.screen import ScreenSnapshot
 from wardian_core.parsing.settle import Settle
@@ -67,12 +72,15 @@ def watch_stream(data: bytes, state: TerminalState) -> ParseResult:
     return ParseResult(want_screen=state.stream.saw_any(data, _markers(state)))
 
 
-def read_screen(source: OutputSource, screen: ScreenSnapshot, state: TerminalState) -> ParseResult:
+def read_screen(
+    source: OutputSource, screen: ScreenSnapshot, state: TerminalState, hooks_file: Path | None = None
+) -> ParseResult:
+    """`hooks_file`: the agent's hook log, when it has one (not in a replay)."""
     text = screen_text(screen.rows)
     settled, state.settled_look = state.settled_look, False
     events = _trust_dialog(source, text, settled, state)
     call_again = state.trust_settle.start() if _trust_answer_pending(text, state) else None
-    exec_events, exec_call_again = _exec_dialog(source, screen.rows, settled, state)
+    exec_events, exec_call_again = _exec_dialog(source, screen.rows, settled, state, hooks_file)
     events += exec_events
     if READY in text and not (state.ready or state.trust_open or state.exec_open):
         state.ready = True
@@ -80,7 +88,7 @@ def read_screen(source: OutputSource, screen: ScreenSnapshot, state: TerminalSta
     return ParseResult(events=events, call_again_after=exec_call_again or call_again)
 
 
-def settle_passed(source: OutputSource, state: TerminalState) -> ParseResult:
+def settle_passed(source: OutputSource, state: TerminalState, hooks_file: Path | None = None) -> ParseResult:
     """A dialog's settle delay passed: report it, or look again where the screen must tell."""
     events = []
     look = False
@@ -88,7 +96,7 @@ def settle_passed(source: OutputSource, state: TerminalState) -> ParseResult:
         if state.command is None:
             look = True  # drawn, but not its command yet: read it from a newer screen
         else:
-            events.append(_exec_requested(source, state))
+            events.append(_exec_requested(source, state, hooks_file))
     if state.trust_settle.due() and state.trust_open:
         look = True
     state.settled_look = look
@@ -134,7 +142,7 @@ def _trust_answer_pending(text: str, state: TerminalState) -> bool:
 
 
 def _exec_dialog(
-    source: OutputSource, rows: list[str], settled: bool, state: TerminalState
+    source: OutputSource, rows: list[str], settled: bool, state: TerminalState, hooks_file: Path | None
 ) -> tuple[list[ProviderEvent], float | None]:
     shown = any(EXEC in row for row in rows)
     if shown:
@@ -144,7 +152,7 @@ def _exec_dialog(
             state.exec_open, state.exec_reported = True, False
             return [], state.exec_settle.start()
         if settled and not state.exec_reported:
-            return [_exec_requested(source, state)], None
+            return [_exec_requested(source, state, hooks_file)], None
         return [], None
     if not state.exec_open:
         return [], None
@@ -158,9 +166,28 @@ def _exec_dialog(
     return [event("approval_resolved", source, "approval dialog answered", line or EXEC, answer=answer)], None
 
 
-def _exec_requested(source: OutputSource, state: TerminalState) -> ProviderEvent:
+def _exec_requested(source: OutputSource, state: TerminalState, hooks_file: Path | None) -> ProviderEvent:
+    """The dialog, settled on screen (it takes keys now), named by the PermissionRequest hook
+    that asked for it when there is one, else by the command it shows."""
     state.exec_reported = True
     command = state.command
+    request = pending_permission(hooks_file)
+    if request is not None:
+        tool_input = request.get("tool_input")
+        reason = tool_input.get("description") if isinstance(tool_input, dict) else None
+        summary = tool_summary(request)
+        message = f"Codex asks to run {summary}" + (f" ({reason})" if isinstance(reason, str) and reason else "")
+        rule = "approval dialog after hook PermissionRequest"
+        return event(
+            "approval_requested",
+            source,
+            rule,
+            command or summary,
+            message=message,
+            data=tool_data(request),
+            reason="tool",
+            dialog=EXEC_DIALOG,
+        )
     message = f"Codex asks to run: {command}" if command else "Codex asks to run a command"
     return event(
         "approval_requested",

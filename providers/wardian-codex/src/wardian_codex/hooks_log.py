@@ -1,0 +1,83 @@
+"""The JSONL Wardian's Codex hooks append (`codex-hooks`): what Codex says of its own session.
+
+Seen on 0.169.0 (interactive): nothing at launch; with the first prompt `SessionStart` then
+`UserPromptSubmit` (the rollout's `task_started` is written ~40 ms before them); per command
+`PreToolUse`, then `PermissionRequest` when it needs approval (about 0.8 s before the dialog
+is drawn and takes keys), `PostToolUse` once it ran; `Stop` as the turn ends (within a
+millisecond of the rollout's `task_complete`); none for a turn that fails with an API error
+or is aborted (the rollout says those). Whichever of the two structured sources reports a
+turn's start or end first decides; the other's event then changes nothing.
+"""
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from wardian_core.parsing.events import event
+from wardian_core.parsing.hook_payloads import hook_payload, tool_data, tool_summary
+from wardian_core.parsing.jsonl import text_field
+from wardian_core.provider_models import OutputSource, ParseResult
+
+# Events after which an earlier PermissionRequest is no longer waiting.
+_ANSWERED_BY = ("PostToolUse", "UserPromptSubmit", "Stop", "SessionEnd")
+
+
+@dataclass
+class HookState:
+    # The thread whose payloads count: SessionStart (re)names it (a new thread in the same TUI).
+    session_id: str | None = None
+
+
+def parse_hook(known_session: str | None, source: OutputSource, data: bytes, state: HookState) -> ParseResult:
+    payload = hook_payload(data)
+    if payload is None:
+        return ParseResult()
+    record, name = payload
+    session_id = text_field(record, "session_id")
+    rule = f"hook {name}"
+    if name == "SessionStart":
+        state.session_id = session_id
+        if not session_id:
+            return ParseResult()
+        line = f"{name} source={text_field(record, 'source') or ''} {session_id}"
+        # A new thread has a rollout of its own: the host asks for the sources again.
+        changed = session_id != known_session
+        return ParseResult(
+            events=[event("session_started", source, rule, line, session_id=session_id)], sources_changed=changed
+        )
+    expected = state.session_id or known_session
+    if expected and session_id and session_id != expected:
+        return ParseResult()  # another thread's payload
+    if name == "UserPromptSubmit":
+        return ParseResult(events=[event("turn_started", source, rule, f"{name} {text_field(record, 'prompt') or ''}")])
+    if name in ("PreToolUse", "PostToolUse"):
+        summary = f"{name} {tool_summary(record)}"
+        return ParseResult(events=[event("generating", source, rule, summary, data=tool_data(record))])
+    if name == "PermissionRequest":
+        # Codex draws its dialog (and takes keys) later: the screen reports it, with this request.
+        return ParseResult(want_screen=True)
+    if name == "Stop":
+        last = text_field(record, "last_assistant_message")
+        return ParseResult(events=[event("turn_completed", source, rule, f"{name} {last or ''}", message=last)])
+    if name == "SessionEnd":
+        return ParseResult(events=[event("session_ended", source, rule, f"{name} reason={record.get('reason')}")])
+    return ParseResult()
+
+
+def pending_permission(log_file: Path | None) -> dict[str, Any] | None:
+    """The newest PermissionRequest in the hooks log not yet followed by its tool's run or the
+    turn's end; None without one (or without a log: a replay, hooks turned off)."""
+    if log_file is None:
+        return None
+    try:
+        lines = log_file.read_bytes().splitlines()
+    except OSError:
+        return None
+    pending = None
+    for payload in filter(None, map(hook_payload, lines)):
+        record, name = payload
+        if name == "PermissionRequest":
+            pending = record
+        elif name in _ANSWERED_BY:
+            pending = None
+    return pending

@@ -1,0 +1,51 @@
+"""The command a CLI's hooks run to hand Wardian their payloads: one JSON line per call.
+
+Claude Code and Codex both run a command per hook event with the event's JSON on stdin.
+Wardian installs the same small script for both, in the agent's folder, and points every
+hook at it with the JSONL file the host follows (the provider's `approval_source`).
+"""
+
+import shlex
+import sys
+from pathlib import Path
+
+SCRIPT_NAME = "record_hook.py"
+
+# Appends the payload the CLI writes to stdin as one JSON line, in one write, so hooks that
+# run at the same time cannot interleave their lines.
+RECORDER_SCRIPT = '''\
+"""Written by Wardian: appends one hook payload (stdin) to the JSONL file in argv[1]."""
+import json, os, sys
+data = sys.stdin.buffer.read()
+try:
+    record = json.loads(data)
+except ValueError:
+    record = {"hook_event_name": "unreadable", "raw": data.decode("utf-8", "replace")[:2000]}
+line = json.dumps(record, separators=(",", ":")).encode() + b"\\n"
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+try:
+    os.write(fd, line)
+finally:
+    os.close(fd)
+'''
+
+
+def write_if_changed(path: Path, text: str) -> None:
+    """Rewrite `path` only when its text differs, so an unchanged file keeps its time stamp."""
+    if not path.exists() or path.read_text(encoding="utf-8") != text:
+        path.write_text(text, encoding="utf-8")
+
+
+def install_recorder(directory: Path, log_file: Path) -> str:
+    """Write the script into `directory`; the shell command a hook runs to append to `log_file`."""
+    directory.mkdir(parents=True, exist_ok=True)
+    script = directory / SCRIPT_NAME
+    write_if_changed(script, RECORDER_SCRIPT)
+    # -I -S: no site packages or user environment to load, so each hook costs a bare interpreter.
+    return " ".join(shlex.quote(part) for part in (sys.executable, "-I", "-S", str(script), str(log_file)))
+
+
+def start_log(log_file: Path) -> None:
+    """An empty log, readable by its owner only: a new launch must not replay the last one's events."""
+    log_file.write_bytes(b"")
+    log_file.chmod(0o600)
