@@ -26,6 +26,14 @@ def test_title_size_and_a_character_split_across_reads() -> None:
     assert snapshot.size == {"rows": 3, "cols": 10}
 
 
+def test_a_private_sgr_sequence_is_ignored_not_fatal() -> None:
+    screen = ScreenModel(rows=2, cols=30)
+    # pyte hands `CSI ? … m` to select_graphic_rendition with `private`, which raised; Gemini
+    # CLI 0.61's start-up output made the screen model raise this way.
+    screen.feed(b"\x1b[?4m\x1b[1mType your\x1b[0m message\x1b[?4;2m")
+    assert screen.rows() == ["Type your message", ""]
+
+
 def test_a_redraw_replaces_what_was_there() -> None:
     screen = ScreenModel(rows=2, cols=20)
     screen.feed(b"working...\r\x1b[2K> ")

@@ -25,9 +25,17 @@ class ScreenSnapshot(BaseModel):
     size: dict[str, int]
 
 
+class _Screen(pyte.Screen):
+    def select_graphic_rendition(self, *attrs: int, private: bool = False) -> None:
+        """A private-marked `CSI ? … m` is no rendition: pyte passes it here with `private`, and
+        the plain Screen raised TypeError mid-stream (Gemini CLI 0.61's start-up output did)."""
+        if not private:
+            super().select_graphic_rendition(*attrs)
+
+
 class ScreenModel:
     def __init__(self, rows: int = DEFAULT_ROWS, cols: int = DEFAULT_COLS) -> None:
-        self._screen = pyte.Screen(cols, rows)
+        self._screen = _Screen(cols, rows)
         # ByteStream decodes UTF-8 incrementally: a character split across reads stays whole.
         self._stream = pyte.ByteStream(self._screen)
 
