@@ -1,0 +1,48 @@
+"""Launch and resume arguments of Gemini CLI (checked against 0.61.0)."""
+
+import os
+
+from wardian_core.errors import WardianError
+from wardian_core.provider_models import LaunchPlan, SpawnContext
+from wardian_gemini.profile import SETTINGS
+
+EXECUTABLE = "gemini"
+APPROVAL_MODE_DEFAULT = str(SETTINGS[0].default)
+
+
+def executable() -> str:
+    return os.environ.get("WARDIAN_GEMINI_EXECUTABLE", "").strip() or EXECUTABLE
+
+
+def resume_args(session_id: str) -> list[str]:
+    return ["--resume", session_id]
+
+
+def session_args(ctx: SpawnContext) -> list[str]:
+    """Wardian assigns the id (`--session-id`); a resume places what `resume_args` answered."""
+    if ctx.session_mode == "resume":
+        return list(ctx.resume_args)
+    return ["--session-id", ctx.provider_session_id] if ctx.provider_session_id else []
+
+
+def include_args(ctx: SpawnContext) -> list[str]:
+    args = []
+    for directory in [*ctx.include_roots, *ctx.launch.include_dirs]:
+        if directory.is_dir():
+            args += ["--include-directories", str(directory)]
+    return args
+
+
+def launch_plan(ctx: SpawnContext, env: dict[str, str]) -> LaunchPlan:
+    argv = [executable(), *session_args(ctx)]
+    argv += ["--approval-mode", str(ctx.launch.settings.get("approval_mode") or APPROVAL_MODE_DEFAULT)]
+    argv += include_args(ctx)
+    if ctx.launch.model:
+        argv += ["--model", ctx.launch.model]
+    argv += ctx.launch.extra_args
+    if ctx.mode == "headless":
+        if not ctx.prompt:
+            raise WardianError("usage", "a headless Gemini run needs a prompt", "Give the workflow node a prompt.")
+        # `--prompt=…` in one word: a prompt starting with "-" is no option of its own.
+        argv += ["--output-format", "stream-json", f"--prompt={ctx.prompt}"]
+    return LaunchPlan(argv=argv, env=env, cwd=ctx.workspace)

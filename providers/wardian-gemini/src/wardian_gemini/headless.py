@@ -1,0 +1,87 @@
+"""Gemini headless output → provider events: one stdout line of `gemini -p <prompt> --output-format stream-json`
+(Gemini CLI 0.61.0) per call, read without memory; never raises on bad input.
+
+The records: `init` (session_id), `message` (the user's prompt echoed, then the assistant's text in
+chunks with `delta: true`), `tool_use`, `tool_result`, `error` (severity `warning` or `error`) and a
+last `result` whose `status` (`success` or `error`) tells how the turn ended.
+
+A headless run never waits for a person (a tool it may not run is simply not offered to the
+model), so nothing here is an approval.
+"""
+
+import json
+from typing import Any
+
+from wardian_core.parsing.events import event
+from wardian_core.parsing.jsonl import json_object, object_field, text_field
+from wardian_core.provider_models import OutputSource, ParseResult
+
+HEADLESS_SOURCE = "headless"
+TOOL_RECORDS = ("tool_use", "tool_result")
+
+
+def inner_message(message: str) -> str:
+    """Gemini wraps the API's JSON error in `[API Error: {...}]`; show the inner message when there is one."""
+    start = message.find("{")
+    if start < 0:
+        return message
+    try:
+        # raw_decode, not json_object: the wrapper's closing `]` follows the JSON.
+        inner, _ = json.JSONDecoder().raw_decode(message, start)
+    except (ValueError, RecursionError):
+        return message
+    if not isinstance(inner, dict):
+        return message
+    return text_field(object_field(inner, "error"), "message") or text_field(inner, "message") or message
+
+
+def error_message(value: Any) -> str | None:
+    """The message of an `error` object (a `result`'s) or of a record carrying `message` itself."""
+    message = value.get("message") if isinstance(value, dict) else value
+    if not isinstance(message, str) or not message:
+        return None
+    return inner_message(message)
+
+
+def parse_headless(source: OutputSource, data: bytes) -> ParseResult:
+    try:
+        return _parse_headless(source, data)
+    except Exception:  # noqa: BLE001 - a parser must never take an agent down with it
+        return ParseResult()
+
+
+def _parse_headless(source: OutputSource, data: bytes) -> ParseResult:
+    record = json_object(data)
+    if record is None:
+        return ParseResult()
+    line = data.decode("utf-8", "replace")
+    kind = record.get("type")
+    rule = f"type={kind}"
+    session_id = text_field(record, "session_id")
+    if kind == "init" and session_id:
+        return ParseResult(events=[event("session_started", source, rule, line, session_id=session_id)])
+    role = record.get("role")
+    if kind == "message" and role == "user":
+        # The prompt echoed back: Gemini has taken the turn.
+        return ParseResult(events=[event("turn_started", source, f"{rule} role=user", line)])
+    if kind == "message" and role == "assistant":
+        # Unlike Codex's commentary, these chunks are the answer being written: the model is at work.
+        return ParseResult(events=[event("generating", source, f"{rule} role=assistant", line)])
+    if kind in TOOL_RECORDS:
+        # A failed tool (`tool_result` with status `error`) is the model's to handle; the turn goes on.
+        return ParseResult(events=[event("generating", source, rule, line)])
+    if kind == "result":
+        status = text_field(record, "status")
+        if status == "success":
+            return ParseResult(events=[event("turn_completed", source, f"{rule} status=success", line)])
+        message = error_message(record.get("error")) or status
+        failed = f"{rule} status={status}" if status else rule
+        return ParseResult(events=[event("error", source, failed, line, message=message)])
+    if kind == "error":
+        # A warning (a loop detected, a retry) is no failure: the `result` that follows tells how it ended.
+        severity = text_field(record, "severity")
+        if severity == "warning":
+            return ParseResult()
+        failed = f"{rule} severity={severity}" if severity else rule
+        return ParseResult(events=[event("error", source, failed, line, message=error_message(record))])
+    return ParseResult()

@@ -1,0 +1,109 @@
+"""The per-agent Gemini home: `GEMINI_CLI_HOME=<agent_dir>/habitat`, projected from the user's.
+
+Gemini CLI keeps everything under `$GEMINI_CLI_HOME/.gemini` (else `~/.gemini`). Each agent
+gets its own, so Wardian's hooks live in the agent's `settings.json` and never in the user's,
+and its sessions (`tmp/<project>/chats`) stay apart from the user's and other agents'. From
+the user's Gemini folder: sign-in and identity files and `trustedFolders.json` are linked (one
+sign-in, one set of trust decisions), `GEMINI.md` is linked (the user's global instructions),
+`settings.json` is merged (the user's keys, then Wardian's: its hooks added to the user's).
+Wardian's hooks are plain user-level hooks: Gemini 0.61 runs them without a trust step (a
+system-defaults file would be skipped under a group- or world-writable folder such as /tmp).
+"""
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from wardian_core.hook_recorder import install_recorder, start_log, write_if_changed
+from wardian_core.provider_homes import assigned_skills, link, link_skills
+from wardian_core.provider_models import HomePlan, SpawnContext
+
+HOOKS_SOURCE = "gemini-hooks"
+# Linked from the user's Gemini folder: sign-in, identity, trust, global instructions.
+SHARED_FILES = (
+    "oauth_creds.json",
+    "google_accounts.json",
+    "mcp-oauth-tokens.json",
+    "installation_id",
+    "user_id",
+    "trustedFolders.json",
+    "GEMINI.md",
+)
+# Tool events take a matcher ("*": every tool); lifecycle events ignore it.
+TOOL_HOOK_EVENTS = ("BeforeTool", "AfterTool", "Notification")
+OTHER_HOOK_EVENTS = ("SessionStart", "BeforeAgent", "AfterAgent", "SessionEnd")
+HOOK_NAME = "wardian"
+
+
+def user_gemini_dir(env: Mapping[str, str] | None = None) -> Path:
+    configured = (os.environ if env is None else env).get("GEMINI_CLI_HOME", "").strip()
+    return (Path(configured).expanduser() if configured else Path.home()) / ".gemini"
+
+
+def agent_home(ctx: SpawnContext) -> Path:
+    """What `GEMINI_CLI_HOME` names for this agent; Gemini's own folder is `.gemini` in it."""
+    return ctx.agent_dir / "habitat"
+
+
+def wardian_dir(ctx: SpawnContext) -> Path:
+    return ctx.agent_dir / "gemini"
+
+
+def hooks_file(ctx: SpawnContext) -> Path:
+    return wardian_dir(ctx) / "hooks.jsonl"
+
+
+def _hook_groups(command: str) -> dict[str, list[dict[str, Any]]]:
+    handler = {"type": "command", "command": command, "name": HOOK_NAME}
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for event in TOOL_HOOK_EVENTS:
+        groups[event] = [{"matcher": "*", "hooks": [handler]}]
+    for event in OTHER_HOOK_EVENTS:
+        groups[event] = [{"hooks": [handler]}]
+    return groups
+
+
+def _is_ours(group: Any) -> bool:
+    hooks = group.get("hooks") if isinstance(group, dict) else None
+    return isinstance(hooks, list) and any(isinstance(h, dict) and h.get("name") == HOOK_NAME for h in hooks)
+
+
+def merged_settings(user_settings: dict[str, Any], command: str) -> dict[str, Any]:
+    """The user's settings with Wardian's hook groups added to theirs (an older copy of ours replaced)."""
+    settings = dict(user_settings)
+    hooks = dict(settings.get("hooks") or {}) if isinstance(settings.get("hooks"), dict) else {}
+    for event, groups in _hook_groups(command).items():
+        theirs = [group for group in hooks.get(event) or [] if not _is_ours(group)]
+        hooks[event] = [*theirs, *groups]
+    settings["hooks"] = hooks
+    # GEMINI.md of the include directories is read only with this on.
+    context = dict(settings.get("context") or {}) if isinstance(settings.get("context"), dict) else {}
+    settings["context"] = context | {"loadMemoryFromIncludeDirectories": True}
+    return settings
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def prepare(ctx: SpawnContext, env: Mapping[str, str] | None = None) -> HomePlan:
+    user_dir = user_gemini_dir(env)
+    gemini_dir = agent_home(ctx) / ".gemini"
+    gemini_dir.mkdir(parents=True, exist_ok=True)
+    if user_dir.resolve() != gemini_dir.resolve():
+        for name in SHARED_FILES:
+            if (user_dir / name).exists():
+                link(user_dir / name, gemini_dir / name)
+    command = install_recorder(wardian_dir(ctx), hooks_file(ctx))
+    settings = merged_settings(_read_json(user_dir / "settings.json"), command)
+    write_if_changed(gemini_dir / "settings.json", json.dumps(settings, indent=2) + "\n")
+    link_skills(assigned_skills(ctx.include_roots), gemini_dir / "skills")
+    if ctx.mode == "interactive":
+        start_log(hooks_file(ctx))  # the host reads it from its start
+    return HomePlan(env={"GEMINI_CLI_HOME": str(agent_home(ctx))})

@@ -1,0 +1,30 @@
+"""How Wardian types into Gemini CLI's TUI and answers its dialogs (checked on 0.61.0)."""
+
+from wardian_core.provider_models import DialogKeys, InputProfile, ProviderSetting, TestedVersions
+
+TESTED_VERSIONS = TestedVersions(oldest="0.61.0", newest="0.61.0")
+
+# The tool box: "● 1. Allow once" (preselected), "2. Allow for this session",
+# "3. No, suggest changes (esc)". Enter takes the preselected answer; Esc refuses.
+TOOL_DIALOG = "tool"
+TOOL_KEYS = DialogKeys(accept="\r", reject="\x1b", settle_seconds=0.5)
+
+INPUT_PROFILE = InputProfile(
+    submit_key="\r",
+    bracketed_paste=True,
+    paste_threshold=200,
+    settle_seconds=0.3,
+    dialogs={TOOL_DIALOG: TOOL_KEYS},
+    sender_tag=True,
+)
+
+APPROVAL_MODES: list[str | int | float | bool] = ["default", "auto_edit", "yolo", "plan"]
+SETTINGS = [
+    ProviderSetting(
+        name="approval_mode",
+        choices=APPROVAL_MODES,
+        default="default",
+        description="Gemini `--approval-mode`: `default` asks before every tool that needs approval, so Wardian "
+        "sees it as `action_required`.",
+    ),
+]

@@ -1,0 +1,76 @@
+"""The per-agent Gemini home, its hooks, and the launch arguments."""
+
+import json
+import subprocess
+from pathlib import Path
+
+from wardian_core.provider_models import OutputSource
+from wardian_gemini import home, plugin
+
+SESSION = "f2e72aca-8440-49d5-a6d4-b2495d2a9c4b"
+
+
+def user_gemini(tmp_path: Path, monkeypatch) -> Path:
+    user = tmp_path / "user"
+    (user / ".gemini").mkdir(parents=True)
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(user))
+    return user / ".gemini"
+
+
+def test_the_agents_home_links_sign_in_and_trust_and_adds_wardians_hooks_to_the_users(
+    make_ctx, tmp_path: Path, monkeypatch
+) -> None:
+    user = user_gemini(tmp_path, monkeypatch)
+    (user / "oauth_creds.json").write_text("{}")
+    (user / "trustedFolders.json").write_text("{}")
+    theirs = {"matcher": "*", "hooks": [{"type": "command", "command": "their-hook", "name": "mine"}]}
+    (user / "settings.json").write_text(json.dumps({"ui": {"theme": "x"}, "hooks": {"BeforeTool": [theirs]}}))
+    ctx = make_ctx(provider_session_id=SESSION)
+    plan = plugin.prepare_home(ctx=ctx)
+    plugin.prepare_home(ctx=ctx)  # twice: still one group of Wardian's per event
+
+    gemini_dir = ctx.agent_dir / "habitat" / ".gemini"
+    assert plan.env == {"GEMINI_CLI_HOME": str(ctx.agent_dir / "habitat")}
+    assert (gemini_dir / "oauth_creds.json").resolve() == (user / "oauth_creds.json").resolve()
+    assert (gemini_dir / "trustedFolders.json").is_symlink()
+    settings = json.loads((gemini_dir / "settings.json").read_text())
+    assert settings["ui"] == {"theme": "x"} and settings["context"]["loadMemoryFromIncludeDirectories"] is True
+    assert settings["hooks"]["BeforeTool"][0] == theirs and len(settings["hooks"]["BeforeTool"]) == 2
+    for event in (*home.TOOL_HOOK_EVENTS, *home.OTHER_HOOK_EVENTS):
+        [ours] = [group for group in settings["hooks"][event] if group["hooks"][0]["name"] == "wardian"]
+        assert ("matcher" in ours) == (event in home.TOOL_HOOK_EVENTS)
+    assert json.loads((user / "settings.json").read_text())["hooks"] == {"BeforeTool": [theirs]}, "never written"
+
+
+def test_the_hook_command_appends_each_payload(make_ctx, tmp_path: Path, monkeypatch) -> None:
+    user_gemini(tmp_path, monkeypatch)
+    ctx = make_ctx(provider_session_id=SESSION)
+    plugin.prepare_home(ctx=ctx)
+    settings = json.loads((ctx.agent_dir / "habitat" / ".gemini" / "settings.json").read_text())
+    command = settings["hooks"]["AfterAgent"][0]["hooks"][0]["command"]
+    payload = {"session_id": SESSION, "hook_event_name": "AfterAgent"}
+    subprocess.run(command, shell=True, input=json.dumps(payload).encode(), check=True)
+    assert [json.loads(line) for line in home.hooks_file(ctx).read_text().splitlines()] == [payload]
+    assert plugin.approval_source(ctx=ctx) == [
+        OutputSource(name="gemini-hooks", kind="file", path=home.hooks_file(ctx))
+    ]
+
+
+def test_launch_arguments_fresh_resume_and_headless(make_ctx, tmp_path: Path) -> None:
+    root = tmp_path / "common"
+    root.mkdir()
+    fresh = plugin.build_argv(ctx=make_ctx(provider_session_id=SESSION, include_roots=[root])).argv
+    assert fresh == [
+        "gemini",
+        "--session-id",
+        SESSION,
+        "--approval-mode",
+        "default",
+        "--include-directories",
+        str(root),
+    ]
+    resumed = make_ctx(provider_session_id=SESSION, session_mode="resume", resume_args=["--resume", SESSION])
+    assert plugin.build_argv(ctx=resumed).argv[:3] == ["gemini", "--resume", SESSION]
+    headless = make_ctx(provider_session_id=SESSION, mode="headless", prompt="-x", settings={"approval_mode": "yolo"})
+    argv = plugin.build_argv(ctx=headless).argv
+    assert argv[-3:] == ["--output-format", "stream-json", "--prompt=-x"] and "yolo" in argv

@@ -1,0 +1,137 @@
+"""Acceptance through `wardian` itself: the real Gemini CLI (0.61.0) against the loopback model server.
+
+Each test spawns Gemini agents with `wardian agent spawn --provider gemini`, talks to them with
+`wardian send`, waits with `wardian agent wait`, and checks every status it waits for by the
+event that caused it (`status_evidence`), so an idle reached any other way cannot pass.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from wardian_host.testing.reaping import reap_home
+
+pytestmark = pytest.mark.real_cli
+
+WARDIAN = str(Path(sys.executable).parent / "wardian")
+MOCK_API_KEY = "sk-mock-0123456789abcdefghijklmnopqrstuvwxyz"
+FIELDS = "name,uuid,status,status_evidence,provider_session_id,pid"
+
+
+@dataclass
+class Wardian:
+    home: Path
+    workspace: Path
+    cli: Any  # the RealCli of the gemini_cli fixture: its model server and the user's Gemini home
+
+    def __call__(self, *args: str, timeout: float = 90) -> dict[str, Any]:
+        completed = subprocess.run(
+            [WARDIAN, *args],
+            capture_output=True,
+            text=True,
+            env=dict(os.environ),
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+        )
+        assert completed.returncode == 0, f"wardian {' '.join(args)}: {completed.stderr}"
+        return json.loads(completed.stdout) if completed.stdout.strip() else {}
+
+    def spawn(self, name: str) -> dict[str, Any]:
+        return self(
+            "agent",
+            "spawn",
+            "--provider",
+            "gemini",
+            "--class",
+            "Coder",
+            "--name",
+            name,
+            "--workspace",
+            str(self.workspace),
+        )["agent"]
+
+    def wait(self, name: str, status: str, event: str, timeout: str = "60s") -> dict[str, Any]:
+        """Wait for `status` and prove which provider event produced it."""
+        try:
+            self("agent", "wait", name, "--until", status, "--timeout", timeout)
+        except AssertionError as failed:  # say what the agent showed, for whoever reads the failure
+            rows = self("agent", "screen", name)["screen"]["rows"]
+            raise AssertionError(f"{failed}\nscreen:\n" + "\n".join(rows)) from None
+        agent = self.show(name)
+        assert agent["status"] == status, agent
+        assert agent["status_evidence"]["event"] == event, agent["status_evidence"]
+        return agent
+
+    def show(self, name: str) -> dict[str, Any]:
+        return self("agent", name, "--fields", FIELDS)["agent"]
+
+    def watch(self, name: str) -> dict[str, Any]:
+        return self("agent", "watch", name)["watch"]
+
+
+@pytest.fixture
+def wardian(gemini_cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Wardian]:
+    """`wardian` with the real Gemini CLI: the user's Gemini home points at the model server."""
+    wardian_home = tmp_path / "wardian-home"
+    wardian_home.mkdir(exist_ok=True)
+    monkeypatch.setenv("WARDIAN_HOME", str(wardian_home))
+    monkeypatch.setenv("WARDIAN_GEMINI_EXECUTABLE", str(gemini_cli.executable))
+    monkeypatch.setenv("WARDIAN_PLUGINS", "gemini")
+    # The host (and so every agent) inherits what points Gemini at the model server.
+    for name in ("GEMINI_CLI_HOME", "GEMINI_API_KEY", "GOOGLE_GEMINI_BASE_URL", "GEMINI_CLI_NO_RELAUNCH"):
+        monkeypatch.setenv(name, gemini_cli.env[name])
+    try:
+        yield Wardian(wardian_home, gemini_cli.workspace.resolve(), gemini_cli)
+    finally:
+        reap_home(wardian_home)
+
+
+def hook_events(wardian: Wardian, uuid: str) -> list[str]:
+    lines = (wardian.home / "agents" / uuid / "gemini" / "hooks.jsonl").read_text().splitlines()
+    return [json.loads(line)["hook_event_name"] for line in lines]
+
+
+def test_spawn_is_idle_a_turn_completes_and_the_session_id_is_wardians(wardian: Wardian) -> None:
+    agent = wardian.spawn("gm")
+    ready = wardian.wait("gm", "idle", "ready")
+    assert ready["status_evidence"]["rule"] == "ready prompt after hook SessionStart"
+    # Wardian assigned the id up front (--session-id); Gemini's own SessionStart names the same.
+    session = ready["provider_session_id"]
+    lines = (wardian.home / "agents" / agent["uuid"] / "gemini" / "hooks.jsonl").read_text().splitlines()
+    assert json.loads(lines[0])["session_id"] == session
+
+    sent = wardian("send", "hello ECHO:g1", "--to", "gm", "--wait-until", "idle", "--timeout", "60s")
+    done = sent["agent"]["status_evidence"]
+    assert (done["event"], done["source"], done["rule"]) == ("turn_completed", "gemini-hooks", "hook AfterAgent")
+    watched = wardian.watch("gm")
+    assert "MOCK-REPLYg1" in "".join(watched["output"].split())
+    assert [event["to"] for event in watched["events"]][-2:] == ["processing", "idle"]
+    assert watched["events"][-2]["evidence"]["rule"] == "hook BeforeAgent"
+    assert hook_events(wardian, agent["uuid"])[-2:] == ["BeforeAgent", "AfterAgent"]
+
+
+def test_a_tool_call_is_approved_from_wardian(wardian: Wardian) -> None:
+    wardian.spawn("gm")
+    wardian.wait("gm", "idle", "ready")
+    wardian("send", "run MOCK_TOOL:touch approved.txt ECHO:t1", "--to", "gm")
+    asked = wardian.wait("gm", "action_required", "approval_requested")["status_evidence"]
+    assert (asked["source"], asked["rule"], asked["line"]) == (
+        "gemini-hooks",
+        "hook Notification ToolPermission",
+        "touch approved.txt",
+    )
+    assert (asked["reason"], asked["dialog"]) == ("tool", "tool")
+    assert not (wardian.workspace / "approved.txt").exists()
+    answer = wardian("send", "--approval", "accept", "--to", "gm", "--timeout", "30s")
+    assert answer["left_action_required"] is True
+    wardian.wait("gm", "idle", "turn_completed")
+    assert (wardian.workspace / "approved.txt").exists()
