@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 
 from wardian_host.testing.reaping import reap_home
@@ -135,3 +136,26 @@ def test_a_tool_call_is_approved_from_wardian(wardian: Wardian) -> None:
     assert answer["left_action_required"] is True
     wardian.wait("gm", "idle", "turn_completed")
     assert (wardian.workspace / "approved.txt").exists()
+
+
+def test_a_refused_tool_call_leaves_nothing_on_disk_and_kill_leaves_no_process(wardian: Wardian) -> None:
+    agent = wardian.spawn("gm")
+    wardian.wait("gm", "idle", "ready")
+    wardian("send", "run MOCK_TOOL:touch refused.txt ECHO:t2", "--to", "gm")
+    wardian.wait("gm", "action_required", "approval_requested")
+    refused = wardian("send", "--approval", "reject", "--to", "gm", "--timeout", "30s")
+    assert refused["left_action_required"] is True
+    left = refused["agent"]["status_evidence"]
+    assert left["event"] == "approval_resolved", left
+    assert not (wardian.workspace / "refused.txt").exists()
+    assert "AfterTool" not in hook_events(wardian, agent["uuid"])
+
+    wardian("agent", "kill", "gm")
+    wardian("agent", "wait", "gm", "--until", "off", "--timeout", "30s")
+    habitat = str(wardian.home / "agents" / agent["uuid"] / "habitat")
+    for process in psutil.process_iter():
+        try:
+            environ = process.environ()
+        except (psutil.Error, OSError):
+            continue
+        assert environ.get("GEMINI_CLI_HOME") != habitat, f"process {process.pid} still runs with the agent's home"
