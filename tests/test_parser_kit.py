@@ -1,7 +1,7 @@
 """The parser kit providers share: escapes, JSON lines, settle timers, marker watches."""
 
 from wardian_core.parsing.escapes import TerminalText, squeeze, strip_ansi
-from wardian_core.parsing.jsonl import LineSplitter, json_object
+from wardian_core.parsing.jsonl import LineSplitter, api_error_message, json_object
 from wardian_core.parsing.markers import MarkerWatch
 from wardian_core.parsing.settle import Settle
 
@@ -41,3 +41,11 @@ def test_a_settle_timer_comes_due_once_unless_cancelled() -> None:
     settle.start()
     settle.cancel()
     assert settle.due() is False
+
+
+def test_api_error_message_unwraps_the_api_json_each_cli_wraps_in_a_string() -> None:
+    api = '{"error":{"code":400,"message":"mock error 400 requested"}}'
+    assert api_error_message({"message": api}) == "mock error 400 requested"  # Codex: the JSON alone
+    assert api_error_message(f"[API Error: {api}]") == "mock error 400 requested"  # Gemini: wrapped
+    assert api_error_message({"message": "plain text {not json"}) == "plain text {not json"
+    assert api_error_message({"message": ""}) is None and api_error_message(42) is None

@@ -36,16 +36,20 @@ def write_if_changed(path: Path, text: str) -> None:
         path.write_text(text, encoding="utf-8")
 
 
-def install_recorder(directory: Path, log_file: Path) -> str:
-    """Write the script into `directory`; the shell command a hook runs to append to `log_file`."""
+def install_recorder(directory: Path, log_file: Path, *, fresh_log: bool) -> str:
+    """Write the script into `directory`; the shell command a hook runs to append to `log_file`.
+
+    `fresh_log` (an interactive launch): empty the log first, since the host reads it from its start."""
     directory.mkdir(parents=True, exist_ok=True)
+    if fresh_log:
+        _start_log(log_file)
     script = directory / SCRIPT_NAME
     write_if_changed(script, RECORDER_SCRIPT)
     # -I -S: no site packages or user environment to load, so each hook costs a bare interpreter.
     return " ".join(shlex.quote(part) for part in (sys.executable, "-I", "-S", str(script), str(log_file)))
 
 
-def start_log(log_file: Path) -> None:
+def _start_log(log_file: Path) -> None:
     """An empty log, readable by its owner only: a new launch must not replay the last one's events."""
     log_file.write_bytes(b"")
     log_file.chmod(0o600)

@@ -45,3 +45,20 @@ class LineSplitter:
         if len(self._partial) > MAX_LINE_BYTES:
             self._partial = b""  # a line without end: dropped rather than kept growing
         return [line.removesuffix(b"\r") for line in lines if len(line) <= MAX_LINE_BYTES]
+
+
+def api_error_message(value: Any) -> str | None:
+    """The message of an error object (or a record with `message`), unwrapped where a CLI wrapped
+    the API's JSON error in a string (Codex: the JSON alone; Gemini: `[API Error: {...}]`)."""
+    message = value.get("message") if isinstance(value, dict) else value
+    if not isinstance(message, str) or not message:
+        return None
+    start = message.find("{")
+    try:
+        # raw_decode, not json_object: text may follow the JSON (Gemini's closing `]`).
+        inner = json.JSONDecoder().raw_decode(message, start)[0] if start >= 0 else None
+    except (ValueError, RecursionError):
+        return message
+    if not isinstance(inner, dict):
+        return message
+    return text_field(object_field(inner, "error"), "message") or text_field(inner, "message") or message

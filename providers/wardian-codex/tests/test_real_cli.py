@@ -10,15 +10,14 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import psutil
 import pytest
+from wardian_cli import WARDIAN, WardianCli
 
 from wardian_codex import plugin
 from wardian_core.provider_models import LaunchConfig, SpawnContext
@@ -27,54 +26,10 @@ from wardian_host.testing.reaping import reap_home
 
 pytestmark = pytest.mark.real_cli
 
-WARDIAN = str(Path(sys.executable).parent / "wardian")
 MOCK_API_KEY = "sk-mock-0123456789abcdefghijklmnopqrstuvwxyz"
-FIELDS = "name,uuid,status,status_evidence,provider_session_id,pid"
 
 
-@dataclass
-class Wardian:
-    home: Path
-    workspace: Path
-    cli: Any  # the RealCli of the codex_cli fixture: its model server and the user's Codex home
-
-    def __call__(self, *args: str, timeout: float = 90) -> dict[str, Any]:
-        completed = subprocess.run(
-            [WARDIAN, *args],
-            capture_output=True,
-            text=True,
-            env=dict(os.environ),
-            timeout=timeout,
-            stdin=subprocess.DEVNULL,
-        )
-        assert completed.returncode == 0, f"wardian {' '.join(args)}: {completed.stderr}"
-        return json.loads(completed.stdout) if completed.stdout.strip() else {}
-
-    def spawn(self, name: str) -> dict[str, Any]:
-        return self(
-            "agent",
-            "spawn",
-            "--provider",
-            "codex",
-            "--class",
-            "Coder",
-            "--name",
-            name,
-            "--workspace",
-            str(self.workspace),
-        )["agent"]
-
-    def wait(self, name: str, status: str, event: str, timeout: str = "60s") -> dict[str, Any]:
-        """Wait for `status` and prove which provider event produced it."""
-        self("agent", "wait", name, "--until", status, "--timeout", timeout)
-        agent = self.show(name)
-        assert agent["status"] == status, agent
-        assert agent["status_evidence"]["event"] == event, agent["status_evidence"]
-        return agent
-
-    def show(self, name: str) -> dict[str, Any]:
-        return self("agent", name, "--fields", FIELDS)["agent"]
-
+class Wardian(WardianCli):
     def thread_id(self, name: str, timeout: float = 15) -> str:
         """The thread id arrives shortly after readiness (Codex creates its lock file then)."""
         deadline = time.monotonic() + timeout
@@ -82,9 +37,6 @@ class Wardian:
             assert time.monotonic() < deadline, "no Codex thread id was stored"
             time.sleep(0.2)
         return session
-
-    def watch(self, name: str) -> dict[str, Any]:
-        return self("agent", "watch", name)["watch"]
 
     def codex_home(self, uuid: str) -> Path:
         return self.home / "agents" / uuid / "habitat" / ".codex"
@@ -135,7 +87,7 @@ def wardian(codex_cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Itera
     monkeypatch.setenv("WARDIAN_PLUGINS", "codex")
     monkeypatch.delenv("CODEX_HOME", raising=False)
     try:
-        yield Wardian(wardian_home, codex_cli.workspace.resolve(), codex_cli)
+        yield Wardian(wardian_home, codex_cli.workspace.resolve(), codex_cli, "codex")
     finally:
         reap_home(wardian_home)
 

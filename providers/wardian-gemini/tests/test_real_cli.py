@@ -8,79 +8,20 @@ event that caused it (`status_evidence`), so an idle reached any other way canno
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import psutil
 import pytest
+from wardian_cli import WardianCli
 
 from wardian_host.testing.reaping import reap_home
 
 pytestmark = pytest.mark.real_cli
 
-WARDIAN = str(Path(sys.executable).parent / "wardian")
-MOCK_API_KEY = "sk-mock-0123456789abcdefghijklmnopqrstuvwxyz"
-FIELDS = "name,uuid,status,status_evidence,provider_session_id,pid"
-
-
-@dataclass
-class Wardian:
-    home: Path
-    workspace: Path
-    cli: Any  # the RealCli of the gemini_cli fixture: its model server and the user's Gemini home
-
-    def __call__(self, *args: str, timeout: float = 90) -> dict[str, Any]:
-        completed = subprocess.run(
-            [WARDIAN, *args],
-            capture_output=True,
-            text=True,
-            env=dict(os.environ),
-            timeout=timeout,
-            stdin=subprocess.DEVNULL,
-        )
-        assert completed.returncode == 0, f"wardian {' '.join(args)}: {completed.stderr}"
-        return json.loads(completed.stdout) if completed.stdout.strip() else {}
-
-    def spawn(self, name: str) -> dict[str, Any]:
-        return self(
-            "agent",
-            "spawn",
-            "--provider",
-            "gemini",
-            "--class",
-            "Coder",
-            "--name",
-            name,
-            "--workspace",
-            str(self.workspace),
-        )["agent"]
-
-    def wait(self, name: str, status: str, event: str, timeout: str = "60s") -> dict[str, Any]:
-        """Wait for `status` and prove which provider event produced it."""
-        try:
-            self("agent", "wait", name, "--until", status, "--timeout", timeout)
-        except AssertionError as failed:  # say what the agent showed, for whoever reads the failure
-            rows = self("agent", "screen", name)["screen"]["rows"]
-            raise AssertionError(f"{failed}\nscreen:\n" + "\n".join(rows)) from None
-        agent = self.show(name)
-        assert agent["status"] == status, agent
-        assert agent["status_evidence"]["event"] == event, agent["status_evidence"]
-        return agent
-
-    def show(self, name: str) -> dict[str, Any]:
-        return self("agent", name, "--fields", FIELDS)["agent"]
-
-    def watch(self, name: str) -> dict[str, Any]:
-        return self("agent", "watch", name)["watch"]
-
 
 @pytest.fixture
-def wardian(gemini_cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Wardian]:
+def wardian(gemini_cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[WardianCli]:
     """`wardian` with the real Gemini CLI: the user's Gemini home points at the model server."""
     wardian_home = tmp_path / "wardian-home"
     wardian_home.mkdir(exist_ok=True)
@@ -91,17 +32,17 @@ def wardian(gemini_cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iter
     for name in ("GEMINI_CLI_HOME", "GEMINI_API_KEY", "GOOGLE_GEMINI_BASE_URL", "GEMINI_CLI_NO_RELAUNCH"):
         monkeypatch.setenv(name, gemini_cli.env[name])
     try:
-        yield Wardian(wardian_home, gemini_cli.workspace.resolve(), gemini_cli)
+        yield WardianCli(wardian_home, gemini_cli.workspace.resolve(), gemini_cli, "gemini")
     finally:
         reap_home(wardian_home)
 
 
-def hook_events(wardian: Wardian, uuid: str) -> list[str]:
+def hook_events(wardian: WardianCli, uuid: str) -> list[str]:
     lines = (wardian.home / "agents" / uuid / "gemini" / "hooks.jsonl").read_text().splitlines()
     return [json.loads(line)["hook_event_name"] for line in lines]
 
 
-def test_spawn_is_idle_a_turn_completes_and_the_session_id_is_wardians(wardian: Wardian) -> None:
+def test_spawn_is_idle_a_turn_completes_and_the_session_id_is_wardians(wardian: WardianCli) -> None:
     agent = wardian.spawn("gm")
     ready = wardian.wait("gm", "idle", "ready")
     assert ready["status_evidence"]["rule"] == "ready prompt after hook SessionStart"
@@ -120,7 +61,7 @@ def test_spawn_is_idle_a_turn_completes_and_the_session_id_is_wardians(wardian: 
     assert hook_events(wardian, agent["uuid"])[-2:] == ["BeforeAgent", "AfterAgent"]
 
 
-def test_a_tool_call_is_approved_from_wardian(wardian: Wardian) -> None:
+def test_a_tool_call_is_approved_from_wardian(wardian: WardianCli) -> None:
     wardian.spawn("gm")
     wardian.wait("gm", "idle", "ready")
     wardian("send", "run MOCK_TOOL:touch approved.txt ECHO:t1", "--to", "gm")
@@ -138,7 +79,7 @@ def test_a_tool_call_is_approved_from_wardian(wardian: Wardian) -> None:
     assert (wardian.workspace / "approved.txt").exists()
 
 
-def test_a_refused_tool_call_leaves_nothing_on_disk_and_kill_leaves_no_process(wardian: Wardian) -> None:
+def test_a_refused_tool_call_leaves_nothing_on_disk_and_kill_leaves_no_process(wardian: WardianCli) -> None:
     agent = wardian.spawn("gm")
     wardian.wait("gm", "idle", "ready")
     wardian("send", "run MOCK_TOOL:touch refused.txt ECHO:t2", "--to", "gm")

@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 from wardian_claude.trust import claude_config_file, trust_folder
-from wardian_core.hook_recorder import install_recorder, start_log, write_if_changed
+from wardian_core.hook_recorder import install_recorder, write_if_changed
 from wardian_core.provider_homes import SKILLS_FOLDER, link
 from wardian_core.provider_models import HomePlan, SpawnContext
 
@@ -56,11 +56,8 @@ def link_skills(root: Path) -> None:
 def prepare(ctx: SpawnContext) -> HomePlan:
     directory = claude_dir(ctx)
     directory.mkdir(parents=True, exist_ok=True)
-    command = install_recorder(directory, hooks_file(ctx))
+    command = install_recorder(directory, hooks_file(ctx), fresh_log=ctx.mode == "interactive")
     write_if_changed(settings_file(ctx), json.dumps(hook_settings(command), indent=2) + "\n")
-    if ctx.mode == "interactive":
-        # The host reads the hook file from its start (resumed sessions keep their id).
-        start_log(hooks_file(ctx))
     for root in ctx.include_roots:
         if root.is_dir():
             link_skills(root)

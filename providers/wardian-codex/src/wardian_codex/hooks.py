@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from wardian_core.hook_recorder import install_recorder, start_log, write_if_changed
+from wardian_core.hook_recorder import install_recorder, write_if_changed
 from wardian_core.provider_models import SpawnContext
 
 HOOKS_SOURCE = "codex-hooks"
@@ -78,9 +78,7 @@ def trust_entries(config_path: Path, command: str) -> dict[str, Any]:
 
 def install(ctx: SpawnContext, codex_home: Path) -> dict[str, Any]:
     """Write the recorder and `hooks.json`; the config entries that trust them."""
-    command = install_recorder(wardian_dir(ctx), hooks_file(ctx))
+    command = install_recorder(wardian_dir(ctx), hooks_file(ctx), fresh_log=ctx.mode == "interactive")
     config_path = codex_home / HOOKS_CONFIG
     write_if_changed(config_path, json.dumps(hooks_config(command), indent=2) + "\n")
-    if ctx.mode == "interactive":
-        start_log(hooks_file(ctx))  # the host reads it from its start
     return trust_entries(config_path, command)

@@ -20,7 +20,7 @@ from typing import Any
 from wardian_codex import hooks, hooks_log, sessions, tui
 from wardian_codex.profile import EXEC_DIALOG
 from wardian_core.parsing.events import event
-from wardian_core.parsing.jsonl import json_object, object_field, text_field
+from wardian_core.parsing.jsonl import api_error_message, json_object, object_field, text_field
 from wardian_core.parsing.screen import ScreenSnapshot
 from wardian_core.provider_models import OutputSource, ParseResult, SpawnContext
 
@@ -74,15 +74,6 @@ def screen(ctx: SpawnContext, source: OutputSource, snapshot: ScreenSnapshot, st
         return ParseResult()
 
 
-def error_message(value: Any) -> str | None:
-    """Codex wraps the API's JSON error in a string; show the inner message when there is one."""
-    message = value.get("message") if isinstance(value, dict) else value
-    if not isinstance(message, str):
-        return None
-    inner = object_field(json_object(message) or {}, "error")
-    return text_field(inner, "message") or message
-
-
 def parse_headless(source: OutputSource, data: bytes) -> ParseResult:
     record = json_object(data)
     if record is None:
@@ -101,9 +92,9 @@ def parse_headless(source: OutputSource, data: bytes) -> ParseResult:
     if kind == "turn.completed":
         return ParseResult(events=[event("turn_completed", source, rule, line)])
     if kind == "error":
-        return ParseResult(events=[event("error", source, rule, line, message=error_message(record))])
+        return ParseResult(events=[event("error", source, rule, line, message=api_error_message(record))])
     if kind == "turn.failed":
-        return ParseResult(events=[event("error", source, rule, line, message=error_message(record.get("error")))])
+        return ParseResult(events=[event("error", source, rule, line, message=api_error_message(record.get("error")))])
     return ParseResult()
 
 
@@ -154,11 +145,11 @@ def parse_rollout(source: OutputSource, data: bytes) -> ParseResult:
         return ParseResult()
     if payload_type == "task_complete":
         if payload.get("error"):
-            message = error_message(payload["error"])
+            message = api_error_message(payload["error"])
             return ParseResult(events=[event("error", source, f"{rule} with error", line, message=message)])
         return ParseResult(events=[event("turn_completed", source, rule, line)])
     if payload_type == "turn_aborted":
         return ParseResult(events=[event("turn_completed", source, rule, line, message=text_field(payload, "reason"))])
     if payload_type == "error":  # stream_error is a retry notice, not a failure
-        return ParseResult(events=[event("error", source, rule, line, message=error_message(payload))])
+        return ParseResult(events=[event("error", source, rule, line, message=api_error_message(payload))])
     return ParseResult()

@@ -1,17 +1,11 @@
 """Launch and resume arguments of Gemini CLI (checked against 0.61.0)."""
 
-import os
-
 from wardian_core.errors import WardianError
 from wardian_core.provider_models import LaunchPlan, SpawnContext
 from wardian_gemini.profile import SETTINGS
 
 EXECUTABLE = "gemini"
 APPROVAL_MODE_DEFAULT = str(SETTINGS[0].default)
-
-
-def executable() -> str:
-    return os.environ.get("WARDIAN_GEMINI_EXECUTABLE", "").strip() or EXECUTABLE
 
 
 def resume_args(session_id: str) -> list[str]:
@@ -34,7 +28,8 @@ def include_args(ctx: SpawnContext) -> list[str]:
 
 
 def launch_plan(ctx: SpawnContext, env: dict[str, str]) -> LaunchPlan:
-    argv = [executable(), *session_args(ctx)]
+    # The host replaces `gemini` with WARDIAN_GEMINI_EXECUTABLE or the settings' `executable`.
+    argv = [EXECUTABLE, *session_args(ctx)]
     argv += ["--approval-mode", str(ctx.launch.settings.get("approval_mode") or APPROVAL_MODE_DEFAULT)]
     argv += include_args(ctx)
     if ctx.launch.model:

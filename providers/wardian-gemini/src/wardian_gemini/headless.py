@@ -9,38 +9,12 @@ A headless run never waits for a person (a tool it may not run is simply not off
 model), so nothing here is an approval.
 """
 
-import json
-from typing import Any
-
 from wardian_core.parsing.events import event
-from wardian_core.parsing.jsonl import json_object, object_field, text_field
+from wardian_core.parsing.jsonl import api_error_message, json_object, text_field
 from wardian_core.provider_models import OutputSource, ParseResult
 
 HEADLESS_SOURCE = "headless"
 TOOL_RECORDS = ("tool_use", "tool_result")
-
-
-def inner_message(message: str) -> str:
-    """Gemini wraps the API's JSON error in `[API Error: {...}]`; show the inner message when there is one."""
-    start = message.find("{")
-    if start < 0:
-        return message
-    try:
-        # raw_decode, not json_object: the wrapper's closing `]` follows the JSON.
-        inner, _ = json.JSONDecoder().raw_decode(message, start)
-    except (ValueError, RecursionError):
-        return message
-    if not isinstance(inner, dict):
-        return message
-    return text_field(object_field(inner, "error"), "message") or text_field(inner, "message") or message
-
-
-def error_message(value: Any) -> str | None:
-    """The message of an `error` object (a `result`'s) or of a record carrying `message` itself."""
-    message = value.get("message") if isinstance(value, dict) else value
-    if not isinstance(message, str) or not message:
-        return None
-    return inner_message(message)
 
 
 def parse_headless(source: OutputSource, data: bytes) -> ParseResult:
@@ -74,7 +48,7 @@ def _parse_headless(source: OutputSource, data: bytes) -> ParseResult:
         status = text_field(record, "status")
         if status == "success":
             return ParseResult(events=[event("turn_completed", source, f"{rule} status=success", line)])
-        message = error_message(record.get("error")) or status
+        message = api_error_message(record.get("error")) or status
         failed = f"{rule} status={status}" if status else rule
         return ParseResult(events=[event("error", source, failed, line, message=message)])
     if kind == "error":
@@ -83,5 +57,5 @@ def _parse_headless(source: OutputSource, data: bytes) -> ParseResult:
         if severity == "warning":
             return ParseResult()
         failed = f"{rule} severity={severity}" if severity else rule
-        return ParseResult(events=[event("error", source, failed, line, message=error_message(record))])
+        return ParseResult(events=[event("error", source, failed, line, message=api_error_message(record))])
     return ParseResult()

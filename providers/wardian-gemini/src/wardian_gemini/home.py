@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from wardian_core.hook_recorder import install_recorder, start_log, write_if_changed
+from wardian_core.hook_recorder import install_recorder, write_if_changed
 from wardian_core.provider_homes import assigned_skills, link, link_skills
 from wardian_core.provider_models import HomePlan, SpawnContext
 
@@ -100,10 +100,8 @@ def prepare(ctx: SpawnContext, env: Mapping[str, str] | None = None) -> HomePlan
         for name in SHARED_FILES:
             if (user_dir / name).exists():
                 link(user_dir / name, gemini_dir / name)
-    command = install_recorder(wardian_dir(ctx), hooks_file(ctx))
+    command = install_recorder(wardian_dir(ctx), hooks_file(ctx), fresh_log=ctx.mode == "interactive")
     settings = merged_settings(_read_json(user_dir / "settings.json"), command)
     write_if_changed(gemini_dir / "settings.json", json.dumps(settings, indent=2) + "\n")
     link_skills(assigned_skills(ctx.include_roots), gemini_dir / "skills")
-    if ctx.mode == "interactive":
-        start_log(hooks_file(ctx))  # the host reads it from its start
     return HomePlan(env={"GEMINI_CLI_HOME": str(agent_home(ctx))})

@@ -13,7 +13,7 @@ from typing import Any
 from wardian_core.parsing.events import event
 from wardian_core.parsing.hook_payloads import hook_payload, tool_data, tool_summary
 from wardian_core.parsing.jsonl import object_field, text_field
-from wardian_core.provider_models import OutputSource, ParseResult
+from wardian_core.provider_models import OutputSource, ParseResult, ProviderEvent
 from wardian_gemini.profile import TOOL_DIALOG
 
 
@@ -61,7 +61,7 @@ def parse_hook(known_session: str | None, source: OutputSource, data: bytes, sta
     return ParseResult()
 
 
-def _approval_requested(source: OutputSource, rule: str, record: dict[str, Any], state: HookState) -> Any:
+def _approval_requested(source: OutputSource, rule: str, record: dict[str, Any], state: HookState) -> ProviderEvent:
     state.approval_pending = True
     details = object_field(record, "details")
     command = text_field(details, "command")

@@ -1,0 +1,58 @@
+"""`wardian` as a provider's real-CLI tests drive it: one subprocess per command, JSON answers.
+
+Each wait proves which provider event produced the status it waited for, so an `idle` reached
+any other way cannot pass; a wait that times out shows the agent's screen in its failure.
+"""
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+WARDIAN = str(Path(sys.executable).parent / "wardian")
+FIELDS = "name,uuid,status,status_evidence,provider_session_id,pid"
+
+
+@dataclass
+class WardianCli:
+    home: Path
+    workspace: Path
+    cli: Any  # the RealCli of the `<provider>_cli` fixture: its model server and the user's home
+    provider: str
+
+    def __call__(self, *args: str, timeout: float = 90) -> dict[str, Any]:
+        completed = subprocess.run(
+            [WARDIAN, *args],
+            capture_output=True,
+            text=True,
+            env=dict(os.environ),
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+        )
+        assert completed.returncode == 0, f"wardian {' '.join(args)}: {completed.stderr}"
+        return json.loads(completed.stdout) if completed.stdout.strip() else {}
+
+    def spawn(self, name: str) -> dict[str, Any]:
+        args = ["--provider", self.provider, "--class", "Coder", "--name", name, "--workspace", str(self.workspace)]
+        return self("agent", "spawn", *args)["agent"]
+
+    def wait(self, name: str, status: str, event: str, timeout: str = "60s") -> dict[str, Any]:
+        """Wait for `status` and prove which provider event produced it."""
+        try:
+            self("agent", "wait", name, "--until", status, "--timeout", timeout)
+        except AssertionError as failed:  # say what the agent showed, for whoever reads the failure
+            rows = self("agent", "screen", name)["screen"]["rows"]
+            raise AssertionError(f"{failed}\nscreen:\n" + "\n".join(rows)) from None
+        agent = self.show(name)
+        assert agent["status"] == status, agent
+        assert agent["status_evidence"]["event"] == event, agent["status_evidence"]
+        return agent
+
+    def show(self, name: str) -> dict[str, Any]:
+        return self("agent", name, "--fields", FIELDS)["agent"]
+
+    def watch(self, name: str) -> dict[str, Any]:
+        return self("agent", "watch", name)["watch"]
