@@ -51,6 +51,8 @@ class CliContract:
     approval_directive: str = "MOCK_TOOL"
     # Seconds the approval dialog must be on screen before it takes a key (see `_codex`).
     approval_settle_seconds: float = 0.0
+    # Seconds between a typed prompt being drawn and the Enter that submits it (see `_gemini`).
+    submit_settle_seconds: float = 0.0
     # Makes the CLI ask before running a shell command, where its default does not.
     require_approval: Callable[[RealCli], None] = lambda cli: None
 
@@ -127,6 +129,10 @@ def _gemini() -> CliContract:
         ready_marker="Type your message or @path/to/file",
         approval_marker="Allow execution of",
         approve_keys="\r",
+        # 0.61.0 takes typed text arriving fast as a paste, and an Enter right after it as part
+        # of the paste: once in ~5 runs the prompt stayed in the composer. Wardian's Gemini input
+        # profile waits as long.
+        submit_settle_seconds=0.3,
     )
 
 

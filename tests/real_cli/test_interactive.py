@@ -19,11 +19,13 @@ READY_TIMEOUT = 90
 REPLY_TIMEOUT = 60
 
 
-def type_prompt(session, prompt: str) -> int:
-    """Type `prompt`, wait until it is drawn, press Enter; return where the answer starts."""
+def type_prompt(session, prompt: str, settle_seconds: float) -> int:
+    """Type `prompt`, wait until it is drawn (and the CLI's settle time), press Enter; return
+    where the answer starts."""
     start = len(session.raw)
     session.send(prompt)
     session.expect(prompt.split()[-1], timeout=REPLY_TIMEOUT, start=start)
+    time.sleep(settle_seconds)  # no screen change tells when the CLI takes an Enter as a submit
     session.send("\r")
     return start
 
@@ -41,7 +43,7 @@ def test_typed_prompt_is_answered_on_screen(cli, contract, recorder):
     session = cli.spawn(*contract.interactive_args)
     session.expect(contract.ready_marker, timeout=READY_TIMEOUT)
 
-    start = type_prompt(session, "hello ECHO:tui1")
+    start = type_prompt(session, "hello ECHO:tui1", contract.submit_settle_seconds)
     session.expect("MOCK-REPLY tui1", timeout=REPLY_TIMEOUT, start=start)
 
     recorder.save(f"{cli.name}-tui.raw", session.raw)
@@ -55,7 +57,9 @@ def test_approval_dialog_is_shown_and_answered(cli, contract, recorder):
     session.expect(contract.ready_marker, timeout=READY_TIMEOUT)
     marker_file = cli.workspace / f"{cli.name}_approved.txt"
 
-    start = type_prompt(session, f"run {contract.approval_directive}:touch {marker_file.name} ECHO:tui2")
+    start = type_prompt(
+        session, f"run {contract.approval_directive}:touch {marker_file.name} ECHO:tui2", contract.submit_settle_seconds
+    )
     session.expect(contract.approval_marker, timeout=REPLY_TIMEOUT, start=start)
     assert not marker_file.exists(), "the command ran before it was approved"
     time.sleep(contract.approval_settle_seconds)
