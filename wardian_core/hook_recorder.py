@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 
 SCRIPT_NAME = "record_hook.py"
+# How the recorder writes a SessionStart: compact JSON, so a byte search finds it.
+SESSION_START = b'"hook_event_name":"SessionStart"'
 
 # Appends the payload the CLI writes to stdin as one JSON line, in one write, so hooks that
 # run at the same time cannot interleave their lines.
@@ -53,3 +55,30 @@ def _start_log(log_file: Path) -> None:
     """An empty log, readable by its owner only: a new launch must not replay the last one's events."""
     log_file.write_bytes(b"")
     log_file.chmod(0o600)
+
+
+def session_started(log_file: Path | None) -> bool | None:
+    """Whether the hook log holds a SessionStart; None when there is no log (a replay of recorded
+    bytes, where the screen alone decides)."""
+    try:
+        return SESSION_START in log_file.read_bytes() if log_file is not None else None
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return False
+
+
+def ready_rule(log_file: Path | None, hookless_expired: bool, hookless_seconds: float) -> str | None:
+    """The rule that makes a prompt on screen `ready`, or None while SessionStart is awaited.
+
+    With a hook log, the prompt counts once the CLI's SessionStart hook fired, or alone once
+    `hookless_seconds` passed without it (the user's settings can turn hooks off); without a
+    log (a replay of recorded bytes) the screen alone decides."""
+    started = session_started(log_file)
+    if started is None:
+        return "ready prompt"
+    if started:
+        return "ready prompt after hook SessionStart"
+    if hookless_expired:
+        return f"ready prompt, no SessionStart hook within {hookless_seconds:g} s"
+    return None  # the hook's arrival asks for another look

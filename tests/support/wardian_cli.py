@@ -56,3 +56,46 @@ class WardianCli:
 
     def watch(self, name: str) -> dict[str, Any]:
         return self("agent", "watch", name)["watch"]
+
+    def run(self, name: str, prompt: str, *flags: str) -> subprocess.CompletedProcess[str]:
+        """`wardian agent run`: one headless turn of the agent's provider; its exit code is the caller's to check."""
+        return subprocess.run(
+            [WARDIAN, "agent", "run", name, prompt, *flags, "--timeout", "75s"],
+            capture_output=True,
+            text=True,
+            env=dict(os.environ),
+            timeout=85,
+            stdin=subprocess.DEVNULL,
+        )
+
+    @staticmethod
+    def run_record(completed: subprocess.CompletedProcess[str]) -> dict[str, Any]:
+        assert completed.returncode == 0, completed.stderr
+        return json.loads(completed.stdout)["run"]
+
+
+def replay(provider: str, file: Path, *args: str) -> list[dict[str, Any]]:
+    """`wardian providers replay <provider> <file> …`: the timeline, one JSON object per line."""
+    completed = subprocess.run(
+        [WARDIAN, "providers", "replay", provider, str(file), *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "WARDIAN_PLUGINS": provider},
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert completed.returncode == 0, completed.stderr
+    return [json.loads(line) for line in completed.stdout.splitlines()]
+
+
+def transitions(timeline: list[dict[str, Any]]) -> list[tuple[str, str | None]]:
+    """The status changes of a replayed timeline after its first (`starting`), by their event."""
+    return [(entry["to"], entry["event"]) for entry in timeline if entry["type"] == "status"][1:]
+
+
+def dialog_answers(timeline: list[dict[str, Any]]) -> list[tuple[str | None, str | None]]:
+    """(dialog, answer) of each dialog a replayed timeline opened and left."""
+    events = [entry["event"] for entry in timeline if entry["type"] == "event"]
+    dialogs = [event["dialog"] for event in events if event["kind"] == "approval_requested"]
+    answers = [event["answer"] for event in events if event["kind"] == "approval_resolved"]
+    return list(zip(dialogs, answers, strict=True))

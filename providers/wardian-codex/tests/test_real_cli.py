@@ -13,7 +13,6 @@ import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import psutil
 import pytest
@@ -350,29 +349,13 @@ def test_headless_turn_resume_and_api_error(wardian: Wardian) -> None:
 # -- headless through the host: `wardian agent run` --
 
 
-def agent_run(wardian: Wardian, name: str, prompt: str, *flags: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [WARDIAN, "agent", "run", name, prompt, *flags, "--timeout", "75s"],
-        capture_output=True,
-        text=True,
-        env=dict(os.environ),
-        timeout=85,
-        stdin=subprocess.DEVNULL,
-    )
-
-
-def run_record(completed: subprocess.CompletedProcess[str]) -> dict[str, Any]:
-    assert completed.returncode == 0, completed.stderr
-    return json.loads(completed.stdout)["run"]
-
-
 def test_agent_run_turn_resume_and_api_error(wardian: Wardian) -> None:
     wardian.spawn("cx")
     wardian.wait("cx", "idle", "ready")
     wardian("agent", "pause", "cx")  # one Codex process per thread
     wardian("agent", "wait", "cx", "--until", "off", "--timeout", "30s")
 
-    first = run_record(agent_run(wardian, "cx", "hello ECHO:h1"))
+    first = wardian.run_record(wardian.run("cx", "hello ECHO:h1"))
 
     assert (first["status"], first["exit_code"], first["timed_out"]) == ("idle", 0, False), first
     assert first["session_mode"] == "fresh"
@@ -385,14 +368,14 @@ def test_agent_run_turn_resume_and_api_error(wardian: Wardian) -> None:
     thread = first["session_id"]
     assert thread and wardian.show("cx")["provider_session_id"] == thread
 
-    again = run_record(agent_run(wardian, "cx", "again ECHO:h2", "--resume"))
+    again = wardian.run_record(wardian.run("cx", "again ECHO:h2", "--resume"))
 
     assert (again["status"], again["session_mode"], again["session_id"]) == ("idle", "resume", thread), again
     assert (again["timeline"][-1]["to"], again["timeline"][-1]["event"]) == ("idle", "turn_completed"), again
     body = turn_request(wardian.cli.server, "ECHO:h2").body_text()
     assert "ECHO:h1" in body and "MOCK-REPLY h1" in body, "the resumed thread lost its earlier turn"
 
-    failed = agent_run(wardian, "cx", "fail MOCK_HTTP_ERROR:400")
+    failed = wardian.run("cx", "fail MOCK_HTTP_ERROR:400")
 
     assert failed.returncode == 1 and failed.stdout == "", failed
     error = json.loads(failed.stderr)["error"]

@@ -1,31 +1,17 @@
 """`wardian providers replay codex <file>` on every recorded transcript: the timeline a user sees."""
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+import wardian_cli
+from wardian_cli import dialog_answers, transitions
 
 FIXTURES = Path(__file__).parent / "fixtures"
-WARDIAN = str(Path(sys.executable).parent / "wardian")
 
 
 def replay(file: Path, *args: str) -> list[dict]:
-    completed = subprocess.run(
-        [WARDIAN, "providers", "replay", "codex", str(file), *args],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "WARDIAN_PLUGINS": "codex"},
-        timeout=60,
-    )
-    assert completed.returncode == 0, completed.stderr
-    return [json.loads(line) for line in completed.stdout.splitlines()]
-
-
-def transitions(timeline: list[dict]) -> list[tuple[str, str | None]]:
-    return [(entry["to"], entry["event"]) for entry in timeline if entry["type"] == "status"][1:]
+    return wardian_cli.replay("codex", file, *args)
 
 
 HEADLESS = {
@@ -90,10 +76,7 @@ def test_terminal_transcript_replays_the_answer_of_each_dialog(name: str) -> Non
     # dialog flashes the chat view for ~50 ms before the command center, which tiny reads would
     # stretch past the settle delay; larger ones would hold a whole dialog in one read.
     timeline = replay(FIXTURES / name, "--chunk-size", "512", "--gap", "0.25")
-    events = [entry["event"] for entry in timeline if entry["type"] == "event"]
-    dialogs = [event["dialog"] for event in events if event["kind"] == "approval_requested"]
-    answers = [event["answer"] for event in events if event["kind"] == "approval_resolved"]
-    assert list(zip(dialogs, answers, strict=True)) == ANSWERS[name]
+    assert dialog_answers(timeline) == ANSWERS[name]
 
 
 def test_rollout_replays_turns_an_approved_and_a_refused_command_and_an_api_error() -> None:

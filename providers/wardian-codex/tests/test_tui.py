@@ -5,71 +5,13 @@ from pathlib import Path
 
 from wardian_codex import plugin, tui
 from wardian_codex.profile import APPROVAL_SETTLE_SECONDS, TRUST_SETTLE_SECONDS
-from wardian_core.parsing.escapes import squeeze, strip_escapes
-from wardian_core.parsing.screen import ScreenModel
-from wardian_core.provider_models import PTY_SOURCE, ProviderEvent
+from wardian_host.testing.terminal_replay import Terminal, kinds, offset_after
 
 FIXTURES = Path(__file__).parent / "fixtures"
 APPROVAL = (FIXTURES / "recordings" / "codex-tui-approval.raw").read_bytes()
 REJECTED_THEN_APPROVED = (FIXTURES / "codex-tui-approval-rejected-then-approved.raw").read_bytes()
 TRUST_ANSWERED = (FIXTURES / "codex-tui-trust-answered.raw").read_bytes()
 TRUST_REJECTED = (FIXTURES / "codex-tui-trust-rejected.raw").read_bytes()
-
-
-def offset_after(data: bytes, text: str, start: int = 0) -> int:
-    """The end of the shortest prefix of `data` past `start` whose visible text shows `text` there."""
-    wanted = squeeze(text)
-
-    def shows(end: int) -> bool:
-        return wanted in squeeze(strip_escapes(data[start:end].decode("utf-8", "replace")))
-
-    low, high = start, len(data)
-    assert shows(high), f"{text!r} never shows"
-    while low < high:
-        middle = (low + high) // 2
-        low, high = (low, middle) if shows(middle) else (middle + 1, high)
-    return low
-
-
-class Terminal:
-    """The PTY parser with a screen model, called the way the host calls it."""
-
-    def __init__(self, make_ctx) -> None:
-        self.ctx = make_ctx()
-        self.screen = ScreenModel()
-        self.state = plugin.parser_state(source=PTY_SOURCE)()
-        self.fed = 0
-        self.delay: float | None = None
-
-    def feed(self, data: bytes) -> list[ProviderEvent]:
-        self.screen.feed(data)
-        self.fed += len(data)
-        return self._take(plugin.parse_output(ctx=self.ctx, source=PTY_SOURCE, data=data, state=self.state))
-
-    def feed_to(self, data: bytes, end: int) -> list[ProviderEvent]:
-        """Feed `data` up to `end`, in reads of at most 512 bytes."""
-        events = []
-        while self.fed < end:
-            events += self.feed(data[self.fed : min(end, self.fed + 512)])
-        return events
-
-    def quiet(self) -> list[ProviderEvent]:
-        assert self.delay is not None, "no quiet call was asked for"
-        self.delay = None
-        return self._take(plugin.source_quiet(ctx=self.ctx, source=PTY_SOURCE, state=self.state))
-
-    def _take(self, result) -> list[ProviderEvent]:
-        events = list(result.events)
-        if result.call_again_after is not None:
-            self.delay = result.call_again_after
-        if result.want_screen:
-            look = plugin.parse_screen(ctx=self.ctx, source=PTY_SOURCE, screen=self.screen.snapshot(), state=self.state)
-            events += self._take(look)
-        return events
-
-
-def kinds(events: list[ProviderEvent]) -> list[str]:
-    return [event.kind for event in events]
 
 
 def test_the_stream_asks_for_the_screen_only_when_a_marker_shows() -> None:
@@ -86,14 +28,14 @@ def test_a_marker_split_across_reads_is_seen_once() -> None:
 
 
 def test_ready_once_the_status_line_shows(make_ctx) -> None:
-    terminal = Terminal(make_ctx)
+    terminal = Terminal(plugin, make_ctx)
     [ready] = terminal.feed_to(APPROVAL, offset_after(APPROVAL, "? for shortcuts"))
     assert (ready.kind, ready.evidence.rule, ready.evidence.line) == ("ready", "status line", "? for shortcuts")
     assert "ready" not in kinds(terminal.feed_to(APPROVAL, offset_after(APPROVAL, "ECHO:tui2")))
 
 
 def test_the_trust_dialog_asks_once_and_enter_answers_it(make_ctx) -> None:
-    terminal = Terminal(make_ctx)
+    terminal = Terminal(plugin, make_ctx)
     opened = terminal.feed_to(TRUST_ANSWERED, offset_after(TRUST_ANSWERED, "Trust this folder?"))
     assert kinds(opened) == ["ready", "approval_requested"]
     asked = opened[1]
@@ -111,7 +53,7 @@ def test_the_trust_dialog_asks_once_and_enter_answers_it(make_ctx) -> None:
 
 
 def test_esc_on_the_trust_dialog_is_a_rejection(make_ctx) -> None:
-    terminal = Terminal(make_ctx)
+    terminal = Terminal(plugin, make_ctx)
     assert kinds(terminal.feed_to(TRUST_REJECTED, offset_after(TRUST_REJECTED, "Trust this folder?"))) == [
         "ready",
         "approval_requested",
@@ -122,7 +64,7 @@ def test_esc_on_the_trust_dialog_is_a_rejection(make_ctx) -> None:
 
 
 def test_the_trust_dialog_is_not_answered_while_the_chat_view_only_flashes(make_ctx) -> None:
-    terminal = Terminal(make_ctx)
+    terminal = Terminal(plugin, make_ctx)
     terminal.feed_to(TRUST_REJECTED, offset_after(TRUST_REJECTED, "Trust this folder?"))
     flash = offset_after(TRUST_REJECTED, "? for shortcuts", offset_after(TRUST_REJECTED, "Trust this folder?"))
     assert terminal.feed_to(TRUST_REJECTED, flash) == [] and terminal.delay == TRUST_SETTLE_SECONDS
@@ -130,7 +72,7 @@ def test_the_trust_dialog_is_not_answered_while_the_chat_view_only_flashes(make_
 
 
 def test_the_command_dialog_is_reported_once_it_settled_with_the_command_on_screen(make_ctx) -> None:
-    terminal = Terminal(make_ctx)
+    terminal = Terminal(plugin, make_ctx)
     terminal.feed_to(APPROVAL, offset_after(APPROVAL, "ECHO:tui2"))
     drawn = offset_after(APPROVAL, "Press enter to confirm or esc to cancel")
     assert terminal.feed_to(APPROVAL, drawn) == [] and terminal.delay == APPROVAL_SETTLE_SECONDS
@@ -144,7 +86,7 @@ def test_the_command_dialog_is_reported_once_it_settled_with_the_command_on_scre
 
 
 def test_a_command_dialog_asked_for_by_a_permission_request_hook_is_named_by_it(make_ctx) -> None:
-    terminal = Terminal(make_ctx)
+    terminal = Terminal(plugin, make_ctx)
     request = {
         "session_id": "01a20592-21a7-7ad2-8ece-818c8e21955b",
         "hook_event_name": "PermissionRequest",
@@ -163,7 +105,7 @@ def test_a_command_dialog_asked_for_by_a_permission_request_hook_is_named_by_it(
 
 
 def test_a_command_dialog_not_drawn_whole_yet_is_read_again_when_it_settled(make_ctx) -> None:
-    terminal = Terminal(make_ctx)
+    terminal = Terminal(plugin, make_ctx)
     terminal.feed_to(APPROVAL, offset_after(APPROVAL, "Would you like to run the following command?"))
     assert terminal.state.command is None and terminal.delay == APPROVAL_SETTLE_SECONDS
     terminal.feed_to(APPROVAL, offset_after(APPROVAL, "Press enter to confirm or esc to cancel"))
@@ -172,7 +114,7 @@ def test_a_command_dialog_not_drawn_whole_yet_is_read_again_when_it_settled(make
 
 
 def test_each_answer_is_read_from_the_newest_answer_line(make_ctx) -> None:
-    terminal = Terminal(make_ctx)
+    terminal = Terminal(plugin, make_ctx)
     data = REJECTED_THEN_APPROVED
     events = terminal.feed_to(data, offset_after(data, "Press enter to confirm or esc to cancel"))
     events += terminal.quiet()
@@ -193,7 +135,7 @@ def test_each_answer_is_read_from_the_newest_answer_line(make_ctx) -> None:
 
 
 def test_a_dialog_answered_before_it_settled_reports_nothing(make_ctx) -> None:
-    terminal = Terminal(make_ctx)
+    terminal = Terminal(plugin, make_ctx)
     terminal.feed_to(APPROVAL, offset_after(APPROVAL, "Press enter to confirm or esc to cancel"))
     assert terminal.feed_to(APPROVAL, len(APPROVAL)) == []
     assert terminal.quiet() == []

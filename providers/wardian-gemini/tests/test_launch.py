@@ -17,12 +17,11 @@ def user_gemini(tmp_path: Path, monkeypatch) -> Path:
     return user / ".gemini"
 
 
-def test_the_agents_home_links_sign_in_and_trust_and_adds_wardians_hooks_to_the_users(
+def test_the_agents_home_links_sign_in_and_adds_wardians_hooks_to_the_users(
     make_ctx, tmp_path: Path, monkeypatch
 ) -> None:
     user = user_gemini(tmp_path, monkeypatch)
     (user / "oauth_creds.json").write_text("{}")
-    (user / "trustedFolders.json").write_text("{}")
     theirs = {"matcher": "*", "hooks": [{"type": "command", "command": "their-hook", "name": "mine"}]}
     (user / "settings.json").write_text(json.dumps({"ui": {"theme": "x"}, "hooks": {"BeforeTool": [theirs]}}))
     ctx = make_ctx(provider_session_id=SESSION)
@@ -30,9 +29,8 @@ def test_the_agents_home_links_sign_in_and_trust_and_adds_wardians_hooks_to_the_
     plugin.prepare_home(ctx=ctx)  # twice: still one group of Wardian's per event
 
     gemini_dir = ctx.agent_dir / "habitat" / ".gemini"
-    assert plan.env == {"GEMINI_CLI_HOME": str(ctx.agent_dir / "habitat")}
+    assert plan.env["GEMINI_CLI_HOME"] == str(ctx.agent_dir / "habitat")
     assert (gemini_dir / "oauth_creds.json").resolve() == (user / "oauth_creds.json").resolve()
-    assert (gemini_dir / "trustedFolders.json").is_symlink()
     settings = json.loads((gemini_dir / "settings.json").read_text())
     assert settings["ui"] == {"theme": "x"} and settings["context"]["loadMemoryFromIncludeDirectories"] is True
     assert settings["hooks"]["BeforeTool"][0] == theirs and len(settings["hooks"]["BeforeTool"]) == 2
@@ -74,3 +72,28 @@ def test_launch_arguments_fresh_resume_and_headless(make_ctx, tmp_path: Path) ->
     headless = make_ctx(provider_session_id=SESSION, mode="headless", prompt="-x", settings={"approval_mode": "yolo"})
     argv = plugin.build_argv(ctx=headless).argv
     assert argv[-3:] == ["--output-format", "stream-json", "--prompt=-x"] and "yolo" in argv
+
+
+def test_trust_is_the_users_plus_wardians_own_roots_in_a_file_of_the_agents(
+    make_ctx, tmp_path: Path, monkeypatch
+) -> None:
+    user = user_gemini(tmp_path, monkeypatch)
+    users_rules = {str(tmp_path / "proj"): "TRUST_FOLDER", str(tmp_path / "secret"): "DO_NOT_TRUST"}
+    (user / "trustedFolders.json").write_text(json.dumps(users_rules))
+    root = tmp_path / "wardian" / "common"
+    ctx = make_ctx(include_roots=[root], include_dirs=[tmp_path / "theirs"])
+    trusted = ctx.agent_dir / "gemini" / "trustedFolders.json"
+    trusted.parent.mkdir(parents=True)
+    # A folder the agent was told to remember ("Yes, and remember…") in an earlier launch.
+    trusted.write_text(json.dumps({str(tmp_path / "remembered"): "TRUST_FOLDER"}))
+
+    plan = plugin.prepare_home(ctx=ctx)
+
+    assert plan.env["GEMINI_CLI_TRUSTED_FOLDERS_PATH"] == str(trusted)
+    assert json.loads(trusted.read_text()) == {
+        str(tmp_path / "remembered"): "TRUST_FOLDER",
+        **users_rules,
+        str(root): "TRUST_FOLDER",  # Wardian's own root; the user's include dir still asks
+    }
+    assert json.loads((user / "trustedFolders.json").read_text()) == users_rules, "the user's file is never written"
+    assert not (ctx.agent_dir / "habitat" / ".gemini" / "trustedFolders.json").exists()

@@ -100,3 +100,144 @@ def test_a_refused_tool_call_leaves_nothing_on_disk_and_kill_leaves_no_process(w
         except (psutil.Error, OSError):
             continue
         assert environ.get("GEMINI_CLI_HOME") != habitat, f"process {process.pid} still runs with the agent's home"
+
+
+def untrusted_folder(wardian: WardianCli) -> Path:
+    """A folder the user's Gemini has no trust decision for, with instructions of its own."""
+    extra = wardian.workspace.parent / "extra"
+    extra.mkdir(exist_ok=True)
+    (extra / "GEMINI.md").write_text("Extra rule: mention the zebra.\n")
+    return extra
+
+
+def spawn_with(wardian: WardianCli, name: str, *args: str) -> dict:
+    common = ["--provider", "gemini", "--class", "Coder", "--name", name, "--workspace", str(wardian.workspace)]
+    return wardian("agent", "spawn", *common, *args)["agent"]
+
+
+def test_an_untrusted_include_directory_asks_and_accept_adds_it(wardian: WardianCli) -> None:
+    extra = untrusted_folder(wardian)
+    spawn_with(wardian, "gm", "--include-dir", str(extra))
+    asked = wardian.wait("gm", "action_required", "approval_requested")["status_evidence"]
+    assert (asked["reason"], asked["dialog"], asked["rule"]) == ("trust", "trust", "trust dialog")
+    assert str(extra) in asked["message"]
+
+    answer = wardian("send", "--approval", "accept", "--to", "gm", "--timeout", "30s")
+    assert answer["left_action_required"] is True
+    left = [event for event in wardian.watch("gm")["events"] if event["from"] == "action_required"]
+    assert [(e["evidence"]["event"], e["evidence"].get("answer")) for e in left] == [("approval_resolved", "accepted")]
+    wardian.wait("gm", "idle", "ready")
+    # Ready only once the dialog is answered: nothing is typed into it as if it were the prompt.
+    statuses = [(e["to"], e["evidence"]["event"]) for e in wardian.watch("gm")["events"]]
+    assert statuses == [
+        ("starting", "launch"),
+        ("action_required", "approval_requested"),
+        ("starting", "approval_resolved"),
+        ("idle", "ready"),
+    ]
+    rows = wardian("agent", "screen", "gm")["screen"]["rows"]
+    assert not any("not added" in row for row in rows), rows
+    # The user's own trust file was not written: the answer was "Yes" (this session), not "remember".
+    assert str(extra) not in (Path(wardian.cli.home) / ".gemini" / "trustedFolders.json").read_text()
+
+
+def test_esc_on_the_trust_dialog_is_a_rejection_and_wardians_own_roots_never_ask(wardian: WardianCli) -> None:
+    (wardian.home / "common").mkdir(exist_ok=True)  # Wardian's own include root: trusted by Wardian
+    extra = untrusted_folder(wardian)
+    spawn_with(wardian, "gm", "--include-dir", str(extra))
+    asked = wardian.wait("gm", "action_required", "approval_requested")["status_evidence"]
+    assert str(extra) in asked["message"] and str(wardian.home / "common") not in asked["message"], asked
+
+    refused = wardian("send", "--approval", "reject", "--to", "gm", "--timeout", "30s")
+    assert refused["left_action_required"] is True
+    left = [event for event in wardian.watch("gm")["events"] if event["from"] == "action_required"]
+    assert [(e["evidence"]["event"], e["evidence"].get("answer")) for e in left] == [("approval_resolved", "rejected")]
+    rows = wardian("agent", "screen", "gm")["screen"]["rows"]
+    assert any("were not added" in row for row in rows), rows
+
+
+def turn_request(wardian: WardianCli, token: str) -> str:
+    """The body of the newest model call (not the router's) whose prompt carries `token`."""
+    for request in reversed(wardian.cli.server.model_requests()):
+        body = request.body_text()
+        if "streamGenerateContent" in request.path and token in body:
+            return body
+    raise AssertionError(f"no model call carried {token}")
+
+
+def test_wardians_include_root_gives_skill_and_instructions_without_a_trust_question(wardian: WardianCli) -> None:
+    skill = wardian.home / "common" / ".agents" / "skills" / "zebra-painter"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: zebra-painter\ndescription: Paints zebras in stripes.\n---\nPaint.\n")
+    (wardian.home / "common" / "GEMINI.md").write_text("Wardian common rule: be brief.\n")
+    assert "skills" in wardian("providers", "show", "gemini")["provider"]["capabilities"]
+
+    wardian.spawn("gm")
+    wardian.wait("gm", "idle", "ready")
+    assert [event["to"] for event in wardian.watch("gm")["events"]] == ["starting", "idle"]
+    wardian("send", "hello ECHO:s1", "--to", "gm", "--wait-until", "idle", "--timeout", "60s")
+
+    body = turn_request(wardian, "ECHO:s1")
+    assert "zebra-painter" in body and "Paints zebras in stripes." in body, "the skill did not reach the model"
+    assert "Wardian common rule: be brief." in body, "the include root's GEMINI.md did not reach the model"
+
+
+def test_pause_and_resume_continue_the_same_session(wardian: WardianCli) -> None:
+    wardian.spawn("gm")
+    session = wardian.wait("gm", "idle", "ready")["provider_session_id"]
+    wardian("send", "first ECHO:p1", "--to", "gm", "--wait-until", "idle", "--timeout", "60s")
+
+    wardian("agent", "pause", "gm")
+    paused = wardian.show("gm")["status_evidence"]
+    # Gemini's own SessionEnd hook, or the host seeing the process end: whichever is read first.
+    assert (paused["event"], paused["source"]) in {("session_ended", "gemini-hooks"), ("exited", "host")}, paused
+    wardian("agent", "resume", "gm")
+    resumed = wardian.wait("gm", "idle", "ready")
+    assert resumed["provider_session_id"] == session
+    assert resumed["status_evidence"]["rule"] == "ready prompt after hook SessionStart"
+    sent = wardian("send", "second ECHO:p2", "--to", "gm", "--wait-until", "idle", "--timeout", "60s")
+    assert sent["agent"]["status_evidence"]["rule"] == "hook AfterAgent"
+
+    # The resumed launch's own hooks (its log starts empty) name the same session, resumed.
+    lines = (wardian.home / "agents" / resumed["uuid"] / "gemini" / "hooks.jsonl").read_text().splitlines()
+    start = json.loads(lines[0])
+    assert (start["hook_event_name"], start["session_id"], start["source"]) == ("SessionStart", session, "resume")
+    body = turn_request(wardian, "ECHO:p2")
+    assert "ECHO:p1" in body and "MOCK-REPLY p1" in body, "the resumed session lost its earlier turn"
+
+
+def test_agent_run_turn_resume_and_api_error(wardian: WardianCli) -> None:
+    wardian.spawn("gm")
+    wardian.wait("gm", "idle", "ready")
+    wardian("agent", "pause", "gm")  # one Gemini process per session
+
+    first = wardian.run_record(wardian.run("gm", "hello ECHO:h1"))
+
+    assert (first["status"], first["exit_code"], first["timed_out"], first["session_mode"]) == (
+        "idle",
+        0,
+        False,
+        "fresh",
+    ), first
+    assert (first["timeline"][-1]["to"], first["timeline"][-1]["event"]) == ("idle", "turn_completed"), first
+    ended = [e for e in first["events"] if e["kind"] == "turn_completed"]
+    assert ended and ended[-1]["evidence"]["rule"] == "type=result status=success"
+    started = [e for e in first["events"] if e["kind"] == "session_started"]
+    session = first["session_id"]
+    assert started and started[0]["session_id"] == session  # `init` names the id Wardian assigned
+    assert "NumericalClassifierStrategy failed" not in first["stderr_tail"]  # the model server's router answer
+
+    again = wardian.run_record(wardian.run("gm", "again ECHO:h2", "--resume"))
+
+    assert (again["status"], again["session_mode"], again["session_id"]) == ("idle", "resume", session), again
+    body = turn_request(wardian, "ECHO:h2")
+    assert "ECHO:h1" in body and "MOCK-REPLY h1" in body, "the resumed run lost its earlier turn"
+
+    failed = wardian.run("gm", "fail MOCK_HTTP_ERROR:400")
+
+    assert failed.returncode == 1 and failed.stdout == "", failed
+    error = json.loads(failed.stderr)["error"]
+    run = error["details"]
+    assert (error["code"], run["status"], run["exit_code"]) == ("request_failed", "error", 144), error
+    assert run["timeline"][-1]["event"] == "error" and run["timeline"][-1]["rule"] == "type=result status=error"
+    assert "mock error 400 requested" in json.dumps(run["events"]) + run["stderr_tail"]

@@ -119,8 +119,9 @@ def example_for_schema(schema: dict[str, Any]) -> Any:
     if kind == "array":
         return []
     if kind in ("integer", "number"):
-        # The router's `complexity_score` must be 1..100 (0.61.0): honour the bounds.
-        return schema.get("minimum", 0)
+        # The router's `complexity_score` must be 1..100 (0.61.0), checked after the call though
+        # its schema names no bounds: 1 where the schema says nothing.
+        return schema.get("minimum", 1)
     if kind == "boolean":
         return False
     return "mock"

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from wardian_claude.hooks_log import TOOL_DIALOG
+from wardian_core.hook_recorder import ready_rule
 from wardian_core.parsing.escapes import squeeze
 from wardian_core.parsing.events import event, screen_text
 from wardian_core.parsing.markers import MarkerWatch
@@ -66,7 +67,6 @@ SCREEN_APPROVAL_GRACE_SECONDS = 1.0
 # Ready is the prompt on screen once the SessionStart hook has fired; a prompt with no hook
 # after this long (hooks disabled by the user's settings) counts on its own.
 HOOKLESS_READY_SECONDS = 5.0
-SESSION_START = b'"hook_event_name":"SessionStart"'
 
 
 @dataclass
@@ -159,28 +159,12 @@ def _prompt_shown(source: OutputSource, state: ScreenState, marker: str) -> list
 def _ready(source: OutputSource, state: ScreenState, marker: str, hooks_file: Path | None) -> list[ProviderEvent]:
     """Ready once the prompt shows and Claude has started its session (its SessionStart hook):
     the hook alone can fire under a first-run screen, the prompt alone before the session is up."""
-    started = _session_started(hooks_file)
-    if started is None:
-        rule = "ready prompt"  # no hooks file (a replay of recorded bytes): the screen alone decides
-    elif started:
-        rule = "ready prompt after hook SessionStart"
-    elif state.hookless_expired:
-        rule = f"ready prompt, no SessionStart hook within {HOOKLESS_READY_SECONDS:g} s"
-    else:
-        return []  # the hook's arrival asks for another look
+    rule = ready_rule(hooks_file, state.hookless_expired, HOOKLESS_READY_SECONDS)
+    if rule is None:
+        return []
     state.ready = True
     state.hookless.cancel()
     return [event("ready", source, rule, marker)]
-
-
-def _session_started(hooks_file: Path | None) -> bool | None:
-    """Whether the hooks file holds a SessionStart; None when there is no hooks file."""
-    try:
-        return SESSION_START in hooks_file.read_bytes() if hooks_file is not None else None
-    except FileNotFoundError:
-        return None
-    except OSError:
-        return False
 
 
 def _tool_dialog(source: OutputSource, text: str, state: ScreenState) -> list[ProviderEvent]:

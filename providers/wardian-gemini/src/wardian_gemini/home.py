@@ -4,8 +4,11 @@ Gemini CLI keeps everything under `$GEMINI_CLI_HOME/.gemini` (else `~/.gemini`).
 gets its own, so Wardian's hooks live in the agent's `settings.json` and never in the user's,
 and its sessions (`tmp/<project>/chats`) stay apart from the user's and other agents'. From
 the user's Gemini folder: sign-in and identity files and `trustedFolders.json` are linked (one
-sign-in, one set of trust decisions), `GEMINI.md` is linked (the user's global instructions),
-`settings.json` is merged (the user's keys, then Wardian's: its hooks added to the user's).
+sign-in), `GEMINI.md` is linked (the user's global instructions), `settings.json` is merged
+(the user's keys, then Wardian's: its hooks added to the user's). Trust decisions are the
+user's plus Wardian's own include roots, in a file of the agent's
+(`GEMINI_CLI_TRUSTED_FOLDERS_PATH`): Gemini asks about an untrusted include directory before
+the prompt is usable, and Wardian's roots are Wardian's to trust; other folders still ask.
 Wardian's hooks are plain user-level hooks: Gemini 0.61 runs them without a trust step (a
 system-defaults file would be skipped under a group- or world-writable folder such as /tmp).
 """
@@ -28,13 +31,14 @@ SHARED_FILES = (
     "mcp-oauth-tokens.json",
     "installation_id",
     "user_id",
-    "trustedFolders.json",
     "GEMINI.md",
 )
 # Tool events take a matcher ("*": every tool); lifecycle events ignore it.
 TOOL_HOOK_EVENTS = ("BeforeTool", "AfterTool", "Notification")
 OTHER_HOOK_EVENTS = ("SessionStart", "BeforeAgent", "AfterAgent", "SessionEnd")
 HOOK_NAME = "wardian"
+TRUSTED_FOLDERS = "trustedFolders.json"
+TRUST_FOLDER = "TRUST_FOLDER"
 
 
 def user_gemini_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -53,6 +57,16 @@ def wardian_dir(ctx: SpawnContext) -> Path:
 
 def hooks_file(ctx: SpawnContext) -> Path:
     return wardian_dir(ctx) / "hooks.jsonl"
+
+
+def trusted_folders_file(ctx: SpawnContext) -> Path:
+    return wardian_dir(ctx) / TRUSTED_FOLDERS
+
+
+def trusted_folders(ctx: SpawnContext, user_dir: Path) -> dict[str, Any]:
+    """The agent's own earlier decisions, the user's (which win), and Wardian's roots trusted."""
+    rules = _read_json(trusted_folders_file(ctx)) | _read_json(user_dir / TRUSTED_FOLDERS)
+    return rules | {str(root): TRUST_FOLDER for root in ctx.include_roots}
 
 
 def _hook_groups(command: str) -> dict[str, list[dict[str, Any]]]:
@@ -104,4 +118,7 @@ def prepare(ctx: SpawnContext, env: Mapping[str, str] | None = None) -> HomePlan
     settings = merged_settings(_read_json(user_dir / "settings.json"), command)
     write_if_changed(gemini_dir / "settings.json", json.dumps(settings, indent=2) + "\n")
     link_skills(assigned_skills(ctx.include_roots), gemini_dir / "skills")
-    return HomePlan(env={"GEMINI_CLI_HOME": str(agent_home(ctx))})
+    trusted = json.dumps(trusted_folders(ctx, user_dir), indent=2) + "\n"
+    write_if_changed(trusted_folders_file(ctx), trusted)
+    env = {"GEMINI_CLI_HOME": str(agent_home(ctx)), "GEMINI_CLI_TRUSTED_FOLDERS_PATH": str(trusted_folders_file(ctx))}
+    return HomePlan(env=env)

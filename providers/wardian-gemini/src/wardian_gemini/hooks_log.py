@@ -7,7 +7,6 @@ when it asks for approval (its details name the command), `AfterTool` once the t
 """
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from wardian_core.parsing.events import event
@@ -77,13 +76,3 @@ def _approval_requested(source: OutputSource, rule: str, record: dict[str, Any],
         reason="tool",
         dialog=TOOL_DIALOG,
     )
-
-
-def session_started(log_file: Path | None) -> bool | None:
-    """Whether the hook log holds a SessionStart; None without a log (a replay)."""
-    if log_file is None:
-        return None
-    try:
-        return b'"hook_event_name":"SessionStart"' in log_file.read_bytes()
-    except OSError:
-        return False

@@ -8,13 +8,18 @@ TESTED_VERSIONS = TestedVersions(oldest="0.61.0", newest="0.61.0")
 # "3. No, suggest changes (esc)". Enter takes the preselected answer; Esc refuses.
 TOOL_DIALOG = "tool"
 TOOL_KEYS = DialogKeys(accept="\r", reject="\x1b", settle_seconds=0.5)
+# The folder-trust dialog of `--include-directories`: "● 1. Yes" (preselected), "2. Yes, and
+# remember the directories as trusted", "3. No". Enter adds the folders for this session;
+# Esc cancels ("Operation cancelled. The following directories were not added").
+TRUST_DIALOG = "trust"
+TRUST_KEYS = DialogKeys(accept="\r", reject="\x1b")
 
 INPUT_PROFILE = InputProfile(
     submit_key="\r",
     bracketed_paste=True,
     paste_threshold=200,
     settle_seconds=0.3,
-    dialogs={TOOL_DIALOG: TOOL_KEYS},
+    dialogs={TOOL_DIALOG: TOOL_KEYS, TRUST_DIALOG: TRUST_KEYS},
     sender_tag=True,
 )
 

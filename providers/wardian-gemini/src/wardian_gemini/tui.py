@@ -1,28 +1,38 @@
-"""Gemini CLI's TUI (`pty`): the ready prompt and the tool approval box (0.61.0).
+"""Gemini CLI's TUI (`pty`): the ready prompt, the folder-trust dialog, the tool box (0.61.0).
 
 The stream only says when to look (a marker in its squeezed text); the rules read the screen
 as a person sees it. Turns and tools come from the hooks (hooks_log.py); the screen decides
-readiness (with the SessionStart hook) and is the fallback for the approval box.
+readiness (with the SessionStart hook), shows the folder-trust dialog of `--include-directories`
+(no hook tells of it) and is the fallback for the tool box.
 """
 
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from wardian_core.hook_recorder import ready_rule
 from wardian_core.parsing.escapes import squeeze
 from wardian_core.parsing.events import event, screen_text
 from wardian_core.parsing.markers import MarkerWatch
 from wardian_core.parsing.screen import ScreenSnapshot
 from wardian_core.parsing.settle import Settle
 from wardian_core.provider_models import OutputSource, ParseResult, ProviderEvent
-from wardian_gemini.hooks_log import session_started
-from wardian_gemini.profile import TOOL_DIALOG
+from wardian_gemini.profile import TOOL_DIALOG, TRUST_DIALOG
 
 READY = "Type your message or @path/to/file"
 APPROVAL = "Allow once"
 APPROVAL_SETTLE_SECONDS = 0.5
+# Drawn before the prompt when an include directory has no trust decision yet (folder trust on).
+TRUST = "Do you trust the following folders being added to this workspace?"
+# What Esc ("Operation cancelled. The following directories were not added:") and "3. No"
+# ("… were not added because they were not trusted") leave in the chat, a moment after the box.
+NOT_ADDED = "directories were not added"
+TRUST_SETTLE_SECONDS = 0.5
+# A user whose settings turn hooks off (`hooksConfig.enabled: false`) gets no SessionStart:
+# the prompt alone is ready after this long.
+HOOKLESS_READY_SECONDS = 5.0
 # The prompt is redrawn all the time: worth a look only until ready, or to see a box gone.
 READY_MARKERS = (squeeze(READY),)
-BOX_MARKERS = (squeeze(APPROVAL),)
+BOX_MARKERS = (squeeze(APPROVAL), squeeze(TRUST))
 
 
 @dataclass
@@ -32,11 +42,17 @@ class TerminalState:
     box_shown: bool = False
     box_reported: bool = False
     box_settle: Settle = field(default_factory=lambda: Settle(APPROVAL_SETTLE_SECONDS))
+    # The folder-trust dialog was reported and its answer is not read yet.
+    trust_open: bool = False
+    trust_settle: Settle = field(default_factory=lambda: Settle(TRUST_SETTLE_SECONDS))
+    hookless: Settle = field(default_factory=lambda: Settle(HOOKLESS_READY_SECONDS))
+    hookless_expired: bool = False
     settled_look: bool = False
 
 
 def watch_stream(data: bytes, state: TerminalState) -> ParseResult:
-    markers = BOX_MARKERS + (READY_MARKERS if state.box_shown or not state.ready else ())
+    markers = BOX_MARKERS + (READY_MARKERS if state.box_shown or state.trust_open or not state.ready else ())
+    markers += (squeeze(NOT_ADDED),) if state.trust_open else ()
     return ParseResult(want_screen=state.stream.saw_any(data, markers))
 
 
@@ -46,27 +62,68 @@ def read_screen(
     """`hooks_file`: the agent's hook log (None in a replay: the screen alone decides)."""
     text = screen_text(screen.rows)
     settled, state.settled_look = state.settled_look, False
-    events, call_again = _approval_box(source, APPROVAL in text, settled, state)
-    if READY in text and APPROVAL not in text and not state.ready:
+    events, trust_again = _trust_dialog(source, screen.rows, settled, state)
+    box_events, call_again = _approval_box(source, APPROVAL in text, settled, state)
+    events += box_events
+    if READY in text and APPROVAL not in text and not (state.ready or state.trust_open):
         events += _ready(source, hooks_file, state)
-    return ParseResult(events=events, call_again_after=call_again)
+        if not (state.ready or state.hookless.pending):
+            call_again = call_again or state.hookless.start()
+    return ParseResult(events=events, call_again_after=call_again or trust_again)
 
 
 def settle_passed(state: TerminalState) -> ParseResult:
-    """The box's settle delay passed: look again, to report it if it is still there."""
-    if state.box_settle.due() and state.box_shown:
-        state.settled_look = True
-        return ParseResult(want_screen=True)
-    return ParseResult()
+    """A settle delay passed: look again, to report a box still there, read a trust answer, or
+    take the prompt as ready without the SessionStart hook."""
+    box_due = state.box_settle.due() and state.box_shown
+    trust_due = state.trust_settle.due() and state.trust_open
+    hookless_due = state.hookless.due() and not state.ready
+    state.settled_look = box_due or trust_due
+    state.hookless_expired = state.hookless_expired or hookless_due
+    return ParseResult(want_screen=box_due or trust_due or hookless_due)
 
 
 def _ready(source: OutputSource, hooks_file: Path | None, state: TerminalState) -> list[ProviderEvent]:
-    started = session_started(hooks_file)
-    if started is False:
-        return []  # the hook's arrival asks for another look
+    rule = ready_rule(hooks_file, state.hookless_expired, HOOKLESS_READY_SECONDS)
+    if rule is None:
+        return []
     state.ready = True
-    rule = "ready prompt after hook SessionStart" if started else "ready prompt"
+    state.hookless.cancel()
     return [event("ready", source, rule, READY)]
+
+
+def _trust_dialog(
+    source: OutputSource, rows: list[str], settled: bool, state: TerminalState
+) -> tuple[list[ProviderEvent], float | None]:
+    """Reported when drawn; its answer read from the chat once the box has been gone a while."""
+    text = screen_text(rows)
+    if TRUST in text:
+        state.trust_settle.cancel()
+        if state.trust_open:
+            return [], None
+        state.trust_open = True
+        folders = _listed_folders(rows)
+        message = "Gemini asks whether to trust folders added to the workspace: " + ", ".join(folders)
+        asked = event(
+            "approval_requested", source, "trust dialog", TRUST, message=message, reason="trust", dialog=TRUST_DIALOG
+        )
+        return [asked], None
+    if not state.trust_open:
+        return [], None
+    if NOT_ADDED in text:
+        state.trust_open = False
+        state.trust_settle.cancel()
+        return [event("approval_resolved", source, "trust dialog answered", NOT_ADDED, answer="rejected")], None
+    if settled:
+        state.trust_open = False
+        return [event("approval_resolved", source, "trust dialog answered", READY, answer="accepted")], None
+    return [], state.trust_settle.start()
+
+
+def _listed_folders(rows: list[str]) -> list[str]:
+    """The folders the dialog lists, one `- /path` line each inside its border."""
+    inner = (row.strip().strip("│").strip() for row in rows)
+    return [line[2:] for line in inner if line.startswith("- ")]
 
 
 def _approval_box(

@@ -1,0 +1,121 @@
+"""The TUI rules on Gemini CLI 0.61.0's recorded bytes: the stream says when to look, the screen decides.
+
+Recorded by Wardian's work against the real CLI in a 120x40 pseudo-terminal (`fixtures/recordings`):
+an untrusted `--include-directories` folder answered with Enter and with Esc, then a turn; and a
+tool call answered with Enter ("Allow once").
+"""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from wardian_core.provider_models import PTY_SOURCE
+from wardian_gemini import home, plugin, tui
+from wardian_gemini.profile import TOOL_DIALOG, TRUST_DIALOG
+from wardian_host.testing.terminal_replay import Terminal, kinds, offset_after
+
+FIXTURES = Path(__file__).parent / "fixtures" / "recordings"
+TRUST_ACCEPTED = (FIXTURES / "gemini-tui-trust-accepted.raw").read_bytes()
+TRUST_REJECTED = (FIXTURES / "gemini-tui-trust-rejected.raw").read_bytes()
+TOOL_ACCEPTED = (FIXTURES / "gemini-tui-tool-accepted.raw").read_bytes()
+SESSION_START = {"hook_event_name": "SessionStart", "session_id": "s-1", "source": "startup"}
+
+
+@pytest.fixture
+def terminal(make_ctx) -> Terminal:
+    """As live: the launch left an empty hook log (a replay of bytes alone has none)."""
+    terminal = Terminal(plugin, make_ctx)
+    home.hooks_file(terminal.ctx).parent.mkdir(parents=True, exist_ok=True)
+    home.hooks_file(terminal.ctx).write_bytes(b"")
+    return terminal
+
+
+def session_start_hook_fired(terminal: Terminal) -> None:
+    line = json.dumps(SESSION_START, separators=(",", ":"))  # as the recorder writes it
+    home.hooks_file(terminal.ctx).write_text(line + "\n")
+
+
+def look(terminal: Terminal) -> list:
+    snapshot = terminal.screen.snapshot()
+    return list(plugin.parse_screen(ctx=terminal.ctx, source=PTY_SOURCE, screen=snapshot, state=terminal.state).events)
+
+
+def test_the_stream_asks_for_a_look_at_markers_only() -> None:
+    state = tui.TerminalState()
+    assert not tui.watch_stream(b"\x1b[1mThinking\x1b[0m (esc to cancel, 3s)", state).want_screen
+    assert not tui.watch_stream(b"\x1b[2mDo you trust the following\x1b[1Cfolders being added", state).want_screen
+    assert tui.watch_stream(b" to this workspace?\x1b[0m", state).want_screen
+
+
+def test_the_prompt_is_ready_only_once_the_session_start_hook_fired(terminal: Terminal) -> None:
+    assert terminal.feed_to(TOOL_ACCEPTED, offset_after(TOOL_ACCEPTED, tui.READY)) == []
+    session_start_hook_fired(terminal)
+    # The hook's arrival asks for a look (hooks_log.py): the same screen now says ready.
+    [ready] = look(terminal)
+    assert (ready.kind, ready.evidence.rule, ready.evidence.line) == (
+        "ready",
+        "ready prompt after hook SessionStart",
+        tui.READY,
+    )
+
+
+def test_without_hooks_the_prompt_alone_is_ready_after_a_while(terminal: Terminal) -> None:
+    """A user's settings can turn hooks off: no SessionStart ever comes, yet the agent gets ready."""
+    assert terminal.feed_to(TOOL_ACCEPTED, offset_after(TOOL_ACCEPTED, tui.READY)) == []
+    assert terminal.delay == tui.HOOKLESS_READY_SECONDS
+    [ready] = terminal.quiet()
+    assert (ready.kind, ready.evidence.rule) == ("ready", "ready prompt, no SessionStart hook within 5 s")
+
+
+def test_the_tool_box_is_reported_once_settled_and_closes_when_answered(terminal: Terminal) -> None:
+    session_start_hook_fired(terminal)
+    opened = terminal.feed_to(TOOL_ACCEPTED, offset_after(TOOL_ACCEPTED, tui.APPROVAL))
+    assert kinds(opened) == ["ready"]
+    assert terminal.delay == tui.APPROVAL_SETTLE_SECONDS
+    [asked] = terminal.quiet()
+    assert (asked.kind, asked.reason, asked.dialog, asked.evidence.rule) == (
+        "approval_requested",
+        "tool",
+        TOOL_DIALOG,
+        "approval box",
+    )
+    closed = terminal.feed_to(TOOL_ACCEPTED, len(TOOL_ACCEPTED))
+    assert [(e.kind, e.evidence.rule) for e in closed] == [("approval_resolved", "approval box closed")]
+
+
+# These recordings have no hooks; live (0.61.0 through `wardian`) the dialog is reported before the
+# agent is ready, so here the SessionStart hook fires once the dialog is on screen.
+
+
+def test_the_trust_dialog_asks_before_ready_and_enter_accepts_it(terminal: Terminal) -> None:
+    [asked] = terminal.feed_to(TRUST_ACCEPTED, offset_after(TRUST_ACCEPTED, "3. No"))
+    session_start_hook_fired(terminal)
+    assert (asked.kind, asked.reason, asked.dialog, asked.evidence.rule) == (
+        "approval_requested",
+        "trust",
+        TRUST_DIALOG,
+        "trust dialog",
+    )
+    assert asked.message.endswith("/extra"), asked.message  # the folder the dialog names
+    # The box is gone and the prompt back; a cancel would say so a moment later: wait, then read.
+    assert terminal.feed_to(TRUST_ACCEPTED, offset_after(TRUST_ACCEPTED, tui.READY, terminal.fed)) == []
+    assert terminal.delay == tui.TRUST_SETTLE_SECONDS
+    answered, ready = terminal.quiet()
+    assert (answered.kind, answered.answer, answered.evidence.rule) == (
+        "approval_resolved",
+        "accepted",
+        "trust dialog answered",
+    )
+    assert (ready.kind, ready.evidence.rule) == ("ready", "ready prompt after hook SessionStart")
+    assert terminal.feed_to(TRUST_ACCEPTED, len(TRUST_ACCEPTED)) == [], "one answer, one ready"
+
+
+def test_esc_on_the_trust_dialog_is_a_rejection_read_from_the_chat(terminal: Terminal) -> None:
+    assert kinds(terminal.feed_to(TRUST_REJECTED, offset_after(TRUST_REJECTED, "3. No"))) == ["approval_requested"]
+    session_start_hook_fired(terminal)
+    left = terminal.feed_to(TRUST_REJECTED, len(TRUST_REJECTED))
+    assert [(e.kind, e.answer, e.evidence.line) for e in left] == [
+        ("approval_resolved", "rejected", tui.NOT_ADDED),
+        ("ready", None, tui.READY),
+    ]
