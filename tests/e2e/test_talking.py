@@ -394,6 +394,13 @@ def test_headless_run_feeds_the_parser_line_by_line_and_keeps_the_session(
     error = failed.error()
     assert error["code"] == "request_failed" and error["details"]["timeline"][-1]["to"] == "error"
     assert error["details"]["exit_code"] == 1
+    quiet = run_wardian("agent", "run", "runner", "stop quietly").json()["run"]
+    assert quiet["status"] == "idle" and quiet["timeline"][-1] == {
+        "from": "processing",
+        "to": "idle",
+        "event": "exit",
+        "rule": "exit 0 while working",
+    }
 
 
 def test_headless_run_timeout_ends_the_whole_process_group(example_agent, wait_status, run_wardian) -> None:

@@ -99,3 +99,15 @@ def dialog_answers(timeline: list[dict[str, Any]]) -> list[tuple[str | None, str
     dialogs = [event["dialog"] for event in events if event["kind"] == "approval_requested"]
     answers = [event["answer"] for event in events if event["kind"] == "approval_resolved"]
     return list(zip(dialogs, answers, strict=True))
+
+
+def assert_no_process_with(variable: str, value: str) -> None:
+    """No process runs with `variable=value` in its environment (an agent's own home or config)."""
+    import psutil
+
+    for process in psutil.process_iter():
+        try:
+            environ = process.environ()
+        except (psutil.Error, OSError):
+            continue
+        assert environ.get(variable) != value, f"process {process.pid} still runs with {variable}={value}"

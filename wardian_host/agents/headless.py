@@ -17,6 +17,8 @@ from wardian_core.status_rules import StatusCourse
 from wardian_host.providers.source_parser import SourceParser
 
 STDERR_TAIL_BYTES = 4000
+# A run that exits 0 in one of these has ended its turn all the same.
+WORKING = ("processing",)
 
 
 class HeadlessRun:
@@ -40,10 +42,10 @@ class HeadlessRun:
         if target is not None:
             self.timeline.append({"from": before, "to": target, "event": event.kind, "rule": event.evidence.rule})
 
-    def _fail(self, event: str, rule: str) -> None:
-        """An end of the run no provider event told: a timeout, a non-zero exit."""
-        self.timeline.append({"from": self._course.status, "to": "error", "event": event, "rule": rule})
-        self._course.status, self._course.before_dialog = "error", None
+    def _end(self, to: str, event: str, rule: str) -> None:
+        """An end of the run no provider event told: a timeout, a non-zero exit, a quiet exit 0."""
+        self.timeline.append({"from": self._course.status, "to": to, "event": event, "rule": rule})
+        self._course.status, self._course.before_dialog = to, None
 
     async def run(self, ctx: SpawnContext, plan: LaunchPlan, env: dict[str, str], timeout: float) -> dict[str, Any]:
         process = await asyncio.create_subprocess_exec(
@@ -69,9 +71,12 @@ class HeadlessRun:
             exit_code = await process.wait()
         stderr = (await stderr_task)[-STDERR_TAIL_BYTES:].decode(errors="replace")
         if timed_out:
-            self._fail("timeout", f"{timeout:g}s")
+            self._end("error", "timeout", f"{timeout:g}s")
         elif exit_code != 0 and self._course.status != "error":
-            self._fail("exit", f"exit {exit_code}")
+            self._end("error", "exit", f"exit {exit_code}")
+        elif exit_code == 0 and self._course.status in WORKING:
+            # The CLI ended its run without a record saying so (OpenCode's `run` after a refused tool).
+            self._end("idle", "exit", "exit 0 while working")
         return {
             "status": self._course.status,
             "exit_code": exit_code,

@@ -11,9 +11,8 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
-import psutil
 import pytest
-from wardian_cli import WardianCli
+from wardian_cli import WardianCli, assert_no_process_with
 
 from wardian_host.testing.reaping import reap_home
 
@@ -94,12 +93,7 @@ def test_a_refused_tool_call_leaves_nothing_on_disk_and_kill_leaves_no_process(w
     wardian("agent", "kill", "gm")
     wardian("agent", "wait", "gm", "--until", "off", "--timeout", "30s")
     habitat = str(wardian.home / "agents" / agent["uuid"] / "habitat")
-    for process in psutil.process_iter():
-        try:
-            environ = process.environ()
-        except (psutil.Error, OSError):
-            continue
-        assert environ.get("GEMINI_CLI_HOME") != habitat, f"process {process.pid} still runs with the agent's home"
+    assert_no_process_with("GEMINI_CLI_HOME", habitat)
 
 
 def untrusted_folder(wardian: WardianCli) -> Path:

@@ -15,6 +15,7 @@ from wardian_core.parsing.events import event, screen_text
 from wardian_core.parsing.markers import MarkerWatch
 from wardian_core.parsing.screen import ScreenSnapshot
 from wardian_core.parsing.settle import Settle
+from wardian_core.parsing.settled_box import SettledBox
 from wardian_core.provider_models import OutputSource, ParseResult, ProviderEvent
 from wardian_gemini.profile import TOOL_DIALOG, TRUST_DIALOG
 
@@ -39,9 +40,7 @@ BOX_MARKERS = (squeeze(APPROVAL), squeeze(TRUST))
 class TerminalState:
     stream: MarkerWatch = field(default_factory=MarkerWatch)
     ready: bool = False
-    box_shown: bool = False
-    box_reported: bool = False
-    box_settle: Settle = field(default_factory=lambda: Settle(APPROVAL_SETTLE_SECONDS))
+    box: SettledBox = field(default_factory=lambda: SettledBox(APPROVAL_SETTLE_SECONDS))
     # The folder-trust dialog was reported and its answer is not read yet.
     trust_open: bool = False
     trust_settle: Settle = field(default_factory=lambda: Settle(TRUST_SETTLE_SECONDS))
@@ -51,7 +50,7 @@ class TerminalState:
 
 
 def watch_stream(data: bytes, state: TerminalState) -> ParseResult:
-    markers = BOX_MARKERS + (READY_MARKERS if state.box_shown or state.trust_open or not state.ready else ())
+    markers = BOX_MARKERS + (READY_MARKERS if state.box.shown or state.trust_open or not state.ready else ())
     markers += (squeeze(NOT_ADDED),) if state.trust_open else ()
     return ParseResult(want_screen=state.stream.saw_any(data, markers))
 
@@ -75,7 +74,7 @@ def read_screen(
 def settle_passed(state: TerminalState) -> ParseResult:
     """A settle delay passed: look again, to report a box still there, read a trust answer, or
     take the prompt as ready without the SessionStart hook."""
-    box_due = state.box_settle.due() and state.box_shown
+    box_due = state.box.due()
     trust_due = state.trust_settle.due() and state.trust_open
     hookless_due = state.hookless.due() and not state.ready
     state.settled_look = box_due or trust_due
@@ -129,24 +128,14 @@ def _listed_folders(rows: list[str]) -> list[str]:
 def _approval_box(
     source: OutputSource, shown: bool, settled: bool, state: TerminalState
 ) -> tuple[list[ProviderEvent], float | None]:
-    if shown and not state.box_shown:
-        state.box_shown, state.box_reported = True, False
-        return [], state.box_settle.start()
-    if shown and settled and not state.box_reported:
+    step, call_again = state.box.look(shown, settled)
+    if step == "report":
         # Still there once settled: report it (the ToolPermission hook usually did already).
-        state.box_reported = True
+        message = "Gemini asks before running a tool"
         asked = event(
-            "approval_requested",
-            source,
-            "approval box",
-            APPROVAL,
-            message="Gemini asks before running a tool",
-            reason="tool",
-            dialog=TOOL_DIALOG,
+            "approval_requested", source, "approval box", APPROVAL, message=message, reason="tool", dialog=TOOL_DIALOG
         )
         return [asked], None
-    if not shown and state.box_shown:
-        state.box_shown = False
-        state.box_settle.cancel()
+    if step == "closed":
         return [event("approval_resolved", source, "approval box closed", APPROVAL)], None
-    return [], None
+    return [], call_again

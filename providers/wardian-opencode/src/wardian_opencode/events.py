@@ -1,0 +1,148 @@
+"""OpenCode's own event stream (`GET /event` of the TUI's server, one SSE event per call): the
+structured account of the agent's session (OpenCode 1.18.33).
+
+Each event is `{"type": …, "properties": {…}}`. Read here: `session.created` (the session id,
+`ses_…`; a child session of a subagent names its `parentID` and is not the agent's),
+`session.status` (`busy` / `idle` / `retry`) and `session.idle`, `permission.asked` (the tool,
+its patterns, the request id) and `permission.replied` (`once`, `always` or `reject`),
+`session.error` (an API error; an abort by Esc is no error), and tool parts of
+`message.part.updated`. Events of other sessions (another TUI tab, a subagent) are ignored.
+"""
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from wardian_core.parsing.events import event
+from wardian_core.parsing.jsonl import api_error_message, json_object, object_field, text_field
+from wardian_core.provider_models import OutputSource, ParseResult, ProviderEvent
+from wardian_opencode.profile import PERMISSION_DIALOG
+
+# The error OpenCode records when a person interrupts a turn (Esc): the turn ends, nothing failed.
+ABORTED = "MessageAbortedError"
+ACCEPTING_REPLIES = ("once", "always")
+
+
+@dataclass
+class EventsState:
+    session_id: str | None = None
+    busy: bool = False
+    pending_permissions: set[str] = field(default_factory=set)
+
+
+def parse_event(known_session: str | None, source: OutputSource, data: bytes, state: EventsState) -> ParseResult:
+    try:
+        return ParseResult(events=_events(known_session, source, data, state))
+    except Exception:  # noqa: BLE001 - a parser must never take an agent down with it
+        return ParseResult()
+
+
+def _events(known_session: str | None, source: OutputSource, data: bytes, state: EventsState) -> list[ProviderEvent]:
+    record = json_object(data)
+    if record is None:
+        return []
+    kind = text_field(record, "type") or ""
+    properties = object_field(record, "properties")
+    line = data.decode("utf-8", "replace")
+    state.session_id = state.session_id or known_session
+    if kind == "session.created":
+        return _created(source, properties, line, state)
+    # A part names its session inside itself; the rest name it at the top.
+    session = text_field(properties, "sessionID") or text_field(object_field(properties, "part"), "sessionID")
+    if session is None or session != state.session_id:
+        return []
+    handler = HANDLERS.get(kind)
+    return handler(source, properties, line, state) if handler else []
+
+
+def _created(source: OutputSource, properties: dict[str, Any], line: str, state: EventsState) -> list[ProviderEvent]:
+    info = object_field(properties, "info")
+    session = text_field(info, "id")
+    if session is None or state.session_id is not None or text_field(info, "parentID"):
+        return []
+    state.session_id = session
+    return [event("session_started", source, "session.created", line, session_id=session)]
+
+
+def _status(source: OutputSource, properties: dict[str, Any], line: str, state: EventsState) -> list[ProviderEvent]:
+    status = text_field(object_field(properties, "status"), "type")
+    rule = f"session.status {status}"
+    if status == "busy" and not state.busy:
+        state.busy = True
+        return [event("turn_started", source, rule, line)]
+    if status == "idle":
+        return _turn_end(source, rule, line, state)
+    return []
+
+
+def _idle(source: OutputSource, properties: dict[str, Any], line: str, state: EventsState) -> list[ProviderEvent]:
+    return _turn_end(source, "session.idle", line, state)
+
+
+def _turn_end(source: OutputSource, rule: str, line: str, state: EventsState) -> list[ProviderEvent]:
+    """`session.status idle` and `session.idle` both end a turn: the first one read does."""
+    if not state.busy:
+        return []
+    state.busy = False
+    state.pending_permissions.clear()
+    return [event("turn_completed", source, rule, line)]
+
+
+def _asked(source: OutputSource, properties: dict[str, Any], line: str, state: EventsState) -> list[ProviderEvent]:
+    request = text_field(properties, "id")
+    if request:
+        state.pending_permissions.add(request)
+    tool = text_field(properties, "permission") or "tool"
+    patterns = [p for p in properties.get("patterns") or [] if isinstance(p, str)]
+    shown = " ".join(patterns) or tool
+    data = {"tool": tool, "patterns": patterns, "request_id": request}
+    return [
+        event(
+            "approval_requested",
+            source,
+            "permission.asked",
+            shown,
+            message=f"OpenCode asks to run {tool}: {shown}",
+            reason="tool",
+            dialog=PERMISSION_DIALOG,
+            data=data,
+        )
+    ]
+
+
+def _replied(source: OutputSource, properties: dict[str, Any], line: str, state: EventsState) -> list[ProviderEvent]:
+    state.pending_permissions.discard(text_field(properties, "requestID") or "")
+    reply = text_field(properties, "reply")
+    answer = "accepted" if reply in ACCEPTING_REPLIES else "rejected"
+    return [event("approval_resolved", source, f"permission.replied {reply}", line, answer=answer)]
+
+
+def _error(source: OutputSource, properties: dict[str, Any], line: str, state: EventsState) -> list[ProviderEvent]:
+    error = object_field(properties, "error")
+    if text_field(error, "name") == ABORTED:
+        return []  # the turn's end follows as session.idle
+    message = api_error_message(object_field(error, "data")) or text_field(error, "name")
+    # The session.status idle that follows belongs to this failed turn: it is no turn_completed.
+    state.busy = False
+    return [event("error", source, "session.error", line, message=message)]
+
+
+def _part(source: OutputSource, properties: dict[str, Any], line: str, state: EventsState) -> list[ProviderEvent]:
+    part = object_field(properties, "part")
+    if text_field(part, "type") != "tool" or not state.busy:
+        return []
+    tool_state = object_field(part, "state")
+    status = text_field(tool_state, "status")
+    if status not in ("running", "completed", "error"):
+        return []
+    data = {"tool": text_field(part, "tool"), "input": tool_state.get("input"), "status": status}
+    return [event("generating", source, f"message.part.updated tool {status}", line, data=data)]
+
+
+HANDLERS = {
+    "session.status": _status,
+    "session.idle": _idle,
+    "permission.asked": _asked,
+    "permission.replied": _replied,
+    "session.error": _error,
+    "message.part.updated": _part,
+}

@@ -1,0 +1,74 @@
+"""The hooks of the OpenCode provider; each delegates to a module of its own."""
+
+from typing import Any
+
+from wardian_core import hookimpl
+from wardian_core.parsing.screen import ScreenSnapshot
+from wardian_core.provider_models import (
+    CONTRACT_VERSION,
+    HomePlan,
+    LaunchPlan,
+    OutputSource,
+    ParseResult,
+    ProviderInfo,
+    SpawnContext,
+)
+from wardian_opencode import argv, home, parser, server
+from wardian_opencode.profile import INPUT_PROFILE, SETTINGS, TESTED_VERSIONS
+
+
+@hookimpl
+def provider_info() -> ProviderInfo:
+    return ProviderInfo(
+        name="opencode",
+        display_name="OpenCode",
+        contract_version=CONTRACT_VERSION,
+        executable=argv.EXECUTABLE,
+        install_hint="Install it with `npm install -g opencode-ai` (a native binary)",
+        instruction_file="AGENTS.md",
+        session_id_mode="discovered",
+        capabilities=["interactive", "headless", "resume", "approvals", "model_selection", "skills"],
+        input_profile=INPUT_PROFILE,
+        tested_versions=TESTED_VERSIONS,
+        settings=SETTINGS,
+    )
+
+
+@hookimpl
+def prepare_home(ctx: SpawnContext) -> HomePlan:
+    return HomePlan(env=home.prepare(ctx) | server.prepare(ctx))
+
+
+@hookimpl
+def build_argv(ctx: SpawnContext) -> LaunchPlan:
+    return argv.launch_plan(ctx, {})
+
+
+@hookimpl
+def resume_args(session_id: str) -> list[str]:
+    return argv.resume_args(session_id)
+
+
+@hookimpl
+def approval_source(ctx: SpawnContext) -> list[OutputSource]:
+    return parser.telemetry_sources(ctx)
+
+
+@hookimpl
+def parser_state(source: OutputSource) -> type | None:
+    return parser.state_class(source)
+
+
+@hookimpl
+def parse_output(ctx: SpawnContext, source: OutputSource, data: bytes, state: Any) -> ParseResult:
+    return parser.parse(ctx, source, data, state)
+
+
+@hookimpl
+def source_quiet(state: Any) -> ParseResult:
+    return parser.quiet(state)
+
+
+@hookimpl
+def parse_screen(ctx: SpawnContext, source: OutputSource, screen: ScreenSnapshot, state: Any) -> ParseResult:
+    return parser.screen(source, screen, state)

@@ -1,0 +1,34 @@
+"""How Wardian types into OpenCode's TUI and answers its permission panel (checked on 1.18.33)."""
+
+from wardian_core.provider_models import DialogKeys, InputProfile, ProviderSetting, TestedVersions
+
+TESTED_VERSIONS = TestedVersions(oldest="1.18.33", newest="1.18.33")
+
+# The permission panel: "Allow once" (selected), "Allow always", "Reject".
+PERMISSION_DIALOG = "permission"
+PERMISSION_KEYS = DialogKeys(accept="\r", reject="\x1b", settle_seconds=0.3)
+
+INPUT_PROFILE = InputProfile(
+    submit_key="\r",
+    bracketed_paste=True,
+    paste_threshold=200,
+    settle_seconds=0.3,
+    dialogs={PERMISSION_DIALOG: PERMISSION_KEYS},
+    sender_tag=True,
+)
+
+PERMISSIONS: list[str | int | float | bool] = ["ask", "allow", "deny"]
+SETTINGS = [
+    ProviderSetting(
+        name="shell_permission",
+        choices=PERMISSIONS,
+        description="OpenCode's `permission.bash` for this agent (default: the user's configuration). `ask` "
+        "makes every shell command wait for `send --approval`; `opencode run` (headless) rejects what asks.",
+    ),
+    ProviderSetting(
+        name="auto_approve",
+        type="boolean",
+        default=False,
+        description="`--auto`: OpenCode approves every permission not explicitly denied, TUI and headless alike.",
+    ),
+]

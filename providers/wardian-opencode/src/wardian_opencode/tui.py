@@ -1,0 +1,77 @@
+"""OpenCode's TUI (`pty`): the ready footer and, as a fallback, the permission panel (1.18.33).
+
+Turns and permissions come from the server's event stream (events.py); the screen decides
+readiness (the server has no event for a drawn TUI) and reports a permission panel the stream
+did not (still there after a settle delay), and its closing.
+"""
+
+from dataclasses import dataclass, field
+
+from wardian_core.parsing.escapes import squeeze
+from wardian_core.parsing.events import event, screen_text
+from wardian_core.parsing.markers import MarkerWatch
+from wardian_core.parsing.screen import ScreenSnapshot
+from wardian_core.parsing.settled_box import SettledBox
+from wardian_core.provider_models import OutputSource, ParseResult, ProviderEvent
+from wardian_opencode.profile import PERMISSION_DIALOG
+
+READY = "ctrl+p commands"
+PANEL = "Permission required"
+PANEL_CHOICES = "Allow once"
+PANEL_SETTLE_SECONDS = 1.0
+READY_MARKERS = (squeeze(READY),)
+PANEL_MARKERS = (squeeze(PANEL),)
+
+
+@dataclass
+class TerminalState:
+    stream: MarkerWatch = field(default_factory=MarkerWatch)
+    ready: bool = False
+    panel: SettledBox = field(default_factory=lambda: SettledBox(PANEL_SETTLE_SECONDS))
+    settled_look: bool = False
+
+
+def watch_stream(data: bytes, state: TerminalState) -> ParseResult:
+    # The footer is redrawn all the time: worth a look only until ready, or to see a panel gone.
+    markers = PANEL_MARKERS + (READY_MARKERS if state.panel.shown or not state.ready else ())
+    return ParseResult(want_screen=state.stream.saw_any(data, markers))
+
+
+def read_screen(source: OutputSource, screen: ScreenSnapshot, state: TerminalState) -> ParseResult:
+    text = screen_text(screen.rows)
+    settled, state.settled_look = state.settled_look, False
+    shown = PANEL in text and PANEL_CHOICES in text
+    events, call_again = _panel(source, shown, settled, state)
+    if READY in text and not shown and not state.ready:
+        state.ready = True
+        events.append(event("ready", source, "ready footer", READY))
+    return ParseResult(events=events, call_again_after=call_again)
+
+
+def settle_passed(state: TerminalState) -> ParseResult:
+    if state.panel.due():
+        state.settled_look = True
+        return ParseResult(want_screen=True)
+    return ParseResult()
+
+
+def _panel(
+    source: OutputSource, shown: bool, settled: bool, state: TerminalState
+) -> tuple[list[ProviderEvent], float | None]:
+    step, call_again = state.panel.look(shown, settled)
+    if step == "report":
+        # Still there once settled: report it (the server's permission.asked usually did already).
+        message = "OpenCode asks for a permission"
+        asked = event(
+            "approval_requested",
+            source,
+            "permission panel",
+            PANEL,
+            message=message,
+            reason="tool",
+            dialog=PERMISSION_DIALOG,
+        )
+        return [asked], None
+    if step == "closed":
+        return [event("approval_resolved", source, "permission panel closed", PANEL)], None
+    return [], call_again

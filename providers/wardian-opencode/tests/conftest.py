@@ -1,0 +1,14 @@
+"""Shared helpers of the OpenCode provider's suite (the root conftest gives the hermetic env)."""
+
+from functools import partial
+from pathlib import Path
+
+import pytest
+
+from wardian_host.testing.contexts import spawn_context
+
+
+@pytest.fixture
+def make_ctx(tmp_path: Path):
+    """A SpawnContext for an agent whose Wardian home is under `tmp_path`."""
+    return partial(spawn_context, tmp_path, "opencode")

@@ -1,0 +1,78 @@
+"""The `opencode run --format json` rules, fed OpenCode 1.18.33's recorded runs line by line the way the
+host feeds a headless run's stdout (`fixtures/shared`: the shared transcripts, copied here)."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from wardian_core.provider_models import HEADLESS_SOURCE
+from wardian_opencode.headless import HeadlessState, parse_headless
+
+FIXTURES = Path(__file__).parent / "fixtures" / "shared"
+
+STARTED = [("session_started", "sessionID"), ("turn_started", "type=step_start")]
+DONE = ("turn_completed", "type=step_finish reason=stop")
+TOOL_STEP = [("generating", "type=tool_use"), ("generating", "type=step_finish reason=tool-calls")]
+EXPECTED = {
+    "opencode-run-json.jsonl": [*STARTED, ("generating", "type=text"), DONE],
+    "opencode-run-session-resume-json.jsonl": [*STARTED, ("generating", "type=text"), DONE],
+    "opencode-run-tool-json.jsonl": [
+        *STARTED,
+        *TOOL_STEP,
+        ("generating", "type=step_start"),
+        ("generating", "type=text"),
+        DONE,
+    ],
+    # `run` rejects a permission set to `ask` on the spot, and ends after that step.
+    "opencode-run-tool-ask-autoreject-json.jsonl": [*STARTED, *TOOL_STEP],
+    "opencode-run-api-error400.jsonl": [("session_started", "sessionID"), ("error", "type=error")],
+}
+
+
+def replay(name: str) -> list:
+    state = HeadlessState()
+    events = []
+    for line in (FIXTURES / name).read_bytes().splitlines():
+        events += parse_headless(HEADLESS_SOURCE, line, state).events
+    return events
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_each_recorded_run_gives_its_events(name: str) -> None:
+    assert [(e.kind, e.evidence.rule) for e in replay(name)] == EXPECTED[name]
+
+
+def test_the_session_is_the_first_records_and_a_resumed_run_names_the_same() -> None:
+    first = replay("opencode-run-json.jsonl")[0]
+    resumed = replay("opencode-run-session-resume-json.jsonl")[0]
+    assert first.session_id == resumed.session_id == "ses_e000c8a98ffe3TR7QtuIEgJSQn"
+
+
+def test_a_refused_tool_names_the_command_and_why() -> None:
+    tool = replay("opencode-run-tool-ask-autoreject-json.jsonl")[2]
+    assert tool.data == {
+        "tool": "bash",
+        "input": {"command": "echo OCASK > oc_ask.txt"},
+        "status": "error",
+        "error": "The user rejected permission to use this specific tool call.",
+    }
+
+
+def test_an_api_error_carries_the_apis_message() -> None:
+    error = replay("opencode-run-api-error400.jsonl")[-1]
+    assert error.message == "mock error 400 requested"
+
+
+@pytest.mark.parametrize("line", [b"", b"not json", b"[1,2]", b'{"type":"step_finish","part":7}', b"\xff\xfe"])
+def test_bad_lines_never_raise(line: bytes) -> None:
+    events = parse_headless(HEADLESS_SOURCE, line, HeadlessState()).events
+    assert all(event.kind in ("turn_completed", "session_started") for event in events)
+
+
+def test_the_fixtures_are_what_the_tests_expect() -> None:
+    # Every line of each transcript is one JSON object with a type and a session.
+    for name in EXPECTED:
+        for line in (FIXTURES / name).read_text().splitlines():
+            record = json.loads(line)
+            assert record["type"] and record["sessionID"].startswith("ses_")

@@ -1,0 +1,172 @@
+"""Acceptance through `wardian` itself: the real OpenCode (1.18.33) against the loopback model server.
+
+Each test spawns OpenCode agents with `wardian agent spawn --provider opencode`, talks to them with
+`wardian send`, waits with `wardian agent wait`, and checks every status it waits for by the event
+that caused it (`status_evidence`): the interactive turns and permissions by OpenCode's own event
+server (`opencode-events`), so an idle reached any other way cannot pass.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from wardian_cli import WardianCli, assert_no_process_with
+
+from wardian_host.testing.reaping import reap_home
+
+pytestmark = pytest.mark.real_cli
+
+EVENTS = "opencode-events"
+
+
+@pytest.fixture
+def wardian(opencode_cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[WardianCli]:
+    """`wardian` with the real OpenCode: the user's OPENCODE_CONFIG points at the model server."""
+    wardian_home = tmp_path / "wardian-home"
+    wardian_home.mkdir(exist_ok=True)
+    monkeypatch.setenv("WARDIAN_HOME", str(wardian_home))
+    monkeypatch.setenv("WARDIAN_OPENCODE_EXECUTABLE", str(opencode_cli.executable))
+    monkeypatch.setenv("WARDIAN_PLUGINS", "opencode")
+    for name, value in opencode_cli.env.items():
+        if name.startswith("OPENCODE_"):
+            monkeypatch.setenv(name, value)
+    try:
+        yield WardianCli(wardian_home, opencode_cli.workspace.resolve(), opencode_cli, "opencode")
+    finally:
+        reap_home(wardian_home)
+
+
+def spawn(wardian: WardianCli, name: str, *args: str) -> dict:
+    common = ["--provider", "opencode", "--class", "Coder", "--name", name, "--workspace", str(wardian.workspace)]
+    return wardian("agent", "spawn", *common, *args)["agent"]
+
+
+def turn_request(wardian: WardianCli, token: str) -> str:
+    """The body of the newest chat call whose messages carry `token` (not a title request)."""
+    for request in reversed(wardian.cli.server.model_requests()):
+        body = request.body_text()
+        if token in body and "Generate a title" not in body and "title" not in body[:200]:
+            return body
+    raise AssertionError(f"no model call carried {token}")
+
+
+def assert_by_events(agent: dict, event: str, rule: str) -> None:
+    evidence = agent["status_evidence"]
+    assert (evidence["event"], evidence["source"], evidence["rule"]) == (event, EVENTS, rule), evidence
+
+
+def test_spawn_is_idle_and_a_turn_is_told_by_the_event_stream(wardian: WardianCli) -> None:
+    skill = wardian.home / "common" / ".agents" / "skills" / "zebra-painter"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: zebra-painter\ndescription: Paints zebras in stripes.\n---\nPaint.\n")
+    (wardian.home / "common" / "AGENTS.md").write_text("Wardian common rule: be brief.\n")
+
+    spawn(wardian, "oc")
+    ready = wardian.wait("oc", "idle", "ready")
+    assert (ready["status_evidence"]["source"], ready["status_evidence"]["rule"]) == ("pty", "ready footer")
+
+    sent = wardian("send", "hello ECHO:o1", "--to", "oc", "--wait-until", "idle", "--timeout", "60s")
+    assert_by_events(sent["agent"], "turn_completed", sent["agent"]["status_evidence"]["rule"])
+    assert sent["agent"]["status_evidence"]["rule"] in ("session.status idle", "session.idle")
+    shown = wardian.show("oc")
+    assert shown["provider_session_id"].startswith("ses_")  # from the server's session.created
+    # The event stream can tell the turn's end before the TUI drew the reply.
+    wardian("agent", "watch", "oc", "--until", "output:MOCK-REPLY", "--timeout", "10s")
+    watched = wardian.watch("oc")
+    assert [event["to"] for event in watched["events"]][-2:] == ["processing", "idle"]
+    started = watched["events"][-2]["evidence"]
+    assert (started["source"], started["rule"]) == (EVENTS, "session.status busy")
+
+    body = turn_request(wardian, "ECHO:o1")
+    assert "Wardian common rule: be brief." in body, "the include root's AGENTS.md did not reach the model"
+    assert "zebra-painter" in body, "the include root's skill did not reach the model"
+    assert not (wardian.workspace / "opencode.json").exists() and not (wardian.workspace / ".opencode").exists()
+
+
+def test_a_shell_command_is_approved_then_a_second_refused(wardian: WardianCli) -> None:
+    spawn(wardian, "oc", "--provider-setting", "shell_permission=ask")
+    wardian.wait("oc", "idle", "ready")
+    wardian("send", "run MOCK_TOOL:touch approved.txt ECHO:t1", "--to", "oc")
+    asked = wardian.wait("oc", "action_required", "approval_requested")
+    assert_by_events(asked, "approval_requested", "permission.asked")
+    assert asked["status_evidence"]["line"] == "touch approved.txt"
+    assert not (wardian.workspace / "approved.txt").exists()
+    answer = wardian("send", "--approval", "accept", "--to", "oc", "--timeout", "30s")
+    assert answer["left_action_required"] is True
+    done = wardian.wait("oc", "idle", "turn_completed")
+    assert done["status_evidence"]["source"] == EVENTS
+    assert (wardian.workspace / "approved.txt").exists()
+
+    wardian("send", "run MOCK_TOOL:touch refused.txt ECHO:t2", "--to", "oc")
+    wardian.wait("oc", "action_required", "approval_requested")
+    refused = wardian("send", "--approval", "reject", "--to", "oc", "--timeout", "30s")
+    assert refused["left_action_required"] is True
+    wardian.wait("oc", "idle", "turn_completed")
+    assert not (wardian.workspace / "refused.txt").exists()
+    answers = [
+        (e["evidence"]["rule"], e["evidence"].get("answer"))
+        for e in wardian.watch("oc")["events"]
+        if e["from"] == "action_required"
+    ]
+    assert answers == [("permission.replied once", "accepted"), ("permission.replied reject", "rejected")], answers
+
+
+def test_pause_and_resume_continue_the_session_and_attach_shows_the_tui(wardian: WardianCli) -> None:
+    spawn(wardian, "oc")
+    wardian.wait("oc", "idle", "ready")
+    wardian("send", "first ECHO:p1", "--to", "oc", "--wait-until", "idle", "--timeout", "60s")
+    session = wardian.show("oc")["provider_session_id"]
+
+    wardian("agent", "pause", "oc")
+    wardian("agent", "resume", "oc")
+    wardian.wait("oc", "idle", "ready")
+    sent = wardian("send", "second ECHO:p2", "--to", "oc", "--wait-until", "idle", "--timeout", "60s")
+    assert sent["agent"]["status_evidence"]["source"] == EVENTS
+    assert wardian.show("oc")["provider_session_id"] == session
+    body = turn_request(wardian, "ECHO:p2")
+    assert "ECHO:p1" in body and "MOCK-REPLY p1" in body, "the resumed session lost its earlier turn"
+
+
+def test_an_api_error_is_an_error_from_the_event_stream_and_kill_leaves_no_process(wardian: WardianCli) -> None:
+    agent = spawn(wardian, "oc")
+    wardian.wait("oc", "idle", "ready")
+    wardian("send", "fail MOCK_HTTP_ERROR:400", "--to", "oc")
+    failed = wardian.wait("oc", "error", "error")
+    assert_by_events(failed, "error", "session.error")
+    assert "mock error 400 requested" in failed["status_evidence"]["message"]
+
+    wardian("agent", "kill", "oc")
+    wardian("agent", "wait", "oc", "--until", "off", "--timeout", "30s")
+    folder = str(wardian.home / "agents" / agent["uuid"] / "opencode" / "opencode.json")
+    assert_no_process_with("OPENCODE_CONFIG", folder)
+
+
+def test_agent_run_turn_resume_and_api_error(wardian: WardianCli) -> None:
+    spawn(wardian, "oc")
+    wardian.wait("oc", "idle", "ready")
+    wardian("agent", "pause", "oc")
+
+    first = wardian.run_record(wardian.run("oc", "hello ECHO:h1"))
+    assert (first["status"], first["exit_code"], first["session_mode"]) == ("idle", 0, "fresh"), first
+    assert first["timeline"][-1] == {
+        "from": "processing",
+        "to": "idle",
+        "event": "turn_completed",
+        "rule": "type=step_finish reason=stop",
+    }
+    session = first["session_id"]
+    assert session.startswith("ses_") and wardian.show("oc")["provider_session_id"] == session
+
+    again = wardian.run_record(wardian.run("oc", "again ECHO:h2", "--resume"))
+    assert (again["status"], again["session_mode"], again["session_id"]) == ("idle", "resume", session), again
+    body = turn_request(wardian, "ECHO:h2")
+    assert "ECHO:h1" in body and "MOCK-REPLY h1" in body, "the resumed run lost its earlier turn"
+
+    failed = wardian.run("oc", "fail MOCK_HTTP_ERROR:400")
+    assert failed.returncode == 1, failed
+    run = json.loads(failed.stderr)["error"]["details"]
+    assert run["status"] == "error" and run["timeline"][-1]["rule"] in ("type=error", f"exit {run['exit_code']}")
+    assert any(e["kind"] == "error" and e["message"] == "mock error 400 requested" for e in run["events"]), run
