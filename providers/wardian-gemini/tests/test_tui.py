@@ -80,7 +80,10 @@ def test_the_tool_box_is_reported_once_settled_and_closes_when_answered(terminal
         TOOL_DIALOG,
         "approval box",
     )
-    closed = terminal.feed_to(TOOL_ACCEPTED, len(TOOL_ACCEPTED))
+    # Gone from a look: closed only once it stayed away (a repaint in pieces must not close it).
+    assert terminal.feed_to(TOOL_ACCEPTED, len(TOOL_ACCEPTED)) == []
+    assert terminal.delay == tui.APPROVAL_SETTLE_SECONDS
+    closed = terminal.quiet()
     assert [(e.kind, e.evidence.rule) for e in closed] == [("approval_resolved", "approval box closed")]
 
 

@@ -8,13 +8,21 @@ server (`opencode-events`), so an idle reached any other way cannot pass.
 
 from __future__ import annotations
 
+import base64
 import json
+import os
+import select
+import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from wardian_cli import WardianCli, assert_no_process_with
+from ptyprocess import PtyProcess
+from wardian_cli import WARDIAN, WardianCli, assert_no_process_with
 
+from wardian_core.parsing.escapes import squeeze, strip_escapes
 from wardian_host.testing.reaping import reap_home
 
 pytestmark = pytest.mark.real_cli
@@ -58,15 +66,42 @@ def assert_by_events(agent: dict, event: str, rule: str) -> None:
     assert (evidence["event"], evidence["source"], evidence["rule"]) == (event, EVENTS, rule), evidence
 
 
+def read_until(terminal: PtyProcess, wanted: str, limit: float = 20) -> str:
+    """What an attached terminal showed (escapes stripped, spaces squeezed) once `wanted` shows."""
+    seen, deadline = b"", time.monotonic() + limit
+    while wanted not in (text := squeeze(strip_escapes(seen.decode("utf-8", "replace")))):
+        remaining = deadline - time.monotonic()
+        assert remaining > 0, f"{wanted!r} not seen; got {text[-300:]!r}"
+        if select.select([terminal.fd], [], [], remaining)[0]:
+            try:
+                seen += terminal.read(65536)
+            except EOFError:
+                break
+    return text
+
+
+def assert_the_server_wants_the_agents_password(wardian: WardianCli, uuid: str) -> None:
+    folder = wardian.home / "agents" / uuid / "opencode"
+    url = f"http://127.0.0.1:{(folder / 'server-port').read_text().strip()}/config"
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(url, timeout=10)
+    assert refused.value.code == 401
+    token = base64.b64encode(f"opencode:{(folder / 'server-password').read_text().strip()}".encode()).decode()
+    request = urllib.request.Request(url, headers={"Authorization": f"Basic {token}"})
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        assert answer.status == 200
+
+
 def test_spawn_is_idle_and_a_turn_is_told_by_the_event_stream(wardian: WardianCli) -> None:
     skill = wardian.home / "common" / ".agents" / "skills" / "zebra-painter"
     skill.mkdir(parents=True)
     (skill / "SKILL.md").write_text("---\nname: zebra-painter\ndescription: Paints zebras in stripes.\n---\nPaint.\n")
     (wardian.home / "common" / "AGENTS.md").write_text("Wardian common rule: be brief.\n")
 
-    spawn(wardian, "oc")
+    agent = spawn(wardian, "oc")
     ready = wardian.wait("oc", "idle", "ready")
     assert (ready["status_evidence"]["source"], ready["status_evidence"]["rule"]) == ("pty", "ready footer")
+    assert_the_server_wants_the_agents_password(wardian, agent["uuid"])
 
     sent = wardian("send", "hello ECHO:o1", "--to", "oc", "--wait-until", "idle", "--timeout", "60s")
     assert_by_events(sent["agent"], "turn_completed", sent["agent"]["status_evidence"]["rule"])
@@ -74,8 +109,12 @@ def test_spawn_is_idle_and_a_turn_is_told_by_the_event_stream(wardian: WardianCl
     shown = wardian.show("oc")
     assert shown["provider_session_id"].startswith("ses_")  # from the server's session.created
     # The event stream can tell the turn's end before the TUI drew the reply.
-    wardian("agent", "watch", "oc", "--until", "output:MOCK-REPLY", "--timeout", "10s")
+    deadline = time.monotonic() + 10
+    while "MOCK-REPLY o1" not in "\n".join(wardian("agent", "screen", "oc")["screen"]["rows"]):
+        assert time.monotonic() < deadline, "the reply was never drawn"
+        time.sleep(0.2)
     watched = wardian.watch("oc")
+    assert "MOCK-REPLYo1" in "".join(watched["output"].split())
     assert [event["to"] for event in watched["events"]][-2:] == ["processing", "idle"]
     started = watched["events"][-2]["evidence"]
     assert (started["source"], started["rule"]) == (EVENTS, "session.status busy")
@@ -128,6 +167,16 @@ def test_pause_and_resume_continue_the_session_and_attach_shows_the_tui(wardian:
     assert wardian.show("oc")["provider_session_id"] == session
     body = turn_request(wardian, "ECHO:p2")
     assert "ECHO:p1" in body and "MOCK-REPLY p1" in body, "the resumed session lost its earlier turn"
+
+    # A person attaching sees OpenCode's TUI (its recent screen replayed), and detaches.
+    attached = PtyProcess.spawn([WARDIAN, "agent", "attach", "oc"], env=dict(os.environ), dimensions=(40, 120))
+    try:
+        assert "ctrl+pcommands" in read_until(attached, "ctrl+pcommands")
+        attached.write(b"\x1cd")  # Ctrl-\ then d
+        assert "detached" in read_until(attached, "detached")
+    finally:
+        attached.close(force=True)
+    assert wardian.show("oc")["status"] == "idle"
 
 
 def test_an_api_error_is_an_error_from_the_event_stream_and_kill_leaves_no_process(wardian: WardianCli) -> None:

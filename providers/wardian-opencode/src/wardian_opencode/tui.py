@@ -20,7 +20,8 @@ PANEL = "Permission required"
 PANEL_CHOICES = "Allow once"
 PANEL_SETTLE_SECONDS = 1.0
 READY_MARKERS = (squeeze(READY),)
-PANEL_MARKERS = (squeeze(PANEL),)
+# The panel draws its title before its choices: a look at either.
+PANEL_MARKERS = (squeeze(PANEL), squeeze(PANEL_CHOICES))
 
 
 @dataclass
@@ -72,6 +73,7 @@ def _panel(
             dialog=PERMISSION_DIALOG,
         )
         return [asked], None
-    if step == "closed":
+    if step == "closed" and state.panel.reported:
+        # One the screen did not report was the stream's: its permission.replied tells the answer.
         return [event("approval_resolved", source, "permission panel closed", PANEL)], None
     return [], call_again
