@@ -194,7 +194,7 @@ def test_an_api_error_is_an_error_from_the_event_stream_and_kill_leaves_no_proce
 
 
 def test_agent_run_turn_resume_and_api_error(wardian: WardianCli) -> None:
-    spawn(wardian, "oc")
+    spawn(wardian, "oc", "--provider-setting", "shell_permission=ask")
     wardian.wait("oc", "idle", "ready")
     wardian("agent", "pause", "oc")
 
@@ -219,3 +219,11 @@ def test_agent_run_turn_resume_and_api_error(wardian: WardianCli) -> None:
     run = json.loads(failed.stderr)["error"]["details"]
     assert run["status"] == "error" and run["timeline"][-1]["rule"] in ("type=error", f"exit {run['exit_code']}")
     assert any(e["kind"] == "error" and e["message"] == "mock error 400 requested" for e in run["events"]), run
+
+    # `run` rejects what asks, then ends without a record saying the turn is over.
+    refused = wardian.run_record(wardian.run("oc", "run MOCK_TOOL:touch headless.txt ECHO:h3"))
+    assert (refused["status"], refused["exit_code"]) == ("idle", 0), refused
+    assert refused["timeline"][-1]["rule"] == "exit 0 while working", refused["timeline"]
+    tools = [e["data"] for e in refused["events"] if e.get("data", {}).get("tool") == "bash"]
+    assert tools and tools[-1]["status"] == "error" and "rejected" in tools[-1]["error"], refused["events"]
+    assert not (wardian.workspace / "headless.txt").exists()
