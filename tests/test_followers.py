@@ -11,7 +11,7 @@ import psutil
 import pytest
 
 from wardian_core.provider_models import HEADLESS_SOURCE, PTY_SOURCE, OutputSource
-from wardian_host.output import directory_watch
+from wardian_host.output import directory_watch, sse_stream
 from wardian_host.output.command_stream import CommandStream
 from wardian_host.output.directory_watch import DirectoryWatch
 from wardian_host.output.followers import open_follower
@@ -225,6 +225,22 @@ def test_sse_reconnects_when_the_stream_ends_and_sends_the_last_event_id() -> No
     assert _follow_sse(handler, 2) == [b"first", b"second"]
     assert "last-event-id" not in requests[0]
     assert requests[1]["last-event-id"] == "41"
+
+
+def test_sse_asks_again_when_a_starting_server_does_not_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sse_stream, "ANSWER_TIMEOUT_SECONDS", 0.2)
+    asked = 0
+
+    async def handler(request: dict[str, str], writer: asyncio.StreamWriter) -> bool:
+        nonlocal asked
+        asked += 1
+        if asked == 1:
+            return True  # the connection stays open, the request unanswered
+        writer.write(b"HTTP/1.1 200 OK\r\n\r\ndata: up\n\n")
+        return True
+
+    assert _follow_sse(handler, 1) == [b"up"]
+    assert asked == 2
 
 
 def test_sse_drops_an_event_over_one_mebibyte_and_keeps_following(caplog: pytest.LogCaptureFixture) -> None:

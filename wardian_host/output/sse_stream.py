@@ -17,6 +17,9 @@ MAX_EVENT_BYTES = 1 << 20
 MAX_HEADERS = 100
 FIRST_RETRY_SECONDS = 0.1
 MAX_RETRY_SECONDS = 2.0
+# A server starting up may accept the connection and not answer the request at all (OpenCode
+# 1.18.33 does, for seconds): a request unanswered this long is dropped and asked again.
+ANSWER_TIMEOUT_SECONDS = 5.0
 _READ_SIZE = 65536
 
 
@@ -67,11 +70,11 @@ class SseStream:
             writer: asyncio.StreamWriter | None = None
             try:
                 reader, writer = await asyncio.open_connection(self._host, self._port)
-                body = await self._open(reader, writer)
+                body = await asyncio.wait_for(self._open(reader, writer), ANSWER_TIMEOUT_SECONDS)
                 if body is not None:
                     delay = FIRST_RETRY_SECONDS
                     await self._read_events(body)
-            except (OSError, EOFError, asyncio.LimitOverrunError, ValueError) as error:
+            except (OSError, EOFError, asyncio.LimitOverrunError, ValueError, TimeoutError) as error:
                 # The CLI's server may not be up yet: quiet, until it answers something unexpected.
                 log.debug("sse stream %s:%s: %s", self._host, self._port, type(error).__name__)
             finally:

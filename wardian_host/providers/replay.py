@@ -21,6 +21,7 @@ from wardian_core.provider_models import (
     SpawnContext,
 )
 from wardian_core.status_rules import StatusCourse
+from wardian_host.output.sse_stream import EventParser
 from wardian_host.providers.manager import Plugins
 from wardian_host.providers.source_parser import SourceParser
 
@@ -54,7 +55,14 @@ def resolve_source(plugins: Plugins, provider: str, ctx: SpawnContext, name: str
     return OutputSource(name=name, kind="file", format=named.format if named else "lines", path=file)
 
 
-def pieces(data: bytes, source: OutputSource, chunk_size: int) -> list[bytes]:
+def is_event_stream(file: Path) -> bool:
+    """A recorded server-sent events body (`*.sse`): replayed one event's data per call, as live."""
+    return file.suffix == ".sse"
+
+
+def pieces(data: bytes, source: OutputSource, chunk_size: int, *, event_stream: bool = False) -> list[bytes]:
+    if event_stream:
+        return EventParser().feed(data if data.endswith(b"\n\n") else data + b"\n\n")
     if source.format == "chunks":
         return [data[i : i + chunk_size] for i in range(0, len(data), chunk_size)]
     lines = data.split(b"\n")
@@ -129,7 +137,8 @@ def replay(
     run = _Replay(plugins, provider, ctx, output_source)
     yield {"type": "status", "at": 0.0, "from": None, "to": run.course.status, "event": None, "evidence": None}
     yield from run.take(run.parser.opened(run.ctx))
-    for index, piece in enumerate(pieces(file.read_bytes(), output_source, chunk_size)):
+    recorded = pieces(file.read_bytes(), output_source, chunk_size, event_stream=is_event_stream(file))
+    for index, piece in enumerate(recorded):
         if index:
             yield from run.advance(run.clock + gap)
         yield from run.feed(piece)
