@@ -115,6 +115,11 @@ class ProviderInfo(_Model):
     input_profile: InputProfile = Field(default_factory=InputProfile)
     tested_versions: TestedVersions | None = Field(None, description="None for a provider without a CLI of its own.")
     settings: list[ProviderSetting] = Field(default_factory=list, description="The per-agent settings it accepts.")
+    prefer_native_executable: bool = Field(
+        False,
+        description="On PATH, a native binary of `executable`'s name wins over a script shim found before it "
+        "(a `#!` script, `.cmd`, `.bat`, `.ps1`): the host launches that binary itself.",
+    )
 
     @field_validator("capabilities")
     @classmethod

@@ -33,7 +33,7 @@ from wardian_host.agents.relaunch import session_mode_for
 from wardian_host.agents.spawn_context import build_context, launch_config_of, stored_launch_config
 from wardian_host.agents.status_tracker import StatusTracker
 from wardian_host.output.feed import OutputFeed, ParserSession
-from wardian_host.providers.executables import override_variable
+from wardian_host.providers.executables import native_on_path, override_variable
 from wardian_host.providers.manager import Plugins
 from wardian_host.providers.provider_settings import checked_provider_settings
 from wardian_host.providers.source_parser import SourceParser
@@ -177,9 +177,11 @@ class AgentLifecycle:
     def _with_executable_override(self, info: ProviderInfo, plan: LaunchPlan, ctx: SpawnContext) -> LaunchPlan:
         """settings.toml `providers.<name>.executable`, else WARDIAN_<NAME>_EXECUTABLE, replaces the CLI."""
         override = ctx.launch.settings.get("executable") or self._base_env.get(override_variable(info.name), "").strip()
-        if override and info.executable and plan.argv[0] == info.executable:
-            return plan.model_copy(update={"argv": [override, *plan.argv[1:]]})
-        return plan
+        if not info.executable or plan.argv[0] != info.executable:
+            return plan
+        if not override and info.prefer_native_executable:
+            override = native_on_path(info.executable, {**self._base_env, **plan.env}) or ""
+        return plan.model_copy(update={"argv": [override, *plan.argv[1:]]}) if override else plan
 
     def _output(self, agent: LiveAgent, parsing: ParserSession, data: bytes) -> None:
         agent.record_output(data)

@@ -48,6 +48,46 @@ def _which(command: str, environ: Mapping[str, str]) -> str | None:
     return shutil.which(command, path=environ.get("PATH", os.defpath))
 
 
+# The first bytes of a native executable: ELF, Mach-O (both byte orders, 32/64-bit, universal), PE.
+NATIVE_MAGIC = (
+    b"\x7fELF",
+    b"\xfe\xed\xfa\xce",
+    b"\xfe\xed\xfa\xcf",
+    b"\xce\xfa\xed\xfe",
+    b"\xcf\xfa\xed\xfe",
+    b"\xca\xfe\xba\xbe",
+    b"MZ",
+)
+
+
+def is_native(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(4)
+    except OSError:
+        return False
+    return head.startswith(NATIVE_MAGIC)
+
+
+def native_on_path(command: str, environ: Mapping[str, str]) -> str | None:
+    """The first native executable named `command` (with PATHEXT's endings on Windows) on PATH."""
+    endings = [""] + (environ.get("PATHEXT", ".EXE").lower().split(os.pathsep) if os.name == "nt" else [])
+    for folder in environ.get("PATH", os.defpath).split(os.pathsep):
+        for ending in endings:
+            candidate = Path(folder or ".") / (command + ending)
+            if candidate.is_file() and os.access(candidate, os.X_OK) and is_native(candidate):
+                return str(candidate.absolute())
+    return None
+
+
+def on_path(info: ProviderInfo, environ: Mapping[str, str]) -> str | None:
+    """Where PATH has the provider's executable; a native one first where the provider prefers it."""
+    if info.executable is None:
+        return None
+    native = native_on_path(info.executable, environ) if info.prefer_native_executable else None
+    return native or _which(info.executable, environ)
+
+
 def locate(info: ProviderInfo, environ: Mapping[str, str], configured: str | None = None) -> ExecutableLocation:
     """Where the provider's executable is: `configured` (settings.toml `providers.<name>.executable`)
     first, then WARDIAN_<NAME>_EXECUTABLE, then PATH — the order the host launches with."""
@@ -59,9 +99,7 @@ def locate(info: ProviderInfo, environ: Mapping[str, str], configured: str | Non
     override = environ.get(variable, "").strip() or None
     if override is not None:
         return ExecutableLocation(_which(override, environ), "override", variable, override)
-    if info.executable is None:
-        return ExecutableLocation(None, None, variable, None)
-    found = _which(info.executable, environ)
+    found = on_path(info, environ)
     return ExecutableLocation(found, "path" if found else None, variable, None)
 
 

@@ -2,7 +2,11 @@
 
 import base64
 import json
+import os
+import shutil
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -110,3 +114,16 @@ def test_headless_is_run_format_json_with_the_prompt_after_the_options(make_ctx)
     assert plugin.build_argv(ctx=ctx).argv == ["opencode", "run", "--format", "json", "--auto", "--", "-v is a prompt"]
     with pytest.raises(WardianError):
         plugin.build_argv(ctx=make_ctx(mode="headless"))
+
+
+def test_the_native_binary_is_preferred_over_a_shim_earlier_on_path(tmp_path) -> None:
+    shims, native = tmp_path / "npm-bin", tmp_path / "native"
+    shims.mkdir()
+    native.mkdir()
+    (shims / "opencode").write_text("#!/usr/bin/env node\n")
+    (shims / "opencode").chmod(0o755)
+    shutil.copy(shutil.which("true") or "/bin/true", native / "opencode")
+    env = {**os.environ, "PATH": f"{shims}:{native}:{os.environ['PATH']}", "WARDIAN_PLUGINS": "opencode"}
+    wardian = str(Path(sys.executable).parent / "wardian")
+    shown = subprocess.run([wardian, "providers", "show", "opencode"], capture_output=True, text=True, env=env)
+    assert json.loads(shown.stdout)["provider"]["executable_path"] == str(native / "opencode")

@@ -31,6 +31,9 @@ def provider_info() -> ProviderInfo:
         input_profile=INPUT_PROFILE,
         tested_versions=TESTED_VERSIONS,
         settings=SETTINGS,
+        # npm's `.cmd`/`.ps1` shims (Windows) and its JavaScript launcher (an install without
+        # its postinstall) stand in front of the real binary: launch the binary itself.
+        prefer_native_executable=True,
     )
 
 
