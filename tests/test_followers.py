@@ -10,12 +10,13 @@ from pathlib import Path
 import psutil
 import pytest
 
+from wardian_core.parsing.sse import MAX_EVENT_BYTES
 from wardian_core.provider_models import HEADLESS_SOURCE, PTY_SOURCE, OutputSource
 from wardian_host.output import directory_watch, sse_stream
 from wardian_host.output.command_stream import CommandStream
 from wardian_host.output.directory_watch import DirectoryWatch
 from wardian_host.output.followers import open_follower
-from wardian_host.output.sse_stream import MAX_EVENT_BYTES, SseStream
+from wardian_host.output.sse_stream import SseStream
 
 TIMEOUT = 10
 
@@ -251,7 +252,7 @@ def test_sse_drops_an_event_over_one_mebibyte_and_keeps_following(caplog: pytest
         writer.write(_chunk(b"data: after\n\n"))
         return True
 
-    with caplog.at_level(logging.WARNING, logger="wardian_host.output.sse_stream"):
+    with caplog.at_level(logging.WARNING, logger="wardian_core.parsing.sse"):
         assert _follow_sse(handler, 1) == [b"after"]
 
     assert caplog.text.count("dropped an sse event") == 2

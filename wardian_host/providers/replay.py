@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from wardian_core.parsing.screen import ScreenModel
+from wardian_core.parsing.sse import EventParser
 from wardian_core.provider_models import (
     HEADLESS_SOURCE,
     PTY_SOURCE,
@@ -21,7 +22,6 @@ from wardian_core.provider_models import (
     SpawnContext,
 )
 from wardian_core.status_rules import StatusCourse
-from wardian_host.output.sse_stream import EventParser
 from wardian_host.providers.manager import Plugins
 from wardian_host.providers.source_parser import SourceParser
 

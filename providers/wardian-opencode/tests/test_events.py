@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from wardian_core.parsing.sse import EventParser
 from wardian_core.provider_models import OutputSource
-from wardian_host.output.sse_stream import EventParser
 from wardian_opencode import events
 from wardian_opencode.profile import PERMISSION_DIALOG
 
