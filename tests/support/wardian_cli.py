@@ -6,8 +6,10 @@ any other way cannot pass; a wait that times out shows the agent's screen in its
 
 import json
 import os
+import select
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -56,6 +58,33 @@ class WardianCli:
 
     def watch(self, name: str) -> dict[str, Any]:
         return self("agent", "watch", name)["watch"]
+
+    def output_shows(self, name: str, text: str, timeout: float = 10) -> None:
+        """Follow the agent's output from the oldest kept (`agent watch --follow`) until `text` shows,
+        whitespace ignored: TUIs draw spaces by moving the cursor."""
+        wanted, seen = "".join(text.split()), ""
+        follow = subprocess.Popen(
+            [WARDIAN, "agent", "watch", name, "--follow"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL,
+            env=dict(os.environ),
+        )
+        assert follow.stdout is not None
+        pending, deadline = b"", time.monotonic() + timeout
+        try:
+            while wanted not in seen:
+                remaining = deadline - time.monotonic()
+                assert remaining > 0 and select.select([follow.stdout], [], [], remaining)[0], (
+                    f"{text!r} not in {name}'s output within {timeout} s"
+                )
+                chunk = os.read(follow.stdout.fileno(), 65536)
+                assert chunk, f"the watch of {name} ended before {text!r} showed"
+                *lines, pending = (pending + chunk).split(b"\n")
+                seen += "".join("".join(json.loads(line).get("output", "").split()) for line in lines if line)
+        finally:
+            follow.kill()
+            follow.wait()
 
     def run(self, name: str, prompt: str, *flags: str) -> subprocess.CompletedProcess[str]:
         """`wardian agent run`: one headless turn of the agent's provider; its exit code is the caller's to check."""

@@ -1,5 +1,5 @@
 """Gemini headless output → provider events: one stdout line of `gemini -p <prompt> --output-format stream-json`
-(Gemini CLI 0.61.0) per call, read without memory; never raises on bad input.
+(Gemini CLI 0.61.0) per call, read without memory (parser.py guards the hook against anything unforeseen).
 
 The records: `init` (session_id), `message` (the user's prompt echoed, then the assistant's text in
 chunks with `delta: true`), `tool_use`, `tool_result`, `error` (severity `warning` or `error`) and a
@@ -18,13 +18,6 @@ TOOL_RECORDS = ("tool_use", "tool_result")
 
 
 def parse_headless(source: OutputSource, data: bytes) -> ParseResult:
-    try:
-        return _parse_headless(source, data)
-    except Exception:  # noqa: BLE001 - a parser must never take an agent down with it
-        return ParseResult()
-
-
-def _parse_headless(source: OutputSource, data: bytes) -> ParseResult:
     record = json_object(data)
     if record is None:
         return ParseResult()

@@ -1,4 +1,4 @@
-"""Gemini CLI output → provider events. One parser per source; never raises on bad input.
+"""Gemini CLI output → provider events. One parser per source; never raises (`never_raises`).
 
 - `pty` (`tui`): readiness and the tool approval box, read from the screen.
 - `gemini-hooks` (`hooks_log`): turns, tools, approvals and the session, from Wardian's hooks.
@@ -8,6 +8,7 @@
 from pathlib import Path
 from typing import Any
 
+from wardian_core.parsing.guard import never_raises
 from wardian_core.parsing.screen import ScreenSnapshot
 from wardian_core.provider_models import OutputSource, ParseResult, SpawnContext
 from wardian_gemini import headless, home, hooks_log, tui
@@ -25,28 +26,24 @@ def _hooks_file(ctx: SpawnContext) -> Path | None:
     return home.hooks_file(ctx) if ctx.mode == "interactive" else None
 
 
+@never_raises
 def parse(ctx: SpawnContext, source: OutputSource, data: bytes, state: Any) -> ParseResult:
-    try:
-        if isinstance(state, tui.TerminalState):
-            return tui.watch_stream(data, state)
-        if isinstance(state, hooks_log.HookState):
-            return hooks_log.parse_hook(ctx.provider_session_id, source, data, state)
-        return headless.parse_headless(source, data)
-    except Exception:  # noqa: BLE001 - a parser must never take an agent down with it
-        return ParseResult()
+    if isinstance(state, tui.TerminalState):
+        return tui.watch_stream(data, state)
+    if isinstance(state, hooks_log.HookState):
+        return hooks_log.parse_hook(ctx.provider_session_id, source, data, state)
+    return headless.parse_headless(source, data)
 
 
 def quiet(state: Any) -> ParseResult:
     return tui.settle_passed(state) if isinstance(state, tui.TerminalState) else ParseResult()
 
 
+@never_raises
 def screen(ctx: SpawnContext, source: OutputSource, snapshot: ScreenSnapshot, state: Any) -> ParseResult:
     if not isinstance(state, tui.TerminalState):
         return ParseResult()
-    try:
-        return tui.read_screen(source, snapshot, state, _hooks_file(ctx))
-    except Exception:  # noqa: BLE001 - as in parse
-        return ParseResult()
+    return tui.read_screen(source, snapshot, state, _hooks_file(ctx))
 
 
 def telemetry_sources(ctx: SpawnContext) -> list[OutputSource]:

@@ -61,7 +61,7 @@ def read_screen(
     """`hooks_file`: the agent's hook log (None in a replay: the screen alone decides)."""
     text = screen_text(screen.rows)
     settled, state.settled_look = state.settled_look, False
-    events, trust_again = _trust_dialog(source, screen.rows, settled, state)
+    events, trust_again = _trust_dialog(source, text, screen.rows, settled, state)
     box_events, call_again = _approval_box(source, APPROVAL in text, settled, state)
     events += box_events
     if READY in text and APPROVAL not in text and not (state.ready or state.trust_open):
@@ -92,10 +92,9 @@ def _ready(source: OutputSource, hooks_file: Path | None, state: TerminalState) 
 
 
 def _trust_dialog(
-    source: OutputSource, rows: list[str], settled: bool, state: TerminalState
+    source: OutputSource, text: str, rows: list[str], settled: bool, state: TerminalState
 ) -> tuple[list[ProviderEvent], float | None]:
     """Reported when drawn; its answer read from the chat once the box has been gone a while."""
-    text = screen_text(rows)
     if TRUST in text:
         state.trust_settle.cancel()
         if state.trust_open:

@@ -9,7 +9,7 @@ its patterns, the request id) and `permission.replied` (`once`, `always` or `rej
 `message.part.updated`. Events of other sessions (another TUI tab, a subagent) are ignored.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from wardian_core.parsing.events import event
@@ -26,14 +26,10 @@ ACCEPTING_REPLIES = ("once", "always")
 class EventsState:
     session_id: str | None = None
     busy: bool = False
-    pending_permissions: set[str] = field(default_factory=set)
 
 
 def parse_event(known_session: str | None, source: OutputSource, data: bytes, state: EventsState) -> ParseResult:
-    try:
-        return ParseResult(events=_events(known_session, source, data, state))
-    except Exception:  # noqa: BLE001 - a parser must never take an agent down with it
-        return ParseResult()
+    return ParseResult(events=_events(known_session, source, data, state))
 
 
 def _events(known_session: str | None, source: OutputSource, data: bytes, state: EventsState) -> list[ProviderEvent]:
@@ -83,14 +79,11 @@ def _turn_end(source: OutputSource, rule: str, line: str, state: EventsState) ->
     if not state.busy:
         return []
     state.busy = False
-    state.pending_permissions.clear()
     return [event("turn_completed", source, rule, line)]
 
 
 def _asked(source: OutputSource, properties: dict[str, Any], line: str, state: EventsState) -> list[ProviderEvent]:
     request = text_field(properties, "id")
-    if request:
-        state.pending_permissions.add(request)
     tool = text_field(properties, "permission") or "tool"
     patterns = [p for p in properties.get("patterns") or [] if isinstance(p, str)]
     shown = " ".join(patterns) or tool
@@ -110,7 +103,6 @@ def _asked(source: OutputSource, properties: dict[str, Any], line: str, state: E
 
 
 def _replied(source: OutputSource, properties: dict[str, Any], line: str, state: EventsState) -> list[ProviderEvent]:
-    state.pending_permissions.discard(text_field(properties, "requestID") or "")
     reply = text_field(properties, "reply")
     answer = "accepted" if reply in ACCEPTING_REPLIES else "rejected"
     return [event("approval_resolved", source, f"permission.replied {reply}", line, answer=answer)]

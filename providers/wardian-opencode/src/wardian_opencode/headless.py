@@ -1,5 +1,5 @@
 """OpenCode headless output → provider events: one stdout line of `opencode run --format json`
-(OpenCode 1.18.33) per call; never raises on bad input.
+(OpenCode 1.18.33) per call (parser.py guards the hook against anything unforeseen).
 
 Every record names its session (`sessionID`, `ses_…`). A turn is one or more steps: `step_start`,
 then `text` (the whole text of a part, no deltas) and `tool_use` (a tool's final state), then
@@ -26,10 +26,7 @@ class HeadlessState:
 
 
 def parse_headless(source: OutputSource, data: bytes, state: HeadlessState) -> ParseResult:
-    try:
-        return ParseResult(events=_events(source, data, state))
-    except Exception:  # noqa: BLE001 - a parser must never take an agent down with it
-        return ParseResult()
+    return ParseResult(events=_events(source, data, state))
 
 
 def _events(source: OutputSource, data: bytes, state: HeadlessState) -> list[ProviderEvent]:

@@ -1,4 +1,4 @@
-"""OpenCode output → provider events. One parser per source; never raises on bad input.
+"""OpenCode output → provider events. One parser per source; never raises (`never_raises`).
 
 - `pty` (`tui`): readiness and, as a fallback, the permission panel, read from the screen.
 - `opencode-events` (`events`): the session, turns, permissions and errors, from OpenCode's server.
@@ -7,6 +7,7 @@
 
 from typing import Any
 
+from wardian_core.parsing.guard import never_raises
 from wardian_core.parsing.screen import ScreenSnapshot
 from wardian_core.provider_models import OutputSource, ParseResult, SpawnContext
 from wardian_opencode import events, headless, server, tui
@@ -22,16 +23,14 @@ def state_class(source: OutputSource) -> type | None:
     return None
 
 
+@never_raises
 def parse(ctx: SpawnContext, source: OutputSource, data: bytes, state: Any) -> ParseResult:
-    try:
-        if isinstance(state, tui.TerminalState):
-            return tui.watch_stream(data, state)
-        if isinstance(state, events.EventsState):
-            return events.parse_event(ctx.provider_session_id, source, data, state)
-        if isinstance(state, headless.HeadlessState):
-            return headless.parse_headless(source, data, state)
-    except Exception:  # noqa: BLE001 - a parser must never take an agent down with it
-        pass
+    if isinstance(state, tui.TerminalState):
+        return tui.watch_stream(data, state)
+    if isinstance(state, events.EventsState):
+        return events.parse_event(ctx.provider_session_id, source, data, state)
+    if isinstance(state, headless.HeadlessState):
+        return headless.parse_headless(source, data, state)
     return ParseResult()
 
 
@@ -39,13 +38,11 @@ def quiet(state: Any) -> ParseResult:
     return tui.settle_passed(state) if isinstance(state, tui.TerminalState) else ParseResult()
 
 
+@never_raises
 def screen(source: OutputSource, snapshot: ScreenSnapshot, state: Any) -> ParseResult:
     if not isinstance(state, tui.TerminalState):
         return ParseResult()
-    try:
-        return tui.read_screen(source, snapshot, state)
-    except Exception:  # noqa: BLE001 - as in parse
-        return ParseResult()
+    return tui.read_screen(source, snapshot, state)
 
 
 def telemetry_sources(ctx: SpawnContext) -> list[OutputSource]:
