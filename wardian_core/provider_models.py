@@ -199,6 +199,10 @@ class OutputSource(_Model):
     to `path`); `sse` (`url` on the loopback interface, with `headers`, one call per
     event's data); `command` (`argv` run by the host, one call per line of its stdout).
     The host reconnects streams and restarts commands that end while the agent runs.
+
+    `holds_ready`: the agent is not reported ready, whichever source says so, until this
+    source delivered its first line: for a stream whose first event says the subscription
+    is live (OpenCode's `server.connected`), so that a turn sent at once is not missed.
     """
 
     name: str = Field(pattern=r"^[A-Za-z0-9_.:-]+$")
@@ -211,6 +215,7 @@ class OutputSource(_Model):
     headers: dict[str, str] = Field(default_factory=dict, repr=False, description="`sse`: e.g. a credential.")
     argv: list[str] = Field(default_factory=list)
     env: dict[str, str] = Field(default_factory=dict, repr=False, description="`command`: added environment.")
+    holds_ready: bool = Field(False, description="Hold the agent's ready until this source's first line.")
 
     @model_validator(mode="after")
     def _what_the_kind_needs(self) -> Self:

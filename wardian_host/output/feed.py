@@ -9,8 +9,10 @@ Each source has its own parser (`SourceParser`, with the provider's own state). 
 parser that asks to be called again after a quiet delay gets one timer (replaced by
 the next request); one that asks for the screen gets one look at it, brought up to
 date off the loop. PTY output arriving in a flood is coalesced into one parser call
-per few milliseconds. Everything of a launch lives in its `ParserSession`; once
-closed, late output, timers, looks and lines of that launch are dropped.
+per few milliseconds. A `ready` is held while a source that `holds_ready` has not
+spoken yet (at most `READY_HOLD_SECONDS`). Everything of a launch lives in its
+`ParserSession`; once closed, late output, timers, looks and lines of that launch
+are dropped.
 """
 
 import asyncio
@@ -32,6 +34,9 @@ log = logging.getLogger(__name__)
 PARSE_WINDOW_SECONDS = 0.005
 # A screen look replays the output since the last one; a parser asking again sooner waits.
 SCREEN_LOOK_SPACING_SECONDS = 0.1
+# A source that holds ready and never speaks (its server refuses Wardian) must not leave the
+# agent starting for ever: ready is let through after this long, and the silence logged.
+READY_HOLD_SECONDS = 20.0
 
 EventHandler = Callable[[ProviderEvent], None]
 ScreenLook = Callable[[], Awaitable[ScreenSnapshot]]
@@ -67,6 +72,10 @@ class ParserSession:
     window: asyncio.TimerHandle | None = None
     screen_look: asyncio.Task[None] | None = None
     look_again: bool = False
+    # Sources that hold ready and have not delivered a line yet; the ready they hold.
+    unheard: set[tuple[Any, ...]] = field(default_factory=set)
+    held_ready: ProviderEvent | None = None
+    ready_timer: asyncio.TimerHandle | None = None
     open: bool = False
 
 
@@ -125,6 +134,7 @@ class OutputFeed:
         named = {source.identity: source for source in wanted}
         for identity in [identity for identity in session.sources if identity not in named]:
             session.sources.pop(identity).close()
+            self._heard(session, identity)
         for identity, source in named.items():
             if identity not in session.sources:
                 self._open_telemetry(session, identity, source)
@@ -142,10 +152,13 @@ class OutputFeed:
             return
         # Kept before the opening call, which may itself say the sources changed.
         session.sources[identity] = followed
+        if source.holds_ready:
+            session.unheard.add(identity)
         self._guarded(session, followed, lambda: followed.parser.opened(session.ctx))
 
         def on_line(line: bytes) -> None:
             self._guarded(session, followed, lambda: followed.parser.parse(session.ctx, line))
+            self._heard(session, identity)
 
         try:
             followed.follower = open_follower(self._loop, source, on_line)
@@ -170,6 +183,9 @@ class OutputFeed:
         for event in result.events:
             if event.kind == "session_started" and event.session_id:
                 session.ctx = session.ctx.model_copy(update={"provider_session_id": event.session_id})
+            if event.kind == "ready" and session.unheard:
+                self._hold_ready(session, event)
+                continue
             session.on_event(event)
         if result.call_again_after is not None:
             if source.quiet_timer is not None:
@@ -179,6 +195,37 @@ class OutputFeed:
             self._want_screen(session)
         if result.sources_changed:
             self._follow_telemetry(session)
+
+    # -- a held ready ----------------------------------------------------------------
+
+    def _hold_ready(self, session: ParserSession, event: ProviderEvent) -> None:
+        session.held_ready = event
+        if session.ready_timer is None:
+            session.ready_timer = self._loop.call_later(READY_HOLD_SECONDS, self._ready_hold_over, session)
+
+    def _heard(self, session: ParserSession, identity: tuple[Any, ...]) -> None:
+        if identity in session.unheard:
+            session.unheard.discard(identity)
+            if not session.unheard:
+                self._release_ready(session)
+
+    def _ready_hold_over(self, session: ParserSession) -> None:
+        session.ready_timer = None
+        if session.unheard:
+            names = sorted(str(identity[0]) for identity in session.unheard)
+            log.warning(
+                "agent %s: %s said nothing in %.0f s; ready anyway", session.ctx.agent_name, names, READY_HOLD_SECONDS
+            )
+            session.unheard.clear()
+        self._release_ready(session)
+
+    def _release_ready(self, session: ParserSession) -> None:
+        if session.ready_timer is not None:
+            session.ready_timer.cancel()
+            session.ready_timer = None
+        held, session.held_ready = session.held_ready, None
+        if held is not None and session.open:
+            session.on_event(held)
 
     def _quiet(self, session: ParserSession, source: _Source) -> None:
         source.quiet_timer = None
@@ -220,6 +267,9 @@ class OutputFeed:
         if session.screen_look is not None:
             session.screen_look.cancel()
             session.screen_look = None
+        if session.ready_timer is not None:
+            session.ready_timer.cancel()
+            session.ready_timer = None
         for source in [*session.sources.values(), *([session.pty] if session.pty else [])]:
             source.close()
         session.sources.clear()

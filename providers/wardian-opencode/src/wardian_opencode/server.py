@@ -88,4 +88,7 @@ def events_source(ctx: SpawnContext) -> OutputSource | None:
     if chosen is None:
         return None
     url = f"http://{HOST}:{chosen}{EVENT_PATH}"
-    return OutputSource(name=EVENTS_SOURCE, kind="sse", url=url, headers={"Authorization": authorization(ctx)})
+    # The stream opens with `server.connected` once subscribed; the TUI draws its footer before
+    # that under load, and a prompt typed then would go unseen: the footer's ready waits for it.
+    headers = {"Authorization": authorization(ctx)}
+    return OutputSource(name=EVENTS_SOURCE, kind="sse", url=url, headers=headers, holds_ready=True)
