@@ -29,6 +29,7 @@ EXIT_CODES: dict[str, int] = {
     "protocol_mismatch": 1,
     "not_live": 1,
     "approval_not_answered": 1,
+    "message_too_large": 1,
     "write_failed": 1,
     "not_found": 2,
     "not_in_session": 3,
@@ -37,6 +38,7 @@ EXIT_CODES: dict[str, int] = {
     "ambiguous": 5,
     "app_not_running": 6,
     "control_endpoint_timeout": 7,
+    "host_busy": 7,
 }
 
 
