@@ -50,7 +50,7 @@ def test_garbage_file_is_reported_not_replaced(wardian_home: Path) -> None:
     db.write_bytes(b"this is not sqlite" * 100)
     with pytest.raises(WardianError) as caught:
         open_reader(wardian_home)
-    assert caught.value.code == "db_unavailable"
+    assert caught.value.code == "state_corrupt"
     assert db.read_bytes() == b"this is not sqlite" * 100
 
 

@@ -11,7 +11,7 @@ from typing import Any
 from wardian_core import fields, identity
 from wardian_core.control import endpoint
 from wardian_core.db import agents as agent_rows
-from wardian_core.db.connection import open_reader
+from wardian_core.db.connection import reading
 from wardian_core.scope import Scope, parse_scope
 
 Environ = "os._Environ[str] | dict[str, str]"
@@ -22,11 +22,8 @@ def load_rows(home: Path) -> tuple[list[dict[str, Any]], str]:
     live = _live_rows(home)
     if live is not None:
         return live, "live"
-    conn = open_reader(home)
-    try:
+    with reading(home) as conn:
         return agent_rows.list_agents(conn), "persisted"
-    finally:
-        conn.close()
 
 
 def _live_rows(home: Path) -> list[dict[str, Any]] | None:

@@ -1,5 +1,6 @@
 """Opening state.db for reading (the CLI) or writing (the host, tests' seeding)."""
 
+import shlex
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -16,6 +17,32 @@ def _unavailable(db_path: Path, message: str, hint: str) -> WardianError:
     return WardianError("db_unavailable", message, hint, {"path": str(db_path)})
 
 
+def is_corrupt(exc: sqlite3.Error) -> bool:
+    """SQLite says the file is damaged, not merely busy, read-only or missing."""
+    return (getattr(exc, "sqlite_errorcode", 0) & 0xFF) in (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+
+
+def corrupt(db_path: Path, reason: str) -> WardianError:
+    """The refusal of a damaged state.db; the hint moves it aside, never deletes it."""
+    damaged = db_path.with_name(db_path.name + ".damaged")
+    original, kept = shlex.quote(str(db_path)), shlex.quote(str(damaged))
+    return WardianError(
+        "state_corrupt",
+        f"state.db is damaged: {reason}",
+        f"Stop the host (`wardian host stop`) and move the damaged file aside, keeping it: `mv {original} {kept}` "
+        "(its -wal and -shm files too, if present). The next `wardian agent spawn` starts a new state.db; the "
+        "agents the damaged one held must be spawned again. Do not delete the damaged file: the rows it can "
+        f"still give are salvaged with sqlite3's `.recover` (`sqlite3 {kept} .recover`).",
+        {"path": str(db_path), "move_to": str(damaged)},
+    )
+
+
+def _damaged_or_unavailable(db_path: Path, exc: sqlite3.DatabaseError, hint: str) -> WardianError:
+    return (
+        corrupt(db_path, str(exc)) if is_corrupt(exc) else _unavailable(db_path, f"state.db is unreadable: {exc}", hint)
+    )
+
+
 def _refuse_newer_schema(conn: sqlite3.Connection, db_path: Path) -> int:
     version = schema_version(conn)
     if version > CURRENT_VERSION:
@@ -26,6 +53,15 @@ def _refuse_newer_schema(conn: sqlite3.Connection, db_path: Path) -> int:
             "Upgrade Wardian (pip install -U wardian); the database was left untouched.",
         )
     return version
+
+
+def _refuse_damaged(conn: sqlite3.Connection, db_path: Path) -> None:
+    """A writer on a damaged file would fail later mid-way (a host crash) or spread the damage:
+    check every page once at opening (about 0.15 s for 120 MB)."""
+    problems = [row[0] for row in conn.execute("PRAGMA quick_check(5)")]
+    if problems != ["ok"]:
+        conn.close()
+        raise corrupt(db_path, "; ".join(problems))
 
 
 def _connect(target: str, db_path: Path, *, uri: bool) -> sqlite3.Connection:
@@ -46,14 +82,13 @@ def open_writer(home: Path) -> sqlite3.Connection:
     try:
         # The version check comes before any pragma that writes the file header.
         _refuse_newer_schema(conn, db_path)
+        _refuse_damaged(conn, db_path)
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA foreign_keys = ON")
         migrate(conn)
     except sqlite3.DatabaseError as exc:
         conn.close()
-        raise _unavailable(
-            db_path, f"state.db is unreadable: {exc}", "Move the damaged file aside; Wardian will create a new one."
-        ) from exc
+        raise _damaged_or_unavailable(db_path, exc, "Check the file's permissions and the disk.") from exc
     return conn
 
 
@@ -72,12 +107,26 @@ def open_reader(home: Path) -> sqlite3.Connection:
         version = _refuse_newer_schema(conn, db_path)
     except sqlite3.DatabaseError as exc:
         conn.close()
-        raise _unavailable(db_path, f"state.db is unreadable: {exc}", "Move the damaged file aside.") from exc
+        raise _damaged_or_unavailable(db_path, exc, "Check the file's permissions.") from exc
     if version < CURRENT_VERSION:
         conn.close()
         open_writer(home).close()
         conn = _connect(db_path.as_uri() + "?mode=ro", db_path, uri=True)
     return conn
+
+
+@contextmanager
+def reading(home: Path) -> Iterator[sqlite3.Connection]:
+    """A reader whose queries report a damaged file as `state_corrupt`, not as a traceback."""
+    conn = open_reader(home)
+    try:
+        yield conn
+    except sqlite3.DatabaseError as exc:
+        if is_corrupt(exc):
+            raise corrupt(paths.state_db(home), str(exc)) from exc
+        raise
+    finally:
+        conn.close()
 
 
 @contextmanager
