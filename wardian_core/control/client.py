@@ -7,6 +7,7 @@ reading state.db.
 import json
 import os
 import socket
+import time
 from collections.abc import Generator
 from pathlib import Path
 from typing import Any
@@ -17,11 +18,18 @@ from wardian_core.control.protocol import (
     PROTOCOL_VERSION,
     default_timeout,
     encode,
+    message_too_large,
     request_frame,
 )
 from wardian_core.errors import WardianError
 
 DEFAULT = -1.0  # "use default_timeout()": None already means "wait for ever"
+
+# A busy host (full listen queue, or `host_busy` at its connection limit) is alive: try
+# again after pauses growing from 5 ms to 0.2 s, so a burst clears fast and a stuck
+# host costs little CPU, until the control timeout.
+FIRST_RETRY_PAUSE_SECONDS = 0.005
+LONGEST_RETRY_PAUSE_SECONDS = 0.2
 
 
 def app_not_running(home: Path, reason: str) -> WardianError:
@@ -31,6 +39,58 @@ def app_not_running(home: Path, reason: str) -> WardianError:
         "Start it with `wardian host start` (or `wardian agent spawn`, which starts it).",
         {"home": str(home), "reason": reason},
     )
+
+
+def endpoint_busy(reason: str, timeout: float) -> WardianError:
+    return WardianError(
+        "control_endpoint_timeout",
+        f"the host stayed too busy to take this request for {timeout} s ({reason})",
+        "Many clients are talking to the host at once: retry, raise WARDIAN_CONTROL_TIMEOUT, "
+        "or check `wardian host logs` for a client that floods it.",
+        {"reason": reason, "timeout_seconds": timeout},
+    )
+
+
+class Patience:
+    """Growing pauses until a deadline, for retrying a host that is alive but busy."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self._deadline = time.monotonic() + seconds
+        self._pause = FIRST_RETRY_PAUSE_SECONDS
+
+    def pause(self) -> bool:
+        """Wait before the next try; False when the deadline has passed."""
+        remaining = self._deadline - time.monotonic()
+        if remaining <= 0:
+            return False
+        time.sleep(min(self._pause, remaining))
+        self._pause = min(self._pause * 2, LONGEST_RETRY_PAUSE_SECONDS)
+        return True
+
+
+def _open_socket(home: Path) -> socket.socket:
+    """A connected socket, retried while the host's listen queue is full."""
+    path = os.fspath(endpoint.socket_path(home))
+    patience = Patience(default_timeout())
+    while True:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(default_timeout())
+        try:
+            sock.connect(path)
+            return sock
+        except BlockingIOError:
+            # EAGAIN: the listen queue is full. A socket with a timeout gets it at once
+            # instead of waiting, and it means a live host, not a missing one.
+            sock.close()
+            if not patience.pause():
+                raise endpoint_busy("its queue of new connections stayed full", patience.seconds) from None
+        except (FileNotFoundError, ConnectionRefusedError, NotADirectoryError) as exc:
+            sock.close()
+            raise app_not_running(home, type(exc).__name__) from None
+        except OSError as exc:
+            sock.close()
+            raise app_not_running(home, str(exc)) from None
 
 
 def endpoint_timeout(kind: str, timeout: float | None) -> WardianError:
@@ -51,24 +111,19 @@ class ControlClient:
 
     @classmethod
     def connect(cls, home: Path) -> "ControlClient":
-        path = endpoint.socket_path(home)
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.settimeout(default_timeout())
-        try:
-            sock.connect(os.fspath(path))
-        except (FileNotFoundError, ConnectionRefusedError, NotADirectoryError) as exc:
-            sock.close()
-            raise app_not_running(home, type(exc).__name__) from None
-        except OSError as exc:
-            sock.close()
-            raise app_not_running(home, str(exc)) from None
+        sock = _open_socket(home)
         try:
             _, server_uid, _ = endpoint.peer_credentials(sock)
-            endpoint.check_same_user(server_uid, os.getuid(), "host behind " + os.fspath(path))
+            endpoint.check_same_user(server_uid, os.getuid(), "host behind " + os.fspath(endpoint.socket_path(home)))
         except BaseException:
             sock.close()
             raise
         return cls(sock, home)
+
+    def _reconnect(self) -> None:
+        fresh = ControlClient.connect(self._home)
+        self.close()
+        self._sock, self._reader = fresh._sock, fresh._reader
 
     def raw_socket(self) -> socket.socket:
         """The connection itself, for a request that turns it into a terminal stream (attach)."""
@@ -97,8 +152,15 @@ class ControlClient:
 
     def _send(self, kind: str, params: dict[str, Any]) -> int:
         request_id, self._next_id = self._next_id, self._next_id + 1
+        frame = encode(request_frame(request_id, kind, params))
+        if len(frame) > MAX_FRAME_BYTES:
+            raise message_too_large(len(frame))  # the host would refuse it and close the connection
         try:
-            self._sock.sendall(encode(request_frame(request_id, kind, params)))
+            self._sock.sendall(frame)
+        except TimeoutError:
+            raise endpoint_timeout(kind, self._sock.gettimeout()) from None
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the host refused and closed before reading it all: its answer says why
         except OSError as exc:
             raise app_not_running(self._home, f"connection lost: {exc}") from None
         return request_id
@@ -130,6 +192,7 @@ class ControlClient:
     ) -> Generator[dict[str, Any], None, Any]:
         """Send one request; yield its stream items, then return its result (StopIteration.value)."""
         request_id = self._send(kind, params or {})
+        patience: Patience | None = None
         while True:
             frame = self._read_frame(kind, timeout)
             if frame.get("id") != request_id and frame.get("id") is not None:
@@ -139,7 +202,15 @@ class ControlClient:
                 continue
             if frame.get("ok"):
                 return frame.get("result")
-            raise WardianError.from_envelope({"error": frame.get("error") or {}})
+            error = frame.get("error") or {}
+            if error.get("code") == "host_busy":  # the host did not read the request: sending it again is safe
+                patience = patience or Patience(default_timeout())
+                if not patience.pause():
+                    raise endpoint_busy(str(error.get("message")), patience.seconds)
+                self._reconnect()
+                request_id = self._send(kind, params or {})
+                continue
+            raise WardianError.from_envelope({"error": error})
 
     def request(self, kind: str, params: dict[str, Any] | None = None, timeout: float | None = DEFAULT) -> Any:
         exchange = self.exchange(kind, params, timeout)

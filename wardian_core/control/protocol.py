@@ -3,6 +3,8 @@
 import json
 from typing import Any
 
+from wardian_core.errors import WardianError
+
 PROTOCOL_VERSION = 1
 
 # One frame is one line. asyncio's default stream limit is 64 KiB; a `send` body or
@@ -42,3 +44,15 @@ def error_frame(request_id: int | None, envelope_error: dict[str, Any]) -> dict[
 
 def stream_frame(request_id: int, item: dict[str, Any]) -> dict[str, Any]:
     return {"v": PROTOCOL_VERSION, "id": request_id, "stream": item}
+
+
+def message_too_large(size: int | None) -> WardianError:
+    """The refusal of a request over MAX_FRAME_BYTES, by the CLI before sending or by the host."""
+    said = f"{size} bytes" if size is not None else "more than that"
+    return WardianError(
+        "message_too_large",
+        f"the request is {said}; the host takes at most {MAX_FRAME_BYTES} bytes (8 MiB) per request",
+        "Split the text into several smaller sends (or a shorter --file), or shorten the description: "
+        "everything a request carries counts.",
+        {"size_bytes": size, "limit_bytes": MAX_FRAME_BYTES},
+    )
