@@ -51,7 +51,7 @@ def set_setting(home: Path, key: str, value_text: str) -> dict[str, Any]:
     setting = keys.lookup(key)
     value = keys.parse_value(setting, value_text)
     _check_alone(setting, value)
-    with store.edit_lock(home):
+    with store.editing(home):
         target, text, document = store.read_document(home)
         settings = _edit(target, text, document, setting.path, value)
     return {"key": setting.key, "value": effective_values(settings)[setting.key], "file": str(target)}
@@ -61,7 +61,7 @@ def unset_setting(home: Path, key: str) -> dict[str, Any]:
     setting = keys.lookup(key)
     if not paths.settings_file(home).exists():
         return {"key": setting.key, "value": setting.default, "removed": False, "file": str(paths.settings_file(home))}
-    with store.edit_lock(home):
+    with store.editing(home):
         target, text, document = store.read_document(home)
         removed = _lookup(document, setting.path, _ABSENT) is not _ABSENT
         settings = _edit(target, text, document, setting.path, _ABSENT)

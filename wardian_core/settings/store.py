@@ -4,6 +4,7 @@ A file that does not parse or validate is reported, with the line or the key, an
 never replaced by defaults: the user's file is theirs to fix.
 """
 
+import errno
 import os
 import re
 import tomllib
@@ -92,6 +93,33 @@ def load_settings(home: Path) -> Settings:
     """The settings of `home`: defaults where the file (or the file itself) is missing."""
     target, _, document = read_document(home)
     return validate(target, document)
+
+
+_NO_SPACE = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+
+
+def write_failed(target: Path, error: OSError) -> WardianError:
+    """A change the file system refused (read-only, full, no permission); the file was left as it was."""
+    if error.errno in _NO_SPACE:
+        hint = f"Free some space on the disk holding {target.parent}, then run the command again."
+    else:
+        hint = f"Make {target.parent} writable (or point WARDIAN_HOME at a writable home), then run the command again."
+    return WardianError(
+        "write_failed",
+        f"cannot write {target}: {error.strerror or error}; the file is unchanged",
+        hint,
+        {"path": str(target), "errno": errno.errorcode.get(error.errno or 0)},
+    )
+
+
+@contextmanager
+def editing(home: Path) -> Iterator[None]:
+    """One read-edit-write cycle: serialised, and any file-system refusal reported as `write_failed`."""
+    try:
+        with edit_lock(home):
+            yield
+    except OSError as error:
+        raise write_failed(paths.settings_file(home), error) from None
 
 
 @contextmanager

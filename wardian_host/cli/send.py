@@ -26,14 +26,29 @@ def _body(message: str | None, from_stdin: bool, file: str | None, approval: str
             {"sources": sources},
         )
     if from_stdin:
-        return sys.stdin.read()
+        return _text(sys.stdin.buffer.read(), "standard input")
     if file is not None:
         try:
-            with open(file, encoding="utf-8") as handle:
-                return handle.read()
+            with open(file, "rb") as handle:
+                return _text(handle.read(), file)
         except OSError as exc:
             raise WardianError("not_found", f"cannot read {file}: {exc.strerror}", "Check the path.") from None
-    return message
+    assert message is not None
+    # An argument with bytes that are not UTF-8 arrives with lone surrogates in their place.
+    return _text(message.encode("utf-8", "surrogateescape"), "MESSAGE")
+
+
+def _text(data: bytes, source: str) -> str:
+    """The message as text: what is typed into a terminal must be UTF-8, checked before anything is sent."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise WardianError(
+            "usage",
+            f"the message from {source} is not UTF-8 text (byte {exc.start}: {data[exc.start : exc.start + 1]!r})",
+            "Send text: convert it first (e.g. `iconv -t UTF-8`); nothing was sent.",
+            {"source": source, "byte_offset": exc.start},
+        ) from None
 
 
 @click.command("send")
