@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from wardian_core.control import endpoint
+from wardian_core.control.deadline import deadline_after
 from wardian_core.control.protocol import (
     MAX_FRAME_BYTES,
     PROTOCOL_VERSION,
@@ -69,13 +70,13 @@ class Patience:
         return True
 
 
-def _open_socket(home: Path) -> socket.socket:
+def _open_socket(home: Path, timeout: float) -> socket.socket:
     """A connected socket, retried while the host's listen queue is full."""
     path = os.fspath(endpoint.socket_path(home))
-    patience = Patience(default_timeout())
+    patience = Patience(timeout)
     while True:
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.settimeout(default_timeout())
+        sock.settimeout(timeout)
         try:
             sock.connect(path)
             return sock
@@ -97,6 +98,8 @@ def endpoint_timeout(kind: str, timeout: float | None) -> WardianError:
     return WardianError(
         "control_endpoint_timeout",
         f"the host did not answer {kind!r} within {timeout} s",
+        "The host starts no request after its client stopped waiting, so this one will not take effect later "
+        "unless the host had begun it in time: check (e.g. `wardian agent show`) before sending it again. "
         "The host may be overloaded or stuck: check `wardian host logs`, or restart it.",
         {"kind": kind, "timeout_seconds": timeout},
     )
@@ -110,8 +113,8 @@ class ControlClient:
         self._next_id = 1
 
     @classmethod
-    def connect(cls, home: Path) -> "ControlClient":
-        sock = _open_socket(home)
+    def connect(cls, home: Path, timeout: float = DEFAULT) -> "ControlClient":
+        sock = _open_socket(home, default_timeout() if timeout == DEFAULT else timeout)
         try:
             _, server_uid, _ = endpoint.peer_credentials(sock)
             endpoint.check_same_user(server_uid, os.getuid(), "host behind " + os.fspath(endpoint.socket_path(home)))
@@ -150,9 +153,12 @@ class ControlClient:
         except OSError:
             pass
 
-    def _send(self, kind: str, params: dict[str, Any]) -> int:
+    def _send(self, kind: str, params: dict[str, Any], deadline: float | None) -> int:
         request_id, self._next_id = self._next_id, self._next_id + 1
-        frame = encode(request_frame(request_id, kind, params))
+        fields = request_frame(request_id, kind, params)
+        if deadline is not None:
+            fields["deadline"] = deadline  # the host starts nothing after it (wardian_core.control.deadline)
+        frame = encode(fields)
         if len(frame) > MAX_FRAME_BYTES:
             raise message_too_large(len(frame))  # the host would refuse it and close the connection
         try:
@@ -191,7 +197,9 @@ class ControlClient:
         self, kind: str, params: dict[str, Any] | None = None, timeout: float | None = DEFAULT
     ) -> Generator[dict[str, Any], None, Any]:
         """Send one request; yield its stream items, then return its result (StopIteration.value)."""
-        request_id = self._send(kind, params or {})
+        if timeout == DEFAULT:
+            timeout = default_timeout()
+        request_id = self._send(kind, params or {}, deadline_after(timeout))
         patience: Patience | None = None
         while True:
             frame = self._read_frame(kind, timeout)
@@ -208,7 +216,7 @@ class ControlClient:
                 if not patience.pause():
                     raise endpoint_busy(str(error.get("message")), patience.seconds)
                 self._reconnect()
-                request_id = self._send(kind, params or {})
+                request_id = self._send(kind, params or {}, deadline_after(timeout))
                 continue
             raise WardianError.from_envelope({"error": error})
 

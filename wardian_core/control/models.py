@@ -23,6 +23,9 @@ class RequestFrame(BaseModel):
     id: int
     kind: str
     params: dict[str, Any] = Field(default_factory=dict)
+    deadline: float | None = Field(
+        None, description="Seconds since the epoch after which the host does not start the request."
+    )
 
 
 class ResponseFrame(BaseModel):

@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from wardian_core.control import endpoint
+from wardian_core.control.deadline import refuse_if_late
 from wardian_core.control.models import REQUEST_PARAMS
 from wardian_core.control.protocol import (
     MAX_FRAME_BYTES,
@@ -152,6 +153,7 @@ class ControlServer:
             )
         context.request_id = request_id
         try:
+            refuse_if_late(kind, frame.get("deadline"))
             params = params_model.model_validate(frame.get("params", {}))
             return request_id, ok_frame(request_id, await handler(params, context))
         except ValidationError as exc:

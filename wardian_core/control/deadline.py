@@ -1,0 +1,43 @@
+"""A request's deadline: the host starts no request after its client stopped waiting for it.
+
+A client that times out reports its request as unanswered. Without a deadline a host that
+was stopped (SIGSTOP, swapped out, overloaded) would read the request later and act on it:
+a kill nobody is told about. The deadline is wall-clock seconds since the epoch, because
+both ends run on one machine and read the same clock. A request without one (its client
+waits for ever) never expires.
+"""
+
+import logging
+import math
+import time
+
+from wardian_core.errors import WardianError
+
+log = logging.getLogger(__name__)
+
+
+def deadline_after(timeout: float | None) -> float | None:
+    """When a client that waits `timeout` seconds from now stops waiting (None: never)."""
+    return None if timeout is None else time.time() + timeout
+
+
+def refuse_if_late(kind: str, deadline: object) -> None:
+    """Raise instead of starting a request whose client has already stopped waiting."""
+    if deadline is None:
+        return
+    if isinstance(deadline, bool) or not isinstance(deadline, int | float) or not math.isfinite(deadline):
+        raise WardianError(
+            "bad_request",
+            f"the deadline of {kind!r} is not a time",
+            "Send `deadline` as seconds since the epoch (a number), or leave it out.",
+            {"kind": kind},
+        )
+    late_by = time.time() - deadline
+    if late_by > 0:
+        log.warning("refused %s: read %.1f s after its deadline, when its client had stopped waiting", kind, late_by)
+        raise WardianError(
+            "control_endpoint_timeout",
+            f"{kind!r} reached the host {late_by:.1f} s after its deadline and was not started",
+            "Its client had already reported it as timed out; send it again if it is still wanted.",
+            {"kind": kind, "deadline": deadline},
+        )
