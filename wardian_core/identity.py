@@ -31,6 +31,7 @@ RESERVED_NAMES = frozenset(
         "resume",
         "clone",
         "wait",
+        "run",
         "watch",
         "attach",
         "rename",
@@ -50,23 +51,46 @@ RESERVED_NAMES = frozenset(
 
 MAX_NAME_LENGTH = 64
 
+# A name shaped like a uuid would be looked up as one: lookups try the uuid first.
+UUID_SHAPE = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+
+
+def name_problem(name: str) -> str | None:
+    """Why `name` cannot be an agent's name, or None when it can."""
+    if not NAME_PATTERN.match(name) or len(name) > MAX_NAME_LENGTH:
+        return f"use 1-{MAX_NAME_LENGTH} letters, digits, '-' or '_'"
+    if name.startswith("-"):
+        return "a name starting with '-' would be read as an option"
+    if name.lower() in RESERVED_NAMES:
+        return "it is a word the CLI reserves"
+    if UUID_SHAPE.match(name):
+        return "a name shaped like a uuid would be looked up as an agent's uuid"
+    return None
+
 
 def validate_name(name: str) -> str:
-    if not NAME_PATTERN.match(name) or len(name) > MAX_NAME_LENGTH:
-        raise WardianError(
-            "invalid_name",
-            f"invalid agent name {name!r}",
-            f"Use 1-{MAX_NAME_LENGTH} letters, digits, '-' or '_' (pattern ^[a-zA-Z0-9_-]+$).",
-            {"name": name},
-        )
-    if name.lower() in RESERVED_NAMES:
-        raise WardianError(
-            "invalid_name",
-            f"{name!r} is a word the CLI reserves",
-            f"Pick another name, e.g. {name}-1.",
-            {"name": name, "reserved": sorted(RESERVED_NAMES)},
-        )
-    return name
+    problem = name_problem(name)
+    if problem is None:
+        return name
+    suggestion = valid_name_like(name)
+    hint = f"Pick another name, e.g. `{suggestion}` (^[a-zA-Z0-9_][a-zA-Z0-9_-]*$, at most {MAX_NAME_LENGTH})."
+    raise WardianError(
+        "invalid_name",
+        f"invalid agent name {name!r}: {problem}",
+        hint,
+        {"name": name, "suggestion": suggestion, "reserved": sorted(RESERVED_NAMES)},
+    )
+
+
+def with_suffix(base: str, suffix: str) -> str:
+    """`base` + `suffix`, `base` cut short so the whole fits the name limit."""
+    return base[: MAX_NAME_LENGTH - len(suffix)].rstrip("-") + suffix
+
+
+def valid_name_like(name: str) -> str:
+    """A valid name close to `name`: what a refusal's hint offers instead."""
+    stem = re.sub(r"[^a-zA-Z0-9_-]+", "-", name).strip("-")[:MAX_NAME_LENGTH].rstrip("-") or "agent"
+    return stem if name_problem(stem) is None else with_suffix(stem, "-1")
 
 
 def name_stem(class_name: str) -> str:
@@ -78,13 +102,14 @@ def name_stem(class_name: str) -> str:
 def generate_name(class_name: str) -> str:
     import secrets  # creation only: kept off the CLI's read path
 
-    return f"{name_stem(class_name)}-{secrets.token_hex(2)}"
+    return with_suffix(name_stem(class_name), f"-{secrets.token_hex(2)}")
 
 
-def free_name_like(conn: sqlite3.Connection, wanted: str) -> str:
-    for counter in range(2, 1000):
-        candidate = f"{wanted}-{counter}"
-        if not agent_rows.name_taken(conn, candidate):
+def free_name_like(conn: sqlite3.Connection, wanted: str, suffix: str = "") -> str:
+    """The first of `wanted+suffix`, `wanted+suffix-2`, ... that is free, each within the name limit."""
+    for counter in range(1 if suffix else 2, 1000):
+        candidate = with_suffix(wanted, suffix + (f"-{counter}" if counter > 1 else ""))
+        if name_problem(candidate) is None and not agent_rows.name_taken(conn, candidate):
             return candidate
     return generate_name(wanted)
 

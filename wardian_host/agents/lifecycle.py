@@ -375,18 +375,10 @@ class AgentLifecycle:
             "provider": source.row["provider"],
             "class": source.row["class"],
             "workspace": source.row["workspace"],
-            "name": name or self._copy_name(source.name),
+            "name": name or identity.free_name_like(self._conn, source.name, "-copy"),
             "description": source.row.get("description"),
         }
         return await self._create_and_launch(params, launch_config_of(source.row), "clone")
-
-    def _copy_name(self, source_name: str) -> str:
-        candidate = f"{source_name}-copy"
-        counter = 2
-        while agent_rows.name_taken(self._conn, candidate):
-            candidate = f"{source_name}-copy-{counter}"
-            counter += 1
-        return candidate
 
     async def rename(self, target: str, new_name: str) -> dict[str, Any]:
         agent = self._registry.resolve(target)
