@@ -1,14 +1,18 @@
 """Where the control endpoint of a home lives, and the peer-credential checks.
 
 A Unix socket under `<home>/run/`. When that path is too long for a socket address
-(108 bytes on Linux), a short path on disk under a per-user folder of the temp
-directory is used instead — never an abstract socket, which would be private to a
-network namespace. The client checks the server's uid because that fallback sits
-in a shared directory.
+(108 bytes on Linux), a short path under `wardian/` in the user's runtime directory
+(platformdirs: `$XDG_RUNTIME_DIR`, else `/run/user/<uid>`, else a private folder of
+the temp directory) is used instead — never an abstract socket, which would be
+private to a network namespace. Every folder on the way is checked with lstat (a
+planted symlink is refused, not followed) and for its owner, and the client checks
+the server's uid as well.
 """
 
+import contextlib
 import os
 import socket
+import stat
 import struct
 from pathlib import Path
 
@@ -24,8 +28,22 @@ def primary_socket_path(home: Path) -> Path:
 
 
 def fallback_socket_dir() -> Path:
-    base = os.environ.get("TMPDIR") or "/tmp"
-    return Path(base) / f"wardian-{os.getuid()}"
+    """`wardian/` in the user's runtime directory, which is checked to be the user's own."""
+    import warnings
+
+    import platformdirs  # only for long homes: kept off the common path
+
+    with warnings.catch_warnings():
+        # Its warning that it fell back to another folder would land in the CLI's stderr.
+        warnings.simplefilter("ignore")
+        try:
+            base = platformdirs.user_runtime_path(ensure_exists=True)
+        except OSError as exc:  # its temp-folder fallback is a link or another user's
+            hint = "Set XDG_RUNTIME_DIR to a folder of yours with mode 0700."
+            raise _not_private(Path(exc.filename or "the runtime directory"), str(exc), hint=hint) from None
+    # Not necessarily 0700 (macOS's is 0755), but nobody else may replace what is in it.
+    refuse_unless_private(base, others_may_read=True)
+    return base / "wardian"
 
 
 def socket_path(home: Path) -> Path:
@@ -35,20 +53,50 @@ def socket_path(home: Path) -> Path:
     import hashlib  # only for long homes: kept off the common path
 
     digest = hashlib.sha256(os.fsencode(home)).hexdigest()[:16]
-    return fallback_socket_dir() / f"{digest}.sock"
+    directory = fallback_socket_dir()
+    if os.path.lexists(directory):  # the client too: never connect through a planted link
+        refuse_unless_private(directory)
+    return directory / f"{digest}.sock"
 
 
 def ensure_private_dir(directory: Path) -> None:
-    """Create `directory` 0700, and refuse one another user owns or others can write."""
-    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-    info = directory.stat()
-    if info.st_uid != os.getuid() or info.st_mode & 0o077:
-        raise WardianError(
-            "unauthorized",
-            f"{directory} is not private to this user",
-            f"Remove {directory} or fix its owner and mode (0700).",
-            {"path": str(directory), "owner_uid": info.st_uid, "mode": oct(info.st_mode & 0o777)},
-        )
+    """Create `directory` 0700, and refuse a link, or a folder another user owns or may enter."""
+    with contextlib.suppress(FileExistsError):  # a link or a file in the way is refused just below
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    refuse_unless_private(directory)
+
+
+def refuse_unless_private(directory: Path, others_may_read: bool = False) -> None:
+    """Refuse `directory` unless it is a real folder (lstat: a symlink is not followed) of this
+    user that no other user may write to (nor enter, unless `others_may_read`)."""
+    info = os.lstat(directory)
+    problem = _privacy_problem(info, 0o022 if others_may_read else 0o077)
+    if problem is not None:
+        mode = f"{stat.S_IMODE(info.st_mode):04o}"
+        raise _not_private(directory, f"it {problem}", {"owner_uid": info.st_uid, "mode": mode})
+
+
+def _privacy_problem(info: os.stat_result, forbidden_bits: int) -> str | None:
+    if stat.S_ISLNK(info.st_mode):
+        return "is a symbolic link"
+    if not stat.S_ISDIR(info.st_mode):
+        return "is not a folder"
+    if info.st_uid != os.getuid():
+        return f"belongs to uid {info.st_uid}"
+    if info.st_mode & forbidden_bits:
+        return f"has mode {stat.S_IMODE(info.st_mode):04o}"
+    return None
+
+
+def _not_private(
+    directory: Path, reason: str, details: dict[str, object] | None = None, hint: str | None = None
+) -> WardianError:
+    return WardianError(
+        "unauthorized",
+        f"{directory} is not a private folder of this user: {reason}",
+        hint or f"Remove {directory} (another user may have planted it), or make it a folder of yours, mode 0700.",
+        {"path": str(directory), "uid": os.getuid(), **(details or {})},
+    )
 
 
 def peer_credentials(sock: socket.socket) -> tuple[int, int, int]:
