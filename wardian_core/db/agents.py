@@ -5,8 +5,10 @@ import sqlite3
 from typing import Any
 
 from wardian_core.clock import now_iso
+from wardian_core.db import kept_writes
 from wardian_core.db.connection import transaction
 from wardian_core.db.events import add_event
+from wardian_core.db.kept_writes import KeptWrite
 
 AGENT_COLUMNS = (
     "uuid",
@@ -27,6 +29,9 @@ AGENT_COLUMNS = (
     "provider_settings",
 )
 _SELECT = "SELECT " + ", ".join(f'"{c}"' for c in AGENT_COLUMNS) + " FROM agents"
+# What follows the agent's process: a write of these alone is kept while state.db cannot
+# take it (see kept_writes), so the host's view never waits for disk space.
+PROCESS_STATE_COLUMNS = frozenset({"pid", "started_at", "is_off", "provider_session_id", "status_evidence"})
 
 
 def insert_agent(
@@ -51,7 +56,7 @@ def insert_agent(
 
 def get_agent(conn: sqlite3.Connection, agent_uuid: str) -> dict[str, Any] | None:
     row = conn.execute(_SELECT + " WHERE uuid = ?", (agent_uuid,)).fetchone()
-    return dict(row) if row else None
+    return kept_writes.overlay(conn, dict(row)) if row else None
 
 
 def find_agent_by_name(conn: sqlite3.Connection, name: str) -> dict[str, Any] | None:
@@ -78,7 +83,7 @@ def list_agents(
             values.append(value)
     where = " WHERE " + " AND ".join(clauses) if clauses else ""
     rows = conn.execute(_SELECT + where + " ORDER BY created_at, name", values).fetchall()
-    return [dict(row) for row in rows]
+    return [kept_writes.overlay(conn, dict(row)) for row in rows]
 
 
 def update_columns(conn: sqlite3.Connection, agent_uuid: str, **values: Any) -> None:
@@ -87,7 +92,15 @@ def update_columns(conn: sqlite3.Connection, agent_uuid: str, **values: Any) -> 
     if unknown:
         raise ValueError(f"unknown agent columns {sorted(unknown)}")
     assignments = ", ".join(f'"{column}" = ?' for column in values)
-    conn.execute(f"UPDATE agents SET {assignments} WHERE uuid = ?", (*values.values(), agent_uuid))
+
+    def run() -> None:
+        conn.execute(f"UPDATE agents SET {assignments} WHERE uuid = ?", (*values.values(), agent_uuid))
+
+    if set(values) <= PROCESS_STATE_COLUMNS:
+        kept_writes.write(conn, KeptWrite(agent_uuid, values, run))
+    else:
+        kept_writes.flush(conn)  # earlier writes first, where the disk lets them
+        run()
 
 
 def delete_agent(conn: sqlite3.Connection, agent_uuid: str) -> None:
@@ -104,19 +117,36 @@ def record_status(
     evidence: dict[str, Any] | None = None,
     at: str | None = None,
 ) -> bool:
-    """Store a status only when it differs from the stored one; one event per real change."""
-    at = at or now_iso()
+    """Store a status only when it differs from the stored one; one event per real change.
+
+    On a host's connection a status that state.db cannot take yet is kept for a retry
+    and counts as stored: the host's view follows the agent, the file catches up.
+    """
+    row = get_agent(conn, agent_uuid)  # with kept writes applied: what state.db will hold
+    if row is None or row["status"] == status:
+        return False
+    evidence = evidence or {}
+    columns = {
+        "status": status,
+        "last_status_at": at or now_iso(),
+        "is_off": int(status == "off"),
+        "status_evidence": json.dumps(evidence),
+    }
+    kept_writes.write(conn, KeptWrite(agent_uuid, columns, lambda: _store_status(conn, agent_uuid, columns, evidence)))
+    return True
+
+
+def _store_status(conn: sqlite3.Connection, agent_uuid: str, columns: dict[str, Any], evidence: dict[str, Any]) -> None:
     with transaction(conn):
         row = conn.execute("SELECT status FROM agents WHERE uuid = ?", (agent_uuid,)).fetchone()
-        if row is None or row["status"] == status:
-            return False
+        if row is None or row["status"] == columns["status"]:
+            return
         conn.execute(
             "UPDATE agents SET status = ?, last_status_at = ?, is_off = ?, status_evidence = ? WHERE uuid = ?",
-            (status, at, int(status == "off"), json.dumps(evidence or {}), agent_uuid),
+            (columns["status"], columns["last_status_at"], columns["is_off"], columns["status_evidence"], agent_uuid),
         )
-        payload = {"from": row["status"], "to": status, "evidence": evidence or {}}
-        add_event(conn, agent_uuid, "status", payload, at=at)
-    return True
+        payload = {"from": row["status"], "to": columns["status"], "evidence": evidence}
+        add_event(conn, agent_uuid, "status", payload, at=columns["last_status_at"])
 
 
 def record_process(conn: sqlite3.Connection, agent_uuid: str, *, pid: int | None, started_at: str | None) -> None:

@@ -7,6 +7,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from wardian_core import paths
+from wardian_core.db.kept_writes import WriterConnection
 from wardian_core.db.migrations import CURRENT_VERSION, migrate, schema_version
 from wardian_core.errors import WardianError
 
@@ -64,9 +65,11 @@ def _refuse_damaged(conn: sqlite3.Connection, db_path: Path) -> None:
         raise corrupt(db_path, "; ".join(problems))
 
 
-def _connect(target: str, db_path: Path, *, uri: bool) -> sqlite3.Connection:
+def _connect(
+    target: str, db_path: Path, *, uri: bool, factory: type[sqlite3.Connection] = sqlite3.Connection
+) -> sqlite3.Connection:
     try:
-        conn = sqlite3.connect(target, uri=uri, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        conn = sqlite3.connect(target, uri=uri, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, factory=factory)
         conn.row_factory = sqlite3.Row
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         return conn
@@ -78,7 +81,7 @@ def open_writer(home: Path) -> sqlite3.Connection:
     """Open (creating if needed) state.db in WAL mode at the current schema."""
     db_path = paths.state_db(home)
     db_path.parent.mkdir(parents=True, exist_ok=True)
-    conn = _connect(str(db_path), db_path, uri=False)
+    conn = _connect(str(db_path), db_path, uri=False, factory=WriterConnection)
     try:
         # The version check comes before any pragma that writes the file header.
         _refuse_newer_schema(conn, db_path)

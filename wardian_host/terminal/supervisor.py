@@ -91,8 +91,10 @@ class TerminalSupervisor:
         exit_code = terminal.reap()
         terminal.close()
         del self._sessions[session.key]
-        session.on_exit(exit_code, session.stop_reason)
-        session.exited.set()
+        try:
+            session.on_exit(exit_code, session.stop_reason)
+        finally:  # whoever stops the agent must hear of the exit even when its handler failed
+            session.exited.set()
 
     def write(self, key: str, data: bytes) -> None:
         session = self._sessions.get(key)
