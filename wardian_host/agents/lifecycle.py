@@ -31,7 +31,6 @@ from wardian_host.agents.live_agent import LiveAgent
 from wardian_host.agents.registry import AgentRegistry
 from wardian_host.agents.relaunch import session_mode_for
 from wardian_host.agents.spawn_context import build_context, launch_config_of, stored_launch_config
-from wardian_host.agents.state_catch_up import StateCatchUp
 from wardian_host.agents.status_tracker import StatusTracker
 from wardian_host.output.feed import OutputFeed, ParserSession
 from wardian_host.providers.executables import (
@@ -70,7 +69,6 @@ class AgentLifecycle:
         self._terminals = terminals
         self._feed = feed
         self._base_env = base_env
-        self._catch_up = StateCatchUp(conn)
 
     # -- launching -----------------------------------------------------------------
 
@@ -141,8 +139,8 @@ class AgentLifecycle:
                 on_exit=functools.partial(self._exited, agent, parsing),
             )
         except WardianError as error:
-            if info.install_hint and error.details.get("executable") == plan.argv[0]:
-                error.hint = f"{info.install_hint}. {error.hint}"
+            if error.details.get("executable") == plan.argv[0]:
+                error.hint = missing_executable_hint(info, self._missing(plan.argv[0], agent, ctx, action))
             raise
         agent.is_running = True
         agent.screen.restart()
@@ -180,6 +178,11 @@ class AgentLifecycle:
             agent_rows.update_columns(self._conn, agent.uuid, provider_session_id=adopted)
             self._registry.refresh(agent)
         return {"agent": agent.name, "uuid": agent.uuid, "session_mode": ctx.session_mode} | result
+
+    def _missing(self, command: str, agent: LiveAgent, ctx: SpawnContext, action: str) -> MissingCommand:
+        variable = self._base_env.get(override_variable(ctx.provider), "").strip() or None
+        configured = ctx.launch.settings.get("executable")
+        return MissingCommand(command, agent.name, action, configured, variable)
 
     def _with_executable_override(self, info: ProviderInfo, plan: LaunchPlan, ctx: SpawnContext) -> LaunchPlan:
         """settings.toml `providers.<name>.executable`, else WARDIAN_<NAME>_EXECUTABLE, replaces the CLI."""
@@ -424,5 +427,3 @@ class AgentLifecycle:
     async def stop_all(self) -> None:
         running = [a for a in self._registry.all() if a.is_running]
         await asyncio.gather(*(self.stop(agent.uuid, "host stop") for agent in running))
-        if not self._catch_up.flush():
-            log.error("state.db still cannot be written; the next host recovers the agents' state from their processes")

@@ -8,6 +8,7 @@ short timeout; answers are cached per executable path, size and mtime in
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import tempfile
@@ -101,6 +102,53 @@ def locate(info: ProviderInfo, environ: Mapping[str, str], configured: str | Non
         return ExecutableLocation(_which(override, environ), "override", variable, override)
     found = on_path(info, environ)
     return ExecutableLocation(found, "path" if found else None, variable, None)
+
+
+@dataclass(frozen=True)
+class MissingCommand:
+    """A launch whose command was not found, and where that command came from."""
+
+    command: str
+    agent: str
+    action: str  # what launched: spawn and clone leave no agent behind when they fail, a relaunch keeps it
+    configured: str | None = None  # the `executable` setting the launch ran with
+    variable: str | None = None  # WARDIAN_<NAME>_EXECUTABLE of the host's environment
+
+
+def missing_executable_hint(info: ProviderInfo, missing: MissingCommand) -> str:
+    """What to do when the command a launch needs is missing: each way out works as typed."""
+    key = f"providers.{info.name}.executable"
+    if missing.command == missing.configured:
+        return (
+            f"The `executable` setting in force ({missing.configured!r}) is not an executable file: "
+            f"`wardian settings set {key} /path/to/{info.executable or 'program'}`, or "
+            f"`wardian settings unset {key}` to use PATH."
+        )
+    if missing.command == missing.variable:
+        return (
+            f"{override_variable(info.name)}={missing.variable!r} in the host's environment is not an executable "
+            "file: stop the host (`wardian host stop`) and start it again without it, or with the right path."
+        )
+    if info.executable is None:  # the command is the user's own (the generic provider)
+        if missing.action in ("spawn", "clone"):
+            return f"Install {missing.command!r} or put it on PATH, or spawn again with another command after `--`."
+        agent = shlex.quote(missing.agent)
+        return (
+            f"Install {missing.command!r} or put it on PATH, or launch another command: "
+            f"`wardian agent update {agent} --clear-args --arg bash`, then `wardian agent resume {agent}`."
+        )
+    return " ".join([*([f"{info.install_hint}."] if info.install_hint else []), _point_at(info, key)])
+
+
+def _point_at(info: ProviderInfo, key: str) -> str:
+    """How to tell Wardian where the provider's CLI is, through a setting where one exists."""
+    from wardian_core.settings import SETTING_KEYS
+
+    where = f"/path/to/{info.executable}"
+    if key in SETTING_KEYS:
+        return f"Or put it on PATH, or give its path: `wardian settings set {key} {where}`."
+    variable = override_variable(info.name)
+    return f"Or put it on PATH, or start the host with {variable}={where} (`wardian host stop` first)."
 
 
 def _text_or_none(value: object) -> str | None:

@@ -43,7 +43,7 @@ def resolve_executable(command: str, env: dict[str, str], cwd: Path) -> str:
     raise WardianError(
         "request_failed",
         f"cannot run {command!r}: not found or not executable",
-        "Install it, put it on PATH, or set its path with `wardian settings set providers.<name>.executable PATH`.",
+        "Install it or put it on PATH.",  # the agent's launch adds the provider's own ways out
         {"executable": command},
     )
 

@@ -1,6 +1,7 @@
 """The generic provider launches exactly the command given after `--`."""
 
 import re
+import shlex
 
 from wardian_core.errors import WardianError
 from wardian_core.provider_models import LaunchPlan, SpawnContext
@@ -14,13 +15,20 @@ def launch_plan(ctx: SpawnContext) -> LaunchPlan:
             "Use a provider with the `headless` capability (see `wardian providers list`).",
         )
     if not ctx.launch.extra_args:
-        raise WardianError(
-            "usage",
-            "the generic provider needs a command to run",
-            "Give the command after `--`, e.g. `wardian agent spawn --provider generic Coder -- bash`.",
-        )
+        raise WardianError("usage", "the generic provider needs a command to run", _command_hint(ctx))
     check_settings(ctx.launch.settings)
     return LaunchPlan(argv=list(ctx.launch.extra_args), env={}, cwd=ctx.workspace)
+
+
+def _command_hint(ctx: SpawnContext) -> str:
+    """Both ways to give the command, written out for this agent so each works as typed: a spawn
+    that failed leaves no agent, an agent relaunched after `update --clear-args` still exists."""
+    name, cls, workspace = (shlex.quote(str(value)) for value in (ctx.agent_name, ctx.class_name, ctx.workspace))
+    return (
+        "Give the command after `--`: "
+        f"`wardian agent spawn --provider generic --class {cls} --name {name} --workspace {workspace} -- bash`; "
+        f"for an agent that exists: `wardian agent update {name} --arg bash`, then `wardian agent resume {name}`."
+    )
 
 
 def check_settings(settings: dict[str, object]) -> None:
