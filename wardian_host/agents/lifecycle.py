@@ -31,6 +31,7 @@ from wardian_host.agents.live_agent import LiveAgent
 from wardian_host.agents.registry import AgentRegistry
 from wardian_host.agents.relaunch import session_mode_for
 from wardian_host.agents.spawn_context import build_context, launch_config_of, stored_launch_config
+from wardian_host.agents.state_catch_up import StateCatchUp
 from wardian_host.agents.status_tracker import StatusTracker
 from wardian_host.output.feed import OutputFeed, ParserSession
 from wardian_host.providers.executables import (
@@ -69,6 +70,7 @@ class AgentLifecycle:
         self._terminals = terminals
         self._feed = feed
         self._base_env = base_env
+        self._catch_up = StateCatchUp(conn)
 
     # -- launching -----------------------------------------------------------------
 
@@ -427,3 +429,5 @@ class AgentLifecycle:
     async def stop_all(self) -> None:
         running = [a for a in self._registry.all() if a.is_running]
         await asyncio.gather(*(self.stop(agent.uuid, "host stop") for agent in running))
+        if not self._catch_up.flush():
+            log.error("state.db still cannot be written; the next host recovers the agents' state from their processes")
