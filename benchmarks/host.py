@@ -33,6 +33,7 @@ import psutil
 from ptyprocess import PtyProcess
 
 from wardian_core.control.client import ControlClient
+from wardian_core.roster import load_rows
 
 WARDIAN = str(Path(sys.executable).parent / "wardian")
 IDLE_COMMAND = ["cat"]  # waits for input, prints nothing: an idle agent
@@ -256,7 +257,7 @@ def wait_latency(bench: Bench, rounds: int = 20) -> None:
         time.sleep(0.4)  # the CLI starts and parks its request in the host
         bench.request("send", {"to": "echo", "text": "y"})
         watcher.join()
-        echo = next(agent for agent in bench.request("agents.list") if agent["name"] == "echo")
+        echo = next(agent for agent in load_rows(bench.home)[0] if agent["name"] == "echo")
         changed_at = datetime.fromisoformat(echo["last_status_at"].replace("Z", "+00:00")).timestamp()
         latencies.append(exited[0] - changed_at)  # status stored -> the waiting CLI has exited
         bench.wait("echo", "idle")

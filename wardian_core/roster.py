@@ -38,9 +38,14 @@ def _live_rows(home: Path) -> list[dict[str, Any]] | None:
         if error.code == "app_not_running":
             return None  # a stale socket of a dead host
         raise
+    rows: list[dict[str, Any]] = []
     with client:
-        rows: list[dict[str, Any]] = client.request("agents.list")
-    return rows
+        exchange = client.exchange("agents.list")  # pages of rows, so no answer outgrows a frame
+        while True:
+            try:
+                rows.extend(next(exchange)["agents"])
+            except StopIteration:
+                return rows
 
 
 def load_records(home: Path) -> list[dict[str, Any]]:

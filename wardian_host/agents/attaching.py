@@ -3,7 +3,8 @@
 After the attach request the connection carries raw terminal traffic both ways as
 frames: the host streams `{"output": <base64>}`; the client sends `{"input": ...}`,
 `{"resize": [rows, cols]}` and `{"detach": true}`. Several clients may attach to one
-agent; each sees all output and, unless read-only, types into the same PTY.
+agent; each sees all output and, unless read-only, types into the same PTY. A client
+that reads slower than the agent writes gets `{"lagged": ...}` and recent output.
 """
 
 import asyncio
@@ -14,6 +15,8 @@ from typing import Any
 from wardian_core.errors import WardianError
 from wardian_host.agents.client_stream import ClientStream
 from wardian_host.agents.live_agent import LiveAgent
+from wardian_host.agents.output_cursor import OutputCursor
+from wardian_host.output.buffer import OutputBuffer
 from wardian_host.terminal.supervisor import TerminalSupervisor
 
 REPLAY_BYTES = 64 * 1024  # recent output shown on attach, before the redraw
@@ -42,6 +45,11 @@ def _apply_client_frame(
     return True
 
 
+def _recent_output(buffer: OutputBuffer) -> int:
+    """Where a terminal's stream starts, and resumes after a lag: recent output, then live."""
+    return max(buffer.start_cursor, buffer.end_cursor - REPLAY_BYTES)
+
+
 async def attach(agent: LiveAgent, terminals: TerminalSupervisor, params: Any, request: ClientStream) -> dict[str, Any]:
     if not agent.is_running:
         raise WardianError(
@@ -50,24 +58,26 @@ async def attach(agent: LiveAgent, terminals: TerminalSupervisor, params: Any, r
             f"Resume it first: `wardian agent resume {agent.name}`.",
             {"agent": agent.name, "status": agent.status},
         )
-    queue: asyncio.Queue[bytes | None] = asyncio.Queue()
-    recent = agent.buffer.read_from(max(agent.buffer.start_cursor, agent.buffer.end_cursor - REPLAY_BYTES)) or b""
-    await request.emit({"attached": agent.name, "output": _encode(recent)})
-
-    def on_output(_cursor: int, data: bytes) -> None:
-        queue.put_nowait(data)
-
-    agent.output_listeners.add(on_output)
     exited = asyncio.ensure_future(terminals.wait_exit(agent.uuid))
-    if params.rows and params.cols and not params.read_only:
-        _resize(agent, terminals, params.rows, params.cols)  # a size change makes TUIs redraw
     reason = "detached"
     try:
-        reason = await _pump(agent, terminals, params.read_only, request, queue, exited)
+        with OutputCursor(agent, _recent_output(agent.buffer), _recent_output) as reader:
+            await request.emit({"attached": agent.name, "output": _encode(reader.read())})
+            if params.rows and params.cols and not params.read_only:
+                _resize(agent, terminals, params.rows, params.cols)  # a size change makes TUIs redraw
+            reason = await _pump(agent, terminals, params.read_only, request, reader, exited)
     finally:
         exited.cancel()
-        agent.output_listeners.discard(on_output)
     return {"agent": agent.name, "reason": reason, "status": agent.status}
+
+
+def _next_output(reader: OutputCursor) -> dict[str, Any] | None:
+    """The next stream item for the terminal (a `lagged` notice, or output); None when it has all."""
+    lagged = reader.lag()
+    if lagged is not None:
+        return {"lagged": lagged}
+    page = reader.read()
+    return {"output": _encode(page)} if page else None
 
 
 async def _pump(
@@ -75,24 +85,24 @@ async def _pump(
     terminals: TerminalSupervisor,
     read_only: bool,
     request: ClientStream,
-    queue: "asyncio.Queue[bytes | None]",
+    reader: OutputCursor,
     exited: "asyncio.Future[Any]",
 ) -> str:
     incoming = asyncio.ensure_future(request.reader.readline())
-    outgoing = asyncio.ensure_future(queue.get())
     try:
         while True:
-            done, _ = await asyncio.wait({incoming, outgoing, exited}, return_when=asyncio.FIRST_COMPLETED)
-            if outgoing in done:
-                await request.emit({"output": _encode(outgoing.result() or b"")})
-                outgoing = asyncio.ensure_future(queue.get())
-            if incoming in done:
+            if incoming.done():
                 line = incoming.result()
                 if not line or not _apply_client_frame(agent, terminals, json.loads(line), read_only):
                     return "detached"
                 incoming = asyncio.ensure_future(request.reader.readline())
-            if exited in done and outgoing not in done and queue.empty():
+                continue
+            item = _next_output(reader)
+            if item is not None:
+                await request.emit(item)
+            elif exited.done():
                 return "agent exited"
+            else:
+                await reader.wait(incoming, exited)
     finally:
         incoming.cancel()
-        outgoing.cancel()

@@ -1,40 +1,77 @@
 """`wardian agent watch`: an agent's output and status changes since a cursor."""
 
 import asyncio
+import json
+from collections import deque
 from typing import Any
 
+from wardian_core.control.protocol import MAX_FRAME_BYTES
 from wardian_core.errors import WardianError
 from wardian_core.parsing.escapes import strip_ansi
 from wardian_host.agents.client_stream import ClientStream
 from wardian_host.agents.live_agent import LiveAgent
+from wardian_host.agents.output_cursor import OutputCursor
 from wardian_host.agents.status_waits import wait_for_status
+
+# One answer's output: JSON escapes grow it at most sixfold (`\\u001b` for one byte), so
+# with its events it stays within the control frame limit; `more` says what is left.
+WATCH_PAGE_BYTES = MAX_FRAME_BYTES // 8
+WATCH_ANSWER_BUDGET = MAX_FRAME_BYTES * 7 // 8
+# Status changes kept for a follower that is not reading (the agent's own log keeps 256).
+EVENT_BACKLOG = 256
 
 
 def _render(data: bytes, raw: bool) -> str:
     return data.decode("utf-8", errors="replace") if raw else strip_ansi(data)
 
 
-def _events_since(agent: LiveAgent, cursor: int) -> list[dict[str, Any]]:
-    return [entry for entry in agent.status_log if entry["cursor"] >= cursor]
+def _events_between(agent: LiveAgent, since: int, before: int | None) -> list[dict[str, Any]]:
+    """Status changes at `since` or later, and before cursor `before` when a page stops short."""
+    return [
+        entry for entry in agent.status_log if entry["cursor"] >= since and (before is None or entry["cursor"] < before)
+    ]
 
 
-def _window(agent: LiveAgent, since: int, raw: bool) -> dict[str, Any]:
-    data = agent.buffer.read_from(since)
+def _cursor_expired(agent: LiveAgent, since: int) -> WardianError:
+    return WardianError(
+        "cursor_expired",
+        f"cursor {since} is older than the output kept for {agent.name}",
+        f"Start again from the oldest cursor kept: --since {agent.buffer.start_cursor}.",
+        {"since": since, "oldest_cursor": agent.buffer.start_cursor, "dropped_bytes": agent.buffer.dropped_bytes},
+    )
+
+
+def _page(agent: LiveAgent, since: int, raw: bool) -> dict[str, Any]:
+    """One bounded answer: output from `since`, the cursor it reached, and whether more is kept."""
+    data = agent.buffer.read_page(since, WATCH_PAGE_BYTES)
     if data is None:
-        raise WardianError(
-            "cursor_expired",
-            f"cursor {since} is older than the output kept for {agent.name}",
-            f"Start again from the oldest cursor kept: --since {agent.buffer.start_cursor}.",
-            {"since": since, "oldest_cursor": agent.buffer.start_cursor, "dropped_bytes": agent.buffer.dropped_bytes},
-        )
-    return {
+        raise _cursor_expired(agent, since)
+    cursor = min(since, agent.buffer.end_cursor) + len(data)
+    more = cursor < agent.buffer.end_cursor
+    answer = {
         "agent": agent.name,
         "output": _render(data, raw),
-        "events": _events_since(agent, since),
+        "events": _events_between(agent, since, cursor if more else None),
         "since": since,
-        "cursor": agent.buffer.end_cursor,
+        "cursor": cursor,
+        "more": more,
         "status": agent.status,
     }
+    return _within_budget(answer)
+
+
+def _within_budget(answer: dict[str, Any]) -> dict[str, Any]:
+    """Drop the oldest events (counted) if, with their evidence, they would outgrow the page."""
+    events = answer["events"]
+    room = WATCH_ANSWER_BUDGET - len(json.dumps(answer["output"]))
+    sizes = [len(json.dumps(entry)) + 2 for entry in events]  # with the separator
+    dropped = 0
+    while dropped < len(events) and sum(sizes[dropped:]) > room:
+        dropped += 1
+    if dropped:
+        answer["events"] = events[dropped:]
+        answer["events_dropped"] = dropped
+    return answer
 
 
 async def _output_appears(agent: LiveAgent, text: str, timeout: float | None) -> None:
@@ -71,7 +108,8 @@ async def _output_appears(agent: LiveAgent, text: str, timeout: float | None) ->
 
 async def watch(agent: LiveAgent, params: Any, request: ClientStream) -> dict[str, Any]:
     since = agent.buffer.start_cursor if params.since is None else params.since
-    _window(agent, since, params.raw)  # an expired cursor fails before any waiting
+    if since < agent.buffer.start_cursor:  # an expired cursor fails before any waiting
+        raise _cursor_expired(agent, since)
     if params.follow:
         return await _follow(agent, since, params, request)
     if params.until_output is not None:
@@ -83,34 +121,64 @@ async def watch(agent: LiveAgent, params: Any, request: ClientStream) -> dict[st
             if error.code == "wait_timeout":
                 raise WardianError("watch_timeout", error.message, error.hint, error.details) from None
             raise
-    return _window(agent, since, params.raw)
+    return _page(agent, since, params.raw)
+
+
+class _StatusBacklog:
+    """Status changes a follower has not been sent yet: the newest EVENT_BACKLOG, the rest counted."""
+
+    def __init__(self) -> None:
+        self.events: deque[dict[str, Any]] = deque(maxlen=EVENT_BACKLOG)
+        self.dropped = 0
+
+    def add(self, entry: dict[str, Any]) -> None:
+        if len(self.events) == self.events.maxlen:
+            self.dropped += 1
+        self.events.append(entry)
+
+    def take_dropped(self) -> int:
+        dropped, self.dropped = self.dropped, 0
+        return dropped
 
 
 async def _follow(agent: LiveAgent, since: int, params: Any, request: ClientStream) -> dict[str, Any]:
-    """Stream output and status changes until the client leaves or the agent stops."""
-    queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-    first = _window(agent, since, params.raw)
-    await request.emit({"output": first["output"], "cursor": first["cursor"]})
+    """Stream output and status changes until the client leaves.
 
-    def on_output(cursor: int, data: bytes) -> None:
-        queue.put_nowait({"output": _render(data, params.raw), "cursor": cursor + len(data)})
+    Output is read from the agent's buffer at this client's own cursor (`OutputCursor`);
+    status changes wait in a short backlog. A client that stopped reading holds no more
+    than that: when it falls behind either, it gets one `lagged` item and goes on.
+    """
+    backlog = _StatusBacklog()
+    with OutputCursor(agent, since) as reader:
 
-    def on_status(_: LiveAgent, status: str) -> None:
-        queue.put_nowait({"event": agent.status_log[-1] if agent.status_log else {"to": status}})
+        def on_status(_: LiveAgent, status: str) -> None:
+            backlog.add(agent.status_log[-1] if agent.status_log else {"to": status, "cursor": reader.cursor})
+            reader.wake()
 
-    agent.output_listeners.add(on_output)
-    agent.listeners.add(on_status)
-    client_gone = asyncio.ensure_future(request.reader.read(1))
-    try:
-        while True:
-            item = asyncio.ensure_future(queue.get())
-            done, _ = await asyncio.wait({item, client_gone}, return_when=asyncio.FIRST_COMPLETED)
-            if client_gone in done:
-                item.cancel()
-                break
-            await request.emit(item.result())
-    finally:
-        client_gone.cancel()
-        agent.output_listeners.discard(on_output)
-        agent.listeners.discard(on_status)
+        agent.listeners.add(on_status)
+        client_gone = asyncio.ensure_future(request.reader.read(1))
+        try:
+            await request.emit({"output": _render(reader.read(), params.raw), "cursor": reader.cursor})
+            while not client_gone.done():
+                item = _next_item(reader, backlog, params.raw)
+                if item is None:
+                    await reader.wait(client_gone)
+                else:
+                    await request.emit(item)
+        finally:
+            client_gone.cancel()
+            agent.listeners.discard(on_status)
     return {"cursor": agent.buffer.end_cursor}
+
+
+def _next_item(reader: OutputCursor, backlog: _StatusBacklog, raw: bool) -> dict[str, Any] | None:
+    """What a follower is sent next, in cursor order; None when it has everything."""
+    lagged = reader.lag()
+    if lagged is not None or backlog.dropped:
+        lagged = lagged or {"cursor": reader.cursor, "missed_from": reader.cursor, "dropped_bytes": 0}
+        return {"lagged": lagged | {"dropped_events": backlog.take_dropped()}}
+    next_event = backlog.events[0]["cursor"] if backlog.events else None
+    if next_event is not None and next_event <= reader.cursor:
+        return {"event": backlog.events.popleft()}
+    page = reader.read(next_event)
+    return {"output": _render(page, raw), "cursor": reader.cursor} if page else None

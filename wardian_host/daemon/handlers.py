@@ -7,6 +7,7 @@ from typing import Any
 from wardian_core.errors import WardianError
 from wardian_host.agents.attaching import attach
 from wardian_host.agents.lifecycle import AgentLifecycle
+from wardian_host.agents.listing import list_agents
 from wardian_host.agents.registry import AgentRegistry
 from wardian_host.agents.screens import show_screen
 from wardian_host.agents.sending import Sender
@@ -41,8 +42,8 @@ def build_handlers(
             "tie": tie,
         }
 
-    async def agents_list(_: Any, __: RequestContext) -> list[dict[str, Any]]:
-        return [agent.snapshot() for agent in registry.all()]
+    async def agents_list(_: Any, request: RequestContext) -> dict[str, int]:
+        return await list_agents(registry.all(), request)
 
     async def spawn(params: Any, _: RequestContext) -> dict[str, Any]:
         return await lifecycle.spawn(params.model_dump(by_alias=True))

@@ -1,0 +1,219 @@
+"""Answers and streams of agent output stay bounded: watch pages, list pages, lagging followers."""
+
+import asyncio
+import json
+from collections.abc import Callable
+from typing import Any
+
+from wardian_core.control.models import AttachParams, WatchParams
+from wardian_core.control.protocol import MAX_FRAME_BYTES, encode, ok_frame, stream_frame
+from wardian_host.agents.attaching import REPLAY_BYTES, attach
+from wardian_host.agents.listing import CUT_MARK, LIST_PAGE_BYTES, pages
+from wardian_host.agents.live_agent import LiveAgent
+from wardian_host.agents.watching import EVENT_BACKLOG, WATCH_PAGE_BYTES, watch
+from wardian_host.output.buffer import OutputBuffer, clean_page_end
+
+LINE = b"x" * 1023 + b"\n"
+
+
+def _agent(capacity: int) -> LiveAgent:
+    agent = LiveAgent(row={"uuid": "u-1", "name": "a1", "status": "idle"}, buffer=OutputBuffer(capacity))
+    agent.is_running = True
+    return agent
+
+
+class StalledClient:
+    """A streaming client that stops reading after its first item until `resume()`."""
+
+    def __init__(self) -> None:
+        self.reader = asyncio.StreamReader()
+        self.items: list[dict[str, Any]] = []
+        self._reading = asyncio.Event()
+        self._sent = asyncio.Event()
+
+    async def emit(self, item: dict[str, Any]) -> None:
+        self.items.append(item)
+        self._sent.set()
+        await self._reading.wait()  # the host's write waits on a socket nobody drains
+
+    def resume(self) -> None:
+        self._reading.set()
+
+    async def until(self, done: Callable[[], bool]) -> None:
+        """Until the items received satisfy `done` (each emit re-checks; no polling)."""
+        async with asyncio.timeout(30):  # a guard against a hang, not a measured time
+            while not done():
+                self._sent.clear()
+                await self._sent.wait()
+
+
+def _watch_once(agent: LiveAgent, params: WatchParams) -> dict[str, Any]:
+    async def answer() -> dict[str, Any]:
+        return await watch(agent, params, StalledClient())
+
+    return asyncio.run(answer())
+
+
+def _kinds(items: list[dict[str, Any]]) -> list[str]:
+    return [next(iter(item)) for item in items]
+
+
+# -- the buffer's pages -------------------------------------------------------------------
+
+
+def test_a_page_ends_after_a_line_and_never_inside_a_character() -> None:
+    buffer = OutputBuffer(1 << 20)
+    buffer.append(b"first line\n" + b"y" * 40 + "é€".encode())
+    page = buffer.read_page(0, 11 + 40 + 3)  # stops inside the 3-byte euro sign
+    assert page == b"first line\n" + b"y" * 40 + "é".encode()
+    assert buffer.read_page(0, 13) == b"first line\n"  # the newline sits in the last quarter
+    assert buffer.read_page(0, 16) == b"first line\nyyyyy"  # it does not: the page is full
+    assert clean_page_end("ab€".encode()[:4]) == 2
+    assert buffer.read_page(0, 1 << 20) == b"first line\n" + b"y" * 40 + "é€".encode()
+
+
+def test_a_page_of_an_expired_cursor_is_none() -> None:
+    buffer = OutputBuffer(100)
+    buffer.append(b"z" * 250)
+    assert buffer.read_page(149, 10) is None
+    assert buffer.read_page(150, 10) == b"z" * 10
+
+
+# -- agent watch: bounded answers --------------------------------------------------------------
+
+
+def test_watch_answers_a_16_mib_buffer_in_pages_that_each_fit_a_frame() -> None:
+    agent = _agent(16 * 1024 * 1024)
+    chunk = b"\x1b[31mred\x1b[0m \xff\n" * 4096  # escapes and bad UTF-8: what JSON grows most
+    while agent.buffer.end_cursor < agent.buffer.capacity:
+        agent.record_output(chunk)
+    since, output = agent.buffer.start_cursor, []
+    while True:
+        params = WatchParams(target="a1", since=since, raw=True)
+        answer = _watch_once(agent, params)
+        assert len(encode(ok_frame(1, answer))) <= MAX_FRAME_BYTES
+        assert answer["since"] == since and 0 < answer["cursor"] - since <= WATCH_PAGE_BYTES
+        output.append(answer["output"])
+        since = answer["cursor"]
+        if not answer["more"]:
+            break
+    assert len(output) > 10 and all(page.endswith("\n") for page in output)
+    whole = agent.buffer.read_from(agent.buffer.start_cursor) or b""
+    assert "".join(output) == whole.decode("utf-8", errors="replace")
+    assert since == agent.buffer.end_cursor
+
+
+def test_watch_drops_the_oldest_events_when_their_evidence_would_outgrow_the_answer() -> None:
+    agent = _agent(1 << 20)
+    agent.record_output(b"done\n")
+    evidence = {"source": "test", "message": "e" * 100_000}
+    for index in range(EVENT_BACKLOG):
+        agent.status_log.append({"cursor": 0, "to": "idle", "evidence": evidence | {"n": index}})
+    answer = _watch_once(agent, WatchParams(target="a1"))
+    assert len(encode(ok_frame(1, answer))) <= MAX_FRAME_BYTES
+    assert answer["events_dropped"] > 0 and answer["events"][-1]["evidence"]["n"] == EVENT_BACKLOG - 1
+    assert answer["events_dropped"] + len(answer["events"]) == EVENT_BACKLOG
+
+
+# -- agents.list: pages --------------------------------------------------------------------------
+
+
+def test_list_rows_past_the_frame_limit_go_out_in_pages_that_each_fit_a_frame() -> None:
+    rows = [{"name": f"a{index}", "description": "d" * (1 << 20)} for index in range(20)]
+    grouped = list(pages(rows))
+    assert len(grouped) > 1 and [row for page in grouped for row in page] == rows
+    for page in grouped:
+        assert len(encode(stream_frame(1, {"agents": page}))) <= MAX_FRAME_BYTES
+
+
+def test_a_row_too_large_for_a_page_alone_keeps_the_start_of_its_description() -> None:
+    huge = "\x07" * (2 << 20)  # six bytes each in JSON: 12 MiB
+    [[row]] = list(pages([{"name": "big", "description": huge}]))
+    assert len(json.dumps(row, separators=(",", ":"))) <= LIST_PAGE_BYTES
+    assert row["description"].endswith(CUT_MARK) and huge.startswith(row["description"].removesuffix(CUT_MARK))
+
+
+# -- a follower that stopped reading -------------------------------------------------------------
+
+
+def test_a_stalled_follower_holds_nothing_and_is_told_it_lagged() -> None:
+    async def scenario() -> None:
+        agent = _agent(64 * 1024)
+        agent.record_output(b"before\n")
+        client = StalledClient()
+        follow = asyncio.create_task(watch(agent, WatchParams(target="a1", follow=True), client))
+        await client.until(lambda: len(client.items) == 1)  # the first item is stuck in the socket
+        for _ in range(160):  # 160 KiB while the client reads nothing
+            agent.record_output(LINE)
+        end = agent.buffer.end_cursor
+        client.resume()
+        await client.until(lambda: client.items[-1].get("cursor") == end)
+        lagged = [item["lagged"] for item in client.items if "lagged" in item]
+        assert lagged == [
+            {
+                "cursor": agent.buffer.start_cursor,
+                "missed_from": len(b"before\n"),
+                "dropped_bytes": agent.buffer.start_cursor - len(b"before\n"),
+                "dropped_events": 0,
+            }
+        ]
+        delivered = sum(len(item.get("output", "")) for item in client.items[2:])
+        assert delivered == agent.buffer.capacity  # what the buffer keeps, not all 160 KiB
+        client.reader.feed_eof()
+        assert (await follow) == {"cursor": end}
+        assert agent.output_listeners == set() and agent.listeners == set()
+
+    asyncio.run(scenario())
+
+
+def test_a_stalled_follower_counts_the_status_changes_it_missed() -> None:
+    async def scenario() -> None:
+        agent = _agent(64 * 1024)
+        client = StalledClient()
+        follow = asyncio.create_task(watch(agent, WatchParams(target="a1", follow=True), client))
+        await client.until(lambda: len(client.items) == 1)
+        for index in range(EVENT_BACKLOG + 44):
+            agent.record_output(b"line\n")
+            agent.status_log.append({"cursor": agent.buffer.end_cursor, "to": "idle", "n": index})
+            for listener in list(agent.listeners):
+                listener(agent, "idle")
+        client.resume()
+        await client.until(lambda: client.items[-1].get("event", {}).get("n") == EVENT_BACKLOG + 43)
+        assert _kinds(client.items)[:2] == ["output", "lagged"]
+        assert client.items[1]["lagged"]["dropped_events"] == 44
+        assert client.items[1]["lagged"]["dropped_bytes"] == 0
+        events = [item["event"]["n"] for item in client.items if "event" in item]
+        assert events == list(range(44, EVENT_BACKLOG + 44))
+        client.reader.feed_eof()
+        await follow
+
+    asyncio.run(scenario())
+
+
+class IdleTerminals:
+    """The terminal part as attach sees it, for an agent that keeps running."""
+
+    async def wait_exit(self, _uuid: str) -> None:
+        await asyncio.Event().wait()
+
+    def resize(self, *_: object) -> None:
+        pass
+
+
+def test_a_stalled_attach_is_told_it_lagged_and_goes_on_from_recent_output() -> None:
+    async def scenario() -> None:
+        agent = _agent(256 * 1024)
+        client = StalledClient()
+        params = AttachParams(target="a1", read_only=True)
+        attached = asyncio.create_task(attach(agent, IdleTerminals(), params, client))  # type: ignore[arg-type]  # a stand-in terminal part
+        await client.until(lambda: len(client.items) == 1)
+        for _ in range(400):
+            agent.record_output(LINE)
+        client.resume()
+        await client.until(lambda: any("lagged" in item for item in client.items))
+        lagged = next(item["lagged"] for item in client.items if "lagged" in item)
+        assert lagged["cursor"] == agent.buffer.end_cursor - REPLAY_BYTES and lagged["missed_from"] == 0
+        client.reader.feed_data(b'{"detach": true}\n')
+        assert (await attached)["reason"] == "detached"
+
+    asyncio.run(scenario())
