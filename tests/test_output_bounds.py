@@ -1,12 +1,20 @@
 """Answers and streams of agent output stay bounded: watch pages, list pages, lagging followers."""
 
 import asyncio
+import contextlib
 import json
+import socket
+import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+import pytest
+
+from wardian_core.control.client import ControlClient
 from wardian_core.control.models import AttachParams, WatchParams
 from wardian_core.control.protocol import MAX_FRAME_BYTES, encode, ok_frame, stream_frame
+from wardian_core.errors import WardianError
 from wardian_host.agents.attaching import REPLAY_BYTES, attach
 from wardian_host.agents.listing import CUT_MARK, LIST_PAGE_BYTES, pages
 from wardian_host.agents.live_agent import LiveAgent
@@ -217,3 +225,25 @@ def test_a_stalled_attach_is_told_it_lagged_and_goes_on_from_recent_output() -> 
         assert (await attached)["reason"] == "detached"
 
     asyncio.run(scenario())
+
+
+# -- the CLI's side --------------------------------------------------------------------------------
+
+
+def test_an_answer_over_the_frame_limit_is_the_message_too_large_envelope(tmp_path: Path) -> None:
+    cli_end, host_end = socket.socketpair()
+    answer = encode(ok_frame(1, {"output": "x" * MAX_FRAME_BYTES}))  # what an older host sent
+
+    def old_host() -> None:
+        with contextlib.suppress(OSError):  # the CLI stops reading and closes
+            host_end.recv(65536)
+            host_end.sendall(answer)
+        host_end.close()
+
+    sender = threading.Thread(target=old_host)
+    sender.start()
+    with ControlClient(cli_end, tmp_path) as client, pytest.raises(WardianError) as raised:
+        client.request("agent.watch", {"target": "a1"}, timeout=30)
+    sender.join()
+    assert raised.value.code == "message_too_large" and raised.value.hint
+    assert raised.value.details == {"kind": "agent.watch", "limit_bytes": MAX_FRAME_BYTES}

@@ -94,6 +94,17 @@ def _open_socket(home: Path, timeout: float) -> socket.socket:
             raise app_not_running(home, str(exc)) from None
 
 
+def answer_too_large(kind: str) -> WardianError:
+    """An answer over the frame limit: a host of this version pages them, so an older one sent it."""
+    return WardianError(
+        "message_too_large",
+        f"the host's answer to {kind!r} is over {MAX_FRAME_BYTES} bytes (8 MiB), more than the CLI reads",
+        "Restart the host so it runs this Wardian (`wardian host stop && wardian host start`): "
+        "it sends large answers in pages.",
+        {"kind": kind, "limit_bytes": MAX_FRAME_BYTES},
+    )
+
+
 def endpoint_timeout(kind: str, timeout: float | None) -> WardianError:
     return WardianError(
         "control_endpoint_timeout",
@@ -183,6 +194,8 @@ class ControlClient:
             raise app_not_running(self._home, f"connection lost: {exc}") from None
         if not line:
             raise app_not_running(self._home, "the host closed the connection")
+        if len(line) > MAX_FRAME_BYTES:
+            raise answer_too_large(kind)
         frame: dict[str, Any] = json.loads(line)
         if frame.get("v") != PROTOCOL_VERSION:
             raise WardianError(
