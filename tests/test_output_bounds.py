@@ -19,6 +19,7 @@ from wardian_host.agents.attaching import REPLAY_BYTES, attach
 from wardian_host.agents.listing import CUT_MARK, LIST_PAGE_BYTES, pages
 from wardian_host.agents.live_agent import LiveAgent
 from wardian_host.agents.watching import EVENT_BACKLOG, WATCH_PAGE_BYTES, watch
+from wardian_host.cli.attach_client import _frames
 from wardian_host.output.buffer import OutputBuffer, clean_page_end
 
 LINE = b"x" * 1023 + b"\n"
@@ -247,3 +248,28 @@ def test_an_answer_over_the_frame_limit_is_the_message_too_large_envelope(tmp_pa
     sender.join()
     assert raised.value.code == "message_too_large" and raised.value.hint
     assert raised.value.details == {"kind": "agent.watch", "limit_bytes": MAX_FRAME_BYTES}
+
+
+def test_attach_stops_reading_a_frame_over_the_limit_instead_of_hoarding_it() -> None:
+    cli_end, host_end = socket.socketpair()
+    sender = threading.Thread(
+        target=lambda: (host_end.sendall(b'{"stream": "' + b"x" * MAX_FRAME_BYTES), host_end.close())
+    )
+    sender.start()
+    buffer = bytearray()
+    with pytest.raises(WardianError) as raised:
+        while True:
+            assert list(_frames(cli_end, buffer)) == []
+    sender.join()
+    cli_end.close()
+    assert raised.value.code == "message_too_large" and len(buffer) <= MAX_FRAME_BYTES + 65536
+
+
+def test_attach_reads_every_frame_a_chunk_holds() -> None:
+    cli_end, host_end = socket.socketpair()
+    host_end.sendall(b'{"a": 1}\n{"b": 2}\n{"c"')
+    buffer = bytearray()
+    assert list(_frames(cli_end, buffer)) == [{"a": 1}, {"b": 2}]
+    assert buffer == b'{"c"'
+    cli_end.close()
+    host_end.close()

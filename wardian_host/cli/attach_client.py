@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from wardian_core.control.client import ControlClient
-from wardian_core.control.protocol import encode, request_frame
+from wardian_core.control.client import ControlClient, answer_too_large
+from wardian_core.control.protocol import MAX_FRAME_BYTES, encode, request_frame
 from wardian_core.errors import WardianError
 
 DEFAULT_DETACH_KEYS = "ctrl-\\,d"
@@ -87,10 +87,12 @@ def _frames(sock: socket.socket, buffer: bytearray) -> Iterator[dict[str, Any]]:
     if not chunk:
         raise EOFError
     buffer += chunk
-    while b"\n" in buffer:
-        line, _, rest = bytes(buffer).partition(b"\n")
-        buffer[:] = rest
+    while (end := buffer.find(b"\n")) >= 0:
+        line = bytes(buffer[:end])
+        del buffer[: end + 1]
         yield json.loads(line)
+    if len(buffer) > MAX_FRAME_BYTES:  # no host of this version sends such a frame: stop, never hoard
+        raise answer_too_large("agent.attach")
 
 
 def run_attach(client: ControlClient, target: str, read_only: bool, detach_keys: bytes) -> dict[str, Any]:
