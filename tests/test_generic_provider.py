@@ -106,13 +106,36 @@ def test_turn_started_evidence_names_the_line_that_showed_activity(tmp_path: Pat
     assert event.evidence.model_dump() == {"source": "pty", "rule": "output after quiet", "line": "compiling foo"}
 
 
-def test_prompt_pattern_ends_a_turn_at_once(tmp_path: Path) -> None:
+def test_prompt_pattern_ends_a_turn_at_once_and_quiet_time_is_not_used(tmp_path: Path) -> None:
     feed = Feed(context(tmp_path, prompt_pattern=r"^\$ $"))
-    feed.opened()
+    assert feed.opened() == ([], None)
     assert feed(b"motd\r\n$ ") == (["ready"], None)
-    assert feed(b"make\r\n") == (["turn_started"], 1.5)
+    assert feed(b"make\r\n") == (["turn_started"], None)
+    assert feed.quiet() == ([], None)  # a long silent step is still the same turn
     assert feed(b"building\r\n$ ") == (["turn_completed"], None)
     assert feed.quiet() == ([], None)
+
+
+def test_a_command_done_within_one_read_is_a_whole_turn(tmp_path: Path) -> None:
+    feed = Feed(context(tmp_path, prompt_pattern=">>> "))
+    feed(b"Python 3\r\n>>> ")
+    assert feed(b"1+1\r\n2\r\n>>> ") == (["turn_started", "turn_completed"], None)
+
+
+def test_the_prompt_redrawn_alone_is_no_turn(tmp_path: Path) -> None:
+    feed = Feed(context(tmp_path, prompt_pattern=">>> $"))
+    feed(b">>> ")
+    assert feed(b"\r\n>>> ") == ([], None)
+    assert feed(b"p") == (["turn_started"], None)  # typing at the prompt is activity
+
+
+def test_evidence_names_the_rule_in_force(tmp_path: Path) -> None:
+    ctx = context(tmp_path, prompt_pattern=">>> $")
+    state = parser.GenericState()
+    parser.parse(ctx, PTY_SOURCE, b">>> ", state)
+    started, completed = parser.parse(ctx, PTY_SOURCE, b"print(1)\r\n1\r\n>>> ", state).events
+    assert started.evidence.model_dump() == {"source": "pty", "rule": "output after the prompt", "line": "print(1)"}
+    assert completed.evidence.model_dump() == {"source": "pty", "rule": "prompt_pattern >>> $", "line": ">>>"}
 
 
 def test_escape_sequences_and_blank_redraws_are_not_activity(tmp_path: Path) -> None:
@@ -152,3 +175,46 @@ def test_replay_of_a_session_with_pauses_gives_the_status_timeline(tmp_path: Pat
         (6.0, "processing"),
         (8.0, "idle"),
     ]
+
+
+def launch(tmp_path: Path, command: list[str], **settings: Any) -> tuple[list[str], dict[str, str]]:
+    """What the host would run: the plugin's prepare_home, then build_argv."""
+    plugins = load_plugins({"WARDIAN_PLUGINS": "generic"})
+    ctx = context(tmp_path, command, **settings)
+    home = plugins.call("generic", "prepare_home", ctx=ctx)
+    return plugins.call("generic", "build_argv", ctx=ctx).argv, home.env
+
+
+def test_a_bash_agent_reads_a_per_agent_rcfile_that_sources_the_users(tmp_path: Path) -> None:
+    argv, env = launch(tmp_path, ["/bin/bash", "-i"])
+    rcfile = tmp_path / "home" / "agents" / "22222222-2222-4222-8222-222222222222" / "shell" / "bash" / "bashrc"
+    assert (argv, env) == (["/bin/bash", "--rcfile", str(rcfile), "-i"], {})
+    text = rcfile.read_text()
+    assert text.index(". ~/.bashrc") < text.index("133;A")
+
+
+def test_a_zsh_agent_gets_a_per_agent_zdotdir_whose_files_source_the_users(tmp_path: Path) -> None:
+    argv, env = launch(tmp_path, ["zsh", "-l"])
+    zdotdir = tmp_path / "home" / "agents" / "22222222-2222-4222-8222-222222222222" / "shell" / "zsh"
+    assert (argv, env["ZDOTDIR"]) == (["zsh", "-l"], str(zdotdir))
+    assert sorted(path.name for path in zdotdir.iterdir()) == [".zlogin", ".zprofile", ".zshenv", ".zshrc"]
+    for path in zdotdir.iterdir():
+        assert f"source $ZDOTDIR/{path.name}" in path.read_text()
+
+
+@pytest.mark.parametrize(
+    ("command", "settings"),
+    [
+        (["bash", "-c", "echo hi"], {}),
+        (["bash", "script.sh"], {}),
+        (["bash", "--norc"], {}),
+        (["bash", "--login"], {}),
+        (["zsh", "-f"], {}),
+        (["python3", "-i"], {}),
+        (["bash"], {"shell_integration": False}),
+        (["zsh"], {"shell_integration": False}),
+    ],
+)
+def test_a_command_whose_start_up_is_not_extended_runs_as_given(tmp_path: Path, command, settings) -> None:
+    assert launch(tmp_path, command, **settings) == (command, {})
+    assert not (tmp_path / "home" / "agents").exists() or not any((tmp_path / "home" / "agents").rglob("shell"))

@@ -1,2 +1,2 @@
-"""`generic`: runs any interactive command; status from output activity and an optional
-prompt pattern. The embedded default, and a small example of a provider."""
+"""`generic`: runs any interactive command; status from shell marks (bash and zsh), a
+prompt pattern or output activity. The embedded default, and a small example of a provider."""

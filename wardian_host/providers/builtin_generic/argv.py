@@ -1,10 +1,12 @@
-"""The generic provider launches exactly the command given after `--`."""
+"""The generic provider launches the command given after `--` (a bash agent with its
+per-agent rcfile: see `shell_startup`)."""
 
 import re
 import shlex
 
 from wardian_core.errors import WardianError
 from wardian_core.provider_models import LaunchPlan, SpawnContext
+from wardian_host.providers.builtin_generic.shell_startup import startup_argv
 
 
 def launch_plan(ctx: SpawnContext) -> LaunchPlan:
@@ -17,7 +19,7 @@ def launch_plan(ctx: SpawnContext) -> LaunchPlan:
     if not ctx.launch.extra_args:
         raise WardianError("usage", "the generic provider needs a command to run", _command_hint(ctx))
     check_settings(ctx.launch.settings)
-    return LaunchPlan(argv=list(ctx.launch.extra_args), env={}, cwd=ctx.workspace)
+    return LaunchPlan(argv=startup_argv(ctx), env={}, cwd=ctx.workspace)
 
 
 def _command_hint(ctx: SpawnContext) -> str:

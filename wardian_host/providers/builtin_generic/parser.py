@@ -1,9 +1,14 @@
-"""Status from output activity.
+"""Status of a generic command, by the best rule its output allows.
 
-Output after a quiet spell starts a turn; `idle_quiet_seconds` without output ends it
-(the host calls back after the delay we ask for, so nothing polls). Until the command
-has been quiet once it is still starting. A `prompt_pattern` matching the last line of
-output ends a turn at once.
+1. Shell integration marks (OSC 133, written by the bash and zsh start-up Wardian extends,
+   or by any program that writes them): a command runs from C to D, its exit code is
+   evidence, a prompt (A) is idle. Once a mark was seen, marks alone decide.
+2. A `prompt_pattern` (per-agent provider setting): output after the prompt starts a
+   turn, the pattern matching the last line of output ends it. No quiet time.
+3. Quiet time: output after a quiet spell starts a turn, `idle_quiet_seconds` without
+   output ends it (the host calls back after the delay asked for; nothing polls).
+
+Each event's evidence names its rule. Until the command is first idle it is starting.
 """
 
 import re
@@ -12,12 +17,18 @@ from typing import Literal
 
 from wardian_core.parsing.escapes import TerminalText, normalize_newlines
 from wardian_core.parsing.events import event
+from wardian_core.parsing.guard import never_raises
 from wardian_core.provider_models import OutputSource, ParseResult, ProviderEvent, SpawnContext, excerpt
 from wardian_host.providers.builtin_generic.profile import DEFAULT_IDLE_QUIET_SECONDS
+from wardian_host.providers.builtin_generic.shell_marks import MarkScanner, ShellMark
 
 _TAIL_CHARS = 400
 # Only the end of a large batch can hold the prompt; its start is scanned for content only.
 _LARGE_BATCH_BYTES = 16384
+
+RULE_PROMPT_MARK = "shell mark A (prompt)"
+RULE_COMMAND_MARK = "shell mark C (command started)"
+RULE_FINISHED_MARK = "shell mark D (command finished)"
 
 
 @dataclass
@@ -25,6 +36,9 @@ class GenericState:
     phase: Literal["starting", "busy", "idle"] = "starting"
     tail: str = ""
     text: TerminalText = field(default_factory=TerminalText)
+    marks: MarkScanner = field(default_factory=MarkScanner)
+    shell_marks: bool = False  # a mark was seen: the other rules are off for this launch
+    command_running: bool = False  # between a C and its D (or the next prompt)
 
 
 def quiet_seconds(ctx: SpawnContext) -> float:
@@ -56,7 +70,12 @@ def visible_text(state: GenericState, data: bytes) -> str:
     return normalize_newlines(state.text.feed(data))
 
 
-def _went_quiet(state: GenericState, source: OutputSource, rule: str, line: str | None) -> list[ProviderEvent]:
+def _first_line(text: str) -> str:
+    """The line that showed activity."""
+    return next((line for line in text.split("\n") if line.strip()), text)
+
+
+def _went_idle(state: GenericState, source: OutputSource, rule: str, line: str | None) -> list[ProviderEvent]:
     phase, state.phase = state.phase, "idle"
     if phase == "starting":
         return [event("ready", source, rule, line)]
@@ -65,27 +84,82 @@ def _went_quiet(state: GenericState, source: OutputSource, rule: str, line: str 
     return []
 
 
+def _turn_started(state: GenericState, source: OutputSource, rule: str, line: str | None) -> list[ProviderEvent]:
+    if state.phase == "busy":
+        return []
+    state.phase = "busy"
+    return [event("turn_started", source, rule, line)]
+
+
 def opened(ctx: SpawnContext) -> ParseResult:
-    """A command that prints nothing is ready once quiet."""
-    return ParseResult(call_again_after=quiet_seconds(ctx))
+    """A command that prints nothing is ready once quiet (the rule without a prompt pattern)."""
+    return ParseResult(call_again_after=None if prompt_pattern(ctx) else quiet_seconds(ctx))
 
 
+@never_raises
 def quiet(ctx: SpawnContext, source: OutputSource, state: GenericState) -> ParseResult:
-    return ParseResult(events=_went_quiet(state, source, f"quiet for {quiet_seconds(ctx):g}s", None))
+    if state.shell_marks or prompt_pattern(ctx) is not None:
+        return ParseResult()  # a timer armed before the first mark: marks decide now
+    return ParseResult(events=_went_idle(state, source, f"quiet for {quiet_seconds(ctx):g}s", None))
 
 
+@never_raises
 def parse(ctx: SpawnContext, source: OutputSource, data: bytes, state: GenericState) -> ParseResult:
-    text = visible_text(state, data)
+    pieces = state.marks.feed(data)
+    if state.shell_marks or any(isinstance(piece, ShellMark) for piece in pieces):
+        state.shell_marks = True
+        return ParseResult(events=[found for piece in pieces for found in _by_mark(source, piece, state)])
+    text = visible_text(state, b"".join(piece for piece in pieces if isinstance(piece, bytes)))
     if not text.strip():
         return ParseResult()  # cursor moves and redraws are not activity
     state.tail = (state.tail + text)[-_TAIL_CHARS:]
-    last_line = state.tail.rsplit("\n", 1)[-1]
     pattern = prompt_pattern(ctx)
-    if pattern is not None and pattern.search(last_line):
-        return ParseResult(events=_went_quiet(state, source, f"prompt_pattern {pattern.pattern}", excerpt(last_line)))
+    if pattern is not None:
+        return ParseResult(events=_by_prompt(source, text, state, pattern))
+    started = _turn_started(state, source, "output after quiet", _first_line(text)) if state.phase == "idle" else []
+    return ParseResult(events=started, call_again_after=quiet_seconds(ctx))
+
+
+def _by_prompt(source: OutputSource, text: str, state: GenericState, pattern: re.Pattern[str]) -> list[ProviderEvent]:
+    """Output after the prompt starts a turn; the prompt on the last line ends it, in one read or two."""
+    last_line = state.tail.rsplit("\n", 1)[-1]
+    shows_prompt = pattern.search(last_line) is not None
+    # The prompt redrawn alone (an empty line typed) is no turn; output before it is.
+    before_prompt = text.rsplit("\n", 1)[0] if "\n" in text else ""
+    output = before_prompt if shows_prompt else text
     events = []
-    if state.phase == "idle":
-        state.phase = "busy"
-        line = next((line for line in text.split("\n") if line.strip()), text)
-        events.append(event("turn_started", source, "output after quiet", line))
-    return ParseResult(events=events, call_again_after=quiet_seconds(ctx))
+    if state.phase == "idle" and output.strip():
+        events += _turn_started(state, source, "output after the prompt", _first_line(output))
+    if shows_prompt:
+        events += _went_idle(state, source, f"prompt_pattern {pattern.pattern}", excerpt(last_line))
+    return events
+
+
+def _by_mark(source: OutputSource, piece: bytes | ShellMark, state: GenericState) -> list[ProviderEvent]:
+    """One piece of output in marks mode: marks decide, text between them is not activity.
+
+    No line is kept as evidence: zsh redraws what is typed and erases its own marks with
+    carriage returns and backspaces, so the stream's text is not what the screen shows.
+    """
+    if isinstance(piece, bytes):
+        return []
+    if piece.kind == "C":
+        state.command_running = True
+        return _turn_started(state, source, RULE_COMMAND_MARK, None)
+    if piece.kind == "D" and state.command_running:
+        state.command_running = False
+        return _finished(source, piece.exit_code, state)
+    if piece.kind == "A":
+        state.command_running = False
+        return _went_idle(state, source, RULE_PROMPT_MARK, None)
+    return []  # B (input starts) and a D after no command (an empty line) change nothing
+
+
+def _finished(source: OutputSource, exit_code: int | None, state: GenericState) -> list[ProviderEvent]:
+    if state.phase != "busy":
+        return []
+    state.phase = "idle"
+    if exit_code is None:
+        return [event("turn_completed", source, RULE_FINISHED_MARK)]
+    message, data = f"exit code {exit_code}", {"exit_code": exit_code}
+    return [event("turn_completed", source, RULE_FINISHED_MARK, message=message, data=data)]

@@ -3,6 +3,7 @@
 from wardian_core import hookimpl
 from wardian_core.provider_models import (
     CONTRACT_VERSION,
+    HomePlan,
     LaunchPlan,
     OutputSource,
     ParseResult,
@@ -10,7 +11,7 @@ from wardian_core.provider_models import (
     ProviderSetting,
     SpawnContext,
 )
-from wardian_host.providers.builtin_generic import argv, parser
+from wardian_host.providers.builtin_generic import argv, parser, shell_startup
 from wardian_host.providers.builtin_generic.profile import INPUT_PROFILE
 
 
@@ -29,14 +30,28 @@ def provider_info() -> ProviderInfo:
             ProviderSetting(
                 name="idle_quiet_seconds",
                 type="number",
-                description="Seconds without output after which the command counts as idle.",
+                description="Seconds without output after which the command counts as idle "
+                "(when it has neither shell marks nor a prompt_pattern).",
             ),
             ProviderSetting(
                 name="prompt_pattern",
-                description="A regular expression matching the command's prompt: a turn ends when it shows.",
+                description="A regular expression matching the last line of the command's prompt: output "
+                "after it starts a turn, the prompt ends it; quiet time is then not used.",
+            ),
+            ProviderSetting(
+                name="shell_integration",
+                type="boolean",
+                default=True,
+                description="bash and zsh: extend the shell's start-up (after the user's own) to write "
+                "prompt and command marks (OSC 133), so statuses are exact and exit codes are evidence.",
             ),
         ],
     )
+
+
+@hookimpl
+def prepare_home(ctx: SpawnContext) -> HomePlan:
+    return shell_startup.write_startup(ctx)
 
 
 @hookimpl
