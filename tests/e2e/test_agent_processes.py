@@ -48,3 +48,46 @@ def test_a_kill_on_a_full_disk_ends_the_agent_and_state_db_catches_up_when_space
     stored = _stored(wardian_home, "worker")
     assert (stored["status"], stored["pid"]) == ("off", None)
     assert (stored["moves"][-1]["from"], stored["moves"][-1]["to"]) == ("idle", "off")
+
+
+def _carrying(agent_uuid: str) -> list[int]:
+    """Living processes whose environment names the agent."""
+    found = []
+    for process in psutil.process_iter():
+        try:
+            if process.environ().get("WARDIAN_SESSION_ID") == agent_uuid and process.status() != psutil.STATUS_ZOMBIE:
+                found.append(process.pid)
+        except psutil.Error:
+            continue
+    return found
+
+
+def test_a_kill_also_ends_children_forked_during_the_grace_period(
+    spawn, wait_status, show, run_wardian, workspace: Path
+) -> None:
+    # SIGTERM and SIGHUP are ignored, by the loop and (inherited) by every child it forks.
+    forker = "trap '' TERM HUP; echo up; while :; do sleep 600 & echo $! >> children; sleep 0.05; done"
+    agent = spawn("forker", "bash", "-c", forker)
+    wait_status("forker", "idle")
+    root = show("forker")["pid"]
+    killed = run_wardian("agent", "kill", "forker")
+    assert killed.returncode == 0, killed.stderr
+    children = [int(line) for line in (workspace / "children").read_text().split()]
+    assert len(children) > 20, "children were forked during the grace period"
+    assert [pid for pid in [root, *children] if not _gone(pid)] == []
+    assert _carrying(agent["uuid"]) == []
+    assert show("forker")["status"] == "off"
+
+
+def test_host_stop_ends_headless_agents_too(spawn, wait_status, show, run_wardian) -> None:
+    spawn("survivor", "bash", "-c", "trap '' HUP; echo up; exec sleep 600")
+    wait_status("survivor", "idle")
+    pid = show("survivor")["pid"]
+    host = psutil.Process(run_wardian("host", "status").json()["host"]["pid"])
+    host.kill()
+    host.wait(timeout=10)
+    assert run_wardian("host", "start").returncode == 0
+    assert show("survivor")["status"] == "headless"
+    assert run_wardian("host", "stop").returncode == 0
+    assert _gone(pid)
+    assert show("survivor")["status"] == "off"

@@ -287,11 +287,20 @@ class AgentLifecycle:
         return agent.snapshot()
 
     async def _stop_locked(self, agent: LiveAgent, reason: str) -> None:
-        await self._terminals.stop(agent.uuid, reason, KILL_GRACE_SECONDS, agent.row.get("pid"))
+        survivors = await self._terminals.stop(agent.uuid, reason, KILL_GRACE_SECONDS, agent.row.get("pid"))
         if agent.status != "off":  # not running (e.g. headless, or already gone)
             agent_rows.update_columns(self._conn, agent.uuid, pid=None)
             self._registry.refresh(agent)
             self._tracker.set_status(agent, "off", {"source": "host", "event": reason, "rule": reason})
+        if survivors:
+            raise WardianError(
+                "request_failed",
+                f"agent {agent.name} is off, but {len(survivors)} of its processes outlived SIGKILL: "
+                + ", ".join(map(str, survivors)),
+                "A process that survives SIGKILL is stuck in the kernel (state D, e.g. on a hung mount): "
+                f"see `ps -o pid,stat,wchan,cmd -p {','.join(map(str, survivors))}`.",
+                {"agent": agent.name, "status": agent.status, "survivors": survivors},
+            )
 
     async def resume(self, target: str) -> dict[str, Any]:
         agent = self._registry.resolve(target)
@@ -427,7 +436,11 @@ class AgentLifecycle:
         return snapshot | {"deleted": True}
 
     async def stop_all(self) -> None:
-        running = [a for a in self._registry.all() if a.is_running]
-        await asyncio.gather(*(self.stop(agent.uuid, "host stop") for agent in running))
+        """Stop every live agent, `headless` ones too; a stop that fails is logged, the others go on."""
+        alive = [agent for agent in self._registry.all() if agent.is_alive]
+        stopped = await asyncio.gather(*(self.stop(agent.uuid, "host stop") for agent in alive), return_exceptions=True)
+        for agent, outcome in zip(alive, stopped, strict=True):
+            if isinstance(outcome, BaseException):
+                log.error("host stop: agent %s: %s", agent.name, outcome)
         if not self._catch_up.flush():
             log.error("state.db still cannot be written; the next host recovers the agents' state from their processes")

@@ -8,6 +8,7 @@ leaves both the process tree and the process group, but not its environment.
 import contextlib
 import os
 import signal
+from collections.abc import Callable
 
 import psutil
 
@@ -49,14 +50,58 @@ def agent_processes(agent_uuid: str, root_pid: int | None) -> list[psutil.Proces
     return list(members.values())
 
 
-def terminate(processes: list[psutil.Process], grace_seconds: float) -> list[int]:
-    """SIGTERM, then SIGKILL whatever outlives the grace period. Blocking: run in a thread."""
+# How many times a kill looks again for processes forked while it was ending the others.
+KILL_ROUNDS = 5
+# How long a round waits for SIGKILLed processes to be gone.
+KILL_WAIT_SECONDS = 2.0
+
+
+def _living(processes: list[psutil.Process]) -> list[psutil.Process]:
+    """The ones still running; a zombie is dead, only not yet reaped by its parent."""
+    living = []
     for process in processes:
         with contextlib.suppress(psutil.Error):
-            process.send_signal(signal.SIGTERM)
-    _, alive = psutil.wait_procs(processes, timeout=grace_seconds)
-    for process in alive:
+            if process.status() != psutil.STATUS_ZOMBIE:
+                living.append(process)
+    return living
+
+
+def _signal_all(processes: list[psutil.Process], signal_number: int) -> None:
+    for process in processes:
         with contextlib.suppress(psutil.Error):
-            process.kill()
-    _, still_alive = psutil.wait_procs(alive, timeout=2)
-    return [process.pid for process in still_alive]
+            process.send_signal(signal_number)
+
+
+def _freeze(find: Callable[[], list[psutil.Process]]) -> list[psutil.Process]:
+    """SIGSTOP every process `find` names, again for those forked meanwhile, until none is new.
+
+    A stopped process cannot fork, so what is frozen here is everything left to kill.
+    """
+    frozen: dict[int, psutil.Process] = {}
+    for _ in range(KILL_ROUNDS):
+        new = [process for process in _living(find()) if process.pid not in frozen]
+        if not new:
+            break
+        _signal_all(new, signal.SIGSTOP)
+        frozen |= {process.pid: process for process in new}
+    return list(frozen.values())
+
+
+def end_processes(find: Callable[[], list[psutil.Process]], grace_seconds: float) -> list[psutil.Process]:
+    """SIGTERM what `find` names, then SIGKILL what outlives the grace period, until `find`
+    names nothing (at most KILL_ROUNDS times); returns the survivors. Blocking: run in a thread.
+
+    `find` is asked again each round, so children forked during the grace period, or
+    between two rounds, are ended too.
+    """
+    first = _living(find())
+    _signal_all(first, signal.SIGTERM)
+    psutil.wait_procs(first, timeout=grace_seconds)
+    for _ in range(KILL_ROUNDS):
+        frozen = _freeze(find)
+        if not frozen:
+            return []
+        _signal_all(frozen, signal.SIGKILL)
+        _signal_all(frozen, signal.SIGCONT)  # a stopped process takes SIGKILL; this only hurries it
+        psutil.wait_procs(frozen, timeout=KILL_WAIT_SECONDS)
+    return _living(find())

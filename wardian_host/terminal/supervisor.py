@@ -12,6 +12,7 @@ a process of its own.
 """
 
 import asyncio
+import functools
 import logging
 import signal
 from collections.abc import Callable
@@ -125,11 +126,12 @@ class TerminalSupervisor:
         if session is not None:
             await session.exited.wait()
 
-    async def stop(self, key: str, reason: str, grace_seconds: float, pid: int | None = None) -> None:
+    async def stop(self, key: str, reason: str, grace_seconds: float, pid: int | None = None) -> list[int]:
         """End the agent's whole process tree; `reason` marks the exit as caused by the host.
 
         `pid` names the root process when no terminal of ours runs it (an agent that
         outlived a previous host); the agent's other processes are found by its session id.
+        Returns the pids of processes that outlived SIGKILL (none, unless stuck in the kernel).
         """
         session = self._sessions.get(key)
         if session is not None:
@@ -137,10 +139,12 @@ class TerminalSupervisor:
             # As when a terminal window closes: shells and TUIs that ignore SIGTERM end on a hangup.
             session.terminal.signal_group(signal.SIGHUP)
         root_pid = session.terminal.pid if session is not None else pid
-        members = await asyncio.to_thread(process_tree.agent_processes, key, root_pid)
-        if members:
-            survivors = await asyncio.to_thread(process_tree.terminate, members, grace_seconds)
-            if survivors:
-                log.error("agent %s: processes %s survived SIGKILL", key, survivors)
-        if session is not None:
+        find = functools.partial(process_tree.agent_processes, key, root_pid)
+        survivors = [
+            process.pid for process in await asyncio.to_thread(process_tree.end_processes, find, grace_seconds)
+        ]
+        if survivors:
+            log.error("agent %s: processes %s survived SIGKILL", key, survivors)
+        if session is not None and session.terminal.pid not in survivors:
             await session.exited.wait()
+        return survivors
