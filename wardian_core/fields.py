@@ -72,3 +72,8 @@ def launch_config_record(stored: str | dict[str, Any] | None) -> dict[str, Any]:
 
 def select(record: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
     return {name: record[name] for name in names}
+
+
+def live_agent(snapshot: dict[str, Any], names: tuple[str, ...] = DEFAULT_FIELDS) -> dict[str, Any]:
+    """A host's agent snapshot in the shape `agent show` gives it, never a raw row."""
+    return select(to_record(snapshot, "live"), names)

@@ -6,6 +6,7 @@ import click
 
 from wardian_core import paths
 from wardian_core.errors import WardianError
+from wardian_core.fields import live_agent
 from wardian_host.cli.live import emit, request
 
 
@@ -52,7 +53,10 @@ def status() -> None:
 @host.command("whoami")
 def whoami() -> None:
     """Which agent the host takes this process for (by process ancestry, session or terminal)."""
-    emit("caller", request("host.whoami"))
+    caller = request("host.whoami")
+    if caller.get("agent") is not None:
+        caller["agent"] = live_agent(caller["agent"])
+    emit("caller", caller)
 
 
 @host.command("logs")

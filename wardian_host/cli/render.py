@@ -1,6 +1,7 @@
 """One renderer for agent records: JSON, `--pretty`, `--fields` and `--field`."""
 
 import json
+import re
 import sys
 from typing import Any, NamedTuple
 
@@ -44,6 +45,20 @@ class OutputOptions(NamedTuple):
         return fields.VERBOSE_FIELDS if self.verbose else fields.DEFAULT_FIELDS
 
 
+# What would end a line for a shell's `read` or a line-splitting parser, or what a terminal
+# acts on: control characters other than tab, and Unicode's own line separators.
+_BREAKS_A_LINE = re.compile("[\x00-\x08\x0a-\x1f\x7f\x85\u2028\u2029]")
+_UNICODE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
+def one_line(text: str) -> str:
+    """`text` unchanged, or, when it would not stay on one line (or starts with a quote, so
+    the two cannot be confused), as a JSON string: quoted and escaped; `jq -r .` turns it back."""
+    if not _BREAKS_A_LINE.search(text) and not text.startswith('"'):
+        return text
+    return json.dumps(text, ensure_ascii=False).translate(_UNICODE_BREAKS)
+
+
 def bare(value: Any) -> str:
     if value is None:
         return ""
@@ -51,7 +66,7 @@ def bare(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, dict | list):
         return json.dumps(value, separators=(",", ":"))  # one line, still machine-readable
-    return str(value)
+    return one_line(str(value))
 
 
 def _styled_status(text: str, status: Any, padded_to: int = 0) -> str:

@@ -6,7 +6,7 @@ import click
 
 from wardian_core.durations import parse_duration
 from wardian_core.errors import SCHEMA_VERSION, WardianError
-from wardian_core.fields import VERBOSE_FIELDS, select, to_record
+from wardian_core.fields import VERBOSE_FIELDS, live_agent
 from wardian_core.statuses import STATUSES
 from wardian_host.cli.live import request
 from wardian_host.cli.render import write_json
@@ -86,5 +86,5 @@ def send(
     }
     answer = request("send", params, timeout=None if wait_until and timeout is None else (timeout or 0) + 30)
     if answer.get("agent") is not None:
-        answer["agent"] = select(to_record(answer["agent"], "live"), VERBOSE_FIELDS + ("status_evidence",))
+        answer["agent"] = live_agent(answer["agent"], VERBOSE_FIELDS + ("status_evidence",))
     write_json({"schema": SCHEMA_VERSION} | answer)
