@@ -14,7 +14,7 @@ def write_atomically(target: Path, text: str) -> None:
     try:
         mode = real_target.stat().st_mode & 0o777
     except FileNotFoundError:
-        mode = 0o644
+        mode = 0o600  # a new file is its owner's only (settings.toml sits in a private home)
     descriptor, temporary = tempfile.mkstemp(dir=directory, prefix=f".{real_target.name}.", suffix=".tmp")
     try:
         with os.fdopen(descriptor, "wb") as stream:

@@ -3,10 +3,16 @@
 `WARDIAN_HOME` (trimmed; empty means unset) selects the home, else `~/.wardian`.
 Every function takes the home explicitly so the host and tests never depend on
 the process environment after start-up.
+
+A home is its owner's only (0700): it holds what agents printed, so state.db, its -wal
+and -shm, settings.toml and the host's logs are 0600 as well.
 """
 
 import os
 from pathlib import Path
+
+PRIVATE_DIR_MODE = 0o700
+PRIVATE_FILE_MODE = 0o600
 
 
 def wardian_home(environ: "os._Environ[str] | dict[str, str] | None" = None) -> Path:
@@ -15,6 +21,12 @@ def wardian_home(environ: "os._Environ[str] | dict[str, str] | None" = None) -> 
     if configured:
         return Path(configured).expanduser().absolute()
     return Path.home() / ".wardian"
+
+
+def ensure_home(home: Path) -> Path:
+    """The home, created owner-only if missing (an existing one is tightened at host start)."""
+    home.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)
+    return home
 
 
 def state_db(home: Path) -> Path:

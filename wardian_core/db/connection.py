@@ -1,5 +1,6 @@
 """Opening state.db for reading (the CLI) or writing (the host, tests' seeding)."""
 
+import os
 import shlex
 import sqlite3
 from collections.abc import Iterator
@@ -77,10 +78,21 @@ def _connect(
         raise _unavailable(db_path, f"cannot open state.db: {exc}", "Check the file's permissions.") from exc
 
 
+def _create_private(db_path: Path) -> None:
+    """Create a missing state.db 0600 before SQLite does: it would follow the umask (0644), and
+    its -wal and -shm files take the database's mode."""
+    try:
+        os.close(os.open(db_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, paths.PRIVATE_FILE_MODE))
+    except FileExistsError:
+        pass
+    except OSError as exc:
+        raise _unavailable(db_path, f"cannot create state.db: {exc.strerror}", "Check the home's permissions.") from exc
+
+
 def open_writer(home: Path) -> sqlite3.Connection:
     """Open (creating if needed) state.db in WAL mode at the current schema."""
-    db_path = paths.state_db(home)
-    db_path.parent.mkdir(parents=True, exist_ok=True)
+    db_path = paths.state_db(paths.ensure_home(home))
+    _create_private(db_path)
     conn = _connect(str(db_path), db_path, uri=False, factory=WriterConnection)
     try:
         # The version check comes before any pragma that writes the file header.

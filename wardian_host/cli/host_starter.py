@@ -2,7 +2,8 @@
 
 The host holds none of the caller's descriptors (stdin/stdout/stderr go to
 /dev/null, its log is its own), so a caller whose output is a pipe returns as soon
-as the host is ready.
+as the host is ready. A command that only needs a host (spawn) uses one that won a
+race with it: hosts started at once queue until the first serves (`host_lock`).
 """
 
 import json
@@ -14,11 +15,14 @@ import time
 from pathlib import Path
 
 from wardian_core.errors import WardianError
+from wardian_host.daemon.host_lock import START_WAIT_SECONDS
 
-START_TIMEOUT_SECONDS = 30.0
+# A host may first wait for another one of its home to serve, then start itself.
+START_TIMEOUT_SECONDS = 2 * START_WAIT_SECONDS
 
 
-def start_detached(home: Path, timeout: float = START_TIMEOUT_SECONDS) -> None:
+def start_detached(home: Path, timeout: float = START_TIMEOUT_SECONDS, use_running: bool = False) -> None:
+    """Start a host and wait until it serves; `use_running`: a host that is already serving will do."""
     read_end, write_end = os.pipe()
     try:
         subprocess.Popen(
@@ -39,7 +43,10 @@ def start_detached(home: Path, timeout: float = START_TIMEOUT_SECONDS) -> None:
     if answer == "ready":
         return
     if answer.startswith("{"):
-        raise WardianError.from_envelope(json.loads(answer))
+        error = WardianError.from_envelope(json.loads(answer))
+        if use_running and error.details.get("reason") == "already_running":
+            return  # another start won the race, and its host serves
+        raise error
     raise WardianError(
         "app_not_running",
         "the host did not start",

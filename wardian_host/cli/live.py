@@ -18,7 +18,7 @@ def connect(start_host: bool = False) -> ControlClient:
             raise
     from wardian_host.cli.host_starter import start_detached
 
-    start_detached(home)
+    start_detached(home, use_running=True)  # parallel commands share the host that won the race
     return ControlClient.connect(home)
 
 

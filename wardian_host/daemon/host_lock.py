@@ -3,19 +3,59 @@
 The lock (flock on `<home>/run/host.lock`) is released by the kernel when the host
 dies, however it dies, so a lock that can be taken means any socket file left
 behind belongs to a dead host and may be replaced.
+
+A second lock, `<home>/run/start.lock`, is held by a host from before it takes the
+host lock until it serves. Hosts started at once (parallel CLIs on a home with no
+host) queue on it, so each one after the first finds a host that already serves,
+which its CLI then uses, instead of one still starting.
 """
 
 import fcntl
 import os
+import threading
 from pathlib import Path
 
 from wardian_core import paths
 from wardian_core.control import endpoint
 from wardian_core.errors import WardianError
 
+# How long a host waits for another host of its home to finish starting; one that has not
+# served by then is stuck (a healthy host serves in well under a second).
+START_WAIT_SECONDS = 30.0
+
 
 def lock_path(home: Path) -> Path:
     return paths.run_dir(home) / "host.lock"
+
+
+def start_lock_path(home: Path) -> Path:
+    return paths.run_dir(home) / "start.lock"
+
+
+def _open_lock_file(path: Path) -> int:
+    endpoint.ensure_private_dir(path.parent)
+    return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+
+
+def _flock_within(fd: int, operation: int, timeout: float) -> bool:
+    """Take a flock, waiting at most `timeout` seconds; False when it is still held then.
+
+    flock has no timeout, so a thread blocks in it while this one waits on an event. A
+    thread that lost the race keeps blocking: the process gives up and exits (or moves on)
+    and the kernel drops whatever that thread gets with the descriptor."""
+    try:
+        fcntl.flock(fd, operation | fcntl.LOCK_NB)
+        return True
+    except BlockingIOError:
+        pass
+    taken = threading.Event()
+
+    def take() -> None:
+        fcntl.flock(fd, operation)
+        taken.set()
+
+    threading.Thread(target=take, daemon=True).start()
+    return taken.wait(timeout)
 
 
 class HostLock:
@@ -24,8 +64,7 @@ class HostLock:
         self._fd: int | None = None
 
     def acquire(self) -> None:
-        endpoint.ensure_private_dir(self.path.parent)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        fd = _open_lock_file(self.path)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -35,10 +74,35 @@ class HostLock:
                 "request_failed",
                 f"a host is already running for this home (pid {holder})",
                 "Use it, or stop it first with `wardian host stop`.",
-                {"pid": holder, "lock": str(self.path)},
+                # The start lock is held until a host serves: this one does (see the module).
+                {"pid": holder, "lock": str(self.path), "reason": "already_running"},
             ) from None
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        self._fd = fd
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+class StartLock:
+    """Held from before a host takes the host lock until it serves (see the module)."""
+
+    def __init__(self, home: Path) -> None:
+        self.path = start_lock_path(home)
+        self._fd: int | None = None
+
+    def acquire(self, timeout: float = START_WAIT_SECONDS) -> None:
+        fd = _open_lock_file(self.path)
+        if not _flock_within(fd, fcntl.LOCK_EX, timeout):
+            raise WardianError(
+                "control_endpoint_timeout",
+                f"another host of this home was still starting after {timeout:.0f} s",
+                "See `wardian host logs`; if a host is stuck, end it and start again.",
+                {"lock": str(self.path), "timeout_seconds": timeout},
+            )
         self._fd = fd
 
     def release(self) -> None:
@@ -68,22 +132,12 @@ def running_host_pid(home: Path) -> int | None:
 
 def wait_until_released(home: Path, timeout: float) -> bool:
     """Block until no host holds the lock (the kernel drops it when the host exits)."""
-    import threading
-
     path = lock_path(home)
     try:
         fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     except FileNotFoundError:
         return True
-    released = threading.Event()
-
-    def wait() -> None:
-        fcntl.flock(fd, fcntl.LOCK_SH)  # blocks while the host holds LOCK_EX
-        released.set()
-
-    waiter = threading.Thread(target=wait, daemon=True)
-    waiter.start()
-    done = released.wait(timeout)
+    done = _flock_within(fd, fcntl.LOCK_SH, timeout)  # blocks while the host holds LOCK_EX
     if done:
         os.close(fd)
     return done

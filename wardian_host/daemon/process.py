@@ -16,8 +16,9 @@ from pathlib import Path
 
 from wardian_core import paths
 from wardian_core.errors import WardianError
+from wardian_host.daemon import home_modes
 from wardian_host.daemon.host import Host
-from wardian_host.daemon.host_lock import HostLock
+from wardian_host.daemon.host_lock import HostLock, StartLock
 
 LOG_BYTES = 1024 * 1024
 LOG_BACKUPS = 3
@@ -29,9 +30,9 @@ def log_file(home: Path) -> Path:
 
 def configure_logging(home: Path, foreground: bool) -> None:
     target = log_file(home)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    target.parent.mkdir(mode=paths.PRIVATE_DIR_MODE, parents=True, exist_ok=True)
     handlers: list[logging.Handler] = [
-        logging.handlers.RotatingFileHandler(target, maxBytes=LOG_BYTES, backupCount=LOG_BACKUPS)
+        home_modes.PrivateLogHandler(target, maxBytes=LOG_BYTES, backupCount=LOG_BACKUPS)
     ]
     if foreground:
         handlers.append(logging.StreamHandler(sys.stderr))
@@ -55,17 +56,27 @@ async def _run_host(home: Path, on_ready: Callable[[], None]) -> None:
 
 
 def serve(home: Path, foreground: bool, ready_fd: int | None) -> int:
+    loose = home_modes.tighten(paths.ensure_home(home))
     configure_logging(home, foreground)
-    lock = HostLock(home)
+    for problem in loose:
+        logging.getLogger(__name__).warning("could not make owner-only: %s", problem)
+    starting, lock = StartLock(home), HostLock(home)
     try:
+        starting.acquire()  # a host started at the same moment serves before this one goes on
         lock.acquire()
     except WardianError as error:
+        starting.release()
         _report(ready_fd, error.to_json().replace("\n", " "))
         if foreground:
             sys.stderr.write(error.to_json() + "\n")
         return error.exit_code
+
+    def on_ready() -> None:
+        _report(ready_fd, "ready")
+        starting.release()
+
     try:
-        asyncio.run(_run_host(home, lambda: _report(ready_fd, "ready")))
+        asyncio.run(_run_host(home, on_ready))
     except WardianError as error:
         logging.getLogger(__name__).error("host failed: %s", error.message)
         _report(ready_fd, error.to_json().replace("\n", " "))
@@ -76,6 +87,7 @@ def serve(home: Path, foreground: bool, ready_fd: int | None) -> int:
         return 1
     finally:
         lock.release()
+        starting.release()  # after the host lock: a host waiting on it must find no host, not a dying one
     return 0
 
 
