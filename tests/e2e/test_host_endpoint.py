@@ -145,9 +145,46 @@ def test_malformed_unknown_invalid_and_oversized_frames_are_refused_and_the_host
     assert codes == ["bad_request", "not_supported", "bad_request", "ok"]
     assert [frame["id"] for frame in frames] == [None, 2, 3, 4]  # one connection, several requests
     oversized, _ = _raw_exchange(wardian_home, b'{"pad": "' + b"x" * (MAX_FRAME_BYTES + 10) + b'"}\n')
-    assert len(oversized) == 1 and oversized[0]["error"]["code"] == "bad_request"
-    assert "larger" in oversized[0]["error"]["message"]
+    assert len(oversized) == 1 and oversized[0]["error"]["code"] == "message_too_large"
+    assert "8 MiB" in oversized[0]["error"]["message"] and oversized[0]["error"]["hint"]
     assert run_wardian("host", "status").returncode == 0
+
+
+def test_bad_frames_get_a_readable_bad_request_and_the_connection_keeps_serving(
+    run_wardian, wardian_home: Path
+) -> None:
+    assert run_wardian("host", "start").returncode == 0
+    deep = b"[" * 990 + b"]" * 990
+    frames, _ = _raw_exchange(
+        wardian_home,
+        b'{"v": 1, "id": 1, "kind": "agent.kill", "params": {"target": "\\ud800"}}\n'
+        + b'{"v": 1, "id": 2, "kind": "agent.kill", "params": {"target": '
+        + deep
+        + b"}}\n"
+        + b"\xff\xfe\n"
+        + b'{"v": 1, "id": 4, "kind": "agent.wait", "params": {"target": "a", "until": "idle", "timeout": 0}}\n'
+        + b'{"v": 1, "id": 5, "kind": "host.status", "params": {}}\n',
+    )
+    assert len(frames) == 5, frames
+    errors = [frame["error"] for frame in frames[:4]]
+    assert [error["code"] for error in errors] == ["bad_request"] * 4
+    assert "params.target holds a lone surrogate" in errors[0]["message"] and frames[0]["id"] == 1
+    assert "nests deeper than" in errors[1]["message"]
+    assert "not UTF-8" in errors[2]["message"]
+    assert errors[3]["message"] == "invalid agent.wait request: timeout: should be greater than 0"
+    assert all(error["hint"] for error in errors) and "errors" not in errors[3]["details"]
+    assert frames[4]["ok"] and frames[4]["id"] == 5
+
+    killed = run_wardian("agent", "kill", "")
+    assert killed.returncode == 1
+    error = killed.error()
+    assert (
+        error["code"] == "bad_request" and error["message"] == "invalid agent.kill request: target: must not be empty"
+    )
+    assert "`wardian agent kill --help`" in error["hint"]
+    log = (wardian_home / "logs" / "host.log").read_text()
+    assert log.count("sent a bad frame") == 2  # once per connection
+    assert "Traceback" not in log
 
 
 def test_the_server_refuses_a_peer_of_another_uid(wardian_home: Path, monkeypatch) -> None:

@@ -46,12 +46,13 @@ def stream_frame(request_id: int, item: dict[str, Any]) -> dict[str, Any]:
     return {"v": PROTOCOL_VERSION, "id": request_id, "stream": item}
 
 
-def message_too_large(size: int | None) -> WardianError:
-    """The refusal of a request over MAX_FRAME_BYTES, by the CLI before sending or by the host."""
-    said = f"{size} bytes" if size is not None else "more than that"
+def message_too_large(size: int, at_least: bool = False) -> WardianError:
+    """The refusal of a request over MAX_FRAME_BYTES, by the CLI before sending or by the host
+    (which stops reading it, so knows only a lower bound)."""
+    said = f"at least {size}" if at_least else str(size)
     return WardianError(
         "message_too_large",
-        f"the request is {said}; the host takes at most {MAX_FRAME_BYTES} bytes (8 MiB) per request",
+        f"the request is {said} bytes; the host takes at most {MAX_FRAME_BYTES} bytes (8 MiB) per request",
         "Split the text into several smaller sends (or a shorter --file), or shorten the description: "
         "everything a request carries counts.",
         {"size_bytes": size, "limit_bytes": MAX_FRAME_BYTES},

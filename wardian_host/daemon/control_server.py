@@ -1,14 +1,15 @@
 """The host's control endpoint: newline-delimited JSON over a Unix socket.
 
 Peers of another uid are refused. Each connection may carry several requests, one
-after another; a streaming request sends `stream` frames before its answer. A
-malformed frame gets `bad_request`, an unknown kind `not_supported`, and a frame
-over MAX_FRAME_BYTES is refused and its connection closed.
+after another; a streaming request sends `stream` frames before its answer. A bad
+frame gets `bad_request` (naming the field and its problem) and the connection keeps
+working; an unknown kind gets `not_supported`. Connections, their unfinished frames
+and their idle time are bounded (connection_limits); a frame over MAX_FRAME_BYTES gets
+`message_too_large`, and the connection is closed since the rest of it is unread.
 """
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
 from collections.abc import Awaitable, Callable
@@ -19,9 +20,16 @@ from pydantic import ValidationError
 
 from wardian_core.control import endpoint
 from wardian_core.control.deadline import refuse_if_late
+from wardian_core.control.frame_checks import (
+    bad_request,
+    check_values,
+    decode_request_line,
+    invalid_parameters,
+    quoted,
+    shortened,
+)
 from wardian_core.control.models import REQUEST_PARAMS
 from wardian_core.control.protocol import (
-    MAX_FRAME_BYTES,
     PROTOCOL_VERSION,
     encode,
     error_frame,
@@ -30,6 +38,13 @@ from wardian_core.control.protocol import (
 )
 from wardian_core.errors import WardianError
 from wardian_host.daemon.caller_identity import PeerProcess
+from wardian_host.daemon.connection_limits import (
+    READER_LIMIT_BYTES,
+    ConnectionLimits,
+    FrameReader,
+    FrameRefused,
+    host_busy,
+)
 
 log = logging.getLogger(__name__)
 
@@ -54,9 +69,23 @@ class RequestContext:
 Handler = Callable[[Any, RequestContext], Awaitable[Any]]
 
 
-def _error(code: str, message: str, hint: str | None = None, details: dict[str, Any] | None = None) -> dict[str, Any]:
-    error: dict[str, Any] = WardianError(code, message, hint, details).envelope()["error"]
-    return error
+class BadFrameLog:
+    """One short log line for a connection's first bad frame: a fuzzing client must not
+    wipe the log history, and the rest of its frames say nothing new."""
+
+    def __init__(self, pid: int) -> None:
+        self._pid = pid
+        self._logged = False
+
+    def note(self, error: WardianError) -> None:
+        if not self._logged:
+            self._logged = True
+            log.warning(
+                "pid %s sent a bad frame (%s: %s); its further ones go unlogged",
+                self._pid,
+                error.code,
+                shortened(error.message, 200),
+            )
 
 
 class ControlServer:
@@ -65,6 +94,7 @@ class ControlServer:
         self._handlers = handlers
         self._server: asyncio.AbstractServer | None = None
         self._connections: set[asyncio.Task[None]] = set()
+        self._limits = ConnectionLimits()
 
     async def start(self) -> None:
         """Bind the socket; the caller holds the host lock, so an existing file is stale."""
@@ -73,7 +103,7 @@ class ControlServer:
             log.info("replacing stale socket %s", self.path)
             self.path.unlink()
         self._server = await asyncio.start_unix_server(
-            self._serve_connection, path=os.fspath(self.path), limit=MAX_FRAME_BYTES + 1
+            self._serve_connection, path=os.fspath(self.path), limit=READER_LIMIT_BYTES
         )
         os.chmod(self.path, 0o600)
 
@@ -88,81 +118,96 @@ class ControlServer:
             self.path.unlink()
 
     async def _serve_connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if not self._limits.admit():
+            await self._refuse(writer, host_busy("it holds its maximum of connections"))
+            return
         task = asyncio.current_task()
         if task is not None:
             self._connections.add(task)
         pid, uid, _ = endpoint.peer_credentials(writer.get_extra_info("socket"))
         peer = PeerProcess.capture(pid, uid)
+        frames = FrameReader(reader, self._limits)
         try:
             if uid != os.getuid():
                 log.warning("refused a connection from uid %s (pid %s)", uid, pid)
-                error = WardianError("unauthorized", f"uid {uid} may not use this host", None)
-                writer.write(encode(error_frame(None, error.envelope()["error"])))
-                await writer.drain()
+                await self._refuse(writer, WardianError("unauthorized", f"uid {uid} may not use this host", None))
                 return
-            while await self._serve_one(reader, writer, peer):
+            bad_frames = BadFrameLog(pid)
+            while await self._serve_one(frames, writer, peer, bad_frames):
                 pass
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
             pass  # the client left, or the host is stopping
+        except Exception:  # a bug in serving one connection must not reach asyncio's handler, or others
+            log.exception("control connection of pid %s failed", pid)
         finally:
+            frames.release()
+            self._limits.leave()
             peer.close()
             if task is not None:
                 self._connections.discard(task)
             writer.close()
 
-    async def _serve_one(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, peer: PeerProcess) -> bool:
-        try:
-            line = await reader.readuntil(b"\n")
-        except asyncio.IncompleteReadError:
-            return False
-        except asyncio.LimitOverrunError:
-            limit = f"{MAX_FRAME_BYTES} bytes"
-            writer.write(encode(error_frame(None, _error("bad_request", f"frame larger than {limit}"))))
+    async def _refuse(self, writer: asyncio.StreamWriter, error: WardianError) -> None:
+        """Answer `error` to a frame not read (id unknown) and end the connection."""
+        with contextlib.suppress(ConnectionError):
+            writer.write(encode(error_frame(None, error.envelope()["error"])))
             await writer.drain()
-            return False  # the rest of the oversized frame is unreadable: close
-        request_id, response = await self._answer(line, RequestContext(peer, 0, reader, writer))
+        writer.close()
+
+    async def _serve_one(
+        self, frames: FrameReader, writer: asyncio.StreamWriter, peer: PeerProcess, bad_frames: BadFrameLog
+    ) -> bool:
+        try:
+            line = await frames.next_frame()
+        except FrameRefused as refused:
+            bad_frames.note(refused.error)
+            await self._refuse(writer, refused.error)
+            return False
+        if line is None:
+            return False
+        try:
+            response = await self._answer(line, RequestContext(peer, 0, frames.reader, writer), bad_frames)
+        finally:
+            frames.release()
         writer.write(encode(response))
         await writer.drain()
         return True
 
-    async def _answer(self, line: bytes, context: RequestContext) -> tuple[int | None, dict[str, Any]]:
+    async def _answer(self, line: bytearray, context: RequestContext, bad_frames: BadFrameLog) -> dict[str, Any]:
+        request_id: int | None = None
         try:
-            frame = json.loads(line)
-            if not isinstance(frame, dict):
-                raise ValueError("a frame is a JSON object")
-        except ValueError as exc:
-            return None, error_frame(None, _error("bad_request", f"malformed JSON frame: {exc}"))
-        request_id = frame.get("id") if isinstance(frame.get("id"), int) else None
+            frame = decode_request_line(line)
+            request_id = frame["id"] if type(frame.get("id")) is int else None  # not a bool
+            check_values(frame)
+            return await self._dispatch(frame, request_id, context)
+        except WardianError as error:
+            if error.code == "bad_request":
+                bad_frames.note(error)
+            return error_frame(request_id, error.envelope()["error"])
+
+    async def _dispatch(self, frame: dict[str, Any], request_id: int | None, context: RequestContext) -> dict[str, Any]:
         if frame.get("v") != PROTOCOL_VERSION:
-            return request_id, error_frame(
-                request_id,
-                _error(
-                    "protocol_mismatch",
-                    f"this host speaks control protocol {PROTOCOL_VERSION}, the request uses {frame.get('v')}",
-                    "Restart the host so CLI and host run the same Wardian.",
-                ),
+            raise WardianError(
+                "protocol_mismatch",
+                f"this host speaks control protocol {PROTOCOL_VERSION}, the request uses {quoted(frame.get('v'))}",
+                "Restart the host so CLI and host run the same Wardian.",
             )
         kind = frame.get("kind")
         if request_id is None or not isinstance(kind, str) or not isinstance(frame.get("params", {}), dict):
-            return request_id, error_frame(request_id, _error("bad_request", "a request needs id, kind and params"))
+            raise bad_request("a request needs an integer id, a string kind and an object of params")
+        context.request_id = request_id
         handler, params_model = self._handlers.get(kind), REQUEST_PARAMS.get(kind)
         if handler is None or params_model is None:
-            return request_id, error_frame(
-                request_id,
-                _error("not_supported", f"unknown request kind {kind!r}", "Upgrade the CLI or the host."),
-            )
-        context.request_id = request_id
+            raise WardianError("not_supported", f"unknown request kind {quoted(kind)}", "Upgrade the CLI or the host.")
+        refuse_if_late(kind, frame.get("deadline"))
         try:
-            refuse_if_late(kind, frame.get("deadline"))
             params = params_model.model_validate(frame.get("params", {}))
-            return request_id, ok_frame(request_id, await handler(params, context))
         except ValidationError as exc:
-            details = {"errors": json.loads(exc.json(include_url=False))}
-            return request_id, error_frame(
-                request_id, _error("bad_request", f"invalid {kind} parameters", None, details)
-            )
-        except WardianError as error:
-            return request_id, error_frame(request_id, error.envelope()["error"])
+            raise invalid_parameters(kind, exc) from None
+        try:
+            return ok_frame(request_id, await handler(params, context))
+        except WardianError:
+            raise
         except Exception as exc:  # a bug in one request must not take the host down
             log.exception("request %s failed", kind)
-            return request_id, error_frame(request_id, _error("request_failed", f"{kind} failed: {exc}"))
+            raise WardianError("request_failed", f"{kind} failed: {exc}") from None

@@ -1,0 +1,167 @@
+"""The control server's bounds, on a server in this process with small limits: how many
+connections, how many bytes of unfinished frames, how long idle or half-sent."""
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from wardian_host.daemon import connection_limits
+from wardian_host.daemon.control_server import ControlServer, RequestContext
+
+STATUS = b'{"v": 1, "id": 1, "kind": "host.status", "params": {}}\n'
+
+
+async def _status(_: Any, __: RequestContext) -> dict[str, Any]:
+    return {"up": True}
+
+
+Scenario = Callable[[ControlServer], Awaitable[Any]]
+
+
+def _with_server(home: Path, scenario: Scenario) -> Any:
+    async def run() -> Any:
+        server = ControlServer(home, {"host.status": _status})
+        await server.start()
+        try:
+            return await asyncio.wait_for(scenario(server), 30)
+        finally:
+            await server.close()
+
+    return asyncio.run(run())
+
+
+async def _connect(server: ControlServer) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    return await asyncio.open_unix_connection(str(server.path))
+
+
+async def _ask(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, line: bytes = STATUS) -> dict:
+    writer.write(line)
+    await writer.drain()
+    return json.loads(await reader.readline())
+
+
+async def _closed(reader: asyncio.StreamReader) -> bool:
+    try:
+        return await reader.read() == b""
+    except ConnectionResetError:
+        return True
+
+
+async def _until(condition: Callable[[], bool]) -> None:
+    """The server runs in this loop: give it turns until `condition` holds."""
+    while not condition():
+        await asyncio.sleep(0.01)
+
+
+def test_a_connection_over_the_limit_gets_host_busy_and_a_freed_slot_is_used_again(
+    wardian_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(connection_limits, "MAX_CONNECTIONS", 3)
+
+    async def scenario(server: ControlServer) -> None:
+        held = [await _connect(server) for _ in range(3)]
+        for reader, writer in held:
+            assert (await _ask(reader, writer))["ok"]  # admitted and served, then idle
+        reader, writer = await _connect(server)
+        refused = json.loads(await reader.readline())
+        assert refused["error"]["code"] == "host_busy" and refused["id"] is None
+        assert "maximum of connections" in refused["error"]["message"] and refused["error"]["hint"]
+        assert await _closed(reader)
+        held[0][1].close()
+        await _until(lambda: server._limits.connections < 3)
+        reader, writer = await _connect(server)
+        assert (await _ask(reader, writer))["result"] == {"up": True}
+        writer.close()
+        for _, other in held[1:]:
+            other.close()
+
+    _with_server(wardian_home, scenario)
+
+
+def test_unfinished_frames_share_one_budget_and_release_it(wardian_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(connection_limits, "MAX_UNFINISHED_FRAME_BYTES", 300 * 1024)
+
+    async def scenario(server: ControlServer) -> None:
+        limits = server._limits
+        first_reader, first = await _connect(server)
+        first.write(b'{"v": 1, "id": 1, "kind": "host.status", "params": {}, "pad": "' + b"x" * 250 * 1024)
+        await _until(lambda: limits.unfinished_bytes >= 150 * 1024)  # gathered beyond asyncio's reader
+        second_reader, second = await _connect(server)
+        second.write(b'{"pad": "' + b"y" * 200 * 1024 + b'"}\n')
+        refused = json.loads(await second_reader.readline())
+        assert refused["error"]["code"] == "host_busy" and "unfinished" in refused["error"]["message"]
+        assert await _closed(second_reader)
+        first.write(b'"}\n')  # the first frame completes within the budget and is answered
+        answer = json.loads(await first_reader.readline())
+        assert answer["ok"] and answer["id"] == 1
+        assert limits.unfinished_bytes == 0
+        first.close()
+        await _until(lambda: limits.connections == 0)
+
+    _with_server(wardian_home, scenario)
+
+
+def test_an_idle_connection_is_closed(wardian_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(connection_limits, "IDLE_SECONDS", 0.2)
+
+    async def scenario(server: ControlServer) -> None:
+        reader, writer = await _connect(server)
+        assert (await _ask(reader, writer))["ok"]
+        assert await _closed(reader)  # nothing sent after the answer
+        await _until(lambda: server._limits.connections == 0)
+        writer.close()
+
+    _with_server(wardian_home, scenario)
+
+
+@pytest.mark.parametrize("size", [20, 200 * 1024], ids=["small", "beyond-the-reader"])
+def test_a_half_sent_frame_is_refused_and_closed_and_holds_nothing(
+    wardian_home: Path, monkeypatch: pytest.MonkeyPatch, size: int
+) -> None:
+    monkeypatch.setattr(connection_limits, "FRAME_SECONDS", 0.2)
+
+    async def scenario(server: ControlServer) -> None:
+        reader, writer = await _connect(server)
+        writer.write(b"{" + b" " * size)
+        refused = json.loads(await reader.readline())
+        assert refused["error"]["code"] == "bad_request" and "not complete" in refused["error"]["message"]
+        assert await _closed(reader)
+        await _until(lambda: server._limits.connections == 0)
+        assert server._limits.unfinished_bytes == 0
+        writer.close()
+
+    _with_server(wardian_home, scenario)
+
+
+def test_a_frame_cut_by_the_end_of_stream_is_refused(wardian_home: Path) -> None:
+    async def scenario(server: ControlServer) -> None:
+        reader, writer = await _connect(server)
+        writer.write(STATUS + b'{"v": 1, "id": 2')
+        writer.write_eof()
+        assert json.loads(await reader.readline())["ok"]  # the whole frame before it is served
+        refused = json.loads(await reader.readline())
+        assert refused["error"]["code"] == "bad_request" and "16 bytes into it" in refused["error"]["message"]
+        writer.close()
+
+    _with_server(wardian_home, scenario)
+
+
+def test_an_oversized_frame_is_message_too_large_and_releases_its_bytes(wardian_home: Path) -> None:
+    from wardian_core.control.protocol import MAX_FRAME_BYTES
+
+    async def scenario(server: ControlServer) -> None:
+        reader, writer = await _connect(server)
+        writer.write(b'{"pad": "' + b"x" * MAX_FRAME_BYTES + b'"}\n')
+        refused = json.loads(await reader.readline())
+        assert refused["error"]["code"] == "message_too_large" and refused["error"]["hint"]
+        assert refused["error"]["details"]["size_bytes"] > MAX_FRAME_BYTES
+        assert await _closed(reader)
+        await _until(lambda: server._limits.connections == 0)
+        assert server._limits.unfinished_bytes == 0
+        writer.close()
+
+    _with_server(wardian_home, scenario)

@@ -1,0 +1,150 @@
+"""What control connections may hold: how many at once, how many bytes of unfinished
+frames between them, and for how long a connection may sit idle or half-sent.
+
+asyncio's reader buffers a connection only up to READER_LIMIT_BYTES; a larger frame is
+gathered here, chunk by chunk, against one budget shared by every connection.
+"""
+
+import asyncio
+import logging
+
+from wardian_core.control.protocol import MAX_FRAME_BYTES, message_too_large
+from wardian_core.errors import WardianError
+
+log = logging.getLogger(__name__)
+
+# Each connection holds two descriptors (its socket and a pidfd of its peer): 256 stay
+# under half of the usual soft limit of 1024, leaving the rest to agents' terminals and
+# state.db. (600 idle connections once made every request time out.)
+MAX_CONNECTIONS = 256
+# Unfinished frames of all connections together: eight of the largest at once. Without
+# it, 80 connections each holding a partial 8 MiB frame cost the host 650 MB.
+MAX_UNFINISHED_FRAME_BYTES = 8 * MAX_FRAME_BYTES
+# asyncio stops reading a socket once its reader holds twice this, so a connection costs
+# at most 128 KiB of buffer outside the budget above. Real frames are well under it.
+READER_LIMIT_BYTES = 64 * 1024
+# A connection waiting for its next request is closed after this: clients send their
+# request as soon as they connect, and an idle connection still holds two descriptors.
+IDLE_SECONDS = 60.0
+# A frame must be complete this long after its first byte: a client writes it with one
+# sendall (8 MiB takes milliseconds), so only a stalled or hostile client is slower.
+FRAME_SECONDS = 30.0
+
+
+class FrameRefused(Exception):
+    """A frame the host will not read to its end: answer `error`, then close."""
+
+    def __init__(self, error: WardianError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
+def host_busy(why: str) -> WardianError:
+    return WardianError(
+        "host_busy",
+        f"the host did not read this request: {why}",
+        "Retry shortly (the wardian CLI does so until WARDIAN_CONTROL_TIMEOUT); if it persists, "
+        "look in `wardian host logs` for a client holding many connections.",
+        {"max_connections": MAX_CONNECTIONS, "max_unfinished_frame_bytes": MAX_UNFINISHED_FRAME_BYTES},
+    )
+
+
+class ConnectionLimits:
+    """The counts every connection draws on: open connections and bytes of unfinished frames."""
+
+    def __init__(self) -> None:
+        self.connections = 0
+        self.unfinished_bytes = 0
+        self._refusing = 0  # connections refused since the limit was reached
+
+    def admit(self) -> bool:
+        if self.connections >= MAX_CONNECTIONS:
+            if not self._refusing:
+                log.warning("at the limit of %d control connections: refusing new ones", MAX_CONNECTIONS)
+            self._refusing += 1
+            return False
+        if self._refusing:
+            log.warning("accepting control connections again, after refusing %d", self._refusing)
+            self._refusing = 0
+        self.connections += 1
+        return True
+
+    def leave(self) -> None:
+        self.connections -= 1
+
+    def hold(self, size: int) -> bool:
+        if self.unfinished_bytes + size > MAX_UNFINISHED_FRAME_BYTES:
+            return False
+        self.unfinished_bytes += size
+        return True
+
+    def release(self, size: int) -> None:
+        self.unfinished_bytes -= size
+
+
+class FrameReader:
+    """One connection's frames, each read within the limits above."""
+
+    def __init__(self, reader: asyncio.StreamReader, limits: ConnectionLimits) -> None:
+        self.reader = reader
+        self._limits = limits
+        self._held = 0  # bytes of the current frame counted against the shared budget
+
+    async def next_frame(self) -> bytearray | None:
+        """The next line, newline included; None when the client left or stayed idle.
+
+        Raises FrameRefused for a frame too large, over the shared budget, half-sent for
+        too long, or cut off by the client's end of stream.
+        """
+        try:
+            first = await asyncio.wait_for(self.reader.readexactly(1), IDLE_SECONDS)
+        except asyncio.IncompleteReadError:
+            return None
+        except TimeoutError:
+            log.debug("closing a control connection idle for %s s", IDLE_SECONDS)
+            return None
+        frame = bytearray(first)
+        if first == b"\n":
+            return frame  # an empty line: refused as not JSON, like any other
+        try:
+            async with asyncio.timeout(FRAME_SECONDS):
+                return await self._gather(frame)
+        except TimeoutError:
+            raise FrameRefused(_unfinished(f"it was not complete {FRAME_SECONDS:g} s after it began")) from None
+
+    async def _gather(self, frame: bytearray) -> bytearray:
+        while True:
+            try:
+                chunk = await self.reader.readuntil(b"\n")
+            except asyncio.LimitOverrunError as overrun:
+                self._add(frame, await self.reader.readexactly(overrun.consumed))
+                continue
+            except asyncio.IncompleteReadError as ended:
+                size = len(frame) + len(ended.partial)
+                raise FrameRefused(_unfinished(f"the client ended the connection {size} bytes into it")) from None
+            if self._held:
+                self._add(frame, chunk)
+            else:
+                frame += chunk  # a frame that fits asyncio's reader needs no share of the budget
+            return frame
+
+    def _add(self, frame: bytearray, chunk: bytes) -> None:
+        if len(frame) + len(chunk) > MAX_FRAME_BYTES:
+            raise FrameRefused(message_too_large(len(frame) + len(chunk), at_least=True))
+        if not self._limits.hold(len(chunk)):
+            raise FrameRefused(host_busy("other connections hold the most the host keeps of unfinished requests"))
+        self._held += len(chunk)
+        frame += chunk
+
+    def release(self) -> None:
+        """The current frame is answered (or refused): its bytes no longer count."""
+        self._limits.release(self._held)
+        self._held = 0
+
+
+def _unfinished(why: str) -> WardianError:
+    return WardianError(
+        "bad_request",
+        f"a frame was cut short: {why}, with no newline",
+        "End each request with a newline and send it whole; the connection was closed.",
+    )
