@@ -218,3 +218,10 @@ def test_a_zsh_agent_gets_a_per_agent_zdotdir_whose_files_source_the_users(tmp_p
 def test_a_command_whose_start_up_is_not_extended_runs_as_given(tmp_path: Path, command, settings) -> None:
     assert launch(tmp_path, command, **settings) == (command, {})
     assert not (tmp_path / "home" / "agents").exists() or not any((tmp_path / "home" / "agents").rglob("shell"))
+
+
+def test_a_bad_setting_is_refused_with_a_hint(tmp_path: Path) -> None:
+    with pytest.raises(WardianError) as caught:
+        launch(tmp_path, ["python3", "-i"], prompt_pattern="(x")
+    assert (caught.value.code, caught.value.details) == ("invalid_field", {"setting": "prompt_pattern"})
+    assert "prompt_pattern=" in (caught.value.hint or "")
