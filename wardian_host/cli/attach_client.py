@@ -22,6 +22,8 @@ from wardian_core.control.protocol import MAX_FRAME_BYTES, encode, request_frame
 from wardian_core.errors import WardianError
 
 DEFAULT_DETACH_KEYS = "ctrl-\\,d"
+# The most rows or columns an attach request or a resize may ask for (AttachParams).
+_LARGEST_SIDE = 1000
 
 
 def parse_detach_keys(text: str) -> bytes:
@@ -75,11 +77,17 @@ def raw_terminal(fd: int) -> Iterator[None]:
 
 
 def _window_size(fd: int) -> tuple[int, int] | None:
+    """The terminal's rows and columns; None when it has none to tell, and the agent keeps its own.
+
+    A fresh `pty.fork()`, some CI runners and ssh without a pty report 0×0: no size at all.
+    """
     try:
         size = os.get_terminal_size(fd)
-        return size.lines, size.columns
     except OSError:
         return None
+    if size.lines < 1 or size.columns < 1:
+        return None
+    return min(size.lines, _LARGEST_SIDE), min(size.columns, _LARGEST_SIDE)
 
 
 def _frames(sock: socket.socket, buffer: bytearray) -> Iterator[dict[str, Any]]:
