@@ -1,6 +1,6 @@
 """Host figures, each printed beside a floor measured in the same run.
 
-    .venv/bin/python benchmarks/host.py [--agents 100] [--idle-seconds 30] [--flood-mb 200]
+    .venv/bin/python benchmarks/host.py [--agents 100] [--idle-seconds 30] [--flood-mb 200] [--stalled-mb 150]
 
 (a) spawning N idle agents vs spawning the same command on N bare PTYs; host RSS
     (target <= 80 MB) and host CPU over an idle period (target <= 1% of a core);
@@ -16,10 +16,13 @@
 (e) 50 Claude and Codex agents, each writing 100 KB/s of recorded real TUI output through
     its provider's real parser: another agent's status latency p99, beside the same
     figure with those agents up but quiet (target <= 2x the quiet figure, and < 50 ms).
+(f) the host's peak RSS while one agent writes M MB (150 by default) to a `watch --follow`
+    and an `attach` that both stopped reading, beside its RSS before (target < 150 MB).
 """
 
 import argparse
 import os
+import socket
 import statistics
 import subprocess
 import sys
@@ -33,6 +36,7 @@ import psutil
 from ptyprocess import PtyProcess
 
 from wardian_core.control.client import ControlClient
+from wardian_core.control.protocol import encode, request_frame
 from wardian_core.roster import load_rows
 
 WARDIAN = str(Path(sys.executable).parent / "wardian")
@@ -237,6 +241,46 @@ def flood(bench: Bench, megabytes: int) -> None:
         )
 
 
+def _stalled_client(bench: Bench, kind: str, params: dict) -> socket.socket:
+    """A streaming request whose client never reads: the host may keep nothing for it."""
+    sock = ControlClient.connect(bench.home).raw_socket()
+    sock.sendall(encode(request_frame(1, kind, params)))
+    return sock
+
+
+def _peak_rss(process: psutil.Process, stop: threading.Event, peak: list[float]) -> None:
+    while not stop.wait(0.02):
+        peak[0] = max(peak[0], process.memory_info().rss / 2**20)
+
+
+def stalled_readers(bench: Bench, megabytes: int) -> None:
+    print(f"(f) one agent writing {megabytes} MB to a follower and an attach that stopped reading")
+    size = megabytes * 1_000_000
+    bench.spawn("stalled", ["sh", "-c", f"read go; head -c {size} /dev/zero | tr '\\0' 's'; echo; exit 0"])
+    bench.wait("stalled", "idle")
+    host = psutil.Process(int(bench.request("host.status")["pid"]))
+    before = host.memory_info().rss / 2**20
+    clients = [
+        _stalled_client(bench, "agent.watch", {"target": "stalled", "follow": True}),
+        _stalled_client(bench, "agent.attach", {"target": "stalled", "read_only": True}),
+    ]
+    peak, stop = [before], threading.Event()
+    sampler = threading.Thread(target=_peak_rss, args=(host, stop, peak))
+    sampler.start()
+    bench.request("send", {"to": "stalled", "text": "go"})
+    bench.wait("stalled", "off", timeout=600)
+    stop.set()
+    sampler.join()
+    for client in clients:
+        client.close()
+    line(
+        "host peak RSS, a stalled follower and attach",
+        f"{peak[0]:.1f} MB",
+        f"{before:.1f} MB before the flood",
+        "ok (< 150 MB)" if peak[0] < 150 else "OVER TARGET",
+    )
+
+
 def wait_latency(bench: Bench, rounds: int = 20) -> None:
     print("(d) a waiting `wardian agent wait` woken by a status change")
     bench.spawn("echo", IDLE_COMMAND)
@@ -335,7 +379,8 @@ def main() -> None:
     parser.add_argument("--flood-mb", type=int, default=200)
     parser.add_argument("--busy-agents", type=int, default=50)
     parser.add_argument("--busy-rate", type=int, default=100_000, help="bytes per second per busy agent")
-    parser.add_argument("--sections", default="abcde", help="which figures to measure, e.g. ce")
+    parser.add_argument("--stalled-mb", type=int, default=150, help="the flood read by nobody, in MB")
+    parser.add_argument("--sections", default="abcdef", help="which figures to measure, e.g. ce")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         bench = Bench(Path(scratch) / "home")
@@ -351,6 +396,8 @@ def main() -> None:
                 flood(bench, args.flood_mb)
             if "e" in args.sections:
                 busy_parsers(bench, args.busy_agents, args.busy_rate)
+            if "f" in args.sections:
+                stalled_readers(bench, args.stalled_mb)
         finally:
             bench.cli("host", "stop")
         if not live:
