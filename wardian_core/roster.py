@@ -16,6 +16,18 @@ from wardian_core.scope import Scope, parse_scope
 
 Environ = "os._Environ[str] | dict[str, str]"
 
+# How long a read waits for the host before answering from state.db instead. A healthy host
+# answers `agents.list` in milliseconds; 2 s absorbs one busy with a burst of output on a
+# slow machine, while a stuck host (stopped, swapped out) costs a reader 2 s, not the
+# control timeout's 10, for an answer state.db can give.
+READ_DEADLINE_SECONDS = 2.0
+
+
+def read_deadline() -> float:
+    from wardian_core.control.protocol import default_timeout
+
+    return min(READ_DEADLINE_SECONDS, default_timeout())
+
 
 def load_rows(home: Path) -> tuple[list[dict[str, Any]], str]:
     """Every agent row and where the answer came from: the live host, else state.db."""
@@ -32,20 +44,21 @@ def _live_rows(home: Path) -> list[dict[str, Any]] | None:
     from wardian_core.control.client import ControlClient
     from wardian_core.errors import WardianError
 
-    try:
-        client = ControlClient.connect(home)
-    except WardianError as error:
-        if error.code == "app_not_running":
-            return None  # a stale socket of a dead host
-        raise
+    deadline = read_deadline()
     rows: list[dict[str, Any]] = []
-    with client:
-        exchange = client.exchange("agents.list")  # pages of rows, so no answer outgrows a frame
-        while True:
-            try:
-                rows.extend(next(exchange)["agents"])
-            except StopIteration:
-                return rows
+    try:
+        with ControlClient.connect(home, timeout=deadline) as client:
+            exchange = client.exchange("agents.list", timeout=deadline)  # pages, so no answer outgrows a frame
+            while True:
+                try:
+                    rows.extend(next(exchange)["agents"])
+                except StopIteration:
+                    return rows
+    except WardianError as error:
+        # A stale socket of a dead host, or a host that did not answer in time: state.db answers.
+        if error.code in ("app_not_running", "control_endpoint_timeout"):
+            return None
+        raise
 
 
 def load_records(home: Path) -> list[dict[str, Any]]:

@@ -68,9 +68,12 @@ def agent() -> None:
 def show(reference: str | None, fields_text: str | None, field: str | None, verbose: bool, pretty: bool) -> None:
     """Show one agent; without an argument, the agent this command runs in."""
     from wardian_core.roster import show_agent
+    from wardian_host.cli.live import persisted_notice
 
     options = OutputOptions.from_flags(fields_text, field, verbose, pretty)
-    emit_agent(show_agent(paths.wardian_home(), reference), options)
+    home = paths.wardian_home()
+    record = show_agent(home, reference)
+    emit_agent(record, options, persisted_notice(home, [record]))
 
 
 @agent.command("list")
@@ -91,7 +94,9 @@ def list_command(
 ) -> None:
     """List agents, filtered by scope, status, class or workspace."""
     from wardian_core.roster import list_agents
+    from wardian_host.cli.live import persisted_notice
 
     options = OutputOptions.from_flags(fields_text, field, verbose, pretty)
-    records = list_agents(paths.wardian_home(), scope=scope, status=status, class_name=class_name, workspace=workspace)
-    emit_agents(records, options)
+    home = paths.wardian_home()
+    records = list_agents(home, scope=scope, status=status, class_name=class_name, workspace=workspace)
+    emit_agents(records, options, persisted_notice(home, records))

@@ -1,8 +1,9 @@
 """Talking to the host from a command: one request, the host started when asked to."""
 
+from pathlib import Path
 from typing import Any
 
-from wardian_core import paths
+from wardian_core import paths, roster
 from wardian_core.control.client import DEFAULT, ControlClient
 from wardian_core.errors import SCHEMA_VERSION, WardianError
 from wardian_core.fields import to_record
@@ -28,6 +29,28 @@ def request(
     """`timeout`: seconds to wait for the answer (default: WARDIAN_CONTROL_TIMEOUT or 10); None: for ever."""
     with connect(start_host) as client:
         return client.request(kind, params, timeout)
+
+
+def persisted_notice(home: Path, records: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """Why an answer read from state.db although a host runs: the host did not answer in time
+    (the roster gave up on it after `roster.read_deadline()`). None when no host runs."""
+    if not records or records[0]["status_source"] != "persisted":
+        return None
+    from wardian_host.daemon.host_lock import running_host_pid
+
+    pid = running_host_pid(home)
+    if pid is None:
+        return None  # no host: state.db is the only source, and the answer says so already
+    deadline = roster.read_deadline()
+    return {
+        "reason": "host_not_answering",
+        "message": f"the host (pid {pid}) did not answer within {deadline:g} s: "
+        "this answer is read from state.db (status_source: persisted) and may lag behind the agents",
+        "hint": "The host may be stopped or overloaded: check `wardian host logs`, or restart it with "
+        "`wardian host stop && wardian host start`.",
+        "host_pid": pid,
+        "deadline_seconds": deadline,
+    }
 
 
 def emit_live_agent(snapshot: dict[str, Any], verbose: bool = False) -> None:

@@ -107,20 +107,34 @@ def write_json(envelope: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(envelope, indent=2) + "\n")
 
 
-def emit_agent(record: dict[str, Any], options: OutputOptions) -> None:
+def _envelope(key: str, value: Any, notice: dict[str, Any] | None) -> dict[str, Any]:
+    return {"schema": SCHEMA_VERSION, key: value} | ({"notice": notice} if notice else {})
+
+
+def write_notice(notice: dict[str, Any] | None) -> None:
+    """A caveat about an answer whose stdout holds bare values or text: it goes to stderr."""
+    if notice:
+        sys.stderr.write(json.dumps({"schema": SCHEMA_VERSION, "notice": notice}) + "\n")
+
+
+def emit_agent(record: dict[str, Any], options: OutputOptions, notice: dict[str, Any] | None = None) -> None:
     if options.field is not None:
         sys.stdout.write(bare(record[options.field]) + "\n")
     elif options.pretty:
         sys.stdout.write(_pretty_block(record, options.columns()) + "\n")
     else:
-        write_json({"schema": SCHEMA_VERSION, "agent": fields.select(record, options.columns())})
+        write_json(_envelope("agent", fields.select(record, options.columns()), notice))
+        return
+    write_notice(notice)
 
 
-def emit_agents(records: list[dict[str, Any]], options: OutputOptions) -> None:
+def emit_agents(records: list[dict[str, Any]], options: OutputOptions, notice: dict[str, Any] | None = None) -> None:
     if options.field is not None:
         sys.stdout.write("".join(bare(record[options.field]) + "\n" for record in records))
     elif options.pretty:
         sys.stdout.write(_pretty_table(records, options.columns()) + "\n")
     else:
         columns = options.columns()
-        write_json({"schema": SCHEMA_VERSION, "agents": [fields.select(r, columns) for r in records]})
+        write_json(_envelope("agents", [fields.select(r, columns) for r in records], notice))
+        return
+    write_notice(notice)
