@@ -73,9 +73,10 @@ def test_an_older_looser_home_is_tightened_when_a_host_starts(wardian_home: Path
 
 
 def test_settings_written_by_the_cli_are_owner_only(wardian_home: Path, run_wardian) -> None:
+    wardian_home.rmdir()  # `settings set` on a home that does not exist yet makes it
     result = run_wardian("settings", "set", "providers.generic.idle_quiet_seconds", "3")
     assert result.returncode == 0, result.stderr
-    assert mode(paths.settings_file(wardian_home)) == 0o600
+    assert (mode(wardian_home), mode(paths.settings_file(wardian_home))) == (0o700, 0o600)
 
 
 def test_a_state_db_the_cli_creates_is_owner_only(wardian_home: Path, seed_agent) -> None:

@@ -130,7 +130,7 @@ def edit_lock(home: Path) -> Iterator[None]:
         return
     import fcntl
 
-    run = paths.run_dir(home)
+    run = paths.run_dir(paths.ensure_home(home))  # a home the CLI makes is owner-only too
     # Owner-only, like everything else the host keeps under run/.
     run.mkdir(mode=0o700, parents=True, exist_ok=True)
     descriptor = os.open(run / "settings.lock", os.O_RDWR | os.O_CREAT, 0o600)
