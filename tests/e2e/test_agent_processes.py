@@ -4,12 +4,16 @@ recovering host adopts, and that the state follows them even on a full disk."""
 import json
 import os
 import sqlite3
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import psutil
 import pytest
 from full_disk import FLAG_VARIABLE, SITE
+
+from wardian_core.db import agents as agent_rows
+from wardian_core.db import open_writer
 
 
 def _gone(pid: int) -> bool:
@@ -91,3 +95,67 @@ def test_host_stop_ends_headless_agents_too(spawn, wait_status, show, run_wardia
     assert run_wardian("host", "stop").returncode == 0
     assert _gone(pid)
     assert show("survivor")["status"] == "off"
+
+
+@pytest.fixture
+def impostor() -> Iterator[Callable[[str], psutil.Popen]]:
+    """A process of this user, in a session of its own, claiming to be the agent with `uuid`."""
+    started: list[psutil.Popen] = []
+
+    def start(agent_uuid: str) -> psutil.Popen:
+        env = {**os.environ, "WARDIAN_SESSION_ID": agent_uuid}
+        started.append(psutil.Popen(["sleep", "600"], env=env, start_new_session=True))
+        return started[-1]
+
+    yield start
+    for process in started:
+        process.kill()
+        process.wait()
+
+
+def test_a_kill_spares_a_process_that_merely_carries_the_agents_variable(
+    spawn, wait_status, show, run_wardian, impostor
+) -> None:
+    agent = spawn("real", "bash", "-c", "( setsid sleep 600 & ) ; echo up; exec sleep 600")
+    wait_status("real", "idle")
+    stranger = impostor(agent["uuid"])
+    assert sorted(_carrying(agent["uuid"]))[-1] == stranger.pid
+    assert run_wardian("agent", "kill", "real").returncode == 0
+    assert _carrying(agent["uuid"]) == [stranger.pid], "the agent's own setsid'd grandchild is gone, not the stranger"
+
+
+def test_recovery_adopts_only_the_agents_own_processes(spawn, wait_status, show, run_wardian, impostor) -> None:
+    # The host's death hangs up the PTYs: "gone" ends, "survivor" ignores the hang-up.
+    survivor = spawn("survivor", "bash", "-c", "trap '' HUP; echo up; exec sleep 600")
+    gone = spawn("gone", "bash", "-c", "echo up; exec sleep 600")
+    wait_status("survivor", "idle")
+    wait_status("gone", "idle")
+    survivor_pid, gone_pid = show("survivor")["pid"], show("gone")["pid"]
+    host = psutil.Process(run_wardian("host", "status").json()["host"]["pid"])
+    gone_process = psutil.Process(gone_pid)
+    host.kill()
+    host.wait(timeout=10)
+    gone_process.wait(timeout=10)
+    strangers = [impostor(survivor["uuid"]), impostor(gone["uuid"])]
+    assert run_wardian("host", "start").returncode == 0
+    assert (show("survivor")["status"], show("survivor")["pid"]) == ("headless", survivor_pid)
+    assert (show("gone")["status"], show("gone")["pid"]) == ("off", None)
+    assert run_wardian("agent", "kill", "survivor").returncode == 0
+    assert _gone(survivor_pid)
+    assert [stranger.is_running() for stranger in strangers] == [True, True]
+
+
+def test_an_agent_an_older_wardian_launched_is_adopted_by_its_pid_and_variable(
+    seed_agent, run_wardian, show, impostor, wardian_home: Path
+) -> None:
+    seeded = seed_agent(name="legacy", status="idle")
+    own = impostor(seeded["uuid"])  # as an older host launched it: only the pid was recorded
+    seed_agent(name="reused", status="idle", pid=impostor("someone-else").pid)
+    conn = open_writer(wardian_home)
+    agent_rows.update_columns(conn, seeded["uuid"], pid=own.pid)
+    conn.close()
+    assert run_wardian("host", "start").returncode == 0
+    assert (show("legacy")["status"], show("legacy")["pid"]) == ("headless", own.pid)
+    assert show("reused")["status"] == "off", "a pid now naming another agent's process is not this agent's"
+    assert run_wardian("agent", "kill", "legacy").returncode == 0
+    assert _gone(own.pid)

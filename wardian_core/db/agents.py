@@ -27,11 +27,14 @@ AGENT_COLUMNS = (
     "status_evidence",
     "launch_config",
     "provider_settings",
+    "process_identity",
 )
 _SELECT = "SELECT " + ", ".join(f'"{c}"' for c in AGENT_COLUMNS) + " FROM agents"
 # What follows the agent's process: a write of these alone is kept while state.db cannot
 # take it (see kept_writes), so the host's view never waits for disk space.
-PROCESS_STATE_COLUMNS = frozenset({"pid", "started_at", "is_off", "provider_session_id", "status_evidence"})
+PROCESS_STATE_COLUMNS = frozenset(
+    {"pid", "started_at", "is_off", "provider_session_id", "status_evidence", "process_identity"}
+)
 
 
 def insert_agent(

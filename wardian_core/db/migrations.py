@@ -47,6 +47,11 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE agents ADD COLUMN provider_settings TEXT
     """,
+    # 4: what identifies the agent's processes (pid with start time, session, launch token),
+    # so recovery and kill tell them from a process that merely carries WARDIAN_SESSION_ID
+    """
+    ALTER TABLE agents ADD COLUMN process_identity TEXT
+    """,
 ]
 
 CURRENT_VERSION = len(MIGRATIONS)

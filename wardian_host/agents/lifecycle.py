@@ -132,7 +132,7 @@ class AgentLifecycle:
             ctx, functools.partial(self._tracker.apply_event, agent), agent.screen.snapshot
         )
         try:
-            pid = self._terminals.launch(
+            launched = self._terminals.launch(
                 agent.uuid,
                 plan.argv,
                 env,
@@ -149,7 +149,8 @@ class AgentLifecycle:
         agent_rows.update_columns(
             self._conn,
             agent.uuid,
-            pid=pid,
+            pid=launched.pid,
+            process_identity=launched.stored(),
             started_at=now_iso(),
             is_off=0,
             provider_session_id=ctx.provider_session_id,
@@ -158,7 +159,7 @@ class AgentLifecycle:
         evidence = {"source": "host", "event": "launch", "rule": ctx.session_mode, "action": action}
         self._tracker.set_status(agent, "starting", evidence)
         self._feed.start(parsing)
-        self._plugins.notify("agent_spawned", ctx=ctx, plan=plan, pid=pid)
+        self._plugins.notify("agent_spawned", ctx=ctx, plan=plan, pid=launched.pid)
 
     async def run_headless(self, target: str, prompt: str, resume: bool, timeout: float) -> dict[str, Any]:
         """Run the agent's provider headless once; its provider session is kept for later resumes."""
@@ -287,7 +288,7 @@ class AgentLifecycle:
         return agent.snapshot()
 
     async def _stop_locked(self, agent: LiveAgent, reason: str) -> None:
-        survivors = await self._terminals.stop(agent.uuid, reason, KILL_GRACE_SECONDS, agent.row.get("pid"))
+        survivors = await self._terminals.stop(agent.uuid, reason, KILL_GRACE_SECONDS, agent.process_identity)
         if agent.status != "off":  # not running (e.g. headless, or already gone)
             agent_rows.update_columns(self._conn, agent.uuid, pid=None)
             self._registry.refresh(agent)

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from wardian_core.process_identity import ProcessIdentity
 from wardian_host.output.buffer import OutputBuffer
 from wardian_host.output.screen import LazyScreen
 
@@ -54,6 +55,11 @@ class LiveAgent:
         return str(self.row["status"])
 
     @property
+    def process_identity(self) -> ProcessIdentity | None:
+        """What its latest launch recorded; kept after the exit, for processes it left behind."""
+        return ProcessIdentity.from_stored(self.row.get("process_identity"))
+
+    @property
     def is_alive(self) -> bool:
         """Running in our terminal, or `headless`: alive without one."""
         return self.is_running or self.status == "headless"
@@ -66,4 +72,6 @@ class LiveAgent:
             listener(cursor, data)
 
     def snapshot(self) -> dict[str, Any]:
-        return dict(self.row) | {"status_evidence": self.status_evidence}
+        """The agent as answers show it: its launch token stays in the host."""
+        shown = {key: value for key, value in self.row.items() if key != "process_identity"}
+        return shown | {"status_evidence": self.status_evidence}

@@ -13,6 +13,7 @@ from wardian_core.parsing import DEFAULT_COLS, DEFAULT_ROWS
 
 class Terminal(Protocol):
     pid: int
+    session_id: int  # the session the child leads (its own, new one)
 
     def fileno(self) -> int:
         """The descriptor to watch for output (the PTY master)."""

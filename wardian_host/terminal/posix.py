@@ -52,6 +52,7 @@ class PosixTerminal:
     def __init__(self, process: subprocess.Popen[bytes], master_fd: int) -> None:
         self._process = process
         self.pid = process.pid
+        self.session_id = process.pid  # `setsid` makes the child the leader of a new session
         self._master = master_fd
         self._pidfd = os.pidfd_open(process.pid)
 

@@ -1,53 +1,116 @@
 """Finding and ending every process that belongs to an agent.
 
-An agent's processes are its child's descendants *and* any process carrying the
-agent's WARDIAN_SESSION_ID in its environment: a double-forked, setsid'd grandchild
-leaves both the process tree and the process group, but not its environment.
+An agent's processes are those its launch's `ProcessIdentity` names (see
+`wardian_core.process_identity`): its own process while it is still the one recorded,
+the descendants of it and of every other member, the members of its session, and the
+processes that inherited its launch token — a double-forked, setsid'd grandchild leaves
+the tree and the session, not its environment. A process that merely carries the
+agent's WARDIAN_SESSION_ID is none of them.
 """
 
 import contextlib
 import os
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import psutil
+
+from wardian_core.process_identity import START_TIME_TOLERANCE_SECONDS, TOKEN_VARIABLE, ProcessIdentity
 
 SESSION_VARIABLE = "WARDIAN_SESSION_ID"
 
 
-def _session_id_of(process: psutil.Process) -> str | None:
+def capture(pid: int, session: int, token: str | None) -> ProcessIdentity:
+    """The identity of a process just launched (`session`: the session it leads)."""
+    return ProcessIdentity(pid=pid, started=psutil.Process(pid).create_time(), session=session, token=token)
+
+
+def _started_by(process: psutil.Process, moment: float) -> bool:
+    return process.create_time() <= moment + START_TIME_TOLERANCE_SECONDS
+
+
+def own_process(identity: ProcessIdentity) -> psutil.Process | None:
+    """The agent's own process, if it still runs (the same pid with another start time is not it)."""
     try:
-        return process.environ().get(SESSION_VARIABLE)
+        process = psutil.Process(identity.pid)
+        if abs(process.create_time() - identity.started) <= START_TIME_TOLERANCE_SECONDS:
+            return process
+    except psutil.Error:
+        pass
+    return None
+
+
+def _session_is_ours(identity: ProcessIdentity) -> bool:
+    """No session id is reused while a member lives; a leader that started after the agent's
+    own process is a new session on a reused pid."""
+    try:
+        return _started_by(psutil.Process(identity.session), identity.started)
+    except psutil.NoSuchProcess:
+        return True  # the leader left; its members still hold the session id
+    except psutil.Error:
+        return False
+
+
+def _own_user_processes() -> Iterator[psutil.Process]:
+    own_uid, host = os.getuid(), os.getpid()
+    for process in psutil.process_iter(["uids"]):
+        uids = process.info.get("uids")
+        if process.pid != host and uids is not None and uids.real == own_uid:
+            yield process
+
+
+def _environment_value(process: psutil.Process, name: str) -> str | None:
+    try:
+        return process.environ().get(name)
+    except (psutil.Error, OSError):
+        return None
+
+
+def _is_member(process: psutil.Process, identity: ProcessIdentity, session_is_ours: bool) -> bool:
+    try:
+        if session_is_ours and os.getsid(process.pid) == identity.session:
+            return True
+    except OSError:
+        return False
+    return identity.token is not None and _environment_value(process, TOKEN_VARIABLE) == identity.token
+
+
+def agent_processes(identity: ProcessIdentity | None) -> list[psutil.Process]:
+    """Every living process of the launch `identity` names, its own process first when alive."""
+    if identity is None:
+        return []
+    roots = [process for process in [own_process(identity)] if process is not None]
+    session_is_ours = _session_is_ours(identity)
+    roots += [process for process in _own_user_processes() if _is_member(process, identity, session_is_ours)]
+    members: dict[int, psutil.Process] = {}
+    for root in roots:
+        with contextlib.suppress(psutil.Error):
+            for process in [root, *root.children(recursive=True)]:
+                members.setdefault(process.pid, process)
+    return list(members.values())
+
+
+def legacy_identity(pid: int, agent_uuid: str) -> ProcessIdentity | None:
+    """An agent launched by an older Wardian recorded only its pid: it is still that agent's
+    process when its environment names the agent (a reused pid's would not)."""
+    try:
+        process = psutil.Process(pid)
+        if _environment_value(process, SESSION_VARIABLE) != agent_uuid:
+            return None
+        return ProcessIdentity(pid=pid, started=process.create_time(), session=os.getsid(pid))
     except (psutil.Error, OSError):
         return None
 
 
 def processes_by_session(agent_uuids: set[str]) -> dict[str, list[psutil.Process]]:
-    """Processes of this user whose environment names one of `agent_uuids`."""
+    """Processes of this user whose environment names one of `agent_uuids` (a test's reaper:
+    everything a test's agents may have left, impostors included)."""
     found: dict[str, list[psutil.Process]] = {uuid: [] for uuid in agent_uuids}
-    own_uid = os.getuid()
-    for process in psutil.process_iter(["uids"]):
-        uids = process.info.get("uids")
-        if process.pid == os.getpid() or uids is None or uids.real != own_uid:
-            continue
-        session_id = _session_id_of(process)
+    for process in _own_user_processes():
+        session_id = _environment_value(process, SESSION_VARIABLE)
         if session_id in found:
             found[session_id].append(process)
     return found
-
-
-def agent_processes(agent_uuid: str, root_pid: int | None) -> list[psutil.Process]:
-    members: dict[int, psutil.Process] = {}
-    if root_pid is not None:
-        try:
-            root = psutil.Process(root_pid)
-            for process in [root, *root.children(recursive=True)]:
-                members[process.pid] = process
-        except psutil.Error:
-            pass
-    for process in processes_by_session({agent_uuid})[agent_uuid]:
-        members.setdefault(process.pid, process)
-    return list(members.values())
 
 
 # How many times a kill looks again for processes forked while it was ending the others.

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from wardian_core.process_identity import TOKEN_VARIABLE, ProcessIdentity, new_token
 from wardian_host.terminal import Terminal, process_tree, spawn_terminal
 
 log = logging.getLogger(__name__)
@@ -50,14 +51,15 @@ class TerminalSupervisor:
 
     def launch(
         self, key: str, argv: list[str], env: dict[str, str], cwd: Path, on_output: OutputHandler, on_exit: ExitHandler
-    ) -> int:
-        """Start `argv` in a new PTY for agent `key`; returns its pid."""
-        terminal = spawn_terminal(argv, env, cwd)
+    ) -> ProcessIdentity:
+        """Start `argv` in a new PTY for agent `key`; returns what identifies its processes."""
+        token = new_token()
+        terminal = spawn_terminal(argv, env | {TOKEN_VARIABLE: token}, cwd)
         session = _Session(key, terminal, on_output, on_exit)
         self._sessions[key] = session
         self._loop.add_reader(terminal.fileno(), self._read, session)
         self._loop.add_reader(terminal.exit_fileno(), self._exited, session)
-        return terminal.pid
+        return process_tree.capture(terminal.pid, terminal.session_id, token)
 
     def _current(self, session: _Session) -> bool:
         return self._sessions.get(session.key) is session
@@ -126,11 +128,13 @@ class TerminalSupervisor:
         if session is not None:
             await session.exited.wait()
 
-    async def stop(self, key: str, reason: str, grace_seconds: float, pid: int | None = None) -> list[int]:
+    async def stop(
+        self, key: str, reason: str, grace_seconds: float, identity: ProcessIdentity | None = None
+    ) -> list[int]:
         """End the agent's whole process tree; `reason` marks the exit as caused by the host.
 
-        `pid` names the root process when no terminal of ours runs it (an agent that
-        outlived a previous host); the agent's other processes are found by its session id.
+        `identity` is what the agent's launch recorded: its processes are found by it
+        (also when no terminal of ours runs them: an agent that outlived a previous host).
         Returns the pids of processes that outlived SIGKILL (none, unless stuck in the kernel).
         """
         session = self._sessions.get(key)
@@ -138,8 +142,7 @@ class TerminalSupervisor:
             session.stop_reason = reason
             # As when a terminal window closes: shells and TUIs that ignore SIGTERM end on a hangup.
             session.terminal.signal_group(signal.SIGHUP)
-        root_pid = session.terminal.pid if session is not None else pid
-        find = functools.partial(process_tree.agent_processes, key, root_pid)
+        find = functools.partial(process_tree.agent_processes, identity)
         survivors = [
             process.pid for process in await asyncio.to_thread(process_tree.end_processes, find, grace_seconds)
         ]
