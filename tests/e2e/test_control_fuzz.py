@@ -1,0 +1,289 @@
+"""A bounded, seeded fuzzer of the control endpoint against a real host.
+
+Malformed frames of every kind the issue's fuzzer found harmful (truncated, oversized,
+invalid UTF-8, lone surrogates, deep nesting, wrong types, unknown kinds, huge numbers,
+garbage) go down real connections, several per connection. Every frame must get an
+error envelope in order (or, for a frame that cannot be read to its end, one refusal and
+a clean close); the valid request that ends each batch must be answered on the same
+connection; and afterwards the host is the same process, its log has no traceback and
+state.db's rows are what they were. The case count is fixed (not a time budget), so a
+failure reproduces from its seed: about a minute on a 2-core machine, CI or not.
+"""
+
+import contextlib
+import json
+import os
+import random
+import socket
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from wardian_core.control import endpoint
+from wardian_core.control.models import REQUEST_PARAMS
+from wardian_core.control.protocol import MAX_FRAME_BYTES
+from wardian_host.daemon.connection_limits import MAX_CONNECTIONS
+
+SEED = int(os.environ.get("WARDIAN_FUZZ_SEED", "20261117"))
+CONNECTIONS = 3600
+LONGEST_BATCH = 12
+OVERSIZED_EVERY = 500  # an 8 MiB frame costs as much as thousands of small ones
+
+# What a malformed or pointless request may be answered with. `request_failed` is not
+# here: it is the host's own failure (an exception in a handler), which a fuzzer finds.
+EXPECTED_CODES = {
+    "bad_request",
+    "not_supported",
+    "protocol_mismatch",
+    "not_found",
+    "message_too_large",
+    "usage",
+    "invalid_name",
+    "control_endpoint_timeout",  # a fuzzed `deadline` already past
+}
+# Never sent well-formed: a valid one would stop the host or start agents.
+UNSAFE_KINDS = {"host.stop", "agent.spawn"}
+# Change nothing, so a fuzzed frame of theirs that still happens to be valid may be answered.
+READ_ONLY_KINDS = {"host.status", "host.whoami", "agents.list"}
+PROBE = {"v": 1, "id": 999_999, "kind": "host.status", "params": {}}
+
+
+@dataclass
+class Frame:
+    line: bytes  # without its newline
+    ends_connection: bool = False  # the host cannot read it to its end: it answers once and closes
+
+
+def _encode(frame: Any) -> bytes:
+    return json.dumps(frame, separators=(",", ":")).encode()
+
+
+def _ghost(rng: random.Random) -> str:
+    """A name no agent of the home has, so no fuzzed request can act on one."""
+    return f"ghost-{rng.randrange(10**6)}"
+
+
+def _well_formed(rng: random.Random) -> dict[str, Any]:
+    kind = rng.choice(sorted(set(REQUEST_PARAMS) - UNSAFE_KINDS))
+    params: dict[str, Any] = {"target": _ghost(rng)}
+    extras = {
+        "send": {"to": _ghost(rng), "text": "hi"},
+        "agent.wait": {"until": "idle", "timeout": 1},
+        "agent.rename": {"new_name": _ghost(rng)},
+        "agent.delete": {"confirm": "x"},
+        "agent.run": {"prompt": "p"},
+        "agent.watch": {"since": 0},
+    }
+    if kind.startswith("host.") or kind == "agents.list":
+        params = {}
+    elif kind == "send":
+        params = extras["send"]
+    else:
+        params |= extras.get(kind, {})
+    return {"v": 1, "id": rng.randrange(1, 10**9), "kind": kind, "params": params}
+
+
+def _random_value(rng: random.Random, depth: int = 0) -> Any:
+    choice = rng.randrange(9 if depth < 3 else 6)
+    if choice == 0:
+        return None
+    if choice == 1:
+        return rng.choice([True, False])
+    if choice == 2:
+        return rng.choice([0, -1, 1, 2**31, -(2**63), 10**30])
+    if choice == 3:
+        return rng.choice([0.0, -0.0, 0.5, 1e308, -1e-320, 3.14])
+    if choice == 4:
+        return "".join(chr(rng.randrange(32, 0x2FFF)) for _ in range(rng.randrange(12)))
+    if choice == 5:
+        return rng.choice(["", "idle", "accept", "../../etc", "-rf", "self", "all", "x" * 300])
+    if choice == 6:
+        return [_random_value(rng, depth + 1) for _ in range(rng.randrange(4))]
+    return {str(rng.randrange(99)): _random_value(rng, depth + 1) for _ in range(rng.randrange(4))}
+
+
+def _truncated(rng: random.Random) -> Frame:
+    line = _encode(_well_formed(rng))
+    cut = line[: rng.randrange(1, len(line))]
+    return Frame(cut, ends_connection=rng.random() < 0.3)  # else a newline follows the cut
+
+
+def _invalid_utf8(rng: random.Random) -> Frame:
+    line = bytearray(_encode(_well_formed(rng)))
+    bad = rng.choice([b"\xff", b"\xc0\x80", b"\xed\xa0\x80", b"\x80", b"\xe2\x82", b"\xf8\x88\x80\x80\x80"])
+    at = rng.randrange(len(line))
+    line[at:at] = bad
+    return Frame(bytes(line))
+
+
+def _lone_surrogate(rng: random.Random) -> Frame:
+    frame = _well_formed(rng)
+    escape = f"\\u{rng.randrange(0xD800, 0xE000):04x}"
+    text = _encode(frame).decode()
+    quote = rng.choice([index for index, char in enumerate(text) if char == '"'])
+    return Frame((text[: quote + 1] + escape + text[quote + 1 :]).encode())
+
+
+def _deep(rng: random.Random) -> Frame:
+    depth = rng.choice([33, 100, 990, 5000, 100_000])
+    opener, closer = rng.choice([(b"[", b"]"), (b'{"a":', b"}")])
+    nested = opener * depth + (b"1" if opener == b"[" else b"1") + closer * depth
+    frame = _encode(_well_formed(rng))
+    return Frame(frame[:-1] + b',"params":{"target":' + nested + b"}}")
+
+
+def _wrong_type(rng: random.Random) -> Frame:
+    frame = _well_formed(rng)
+    where = rng.choice(["v", "id", "kind", "params", "deadline", "param", "extra"])
+    if where == "param" and frame["params"]:
+        frame["params"][rng.choice(sorted(frame["params"]))] = _random_value(rng)
+    elif where == "extra":
+        frame["params"][rng.choice(["bogus", "timeout", "rows", "raw", "follow", "since"])] = _random_value(rng)
+    else:
+        frame[where] = _random_value(rng)
+    if str(frame.get("kind")) in UNSAFE_KINDS:
+        frame["kind"] = "agent.kill"
+    return Frame(_encode(frame))
+
+
+def _unknown_kind(rng: random.Random) -> Frame:
+    frame = _well_formed(rng)
+    frame["kind"] = rng.choice(["", "agent", "agent.teleport", "AGENT.KILL", "host.stop ", "é" * 50, "x" * 5000])
+    return Frame(_encode(frame))
+
+
+def _huge_number(rng: random.Random) -> Frame:
+    number = rng.choice(["1" + "0" * 400, "-" + "9" * 4000, "9" * 5000, "1e999", "-1e999", "1e308", "4e-400"])
+    field = rng.choice(["id", "timeout", "since", "rows", "cols", "v"])
+    frame = _well_formed(rng)
+    if field in ("id", "v"):
+        frame[field] = "NUMBER"
+    else:
+        frame["params"][field] = "NUMBER"
+    return Frame(_encode(frame).replace(b'"NUMBER"', number.encode()))
+
+
+def _garbage(rng: random.Random) -> Frame:
+    return Frame(bytes(rng.randrange(256) for _ in range(rng.randrange(200))).replace(b"\n", b" "))
+
+
+def _many_values(rng: random.Random) -> Frame:
+    frame = _well_formed(rng)
+    frame["params"]["target"] = [0] * rng.choice([20_000, 200_000])
+    return Frame(_encode(frame))
+
+
+MUTATIONS = [
+    _truncated,
+    _invalid_utf8,
+    _lone_surrogate,
+    _deep,
+    _wrong_type,
+    _unknown_kind,
+    _huge_number,
+    _garbage,
+    _many_values,
+]
+
+
+def _batch(rng: random.Random, index: int) -> list[Frame]:
+    """Frames for one connection: after a frame that ends it nothing more is sent; else a probe."""
+    frames = [rng.choice(MUTATIONS)(rng) for _ in range(rng.randrange(1, LONGEST_BATCH))]
+    ending = next((number for number, frame in enumerate(frames) if frame.ends_connection), None)
+    if index % OVERSIZED_EVERY == OVERSIZED_EVERY - 1:
+        oversized = b'{"v":1,"id":1,"pad":"' + b"x" * MAX_FRAME_BYTES + b'"}'
+        return [*frames[:ending], Frame(oversized, ends_connection=True)]
+    if ending is not None:
+        return frames[: ending + 1]
+    return [*frames, Frame(_encode(PROBE))]
+
+
+def _exchange(home: Path, frames: list[Frame]) -> list[dict[str, Any]]:
+    """Send a batch down one connection and read every answer until the host closes it."""
+    client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    client.settimeout(60)
+    client.connect(str(endpoint.socket_path(home)))
+    payload = b"".join(frame.line + (b"" if frame.ends_connection else b"\n") for frame in frames)
+    try:
+        client.sendall(payload)
+        client.shutdown(socket.SHUT_WR)
+    except (BrokenPipeError, ConnectionResetError):
+        pass  # refused mid-frame (too large): its answer is still to read
+    answers = []
+    with client, client.makefile("rb") as reader, contextlib.suppress(ConnectionResetError):
+        for line in reader:  # a reset comes after the answer, when the host closed with our frame unread
+            frame = json.loads(line)
+            if "stream" not in frame:  # a streamed request's items come before its answer
+                answers.append(frame)
+    return answers
+
+
+def _check_batch(frames: list[Frame], answers: list[dict[str, Any]], context: str) -> None:
+    assert len(answers) == len(frames), f"{context}: {len(answers)} answers to {len(frames)} frames: {answers}"[:3000]
+    for frame, answer in zip(frames, answers, strict=False):
+        assert answer["v"] == 1, context
+        if frame.line == _encode(PROBE):
+            assert answer["ok"] is True and answer["id"] == PROBE["id"], f"{context}: the probe got {answer}"
+            continue
+        if answer["ok"] and any(f'"kind":"{kind}"'.encode() in frame.line for kind in READ_ONLY_KINDS):
+            continue
+        assert answer["ok"] is False, f"{context}: {frame.line[:200]!r} was carried out: {answer}"
+        error = answer["error"]
+        assert error["code"] in EXPECTED_CODES, f"{context}: {frame.line[:200]!r} -> {error}"
+        assert isinstance(error["message"], str) and error["message"], context
+        if error["code"] == "bad_request":
+            assert error.get("hint") and "errors" not in error.get("details", {}), f"{context}: {error}"
+
+
+def _agent_rows(home: Path) -> list[tuple]:
+    conn = sqlite3.connect(home / "state.db")
+    try:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        return conn.execute("SELECT * FROM agents ORDER BY uuid").fetchall()
+    finally:
+        conn.close()
+
+
+def _flood_connections(home: Path) -> list[dict[str, Any]]:
+    """More connections than the host keeps at once, all left open: the extra ones are refused."""
+    held = []
+    for _ in range(MAX_CONNECTIONS + 20):
+        client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        client.connect(str(endpoint.socket_path(home)))  # blocking: waits out a full listen queue
+        client.settimeout(30)
+        held.append(client)
+    refusals = []
+    for client in held[MAX_CONNECTIONS:]:
+        refusals.append(json.loads(client.makefile("rb").readline()))
+    for client in held:
+        client.close()
+    return refusals
+
+
+def test_malformed_control_frames_never_break_the_host(run_wardian, seed_agent, wardian_home: Path) -> None:
+    for name in ("keeper", "other"):
+        seed_agent(name=name, status="idle")
+    started = run_wardian("host", "start")
+    assert started.returncode == 0, started.stderr
+    host_pid = started.json()["host"]["pid"]
+    rows = _agent_rows(wardian_home)
+
+    rng = random.Random(SEED)
+    for index in range(CONNECTIONS):
+        frames = _batch(rng, index)
+        answers = _exchange(wardian_home, frames)
+        _check_batch(frames, answers, f"seed {SEED}, connection {index}")
+
+    refusals = _flood_connections(wardian_home)
+    assert {refusal["error"]["code"] for refusal in refusals} == {"host_busy"}
+
+    status = run_wardian("host", "status")
+    assert status.returncode == 0 and status.json()["host"]["pid"] == host_pid
+    listed = run_wardian("agent", "list", "--fields", "name,status_source")
+    assert sorted(agent["name"] for agent in listed.json()["agents"]) == ["keeper", "other"]
+    assert _agent_rows(wardian_home) == rows
+    log = (wardian_home / "logs" / "host.log").read_text()
+    assert "Traceback" not in log and "ERROR" not in log
+    assert log.count("sent a bad frame") <= CONNECTIONS  # once per connection at most
+    assert len(log) < 400 * CONNECTIONS, "bad frames must not flood the log"
