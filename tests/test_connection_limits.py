@@ -57,7 +57,7 @@ async def _until(condition: Callable[[], bool]) -> None:
         await asyncio.sleep(0.01)
 
 
-def test_a_connection_over_the_limit_gets_host_busy_and_a_freed_slot_is_used_again(
+def test_at_the_connection_limit_the_longest_idle_connection_makes_room(
     wardian_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(connection_limits, "MAX_CONNECTIONS", 3)
@@ -67,11 +67,34 @@ def test_a_connection_over_the_limit_gets_host_busy_and_a_freed_slot_is_used_aga
         for reader, writer in held:
             assert (await _ask(reader, writer))["ok"]  # admitted and served, then idle
         reader, writer = await _connect(server)
+        assert (await _ask(reader, writer))["result"] == {"up": True}
+        assert await _closed(held[0][0])  # the oldest idle one went
+        assert (await _ask(*held[1]))["ok"] and (await _ask(*held[2]))["ok"]
+        for _, other in [*held, (reader, writer)]:
+            other.close()
+
+    _with_server(wardian_home, scenario)
+
+
+def test_at_the_connection_limit_with_none_idle_a_new_one_gets_host_busy(
+    wardian_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(connection_limits, "MAX_CONNECTIONS", 3)
+
+    async def scenario(server: ControlServer) -> None:
+        held = [await _connect(server) for _ in range(3)]
+        for _, writer in held:
+            writer.write(b'{"v": 1, ')  # a frame under way: busy, not idle
+        await _until(lambda: server._limits.connections == 3 and not server._limits.idle)
+        reader, writer = await _connect(server)
         refused = json.loads(await reader.readline())
         assert refused["error"]["code"] == "host_busy" and refused["id"] is None
         assert "maximum of connections" in refused["error"]["message"] and refused["error"]["hint"]
         assert await _closed(reader)
-        held[0][1].close()
+        first_reader, first = held[0]
+        first.write(b'"id": 1, "kind": "host.status", "params": {}}\n')
+        assert json.loads(await first_reader.readline())["ok"]
+        first.close()
         await _until(lambda: server._limits.connections < 3)
         reader, writer = await _connect(server)
         assert (await _ask(reader, writer))["result"] == {"up": True}

@@ -15,7 +15,8 @@ log = logging.getLogger(__name__)
 
 # Each connection holds two descriptors (its socket and a pidfd of its peer): 256 stay
 # under half of the usual soft limit of 1024, leaving the rest to agents' terminals and
-# state.db. (600 idle connections once made every request time out.)
+# state.db. (600 idle connections once made every request time out.) At the limit the
+# longest idle connection is closed for a new one; only when none is idle is it refused.
 MAX_CONNECTIONS = 256
 # Unfinished frames of all connections together: eight of the largest at once. Without
 # it, 80 connections each holding a partial 8 MiB frame cost the host 650 MB.
@@ -55,12 +56,16 @@ class ConnectionLimits:
     def __init__(self) -> None:
         self.connections = 0
         self.unfinished_bytes = 0
+        # Connections waiting for their next request, oldest first, each with its read.
+        self.idle: dict[FrameReader, asyncio.Future[bytes]] = {}
         self._refusing = 0  # connections refused since the limit was reached
 
     def admit(self) -> bool:
-        if self.connections >= MAX_CONNECTIONS:
+        """Room for one more connection: under the limit, or by closing the longest idle one
+        (a client holding many idle connections must not lock others out)."""
+        if self.connections >= MAX_CONNECTIONS and not self._close_longest_idle():
             if not self._refusing:
-                log.warning("at the limit of %d control connections: refusing new ones", MAX_CONNECTIONS)
+                log.warning("at the limit of %d busy control connections: refusing new ones", MAX_CONNECTIONS)
             self._refusing += 1
             return False
         if self._refusing:
@@ -68,6 +73,15 @@ class ConnectionLimits:
             self._refusing = 0
         self.connections += 1
         return True
+
+    def _close_longest_idle(self) -> bool:
+        while self.idle:
+            reader, waiting = next(iter(self.idle.items()))
+            del self.idle[reader]
+            if waiting.cancel():  # else its request arrived meanwhile: it is not idle
+                log.debug("closing the longest idle control connection for a new one")
+                return True
+        return False
 
     def leave(self) -> None:
         self.connections -= 1
@@ -96,12 +110,8 @@ class FrameReader:
         Raises FrameRefused for a frame too large, over the shared budget, half-sent for
         too long, or cut off by the client's end of stream.
         """
-        try:
-            first = await asyncio.wait_for(self.reader.readexactly(1), IDLE_SECONDS)
-        except asyncio.IncompleteReadError:
-            return None
-        except TimeoutError:
-            log.debug("closing a control connection idle for %s s", IDLE_SECONDS)
+        first = await self._first_byte()
+        if first is None:
             return None
         frame = bytearray(first)
         if first == b"\n":
@@ -111,6 +121,24 @@ class FrameReader:
                 return await self._gather(frame)
         except TimeoutError:
             raise FrameRefused(_unfinished(f"it was not complete {FRAME_SECONDS:g} s after it began")) from None
+
+    async def _first_byte(self) -> bytes | None:
+        """The next frame's first byte; None when the client left, stayed idle for
+        IDLE_SECONDS, or was closed to make room for another connection."""
+        reading = asyncio.ensure_future(self.reader.readexactly(1))
+        self._limits.idle[self] = reading
+        try:
+            done, _ = await asyncio.wait({reading}, timeout=IDLE_SECONDS)
+        finally:
+            self._limits.idle.pop(self, None)
+            if not reading.done():
+                reading.cancel()
+        if reading not in done or reading.cancelled():
+            return None
+        try:
+            return reading.result()
+        except asyncio.IncompleteReadError:
+            return None
 
     async def _gather(self, frame: bytearray) -> bytearray:
         while True:

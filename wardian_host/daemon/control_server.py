@@ -119,7 +119,7 @@ class ControlServer:
 
     async def _serve_connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         if not self._limits.admit():
-            await self._refuse(writer, host_busy("it holds its maximum of connections"))
+            await self._refuse(writer, host_busy("it holds its maximum of connections, none of them idle"))
             return
         task = asyncio.current_task()
         if task is not None:
