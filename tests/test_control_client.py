@@ -141,3 +141,16 @@ def test_a_request_over_the_frame_limit_is_refused_before_sending(wardian_home: 
     assert error.code == "message_too_large" and error.exit_code == 1
     assert error.details["size_bytes"] > MAX_FRAME_BYTES and "8 MiB" in error.message and error.hint
     assert listening.received == []
+
+
+def test_send_of_a_file_over_the_limit_is_message_too_large_from_the_cli(
+    run_wardian, listening, tmp_path: Path
+) -> None:
+    listening.serve([ok_frame(None, {})])
+    big = tmp_path / "big.txt"
+    big.write_bytes(b"a" * (MAX_FRAME_BYTES + 1))
+    result = run_wardian("send", "--to", "somebody", "--file", str(big))
+    assert result.returncode == 1
+    error = result.error()
+    assert error["code"] == "message_too_large" and "--file" in error["hint"]
+    assert listening.received == []
