@@ -241,7 +241,7 @@ def test_caller_identity_follows_the_process_not_the_claimed_variable(
     inside = json.loads((workspace / "whoami.json").read_text())["caller"]
     assert inside["agent"]["uuid"] == agent["uuid"] and inside["tie"] == "ancestry"
     claimed = run_wardian("host", "whoami", env={"WARDIAN_SESSION_ID": agent["uuid"]}).json()["caller"]
-    assert claimed["agent"] is None and claimed["tie"] is None
+    assert (claimed["verification"], claimed["agent"]["uuid"], claimed["tie"]) == ("claimed", agent["uuid"], None)
     terminal = PtyProcessUnicode.spawn([WARDIAN, "host", "whoami"], env=dict(os.environ))
     screen = ""
     while True:
@@ -249,7 +249,8 @@ def test_caller_identity_follows_the_process_not_the_claimed_variable(
             screen += terminal.read(4096)
         except EOFError:
             break
-    assert json.loads(screen.replace("\r\n", "\n"))["caller"]["agent"] is None
+    person = json.loads(screen.replace("\r\n", "\n"))["caller"]
+    assert (person["verification"], person["agent"]) == ("none", None)
 
 
 def test_a_real_host_prunes_a_seeded_home_on_start(run_wardian, seed_agent, wardian_home: Path) -> None:

@@ -3,6 +3,7 @@
 import http.server
 import json
 import os
+import subprocess
 import sys
 import threading
 from pathlib import Path
@@ -137,22 +138,45 @@ def test_a_sender_tag_is_typed_only_where_the_provider_wants_one(
     wait_status("assistant", "idle")
     command = f"{WARDIAN} send 'echo peer-text' --to shell > to-shell.json; {WARDIAN} send 'hello' --to assistant"
     command += f" > to-assistant.json; {WARDIAN} send untagged --raw --to assistant > raw.json"
-    spawn("talker", "bash", "-c", f"{command}; echo talker-DONE; exec sleep 600")
+    talker_agent = spawn("talker", "bash", "-c", f"{command}; echo talker-DONE; exec sleep 600")
     # The sends' end is printed: a quiet-time idle could come between two of them.
     run_wardian("agent", "watch", "talker", "--until", "output:talker-DONE", "--timeout", "60s").json()
-    assert json.loads((workspace / "to-shell.json").read_text())["sender"] == "talker"
+    talker = {"agent": "talker", "uuid": talker_agent["uuid"], "verified": True}
+    assert json.loads((workspace / "to-shell.json").read_text())["sender"] == talker
     # The generic provider declares no tag: a shell gets the command as sent, and runs it.
     shell_output = run_wardian("agent", "watch", "shell").json()["watch"]["output"]
     assert "peer-text" in shell_output and "[from talker]" not in shell_output
     # An AI CLI's provider wants to know who speaks; --raw types the text as given all the same.
     assert "you said: [from talker] hello" in run_wardian("agent", "watch", "assistant").json()["watch"]["output"]
     raw = json.loads((workspace / "raw.json").read_text())
-    assert raw["sender"] == "talker"
+    assert raw["sender"] == talker
     assert "you said: untagged" in run_wardian("agent", "watch", "assistant").json()["watch"]["output"]
     assert "[from talker] untagged" not in run_wardian("agent", "watch", "assistant").json()["watch"]["output"]
-    # A process outside every agent that merely claims one is nobody.
-    claimed = run_wardian("send", "claimed", "--to", "assistant", env={"WARDIAN_SESSION_ID": "anything"})
-    assert claimed.json()["sender"] is None
+    # A process outside every agent that names no agent is nobody; one that names an agent
+    # its tree does not confirm is that agent, unverified, and tagged so.
+    nobody = run_wardian("send", "nobody", "--to", "assistant", env={"WARDIAN_SESSION_ID": "anything"})
+    assert nobody.json()["sender"] is None
+    # Followed from the cursor before the send, the echo is seen however late the follower connects.
+    before = run_wardian("agent", "watch", "assistant").json()["watch"]["cursor"]
+    claimed = run_wardian("send", "claimed", "--to", "assistant", env={"WARDIAN_SESSION_ID": talker_agent["uuid"]})
+    assert claimed.json()["sender"] == talker | {"verified": False}
+    follower = subprocess.Popen(
+        [WARDIAN, "agent", "watch", "assistant", "--follow", "--since", str(before)], stdout=subprocess.PIPE, text=True
+    )
+    deadline = threading.Timer(60, follower.kill)
+    deadline.start()
+    said = ""
+    try:
+        assert follower.stdout is not None
+        for line in follower.stdout:
+            said += json.loads(line).get("output", "")
+            if "you said: [from talker, unverified] claimed" in said:
+                break
+    finally:
+        deadline.cancel()
+        follower.kill()
+        follower.wait()
+    assert "you said: [from talker, unverified] claimed" in said
 
 
 class EventServer:

@@ -65,11 +65,12 @@ class Sender:
     def _input_profile(self, agent: LiveAgent) -> InputProfile:
         return self._plugins.info(agent.row["provider"]).input_profile
 
-    def _from(self, sender: LiveAgent | None, target: LiveAgent, text: str) -> str:
-        """The text as typed into `target`: tagged with the sending agent where its provider wants that."""
+    def _from(self, sender: LiveAgent | None, verified: bool, target: LiveAgent, text: str) -> str:
+        """The text as typed into `target`: tagged with the sending agent where its provider wants that
+        (and as unverified when only the caller's variable names that agent)."""
         if sender is None or not self._input_profile(target).sender_tag:
             return text
-        return f"[from {sender.name}] {text}"
+        return f"[from {sender.name}{'' if verified else ', unverified'}] {text}"
 
     @staticmethod
     async def _past_start(agent: LiveAgent) -> None:
@@ -99,8 +100,9 @@ class Sender:
         # A busy provider queues typed input as it would a person's.
         return result | {"result": "delivered", "queued": busy}
 
-    async def send_message(self, params: Any, sender: LiveAgent | None) -> dict[str, Any]:
-        """Type `params.text` into every target; `sender` is the calling agent, if any."""
+    async def send_message(self, params: Any, sender: LiveAgent | None, verified: bool = True) -> dict[str, Any]:
+        """Type `params.text` into every target; `sender` is the calling agent, if any, and
+        `verified` says whether its process tree confirms it (else the caller only claims it)."""
         targets = self.resolve_targets(params.to)
         if params.wait_until and (len(targets) != 1 or params.to == "all" or params.to.startswith("class:")):
             raise WardianError(
@@ -117,10 +119,11 @@ class Sender:
         sender_tag = None if params.raw else sender
         results = list(
             await asyncio.gather(
-                *(self._deliver(agent, self._from(sender_tag, agent, params.text)) for agent in targets)
+                *(self._deliver(agent, self._from(sender_tag, verified, agent, params.text)) for agent in targets)
             )
         )
-        answer: dict[str, Any] = {"results": results, "sender": sender.name if sender else None}
+        named = {"agent": sender.name, "uuid": sender.uuid, "verified": verified} if sender else None
+        answer: dict[str, Any] = {"results": results, "sender": named}
         missed = [result for result in results if result["result"] != "delivered"]
         if missed:
             if waiter is not None:

@@ -13,7 +13,7 @@ from wardian_host.agents.screens import show_screen
 from wardian_host.agents.sending import Sender
 from wardian_host.agents.status_waits import wait_for_status
 from wardian_host.agents.watching import watch
-from wardian_host.daemon.caller_identity import identify_caller
+from wardian_host.daemon.caller_identity import classify_caller
 from wardian_host.daemon.control_server import Handler, RequestContext
 from wardian_host.terminal.supervisor import TerminalSupervisor
 
@@ -35,12 +35,7 @@ def build_handlers(
         return {"stopping": True, "pid": os.getpid()}
 
     async def host_whoami(_: Any, request: RequestContext) -> dict[str, Any]:
-        agent, tie = identify_caller(request.peer, registry.all())
-        return {
-            "pid": request.peer.pid,
-            "agent": agent.snapshot() if agent else None,
-            "tie": tie,
-        }
+        return classify_caller(request.peer, registry.all()).answer()
 
     async def agents_list(_: Any, request: RequestContext) -> dict[str, int]:
         return await list_agents(registry.all(), request)
@@ -84,8 +79,8 @@ def build_handlers(
             return await sender.answer_approval(params)
         if params.text is None:
             raise WardianError("usage", "nothing to send", "Give a message, --stdin, --file, or --approval.")
-        calling_agent, _ = identify_caller(request.peer, registry.all())
-        return await sender.send_message(params, calling_agent)
+        caller = classify_caller(request.peer, registry.all())
+        return await sender.send_message(params, caller.agent, caller.verification == "verified")
 
     async def screen(params: Any, _: RequestContext) -> dict[str, Any]:
         return await show_screen(registry.resolve(params.target))
