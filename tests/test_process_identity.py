@@ -42,18 +42,23 @@ def test_a_launch_identity_names_its_session_and_token_carriers_never_an_imposto
     tmp_path: Path, started: list[subprocess.Popen[bytes]]
 ) -> None:
     os.mkfifo(tmp_path / "pids.fifo")
+    os.mkfifo(tmp_path / "led")
     token = "t" * 32
     # A child in the session, and a grandchild that left it (setsid) but kept the token.
     agent = _start(
         started,
-        "sleep 600 & echo $! >> pids; ( setsid sleep 600 & echo $! >> pids ); echo 2 > pids.fifo; wait",
+        # The grandchild writes its own pid once it leads its own session; the script says so
+        # once the subshell between them is gone too.
+        "sleep 600 & echo $! >> pids; ( setsid sh -c 'echo $$ >> pids; echo > led; exec sleep 600' & ); "
+        "read _ < led; echo 2 > pids.fifo; wait",
         tmp_path,
         **{TOKEN_VARIABLE: token, "WARDIAN_SESSION_ID": "agent-a"},
     )
     child, escaped = _written_pids(tmp_path / "pids")
     try:
         impostor = _start(started, "exec sleep 600", tmp_path, WARDIAN_SESSION_ID="agent-a")
-        assert psutil.Process(escaped).ppid() != agent.pid and os.getsid(escaped) != agent.pid
+        descendants = {process.pid for process in psutil.Process(agent.pid).children(recursive=True)}
+        assert escaped not in descendants and os.getsid(escaped) == escaped, "it left the tree and the session"
         identity = process_tree.capture(agent.pid, agent.pid, token)
         found = {process.pid for process in process_tree.agent_processes(identity)}
         assert {agent.pid, child, escaped} <= found and impostor.pid not in found

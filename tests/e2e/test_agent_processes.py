@@ -119,7 +119,7 @@ def test_a_kill_spares_a_process_that_merely_carries_the_agents_variable(
     agent = spawn("real", "bash", "-c", "( setsid sleep 600 & ) ; echo up; exec sleep 600")
     wait_status("real", "idle")
     stranger = impostor(agent["uuid"])
-    assert sorted(_carrying(agent["uuid"]))[-1] == stranger.pid
+    assert stranger.pid in _carrying(agent["uuid"]) and len(_carrying(agent["uuid"])) > 2
     assert run_wardian("agent", "kill", "real").returncode == 0
     assert _carrying(agent["uuid"]) == [stranger.pid], "the agent's own setsid'd grandchild is gone, not the stranger"
 

@@ -52,8 +52,9 @@ def _session_is_ours(identity: ProcessIdentity) -> bool:
 
 
 def _own_user_processes() -> Iterator[psutil.Process]:
+    """This user's processes but the host, each with `info["ppid"]`."""
     own_uid, host = os.getuid(), os.getpid()
-    for process in psutil.process_iter(["uids"]):
+    for process in psutil.process_iter(["uids", "ppid"]):
         uids = process.info.get("uids")
         if process.pid != host and uids is not None and uids.real == own_uid:
             yield process
@@ -76,17 +77,23 @@ def _is_member(process: psutil.Process, identity: ProcessIdentity, session_is_ou
 
 
 def agent_processes(identity: ProcessIdentity | None) -> list[psutil.Process]:
-    """Every living process of the launch `identity` names, its own process first when alive."""
+    """Every living process of the launch `identity` names, found in one pass over the table."""
     if identity is None:
         return []
-    roots = [process for process in [own_process(identity)] if process is not None]
     session_is_ours = _session_is_ours(identity)
-    roots += [process for process in _own_user_processes() if _is_member(process, identity, session_is_ours)]
+    own = own_process(identity)
+    pending = [own] if own is not None else []
+    children: dict[int, list[psutil.Process]] = {}
+    for process in _own_user_processes():
+        children.setdefault(process.info["ppid"], []).append(process)
+        if _is_member(process, identity, session_is_ours):
+            pending.append(process)
     members: dict[int, psutil.Process] = {}
-    for root in roots:
-        with contextlib.suppress(psutil.Error):
-            for process in [root, *root.children(recursive=True)]:
-                members.setdefault(process.pid, process)
+    while pending:  # the members and all their descendants
+        process = pending.pop()
+        if process.pid not in members:
+            members[process.pid] = process
+            pending += children.get(process.pid, [])
     return list(members.values())
 
 
