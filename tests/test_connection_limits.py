@@ -12,7 +12,7 @@ import pytest
 from wardian_host.daemon import connection_limits
 from wardian_host.daemon.control_server import ControlServer, RequestContext
 
-STATUS = b'{"v": 1, "id": 1, "kind": "host.status", "params": {}}\n'
+STATUS = b'{"v": 2, "id": 1, "kind": "host.status", "params": {}}\n'
 
 
 async def _status(_: Any, __: RequestContext) -> dict[str, Any]:
@@ -84,7 +84,7 @@ def test_at_the_connection_limit_with_none_idle_a_new_one_gets_host_busy(
     async def scenario(server: ControlServer) -> None:
         held = [await _connect(server) for _ in range(3)]
         for _, writer in held:
-            writer.write(b'{"v": 1, ')  # a frame under way: busy, not idle
+            writer.write(b'{"v": 2, ')  # a frame under way: busy, not idle
         await _until(lambda: server._limits.connections == 3 and not server._limits.idle)
         reader, writer = await _connect(server)
         refused = json.loads(await reader.readline())
@@ -111,7 +111,7 @@ def test_unfinished_frames_share_one_budget_and_release_it(wardian_home: Path, m
     async def scenario(server: ControlServer) -> None:
         limits = server._limits
         first_reader, first = await _connect(server)
-        first.write(b'{"v": 1, "id": 1, "kind": "host.status", "params": {}, "pad": "' + b"x" * 250 * 1024)
+        first.write(b'{"v": 2, "id": 1, "kind": "host.status", "params": {}, "pad": "' + b"x" * 250 * 1024)
         await _until(lambda: limits.unfinished_bytes >= 150 * 1024)  # gathered beyond asyncio's reader
         second_reader, second = await _connect(server)
         second.write(b'{"pad": "' + b"y" * 200 * 1024 + b'"}\n')
@@ -163,7 +163,7 @@ def test_a_half_sent_frame_is_refused_and_closed_and_holds_nothing(
 def test_a_frame_cut_by_the_end_of_stream_is_refused(wardian_home: Path) -> None:
     async def scenario(server: ControlServer) -> None:
         reader, writer = await _connect(server)
-        writer.write(STATUS + b'{"v": 1, "id": 2')
+        writer.write(STATUS + b'{"v": 2, "id": 2')
         writer.write_eof()
         assert json.loads(await reader.readline())["ok"]  # the whole frame before it is served
         refused = json.loads(await reader.readline())

@@ -35,7 +35,7 @@ def _refusal(line: bytes) -> WardianError:
         (b'{"v": 1e999}\n', "1e999 is too large a number"),
         (b"[1, 2]\n", "a frame is a JSON object, not list"),
         (b'"text"\n', "not str"),
-        (b'{"v": 1, "params": {"to": "\\ud800"}}\n', "params.to holds a lone surrogate (\\ud800)"),
+        (b'{"v": 2, "params": {"to": "\\ud800"}}\n', "params.to holds a lone surrogate (\\ud800)"),
         (b'{"\\udfff": 1}\n', "holds a lone surrogate (\\udfff)"),
         (b"[" * 990 + b"]" * 990 + b"\n", "nests deeper"),
         (b'{"p": ' + b"[" * (MAX_NESTING_DEPTH + 1) + b"]" * (MAX_NESTING_DEPTH + 1) + b"}", "nests deeper"),
@@ -54,7 +54,7 @@ def test_deep_nesting_is_refused_even_where_json_itself_would_overflow_the_stack
 def test_a_well_formed_line_passes_whole_pairs_and_depth_at_the_limit() -> None:
     inner = MAX_NESTING_DEPTH - 2  # the frame and its params are the first two levels
     nested = "[" * inner + "]" * inner
-    line = f'{{"v": 1, "id": 3, "kind": "send", "params": {{"text": "\\ud83d\\ude00", "x": {nested}}}}}'
+    line = f'{{"v": 2, "id": 3, "kind": "send", "params": {{"text": "\\ud83d\\ude00", "x": {nested}}}}}'
     frame = decode_request_line(line.encode())
     check_values(frame)
     assert frame["params"]["text"] == "😀"

@@ -6,27 +6,19 @@ from typing import Any
 import pytest
 
 from wardian_core.errors import WardianError
-from wardian_core.provider_models import PTY_SOURCE, LaunchConfig, ParseResult, SpawnContext
+from wardian_core.provider_models import PTY_SOURCE, ParseResult, SpawnContext
 from wardian_host.providers.builtin_generic import parser
 from wardian_host.providers.manager import load_plugins
 from wardian_host.providers.replay import replay
 from wardian_host.providers.source_parser import SourceParser
+from wardian_host.testing.contexts import spawn_context
 
 
 def context(
     tmp_path: Path, extra_args: list[str] | None = None, mode: str = "interactive", **settings: Any
 ) -> SpawnContext:
-    return SpawnContext(
-        agent_uuid="22222222-2222-4222-8222-222222222222",
-        agent_name="shell",
-        class_name="Shell",
-        provider="generic",
-        workspace=tmp_path,
-        wardian_home=tmp_path / "home",
-        agent_dir=tmp_path / "home" / "agents" / "22222222-2222-4222-8222-222222222222",
-        mode=mode,
-        launch=LaunchConfig(extra_args=["bash"] if extra_args is None else extra_args, settings=settings),
-    )
+    command = ["bash"] if extra_args is None else extra_args
+    return spawn_context(tmp_path, "generic", workspace=tmp_path, extra_args=command, mode=mode, settings=settings)
 
 
 class Feed:
@@ -187,7 +179,7 @@ def launch(tmp_path: Path, command: list[str], **settings: Any) -> tuple[list[st
 
 def test_a_bash_agent_reads_a_per_agent_rcfile_that_sources_the_users(tmp_path: Path) -> None:
     argv, env = launch(tmp_path, ["/bin/bash", "-i"])
-    rcfile = tmp_path / "home" / "agents" / "22222222-2222-4222-8222-222222222222" / "shell" / "bash" / "bashrc"
+    rcfile = context(tmp_path).agent_dir / "shell" / "bash" / "bashrc"
     assert (argv, env) == (["/bin/bash", "--rcfile", str(rcfile), "-i"], {})
     text = rcfile.read_text()
     assert text.index(". ~/.bashrc") < text.index("133;A")
@@ -195,7 +187,7 @@ def test_a_bash_agent_reads_a_per_agent_rcfile_that_sources_the_users(tmp_path: 
 
 def test_a_zsh_agent_gets_a_per_agent_zdotdir_whose_files_source_the_users(tmp_path: Path) -> None:
     argv, env = launch(tmp_path, ["zsh", "-l"])
-    zdotdir = tmp_path / "home" / "agents" / "22222222-2222-4222-8222-222222222222" / "shell" / "zsh"
+    zdotdir = context(tmp_path).agent_dir / "shell" / "zsh"
     assert (argv, env["ZDOTDIR"]) == (["zsh", "-l"], str(zdotdir))
     assert sorted(path.name for path in zdotdir.iterdir()) == [".zlogin", ".zprofile", ".zshenv", ".zshrc"]
     for path in zdotdir.iterdir():
@@ -217,7 +209,9 @@ def test_a_zsh_agent_gets_a_per_agent_zdotdir_whose_files_source_the_users(tmp_p
 )
 def test_a_command_whose_start_up_is_not_extended_runs_as_given(tmp_path: Path, command, settings) -> None:
     assert launch(tmp_path, command, **settings) == (command, {})
-    assert not (tmp_path / "home" / "agents").exists() or not any((tmp_path / "home" / "agents").rglob("shell"))
+    assert not (context(tmp_path).agent_dir.parent).exists() or not any(
+        (context(tmp_path).agent_dir.parent).rglob("shell")
+    )
 
 
 def test_a_bad_setting_is_refused_with_a_hint(tmp_path: Path) -> None:

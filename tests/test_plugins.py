@@ -44,6 +44,7 @@ def test_generic_is_found_through_the_wardian_entry_point_group() -> None:
         "build_argv",
         "parse_output",
         "parser_state",
+        "prepare_home",
         "provider_info",
         "resume_args",
         "source_opened",

@@ -5,11 +5,12 @@ from pathlib import Path
 
 import pytest
 
-from wardian_core.provider_models import PTY_SOURCE, LaunchConfig, SpawnContext
+from wardian_core.provider_models import PTY_SOURCE, SpawnContext
 from wardian_host.providers.builtin_generic import parser
 from wardian_host.providers.builtin_generic.shell_marks import MarkScanner, ShellMark
 from wardian_host.providers.manager import load_plugins
 from wardian_host.providers.replay import replay
+from wardian_host.testing.contexts import spawn_context
 
 FIXTURES = Path(__file__).parent / "fixtures" / "generic"
 RECORDINGS = ["bash-5.2.raw", "zsh-5.9.raw"]
@@ -86,16 +87,7 @@ def test_an_unfinished_mark_is_held_only_while_it_could_still_be_one() -> None:
 
 
 def context(tmp_path: Path, **settings: object) -> SpawnContext:
-    return SpawnContext(
-        agent_uuid="22222222-2222-4222-8222-222222222222",
-        agent_name="shell",
-        class_name="Shell",
-        provider="generic",
-        workspace=tmp_path,
-        wardian_home=tmp_path / "home",
-        agent_dir=tmp_path / "home" / "agents" / "22222222-2222-4222-8222-222222222222",
-        launch=LaunchConfig(extra_args=["bash"], settings=settings),
-    )
+    return spawn_context(tmp_path, "generic", extra_args=["bash"], settings=settings)
 
 
 @pytest.mark.parametrize("recording", RECORDINGS)

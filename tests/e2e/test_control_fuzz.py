@@ -24,7 +24,7 @@ import psutil
 
 from wardian_core.control import endpoint
 from wardian_core.control.models import REQUEST_PARAMS
-from wardian_core.control.protocol import MAX_FRAME_BYTES
+from wardian_core.control.protocol import MAX_FRAME_BYTES, PROTOCOL_VERSION
 from wardian_host.daemon.connection_limits import MAX_CONNECTIONS
 
 SEED = int(os.environ.get("WARDIAN_FUZZ_SEED", "20261117"))
@@ -48,7 +48,7 @@ EXPECTED_CODES = {
 UNSAFE_KINDS = {"host.stop", "agent.spawn"}
 # Change nothing, so a fuzzed frame of theirs that still happens to be valid may be answered.
 READ_ONLY_KINDS = {"host.status", "host.whoami", "agents.list"}
-PROBE = {"v": 1, "id": 999_999, "kind": "host.status", "params": {}}
+PROBE = {"v": PROTOCOL_VERSION, "id": 999_999, "kind": "host.status", "params": {}}
 
 
 @dataclass
@@ -83,7 +83,7 @@ def _well_formed(rng: random.Random) -> dict[str, Any]:
         params = extras["send"]
     else:
         params |= extras.get(kind, {})
-    return {"v": 1, "id": rng.randrange(1, 10**9), "kind": kind, "params": params}
+    return {"v": PROTOCOL_VERSION, "id": rng.randrange(1, 10**9), "kind": kind, "params": params}
 
 
 def _random_value(rng: random.Random, depth: int = 0) -> Any:
@@ -194,7 +194,7 @@ def _batch(rng: random.Random, index: int) -> list[Frame]:
     frames = [rng.choice(MUTATIONS)(rng) for _ in range(rng.randrange(1, LONGEST_BATCH))]
     ending = next((number for number, frame in enumerate(frames) if frame.ends_connection), None)
     if index % OVERSIZED_EVERY == OVERSIZED_EVERY - 1:
-        oversized = b'{"v":1,"id":1,"pad":"' + b"x" * MAX_FRAME_BYTES + b'"}'
+        oversized = b'{"v":2,"id":1,"pad":"' + b"x" * MAX_FRAME_BYTES + b'"}'
         return [*frames[:ending], Frame(oversized, ends_connection=True)]
     if ending is not None:
         return frames[: ending + 1]
@@ -224,7 +224,7 @@ def _exchange(home: Path, frames: list[Frame]) -> list[dict[str, Any]]:
 def _check_batch(frames: list[Frame], answers: list[dict[str, Any]], context: str) -> None:
     assert len(answers) == len(frames), f"{context}: {len(answers)} answers to {len(frames)} frames: {answers}"[:3000]
     for frame, answer in zip(frames, answers, strict=False):
-        assert answer["v"] == 1, context
+        assert answer["v"] == PROTOCOL_VERSION, context
         if frame.line == _encode(PROBE):
             assert answer["ok"] is True and answer["id"] == PROBE["id"], f"{context}: the probe got {answer}"
             continue
@@ -267,7 +267,7 @@ def _check_connection_floods(home: Path, host_pid: int, run_wardian) -> int:
     assert psutil.Process(host_pid).num_fds() < 2 * MAX_CONNECTIONS + 100
     for client in idle:
         client.close()
-    busy = _open_connections(home, MAX_CONNECTIONS, first_bytes=b'{"v": 1, ')  # each a frame under way
+    busy = _open_connections(home, MAX_CONNECTIONS, first_bytes=b'{"v": 2, ')  # each a frame under way
     extra = _open_connections(home, 10, first_bytes=_encode(PROBE) + b"\n")
     for client in extra:  # served if a connection was still idle when it came, else refused
         answer = json.loads(client.makefile("rb").readline())

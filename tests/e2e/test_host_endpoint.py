@@ -137,9 +137,9 @@ def test_malformed_unknown_invalid_and_oversized_frames_are_refused_and_the_host
     frames, _ = _raw_exchange(
         wardian_home,
         b"this is not json\n"
-        + b'{"v": 1, "id": 2, "kind": "agent.teleport", "params": {}}\n'
-        + b'{"v": 1, "id": 3, "kind": "agent.kill", "params": {"target": 7, "extra": true}}\n'
-        + b'{"v": 1, "id": 4, "kind": "host.status", "params": {}}\n',
+        + b'{"v": 2, "id": 2, "kind": "agent.teleport", "params": {}}\n'
+        + b'{"v": 2, "id": 3, "kind": "agent.kill", "params": {"target": 7, "extra": true}}\n'
+        + b'{"v": 2, "id": 4, "kind": "host.status", "params": {}}\n',
     )
     codes = [frame["error"]["code"] if not frame["ok"] else "ok" for frame in frames]
     assert codes == ["bad_request", "not_supported", "bad_request", "ok"]
@@ -157,13 +157,13 @@ def test_bad_frames_get_a_readable_bad_request_and_the_connection_keeps_serving(
     deep = b"[" * 990 + b"]" * 990
     frames, _ = _raw_exchange(
         wardian_home,
-        b'{"v": 1, "id": 1, "kind": "agent.kill", "params": {"target": "\\ud800"}}\n'
-        + b'{"v": 1, "id": 2, "kind": "agent.kill", "params": {"target": '
+        b'{"v": 2, "id": 1, "kind": "agent.kill", "params": {"target": "\\ud800"}}\n'
+        + b'{"v": 2, "id": 2, "kind": "agent.kill", "params": {"target": '
         + deep
         + b"}}\n"
         + b"\xff\xfe\n"
-        + b'{"v": 1, "id": 4, "kind": "agent.wait", "params": {"target": "a", "until": "idle", "timeout": 0}}\n'
-        + b'{"v": 1, "id": 5, "kind": "host.status", "params": {}}\n',
+        + b'{"v": 2, "id": 4, "kind": "agent.wait", "params": {"target": "a", "until": "idle", "timeout": 0}}\n'
+        + b'{"v": 2, "id": 5, "kind": "host.status", "params": {}}\n',
     )
     assert len(frames) == 5, frames
     errors = [frame["error"] for frame in frames[:4]]
@@ -196,7 +196,7 @@ def test_the_server_refuses_a_peer_of_another_uid(wardian_home: Path, monkeypatc
         # The host now believes it runs as another user, so this test's real uid is foreign.
         monkeypatch.setattr(os, "getuid", lambda: 4242)
         reader, writer = await asyncio.open_unix_connection(str(server.path))
-        writer.write(b'{"v": 1, "id": 1, "kind": "host.status", "params": {}}\n')
+        writer.write(b'{"v": 2, "id": 1, "kind": "host.status", "params": {}}\n')
         answer = json.loads(await reader.readline())
         try:
             closed = await reader.read() == b""

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import psutil
 
+from wardian_core.control.protocol import PROTOCOL_VERSION
+
 WARDIAN = str(Path(sys.executable).parent / "wardian")
 
 
@@ -39,7 +41,7 @@ def test_live_reads_say_live_and_carry_evidence(spawn, wait_status, show, run_wa
     assert agent["status_evidence"]["source"] == "pty" and agent["status_evidence"]["event"] == "ready"
     assert psutil.Process(agent["pid"]).cmdline()[0].endswith("bash")
     status = run_wardian("host", "status").json()["host"]
-    assert status["agents"] == 1 and status["running"] == 1 and status["protocol"] == 1
+    assert status["agents"] == 1 and status["running"] == 1 and status["protocol"] == PROTOCOL_VERSION
 
 
 def test_agent_environment_has_session_id_home_term_and_wardian_first_on_path(

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pty_reading import read_until
 from ptyprocess import PtyProcess
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "example_provider"))
@@ -141,25 +142,25 @@ def test_a_sender_tag_is_typed_only_where_the_provider_wants_one(
     talker_agent = spawn("talker", "bash", "-c", f"{command}; echo talker-DONE; exec sleep 600")
     # The sends' end is printed: a quiet-time idle could come between two of them.
     run_wardian("agent", "watch", "talker", "--until", "output:talker-DONE", "--timeout", "60s").json()
-    talker = {"agent": "talker", "uuid": talker_agent["uuid"], "verified": True}
-    assert json.loads((workspace / "to-shell.json").read_text())["sender"] == talker
+    to_shell = json.loads((workspace / "to-shell.json").read_text())
+    assert (to_shell["sender"], to_shell["sender_verified"]) == ("talker", True)
     # The generic provider declares no tag: a shell gets the command as sent, and runs it.
     shell_output = run_wardian("agent", "watch", "shell").json()["watch"]["output"]
     assert "peer-text" in shell_output and "[from talker]" not in shell_output
     # An AI CLI's provider wants to know who speaks; --raw types the text as given all the same.
     assert "you said: [from talker] hello" in run_wardian("agent", "watch", "assistant").json()["watch"]["output"]
     raw = json.loads((workspace / "raw.json").read_text())
-    assert raw["sender"] == talker
+    assert (raw["sender"], raw["sender_verified"]) == ("talker", True)
     assert "you said: untagged" in run_wardian("agent", "watch", "assistant").json()["watch"]["output"]
     assert "[from talker] untagged" not in run_wardian("agent", "watch", "assistant").json()["watch"]["output"]
     # A process outside every agent that names no agent is nobody; one that names an agent
     # its tree does not confirm is that agent, unverified, and tagged so.
     nobody = run_wardian("send", "nobody", "--to", "assistant", env={"WARDIAN_SESSION_ID": "anything"})
-    assert nobody.json()["sender"] is None
+    assert (nobody.json()["sender"], nobody.json()["sender_verified"]) == (None, None)
     # Followed from the cursor before the send, the echo is seen however late the follower connects.
     before = run_wardian("agent", "watch", "assistant").json()["watch"]["cursor"]
     claimed = run_wardian("send", "claimed", "--to", "assistant", env={"WARDIAN_SESSION_ID": talker_agent["uuid"]})
-    assert claimed.json()["sender"] == talker | {"verified": False}
+    assert (claimed.json()["sender"], claimed.json()["sender_verified"]) == ("talker", False)
     follower = subprocess.Popen(
         [WARDIAN, "agent", "watch", "assistant", "--follow", "--since", str(before)], stdout=subprocess.PIPE, text=True
     )
@@ -350,51 +351,33 @@ def test_watch_of_a_cursor_older_than_the_buffer_is_cursor_expired(spawn, wait_s
     assert error["code"] == "cursor_expired" and error["details"]["oldest_cursor"] > 100000
 
 
-def _read_until(terminal: PtyProcess, needle: bytes, limit: float = 20.0) -> bytes:
-    """Read the client's screen until `needle` shows; each read is awaited with select, never blind."""
-    import select
-    import time
-
-    seen, deadline = b"", time.monotonic() + limit
-    while needle not in seen:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise AssertionError(f"{needle!r} not seen; got {seen[-500:]!r}")
-        if select.select([terminal.fd], [], [], remaining)[0]:
-            try:
-                seen += terminal.read(65536)
-            except EOFError:
-                break
-    return seen
-
-
 def test_attach_types_reads_resizes_detaches_and_reattaches_with_two_clients(spawn, wait_status, run_wardian) -> None:
     spawn("seat", "bash", "--norc")
     wait_status("seat", "idle")
     first = PtyProcess.spawn([WARDIAN, "agent", "attach", "seat"], env=dict(os.environ), dimensions=(30, 100))
     second = PtyProcess.spawn([WARDIAN, "agent", "attach", "seat", "--read-only"], env=dict(os.environ))
     for client in (first, second):
-        _read_until(client, b"bash-")  # attached: the recent screen was replayed
+        read_until(client, b"bash-")  # attached: the recent screen was replayed
     first.write(b"echo typed-$((20+3))\r")
-    _read_until(first, b"typed-23")
-    _read_until(second, b"typed-23")
+    read_until(first, b"typed-23")
+    read_until(second, b"typed-23")
     first.setwinsize(33, 111)
     first.write(b"stty size\r")
-    _read_until(first, b"33 111")
+    read_until(first, b"33 111")
     first.write(b"\x1cd")  # Ctrl-\ then d
-    tail = _read_until(first, b'"reason": "detached"')
+    tail = read_until(first, b'"reason": "detached"')
     first.wait()
     assert first.exitstatus == 0 and b"detached" in tail
     assert run_wardian("agent", "seat", "--field", "status").stdout.strip() in ("idle", "processing")
     again = PtyProcess.spawn([WARDIAN, "agent", "attach", "seat", "--detach-keys", "ctrl-a,q"], env=dict(os.environ))
-    _read_until(again, b"bash-")
+    read_until(again, b"bash-")
     again.write(b"echo back-again\r")
-    _read_until(again, b"back-again")
+    read_until(again, b"back-again")
     again.write(b"\x01q")
-    _read_until(again, b"detached")
+    read_until(again, b"detached")
     again.wait()
     second.write(b"\x1cd")
-    _read_until(second, b"detached")
+    read_until(second, b"detached")
     second.wait()
     assert again.exitstatus == 0 and second.exitstatus == 0
 

@@ -5,7 +5,7 @@ from typing import Any
 
 from wardian_core.errors import WardianError
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 
 # One frame is one line. asyncio's default stream limit is 64 KiB; a `send` body or
 # a `watch` answer with a large output window needs more, and anything bigger than

@@ -122,8 +122,12 @@ class Sender:
                 *(self._deliver(agent, self._from(sender_tag, verified, agent, params.text)) for agent in targets)
             )
         )
-        named = {"agent": sender.name, "uuid": sender.uuid, "verified": verified} if sender else None
-        answer: dict[str, Any] = {"results": results, "sender": named}
+        # `sender` stays the name it always was; whether the process tree confirmed it is beside it.
+        answer: dict[str, Any] = {
+            "results": results,
+            "sender": sender.name if sender else None,
+            "sender_verified": verified if sender else None,
+        }
         missed = [result for result in results if result["result"] != "delivered"]
         if missed:
             if waiter is not None:

@@ -9,7 +9,7 @@ TEST_AGENT_UUID = "0b7e6f3c-1111-4222-8333-444455556666"
 
 
 def spawn_context(tmp_path: Path, provider: str, **fields: Any) -> SpawnContext:
-    """`fields` override the context's own; `settings`, `include_dirs` and `model` go into its launch."""
+    """`fields` override the context's own; `settings`, `include_dirs`, `model` and `extra_args` go into its launch."""
     home = tmp_path / "wardian"
     workspace = fields.pop("workspace", tmp_path / "proj")
     Path(workspace).mkdir(parents=True, exist_ok=True)
@@ -17,6 +17,7 @@ def spawn_context(tmp_path: Path, provider: str, **fields: Any) -> SpawnContext:
         settings=fields.pop("settings", {}),
         include_dirs=fields.pop("include_dirs", []),
         model=fields.pop("model", None),
+        extra_args=fields.pop("extra_args", []),
     )
     values: dict[str, Any] = dict(
         agent_uuid=TEST_AGENT_UUID,
