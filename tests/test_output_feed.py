@@ -1,15 +1,16 @@
 """The output feed's own rules, with a stand-in provider: a ready held for a source that holds it."""
 
 import asyncio
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from wardian_core.parsing.events import event
-from wardian_core.provider_models import OutputSource, ParseResult, ProviderEvent, SpawnContext
+from wardian_core.provider_models import OutputSource, ParseResult, ProviderEvent
 from wardian_host.output import feed
-from wardian_host.output.feed import OutputFeed
+from wardian_host.output.feed import OutputFeed, ParserSession
 from wardian_host.testing.contexts import spawn_context
 
 TIMEOUT = 10
@@ -43,26 +44,41 @@ async def _until(condition: Any) -> None:
     await asyncio.wait_for(poll(), TIMEOUT)
 
 
-def _feed_with_stream(tmp_path: Path, holds_ready: bool) -> tuple[OutputFeed, StandInProvider, SpawnContext, Path]:
+@dataclass
+class Launch:
+    """A launch whose PTY has just said READY, and what its feed handed on."""
+
+    feed: OutputFeed
+    session: ParserSession
+    provider: StandInProvider
+    stream_file: Path
+    seen: list[ProviderEvent]
+
+    def kinds(self) -> list[str]:
+        return [e.kind for e in self.seen]
+
+
+def _ready_said(tmp_path: Path, holds_ready: bool) -> Launch:
+    """Call inside the event loop: a feed with one file source, started, and READY on its PTY."""
     stream_file = tmp_path / "stream.jsonl"
     stream = OutputSource(name="stream", kind="file", path=stream_file, holds_ready=holds_ready)
     provider = StandInProvider(stream)
     output_feed = OutputFeed(asyncio.get_running_loop(), provider)  # type: ignore[arg-type]
-    return output_feed, provider, spawn_context(tmp_path, "standin"), stream_file
+    seen: list[ProviderEvent] = []
+    session = output_feed.new_session(spawn_context(tmp_path, "standin"), seen.append)
+    output_feed.start(session)
+    output_feed.pty_output(session, b"READY")  # parsed at once: a ready let through is seen here
+    return Launch(output_feed, session, provider, stream_file, seen)
 
 
 def test_ready_waits_for_the_first_line_of_a_source_that_holds_it(tmp_path: Path) -> None:
     async def scenario() -> tuple[list[str], list[str]]:
-        output_feed, provider, ctx, stream_file = _feed_with_stream(tmp_path, holds_ready=True)
-        seen: list[ProviderEvent] = []
-        session = output_feed.new_session(ctx, seen.append)
-        output_feed.start(session)
-        output_feed.pty_output(session, b"READY")  # parsed at once: a ready let through is seen here
-        before = [e.kind for e in seen]
-        stream_file.write_text('{"type": "server.connected"}\n')
-        await _until(lambda: seen)
-        output_feed.close(session)
-        return before, [e.kind for e in seen]
+        launch = _ready_said(tmp_path, holds_ready=True)
+        before = launch.kinds()
+        launch.stream_file.write_text('{"type": "server.connected"}\n')
+        await _until(lambda: launch.seen)
+        launch.feed.close(launch.session)
+        return before, launch.kinds()
 
     before, after = asyncio.run(scenario())
     assert before == [], "ready went out before the source that holds it spoke"
@@ -71,13 +87,9 @@ def test_ready_waits_for_the_first_line_of_a_source_that_holds_it(tmp_path: Path
 
 def test_a_source_that_does_not_hold_ready_lets_it_through(tmp_path: Path) -> None:
     async def scenario() -> list[str]:
-        output_feed, _, ctx, _ = _feed_with_stream(tmp_path, holds_ready=False)
-        seen: list[ProviderEvent] = []
-        session = output_feed.new_session(ctx, seen.append)
-        output_feed.start(session)
-        output_feed.pty_output(session, b"READY")
-        output_feed.close(session)
-        return [e.kind for e in seen]
+        launch = _ready_said(tmp_path, holds_ready=False)
+        launch.feed.close(launch.session)
+        return launch.kinds()
 
     assert asyncio.run(scenario()) == ["ready"]
 
@@ -88,15 +100,11 @@ def test_a_silent_source_holds_ready_only_so_long(
     monkeypatch.setattr(feed, "READY_HOLD_SECONDS", 0.2)
 
     async def scenario() -> list[str]:
-        output_feed, provider, ctx, _ = _feed_with_stream(tmp_path, holds_ready=True)
-        seen: list[ProviderEvent] = []
-        session = output_feed.new_session(ctx, seen.append)
-        output_feed.start(session)
-        output_feed.pty_output(session, b"READY")
-        await _until(lambda: seen)
-        output_feed.close(session)
-        assert provider.stream_lines == []
-        return [e.kind for e in seen]
+        launch = _ready_said(tmp_path, holds_ready=True)
+        await _until(lambda: launch.seen)
+        launch.feed.close(launch.session)
+        assert launch.provider.stream_lines == []
+        return launch.kinds()
 
     assert asyncio.run(scenario()) == ["ready"]
     assert "said nothing" in caplog.text and "stream" in caplog.text
@@ -106,13 +114,9 @@ def test_a_closed_launch_lets_no_held_ready_out(tmp_path: Path, monkeypatch: pyt
     monkeypatch.setattr(feed, "READY_HOLD_SECONDS", 0.1)
 
     async def scenario() -> list[str]:
-        output_feed, _, ctx, _ = _feed_with_stream(tmp_path, holds_ready=True)
-        seen: list[ProviderEvent] = []
-        session = output_feed.new_session(ctx, seen.append)
-        output_feed.start(session)
-        output_feed.pty_output(session, b"READY")
-        output_feed.close(session)
+        launch = _ready_said(tmp_path, holds_ready=True)
+        launch.feed.close(launch.session)
         await asyncio.sleep(0.3)  # past the hold: its timer was cancelled with the launch
-        return [e.kind for e in seen]
+        return launch.kinds()
 
     assert asyncio.run(scenario()) == []

@@ -7,13 +7,10 @@ both ends run on one machine and read the same clock. A request without one (its
 waits for ever) never expires.
 """
 
-import logging
 import math
 import time
 
 from wardian_core.errors import WardianError
-
-log = logging.getLogger(__name__)
 
 
 def deadline_after(timeout: float | None) -> float | None:
@@ -34,7 +31,11 @@ def refuse_if_late(kind: str, deadline: object) -> None:
         )
     late_by = time.time() - deadline
     if late_by > 0:
-        log.warning("refused %s: read %.1f s after its deadline, when its client had stopped waiting", kind, late_by)
+        import logging  # only the host refuses: logging stays out of the CLI's start-up
+
+        logging.getLogger(__name__).warning(
+            "refused %s: read %.1f s after its deadline, when its client had stopped waiting", kind, late_by
+        )
         raise WardianError(
             "control_endpoint_timeout",
             f"{kind!r} reached the host {late_by:.1f} s after its deadline and was not started",

@@ -10,16 +10,23 @@ anything else still fail at once. If the host stops with writes still kept, the 
 host's recovery derives the same state from the processes themselves.
 """
 
-import logging
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-log = logging.getLogger(__name__)
+if TYPE_CHECKING:
+    import logging
 
 # "The file cannot grow or be written right now"; extended codes add bits above the low byte.
 _RETRYABLE_CODES = frozenset({sqlite3.SQLITE_FULL, sqlite3.SQLITE_IOERR})
+
+
+def _log() -> "logging.Logger":
+    # Only the host keeps writes; the CLI reads rows through this module and starts faster without logging.
+    import logging
+
+    return logging.getLogger(__name__)
 
 
 def cannot_write_now(exc: sqlite3.Error) -> bool:
@@ -65,7 +72,7 @@ def write(conn: sqlite3.Connection, change: KeptWrite) -> bool:
 
 def _keep(conn: WriterConnection, change: KeptWrite, why: str) -> None:
     conn.kept.append(change)
-    log.warning("state.db cannot be written (%s): %d agent write(s) kept for a retry", why, len(conn.kept))
+    _log().warning("state.db cannot be written (%s): %d agent write(s) kept for a retry", why, len(conn.kept))
     if conn.on_kept is not None:
         conn.on_kept()
 
@@ -81,9 +88,9 @@ def flush(conn: sqlite3.Connection) -> bool:
         except sqlite3.Error as exc:
             if cannot_write_now(exc):
                 return False
-            log.error("state.db: a kept write of agent %s is dropped: %s", change.agent_uuid, exc)
+            _log().error("state.db: a kept write of agent %s is dropped: %s", change.agent_uuid, exc)
         conn.kept.pop(0)
-    log.warning("state.db caught up with the kept writes")
+    _log().warning("state.db caught up with the kept writes")
     return True
 
 
