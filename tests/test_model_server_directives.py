@@ -86,3 +86,48 @@ def test_schema_example_honours_enums_and_minimums():
     }
 
     assert example_for_schema(schema) == {"complexity_reasoning": "mock", "complexity_score": 1, "next_speaker": "user"}
+
+
+ASK_ID = "ask_0123456789abcdef"
+ASK_PROMPT = (
+    "what is six times seven? MOCK_TOOL:echo 42 | wardian reply ASK_REQUEST_ID --status done --stdin\n\n"
+    f"When you are done, run: wardian reply {ASK_ID} --status done --stdin"
+)
+
+
+def test_request_id_placeholder_takes_the_id_on_a_later_line_of_the_prompt():
+    answer = decide(Conversation(ASK_PROMPT, False, (BASH,)))
+
+    assert answer.tool_call is not None
+    assert answer.tool_call.arguments["command"] == f"echo 42 | wardian reply {ASK_ID} --status done --stdin"
+
+
+def test_request_id_placeholder_fills_every_schema_shape():
+    answer = decide(Conversation(ASK_PROMPT, False, (ARGV_SHELL,)))
+
+    assert answer.tool_call is not None
+    assert answer.tool_call.arguments["command"][-1] == f"echo 42 | wardian reply {ASK_ID} --status done --stdin"
+
+
+def test_prompt_without_a_request_id_is_answered_with_text_and_runs_nothing():
+    prompt = "MOCK_ESCALATE MOCK_TOOL:wardian reply ASK_REQUEST_ID --status done ECHO:t"
+
+    answer = decide(Conversation(prompt, False, (EXEC_COMMAND,)))
+
+    assert answer.tool_call is None
+    assert answer.text == "MOCK-REPLY no-request-id"
+
+
+def test_only_sixteen_lowercase_hex_digits_make_a_request_id():
+    for wrong in ("ask_0123456789ABCDEF", "ask_0123456789abcdef0", "ask_0123456789abcde", "task_0123456789abcdef"):
+        directives = parse_directives(f"MOCK_TOOL:wardian reply ASK_REQUEST_ID\n\nreply to {wrong} now")
+
+        assert directives.tool_command is None, wrong
+        assert directives.reply_text() == "MOCK-REPLY no-request-id", wrong
+
+
+def test_a_command_without_the_placeholder_is_left_as_written():
+    directives = parse_directives(f"MOCK_TOOL:echo ASK_ID_LIKE\n\n{ASK_ID}")
+
+    assert directives.tool_command == "echo ASK_ID_LIKE"
+    assert not directives.missing_request_id

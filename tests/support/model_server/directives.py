@@ -4,6 +4,12 @@
 with `<cmd>` (the rest of the line, up to the next directive); `MOCK_ESCALATE` asks for an
 escalated sandbox (Codex's approval path); `MOCK_HTTP_ERROR:<status>` (or the shorter
 `MOCK_ERROR:<status>` used by the shared fixtures) answers with that HTTP status.
+
+In a `MOCK_TOOL` command the word `ASK_REQUEST_ID` stands for the request id of a
+`wardian ask` (`ask_` and 16 lowercase hex digits) found anywhere in the same prompt — Wardian
+appends it, in its reply instruction, after the asker's message — so no test hard-codes an id.
+A prompt whose command needs an id but carries none is answered `MOCK-REPLY no-request-id`
+and runs nothing.
 """
 
 from __future__ import annotations
@@ -17,10 +23,14 @@ _ESCALATE = re.compile(r"MOCK_ESCALATE\b")
 # The command ends at the end of the line or where another directive starts, so a prompt can
 # say `MOCK_TOOL:touch a.txt ECHO:tok` and still echo its token after the tool ran.
 _TOOL = re.compile(r"MOCK_TOOL:(.+?)(?=\s+(?:ECHO:|MOCK_[A-Z_]+)|$)", re.MULTILINE)
+# Exactly 16 hex digits: a longer or upper-case run is not an id, so it is never half-taken.
+_REQUEST_ID = re.compile(r"(?<!\w)ask_[0-9a-f]{16}(?!\w)")
 
+REQUEST_ID_PLACEHOLDER = "ASK_REQUEST_ID"
 # The text the fake model writes before a tool call, as in the shared fixtures.
 TOOL_PREAMBLE = "Running the requested command."
 ESCALATION_JUSTIFICATION = "mock wants to run this outside the sandbox"
+NO_REQUEST_ID_TEXT = "MOCK-REPLY no-request-id"
 
 
 @dataclass(frozen=True)
@@ -29,8 +39,12 @@ class Directives:
     tool_command: str | None = None
     escalate: bool = False
     error_status: int | None = None
+    # The command named ASK_REQUEST_ID but the prompt held no request id to put there.
+    missing_request_id: bool = False
 
     def reply_text(self) -> str:
+        if self.missing_request_id:
+            return NO_REQUEST_ID_TEXT
         return f"MOCK-REPLY {self.echo_token}" if self.echo_token else "MOCK-REPLY"
 
     def tool_done_text(self) -> str:
@@ -42,9 +56,21 @@ def parse_directives(prompt: str) -> Directives:
     echo = _ECHO.search(prompt)
     tool = _TOOL.search(prompt)
     error = _ERROR.search(prompt)
+    command, missing = _with_request_id(tool.group(1).strip() if tool else None, prompt)
     return Directives(
         echo_token=echo.group(1) if echo else None,
-        tool_command=tool.group(1).strip() if tool else None,
+        tool_command=command,
         escalate=bool(_ESCALATE.search(prompt)),
         error_status=int(error.group(1)) if error else None,
+        missing_request_id=missing,
     )
+
+
+def _with_request_id(command: str | None, prompt: str) -> tuple[str | None, bool]:
+    """The command with ASK_REQUEST_ID filled in, or (None, True) when the prompt has no id."""
+    if command is None or REQUEST_ID_PLACEHOLDER not in command:
+        return command, False
+    found = _REQUEST_ID.search(prompt)
+    if found is None:
+        return None, True
+    return command.replace(REQUEST_ID_PLACEHOLDER, found.group(0)), False

@@ -63,7 +63,7 @@ def decide(conversation: Conversation) -> Answer:
     if conversation.after_tool_result:
         return Answer(text=directives.tool_done_text(), directives=directives)
     command = directives.tool_command
-    if command is None and directives.escalate:
+    if command is None and directives.escalate and not directives.missing_request_id:
         command = "true"
     shell = find_shell_tool(conversation.tools)
     # Side requests (titles, summaries, routing) declare no shell tool: answer them with text.
