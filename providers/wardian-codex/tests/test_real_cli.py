@@ -387,3 +387,48 @@ def test_agent_run_turn_resume_and_api_error(wardian: Wardian) -> None:
     ]
     assert any(e["kind"] == "error" and e["evidence"]["source"] == "headless" for e in run["events"]), run
     assert "mock error 400 requested" in json.dumps(run["events"]) + run["stderr_tail"]
+
+
+def tool_output(server, command: str) -> str:
+    """What Codex handed back to the model for the shell call running `command` (after `Output:`)."""
+    calls: dict[str, str] = {}
+    for request in server.requests:
+        try:
+            items = json.loads(request.body_text()).get("input", [])
+        except ValueError:
+            continue
+        for item in items:
+            if item.get("type") == "function_call" and command in item.get("arguments", ""):
+                calls[item["call_id"]] = ""
+            if item.get("type") == "function_call_output" and item.get("call_id") in calls:
+                return str(item["output"]).split("Output:\n", 1)[-1]
+    raise AssertionError(f"no tool result for {command!r}")
+
+
+def test_the_agents_shell_tool_reaches_the_host_as_itself(wardian: Wardian) -> None:
+    agent = wardian.spawn("cx")
+    wardian.wait("cx", "idle", "ready")
+
+    # Workspace-write (the user's config here) denies connect() to any socket; Wardian's rule
+    # lets the `wardian` command itself out of the sandbox, without a dialog.
+    wardian("send", "MOCK_TOOL:wardian host whoami ECHO:w1", "--to", "cx", "--wait-until", "idle", "--timeout", "60s")
+
+    caller = json.loads(tool_output(wardian.cli.server, "wardian host whoami"))["caller"]
+    assert (caller["verification"], caller["tie"]) == ("verified", "ancestry"), caller
+    assert (caller["agent"]["uuid"], caller["agent"]["name"]) == (agent["uuid"], "cx"), caller
+    assert "action_required" not in [event["to"] for event in wardian.watch("cx")["events"]]
+
+    # Anything more than the bare command (here a redirection) stays in the sandbox: refused.
+    wardian(
+        "send",
+        "MOCK_TOOL:wardian host whoami > whoami.json ECHO:w2",
+        "--to",
+        "cx",
+        "--wait-until",
+        "idle",
+        "--timeout",
+        "60s",
+    )
+    refused = json.loads(tool_output(wardian.cli.server, "whoami.json"))["error"]
+    assert (refused["code"], refused["details"]["reason"]) == ("app_not_running", "[Errno 1] Operation not permitted")
+    assert (wardian.workspace / "whoami.json").read_text() == ""

@@ -19,7 +19,7 @@ from typing import Any
 
 import tomli_w
 
-from wardian_codex import hooks
+from wardian_codex import hooks, reach
 from wardian_core.provider_homes import assigned_skills, link, link_skills
 from wardian_core.provider_models import HomePlan, SpawnContext
 
@@ -74,9 +74,11 @@ def trusted_by_a_parent(workspace: Path, projects: Any) -> bool:
     return False
 
 
-def wardian_entries(ctx: SpawnContext, user_config: dict[str, Any]) -> dict[str, Any]:
+def wardian_entries(
+    ctx: SpawnContext, user_config: dict[str, Any], env: Mapping[str, str] | None = None
+) -> dict[str, Any]:
     """What Wardian itself sets in the agent's config.toml; these win over the user's keys."""
-    entries: dict[str, Any] = {}
+    entries = reach.config_entries(ctx, user_config, os.environ if env is None else env)
     if ctx.launch.settings.get("trust_workspace") or trusted_by_a_parent(ctx.workspace, user_config.get("projects")):
         # Trust binds to the real workspace Codex runs in (`--cd`), never to the habitat.
         entries["projects"] = {str(ctx.workspace): {"trust_level": "trusted"}}
@@ -95,14 +97,20 @@ def _drop_stale_hook_trust(config: dict[str, Any], hook_trust: dict[str, Any]) -
     return config | {"hooks": config["hooks"] | {"state": kept}}
 
 
-def write_config(ctx: SpawnContext, user_home: Path, codex_home: Path, hook_trust: dict[str, Any]) -> None:
+def write_config(
+    ctx: SpawnContext,
+    user_home: Path,
+    codex_home: Path,
+    hook_trust: dict[str, Any],
+    env: Mapping[str, str] | None = None,
+) -> None:
     """`hook_trust`: the `hooks.state` entries that trust Wardian's hooks."""
     target = codex_home / "config.toml"
     # Keep what Codex wrote into the agent's copy (e.g. trust accepted in its dialog), let the
     # user's current file update it, and put Wardian's entries on top.
     user_config = _read_toml(user_home / "config.toml")
     config = _drop_stale_hook_trust(_merge(_read_toml(target), user_config), hook_trust)
-    config = _merge(config, _merge(wardian_entries(ctx, user_config), hook_trust))
+    config = _merge(config, _merge(wardian_entries(ctx, user_config, env), hook_trust))
     text = tomli_w.dumps(config)
     if not target.exists() or target.read_text(encoding="utf-8") != text:
         target.write_text(text, encoding="utf-8")
@@ -150,7 +158,8 @@ def prepare(ctx: SpawnContext, env: dict[str, str] | None = None, windows: bool 
     codex_home.mkdir(parents=True, exist_ok=True)
     if user_home.resolve() != codex_home.resolve():
         project_shared_files(user_home, codex_home, windows)
-    write_config(ctx, user_home, codex_home, hooks.install(ctx, codex_home))
+    write_config(ctx, user_home, codex_home, hooks.install(ctx, codex_home), env)
+    reach.write_rules(codex_home)
     project_skills(ctx, codex_home)
     write_instructions(ctx, user_home, codex_home)
     return HomePlan(env={"CODEX_HOME": str(codex_home)})
