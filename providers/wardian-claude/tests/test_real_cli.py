@@ -353,3 +353,19 @@ def test_agent_run_turn_resume_and_api_error(wardian: Callable, agent: Callable,
     assert any(e["kind"] == "error" and e["evidence"]["source"] == "headless" for e in run["events"]), run
     assert "mock error 400 requested" in json.dumps(run["events"]) + run["stderr_tail"]
     claude_cli.assert_only_model_server_was_called()
+
+
+def test_the_agents_shell_tool_reaches_the_host_as_itself(wardian: Callable, agent: Callable, claude_cli: Any) -> None:
+    me = agent("cc")
+    whoami = claude_cli.workspace / "whoami.json"
+
+    # Wardian launches Claude without its sandbox: the tool runs once approved.
+    wardian("send", f"MOCK_TOOL:wardian host whoami > {whoami.name} ECHO:w1", "--to", "cc").json()
+    wardian("agent", "wait", "cc", "--until", "action_required", "--timeout", WAIT).json()
+    assert f"Bash: wardian host whoami > {whoami.name}" in fields(wardian, "cc")["status_evidence"]["line"]
+    wardian("send", "--approval", "accept", "--to", "cc").json()
+    wardian("agent", "wait", "cc", "--until", "idle", "--timeout", WAIT).json()
+
+    caller = json.loads(whoami.read_text())["caller"]
+    assert (caller["verification"], caller["tie"]) == ("verified", "ancestry"), caller
+    assert (caller["agent"]["uuid"], caller["agent"]["name"]) == (me["uuid"], "cc"), caller
