@@ -235,3 +235,20 @@ def test_agent_run_turn_resume_and_api_error(wardian: WardianCli) -> None:
     assert (error["code"], run["status"], run["exit_code"]) == ("request_failed", "error", 144), error
     assert run["timeline"][-1]["event"] == "error" and run["timeline"][-1]["rule"] == "type=result status=error"
     assert "mock error 400 requested" in json.dumps(run["events"]) + run["stderr_tail"]
+
+
+def test_the_agents_shell_tool_reaches_the_host_as_itself(wardian: WardianCli) -> None:
+    agent = wardian.spawn("gm")
+    wardian.wait("gm", "idle", "ready")
+    whoami = wardian.workspace / "whoami.json"
+
+    # Wardian launches Gemini without its sandbox: the tool runs once approved.
+    wardian("send", f"MOCK_TOOL:wardian host whoami > {whoami.name} ECHO:w1", "--to", "gm")
+    asked = wardian.wait("gm", "action_required", "approval_requested")["status_evidence"]
+    assert asked["line"] == f"wardian host whoami > {whoami.name}", asked
+    wardian("send", "--approval", "accept", "--to", "gm", "--timeout", "30s")
+    wardian.wait("gm", "idle", "turn_completed")
+
+    caller = json.loads(whoami.read_text())["caller"]
+    assert (caller["verification"], caller["tie"]) == ("verified", "ancestry"), caller
+    assert (caller["agent"]["uuid"], caller["agent"]["name"]) == (agent["uuid"], "gm"), caller
