@@ -224,3 +224,26 @@ def test_agent_run_turn_resume_and_api_error(wardian: WardianCli) -> None:
     tools = [e["data"] for e in refused["events"] if e.get("data", {}).get("tool") == "bash"]
     assert tools and tools[-1]["status"] == "error" and "rejected" in tools[-1]["error"], refused["events"]
     assert not (wardian.workspace / "headless.txt").exists()
+
+
+def test_the_agents_shell_tool_reaches_the_host_as_itself(wardian: WardianCli) -> None:
+    agent = spawn(wardian, "oc")
+    wardian.wait("oc", "idle", "ready")
+    whoami = wardian.workspace / "whoami.json"
+
+    # OpenCode has no sandbox and runs bash without asking by default.
+    wardian(
+        "send",
+        f"MOCK_TOOL:wardian host whoami > {whoami.name} ECHO:w1",
+        "--to",
+        "oc",
+        "--wait-until",
+        "idle",
+        "--timeout",
+        "60s",
+    )
+
+    caller = json.loads(whoami.read_text())["caller"]
+    assert (caller["verification"], caller["tie"]) == ("verified", "ancestry"), caller
+    assert (caller["agent"]["uuid"], caller["agent"]["name"]) == (agent["uuid"], "oc"), caller
+    assert "action_required" not in [event["to"] for event in wardian.watch("oc")["events"]]
