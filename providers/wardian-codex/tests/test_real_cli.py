@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import time
 from collections.abc import Iterator
@@ -416,7 +417,7 @@ def test_the_agents_shell_tool_reaches_the_host_as_itself(wardian: Wardian) -> N
     caller = json.loads(tool_output(wardian.cli.server, "wardian host whoami"))["caller"]
     assert (caller["verification"], caller["tie"]) == ("verified", "ancestry"), caller
     assert (caller["agent"]["uuid"], caller["agent"]["name"]) == (agent["uuid"], "cx"), caller
-    assert "action_required" not in [event["to"] for event in wardian.watch("cx")["events"]]
+    assert "action_required" not in [event.get("to") for event in wardian.watch("cx")["events"]]
 
     # Anything more than the bare command (here a redirection) stays in the sandbox: refused.
     wardian(
@@ -432,3 +433,56 @@ def test_the_agents_shell_tool_reaches_the_host_as_itself(wardian: Wardian) -> N
     refused = json.loads(tool_output(wardian.cli.server, "whoami.json"))["error"]
     assert (refused["code"], refused["details"]["reason"]) == ("app_not_running", "[Errno 1] Operation not permitted")
     assert (wardian.workspace / "whoami.json").read_text() == ""
+
+
+REQUEST_ID = re.compile(r"ask_[0-9a-f]{16}")
+
+
+def ask_in_background(name: str, question: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [WARDIAN, "ask", name, question, "--timeout", "90s"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        env=dict(os.environ),
+    )
+
+
+def ask_answer(asking: subprocess.Popen[str]) -> dict:
+    stdout, stderr = asking.communicate(timeout=150)
+    assert asking.returncode == 0, stderr
+    return json.loads(stdout)
+
+
+def assert_replied_by_the_agent(answer: dict, body: str) -> None:
+    assert REQUEST_ID.fullmatch(answer["request_id"]), answer
+    assert answer["status"] == "done", answer
+    reply = answer["reply"]
+    assert (reply["status"], reply["source"], reply["body"].rstrip("\n")) == ("done", "agent", body), reply
+
+
+def test_an_ask_is_answered_by_the_agents_wardian_reply(wardian: Wardian) -> None:
+    wardian.spawn("cx")
+    wardian.wait("cx", "idle", "ready")
+
+    # A pipeline into `wardian` stays in the sandbox (connect() refused): the model asks to
+    # run it escalated, which is a dialog the user answers.
+    question = (
+        "what is six times seven? MOCK_ESCALATE MOCK_TOOL:echo 42 | wardian reply ASK_REQUEST_ID --status done --stdin"
+    )
+    asking = ask_in_background("cx", question)
+    wardian.wait("cx", "action_required", "approval_requested")
+    wardian("send", "--approval", "accept", "--to", "cx", "--timeout", "30s")
+    answer = ask_answer(asking)
+    assert_replied_by_the_agent(answer, "42")
+
+    # The bare `wardian reply` is let out of the sandbox by Wardian's rule: no dialog.
+    wardian.wait("cx", "idle", "turn_completed")
+    plain = ask_answer(
+        ask_in_background("cx", "and seven times six? MOCK_TOOL:wardian reply ASK_REQUEST_ID --status done 42")
+    )
+    assert_replied_by_the_agent(plain, "42")
+    assert plain["request_id"] != answer["request_id"]
+    asked = [event for event in wardian.watch("cx")["events"] if event.get("to") == "action_required"]
+    assert len(asked) == 1, asked
