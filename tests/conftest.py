@@ -36,7 +36,14 @@ class Result:
 def run_wardian(wardian_home: Path) -> Callable[..., Result]:
     """Run the installed `wardian` with the test's clean environment (plus `env`)."""
 
-    def run(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None, timeout: float = 60) -> Result:
+    def run(
+        *args: str,
+        env: dict[str, str] | None = None,
+        cwd: Path | None = None,
+        timeout: float = 60,
+        input: str | None = None,
+    ) -> Result:
+        """`input`: the command's standard input (none by default)."""
         completed = subprocess.run(
             [WARDIAN, *args],
             capture_output=True,
@@ -44,7 +51,8 @@ def run_wardian(wardian_home: Path) -> Callable[..., Result]:
             env={**os.environ, **(env or {})},
             cwd=cwd,
             timeout=timeout,
-            stdin=subprocess.DEVNULL,
+            input=input,
+            stdin=subprocess.DEVNULL if input is None else None,
         )
         return Result(completed.returncode, completed.stdout, completed.stderr)
 

@@ -117,7 +117,7 @@ def test_watch_drops_the_oldest_events_when_their_evidence_would_outgrow_the_ans
     agent.record_output(b"done\n")
     evidence = {"source": "test", "message": "e" * 100_000}
     for index in range(EVENT_BACKLOG):
-        agent.status_log.append({"cursor": 0, "to": "idle", "evidence": evidence | {"n": index}})
+        agent.event_log.append({"cursor": 0, "to": "idle", "evidence": evidence | {"n": index}})
     answer = _watch_once(agent, WatchParams(target="a1"))
     assert len(encode(ok_frame(1, answer))) <= MAX_FRAME_BYTES
     assert answer["events_dropped"] > 0 and answer["events"][-1]["evidence"]["n"] == EVENT_BACKLOG - 1
@@ -170,7 +170,7 @@ def test_a_stalled_follower_holds_nothing_and_is_told_it_lagged() -> None:
         assert delivered == agent.buffer.capacity  # what the buffer keeps, not all 160 KiB
         client.reader.feed_eof()
         assert (await follow) == {"cursor": end}
-        assert agent.output_listeners == set() and agent.listeners == set()
+        assert agent.output_listeners == set() and agent.event_listeners == set()
 
     asyncio.run(scenario())
 
@@ -183,9 +183,7 @@ def test_a_stalled_follower_counts_the_status_changes_it_missed() -> None:
         await client.until(lambda: len(client.items) == 1)
         for index in range(EVENT_BACKLOG + 44):
             agent.record_output(b"line\n")
-            agent.status_log.append({"cursor": agent.buffer.end_cursor, "to": "idle", "n": index})
-            for listener in list(agent.listeners):
-                listener(agent, "idle")
+            agent.log_event("status", {"to": "idle", "n": index})
         client.resume()
         await client.until(lambda: client.items[-1].get("event", {}).get("n") == EVENT_BACKLOG + 43)
         assert _kinds(client.items)[:2] == ["output", "lagged"]

@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from wardian_core.asks import REPLY_BODY_MAX_CHARS, ReplyStatus
 from wardian_core.control.protocol import PROTOCOL_VERSION
 from wardian_core.statuses import Status
 
@@ -123,6 +124,20 @@ class RunParams(TargetParams):
     timeout: float = Field(600.0, gt=0)
 
 
+class AskParams(TargetParams):
+    message: str = Field(min_length=1)
+    until_output: str | None = Field(None, min_length=1, description="Complete on this token in the output instead.")
+    timeout: float | None = Field(None, gt=0, description="Seconds to wait for the reply; None: no limit.")
+    wait: bool = Field(True, description="False: answer once the question is typed, with its request id.")
+
+
+class ReplyParams(_Params):
+    # Any text: an id that is not a stored request is `not_found`, whatever its shape.
+    request_id: str = Field(min_length=1, max_length=200)
+    status: ReplyStatus
+    body: str = Field(max_length=REPLY_BODY_MAX_CHARS)
+
+
 REQUEST_PARAMS: dict[str, type[_Params]] = {
     "host.status": NoParams,
     "host.stop": NoParams,
@@ -144,4 +159,6 @@ REQUEST_PARAMS: dict[str, type[_Params]] = {
     "agent.watch": WatchParams,
     "agent.attach": AttachParams,
     "agent.run": RunParams,
+    "ask": AskParams,
+    "reply": ReplyParams,
 }

@@ -52,6 +52,25 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE agents ADD COLUMN process_identity TEXT
     """,
+    # 5: `wardian ask` requests and their replies, kept past the asking CLI and host restarts;
+    # an agent's requests go with it (`agent delete`)
+    """
+    CREATE TABLE requests (
+        id TEXT PRIMARY KEY,
+        agent TEXT NOT NULL REFERENCES agents (uuid) ON DELETE CASCADE,
+        agent_name TEXT NOT NULL,
+        status TEXT NOT NULL DEFAULT 'pending',
+        message TEXT NOT NULL,
+        until TEXT,
+        asker TEXT,
+        asker_verified INTEGER,
+        created_at TEXT NOT NULL,
+        delivery TEXT,
+        reply TEXT
+    );
+    CREATE INDEX requests_by_agent ON requests (agent, created_at);
+    CREATE INDEX requests_by_status ON requests (status, created_at)
+    """,
 ]
 
 CURRENT_VERSION = len(MIGRATIONS)

@@ -330,7 +330,7 @@ class AgentLifecycle:
             if agent.is_alive:
                 await self._stop_locked(agent, "clear")
             agent.buffer.clear()
-            agent.status_log.clear()
+            agent.event_log.clear()
             self._launch(agent, "fresh", "clear")
         return agent.snapshot()
 

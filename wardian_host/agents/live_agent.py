@@ -11,12 +11,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from wardian_core.clock import now_iso
 from wardian_core.process_identity import ProcessIdentity
 from wardian_host.output.buffer import OutputBuffer
 from wardian_host.output.screen import LazyScreen
 
 StatusListener = Callable[["LiveAgent", str], None]
 OutputListener = Callable[[int, bytes], None]  # (cursor of the first byte, the bytes)
+EventListener = Callable[[dict[str, Any]], None]  # one entry of `event_log`, as it is added
 
 
 @dataclass(eq=False)
@@ -32,8 +34,10 @@ class LiveAgent:
     is_running: bool = False
     listeners: set[StatusListener] = field(default_factory=set)
     output_listeners: set[OutputListener] = field(default_factory=set)
-    # Recent status changes with the output cursor at the time, for `agent watch`.
-    status_log: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=256))
+    # Recent events with the output cursor at the time, for `agent watch`: status changes
+    # (kind `status`) and `wardian ask`'s request, delivery and reply.
+    event_log: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=256))
+    event_listeners: set[EventListener] = field(default_factory=set)
     # Serializes lifecycle operations on this agent.
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     # What its terminal shows, replayed from `buffer` when asked (`agent screen`).
@@ -70,6 +74,14 @@ class LiveAgent:
         self.buffer.append(data)
         for listener in list(self.output_listeners):
             listener(cursor, data)
+
+    def log_event(self, kind: str, fields: dict[str, Any], at: str | None = None) -> dict[str, Any]:
+        """Add an event at the current output cursor and show it to whoever follows the agent."""
+        entry = {"kind": kind, "cursor": self.buffer.end_cursor, "at": at or now_iso()} | fields
+        self.event_log.append(entry)
+        for listener in list(self.event_listeners):
+            listener(entry)
+        return entry
 
     def snapshot(self) -> dict[str, Any]:
         """The agent as answers show it: its launch token stays in the host."""

@@ -100,6 +100,11 @@ class Sender:
         # A busy provider queues typed input as it would a person's.
         return result | {"result": "delivered", "queued": busy}
 
+    async def deliver(self, agent: LiveAgent, text: str, sender: LiveAgent | None, verified: bool) -> dict[str, Any]:
+        """Type `text` into one agent once it takes input, as `send` does; the delivery's result."""
+        await self._past_start(agent)
+        return await self._deliver(agent, self._from(sender, verified, agent, text))
+
     async def send_message(self, params: Any, sender: LiveAgent | None, verified: bool = True) -> dict[str, Any]:
         """Type `params.text` into every target; `sender` is the calling agent, if any, and
         `verified` says whether its process tree confirms it (else the caller only claims it)."""

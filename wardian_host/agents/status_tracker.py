@@ -73,15 +73,7 @@ class StatusTracker:
         agent.status_evidence = evidence
         agent.status_before_dialog = status_before_dialog(agent.status_before_dialog, previous, status)
         agent.dialog_opened_at = time.monotonic() if status == "action_required" else None
-        agent.status_log.append(
-            {
-                "cursor": agent.buffer.end_cursor,
-                "at": agent.row["last_status_at"],
-                "from": previous,
-                "to": status,
-                "evidence": evidence,
-            }
-        )
+        agent.log_event("status", {"from": previous, "to": status, "evidence": evidence}, agent.row["last_status_at"])
         log.info("agent %s: %s -> %s (%s)", agent.name, previous, status, evidence)
         self._notify(agent)
         self._observers(agent, previous, status, event)

@@ -1,4 +1,4 @@
-"""`wardian agent watch`: an agent's output and status changes since a cursor."""
+"""`wardian agent watch`: an agent's output and events (status changes, asks) since a cursor."""
 
 import asyncio
 import json
@@ -12,12 +12,13 @@ from wardian_host.agents.client_stream import ClientStream
 from wardian_host.agents.live_agent import LiveAgent
 from wardian_host.agents.output_cursor import OutputCursor
 from wardian_host.agents.status_waits import wait_for_status
+from wardian_host.output.token_match import TokenMatcher
 
 # One answer's output: JSON escapes grow it at most sixfold (`\\u001b` for one byte), so
 # with its events it stays within the control frame limit; `more` says what is left.
 WATCH_PAGE_BYTES = MAX_FRAME_BYTES // 8
 WATCH_ANSWER_BUDGET = MAX_FRAME_BYTES * 7 // 8
-# Status changes kept for a follower that is not reading (the agent's own log keeps 256).
+# Events kept for a follower that is not reading (the agent's own log keeps 256).
 EVENT_BACKLOG = 256
 
 
@@ -26,9 +27,9 @@ def _render(data: bytes, raw: bool) -> str:
 
 
 def _events_between(agent: LiveAgent, since: int, before: int | None) -> list[dict[str, Any]]:
-    """Status changes at `since` or later, and before cursor `before` when a page stops short."""
+    """Events at `since` or later, and before cursor `before` when a page stops short."""
     return [
-        entry for entry in agent.status_log if entry["cursor"] >= since and (before is None or entry["cursor"] < before)
+        entry for entry in agent.event_log if entry["cursor"] >= since and (before is None or entry["cursor"] < before)
     ]
 
 
@@ -41,7 +42,7 @@ def _cursor_expired(agent: LiveAgent, since: int) -> WardianError:
     )
 
 
-def _page(agent: LiveAgent, since: int, raw: bool) -> dict[str, Any]:
+def output_page(agent: LiveAgent, since: int, raw: bool) -> dict[str, Any]:
     """One bounded answer: output from `since`, the cursor it reached, and whether more is kept."""
     data = agent.buffer.read_page(since, WATCH_PAGE_BYTES)
     if data is None:
@@ -74,23 +75,15 @@ def _within_budget(answer: dict[str, Any]) -> dict[str, Any]:
     return answer
 
 
-async def _output_appears(agent: LiveAgent, text: str, timeout: float | None) -> None:
-    """Wait for `text` in output produced after this call (never the echo already there).
-
-    Each chunk is scanned once, with a short tail of the previous one so a match split
-    across two reads is still found: the cost does not grow with the buffer.
-    """
+async def output_appears(agent: LiveAgent, text: str, timeout: float | None, prompt: str | None = None) -> None:
+    """Wait for `text` in output produced after this call (never the echo already there, nor,
+    with `prompt`, the terminal's echo of that prompt: see TokenMatcher)."""
     found: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-    tail = {"text": ""}
-    keep = max(len(text) - 1, 0)
+    matcher = TokenMatcher(text, prompt)
 
     def on_output(_: int, data: bytes) -> None:
-        if found.done():
-            return
-        window = tail["text"] + strip_ansi(data)
-        if text in window:
+        if not found.done() and matcher.feed(strip_ansi(data)):
             found.set_result(None)
-        tail["text"] = window[-keep:] if keep else ""
 
     agent.output_listeners.add(on_output)
     try:
@@ -113,7 +106,7 @@ async def watch(agent: LiveAgent, params: Any, request: ClientStream) -> dict[st
     if params.follow:
         return await _follow(agent, since, params, request)
     if params.until_output is not None:
-        await _output_appears(agent, params.until_output, params.timeout)
+        await output_appears(agent, params.until_output, params.timeout)
     elif params.until_status is not None:
         try:
             await wait_for_status(agent, params.until_status, params.timeout, False)
@@ -121,11 +114,11 @@ async def watch(agent: LiveAgent, params: Any, request: ClientStream) -> dict[st
             if error.code == "wait_timeout":
                 raise WardianError("watch_timeout", error.message, error.hint, error.details) from None
             raise
-    return _page(agent, since, params.raw)
+    return output_page(agent, since, params.raw)
 
 
 class _StatusBacklog:
-    """Status changes a follower has not been sent yet: the newest EVENT_BACKLOG, the rest counted."""
+    """Events a follower has not been sent yet: the newest EVENT_BACKLOG, the rest counted."""
 
     def __init__(self) -> None:
         self.events: deque[dict[str, Any]] = deque(maxlen=EVENT_BACKLOG)
@@ -142,7 +135,7 @@ class _StatusBacklog:
 
 
 async def _follow(agent: LiveAgent, since: int, params: Any, request: ClientStream) -> dict[str, Any]:
-    """Stream output and status changes until the client leaves.
+    """Stream output and events (status changes, asks) until the client leaves.
 
     Output is read from the agent's buffer at this client's own cursor (`OutputCursor`);
     status changes wait in a short backlog. A client that stopped reading holds no more
@@ -151,11 +144,11 @@ async def _follow(agent: LiveAgent, since: int, params: Any, request: ClientStre
     backlog = _StatusBacklog()
     with OutputCursor(agent, since) as reader:
 
-        def on_status(_: LiveAgent, status: str) -> None:
-            backlog.add(agent.status_log[-1] if agent.status_log else {"to": status, "cursor": reader.cursor})
+        def on_event(entry: dict[str, Any]) -> None:
+            backlog.add(entry)
             reader.wake()
 
-        agent.listeners.add(on_status)
+        agent.event_listeners.add(on_event)
         client_gone = asyncio.ensure_future(request.reader.read(1))
         try:
             await request.emit({"output": _render(reader.read(), params.raw), "cursor": reader.cursor})
@@ -167,7 +160,7 @@ async def _follow(agent: LiveAgent, since: int, params: Any, request: ClientStre
                     await request.emit(item)
         finally:
             client_gone.cancel()
-            agent.listeners.discard(on_status)
+            agent.event_listeners.discard(on_event)
     return {"cursor": agent.buffer.end_cursor}
 
 

@@ -17,6 +17,8 @@ COMMANDS = {
     "agent": "wardian_host.cli.agent:agent",
     "host": "wardian_host.cli.host:host",
     "send": "wardian_host.cli.send:send",
+    "ask": "wardian_host.cli.ask:ask",
+    "reply": "wardian_host.cli.reply:reply",
     "settings": "wardian_host.cli.settings:settings",
     "providers": "wardian_host.cli.providers:providers",
 }

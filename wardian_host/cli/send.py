@@ -1,7 +1,5 @@
 """`wardian send`: type a message into agents, or answer an approval."""
 
-import sys
-
 import click
 
 from wardian_core.durations import parse_duration
@@ -9,53 +7,22 @@ from wardian_core.errors import SCHEMA_VERSION, WardianError
 from wardian_core.fields import VERBOSE_FIELDS, live_agent
 from wardian_core.statuses import STATUSES
 from wardian_host.cli.live import request
+from wardian_host.cli.message_source import given_sources, message_options, read_message
 from wardian_host.cli.render import write_json
 
 
 def _body(message: str | None, from_stdin: bool, file: str | None, approval: str | None) -> str | None:
-    sources = sum(1 for present in (message is not None, from_stdin, file is not None) if present)
     if approval is not None:
-        if sources:
+        if given_sources(message, from_stdin, file):
             raise WardianError("usage", "--approval takes no message", "Send the approval alone.")
         return None
-    if sources != 1:
-        raise WardianError(
-            "usage",
-            "give exactly one message source",
-            "Pass MESSAGE, or --stdin, or --file PATH.",
-            {"sources": sources},
-        )
-    if from_stdin:
-        return _text(sys.stdin.buffer.read(), "standard input")
-    if file is not None:
-        try:
-            with open(file, "rb") as handle:
-                return _text(handle.read(), file)
-        except OSError as exc:
-            raise WardianError("not_found", f"cannot read {file}: {exc.strerror}", "Check the path.") from None
-    assert message is not None
-    # An argument with bytes that are not UTF-8 arrives with lone surrogates in their place.
-    return _text(message.encode("utf-8", "surrogateescape"), "MESSAGE")
-
-
-def _text(data: bytes, source: str) -> str:
-    """The message as text: what is typed into a terminal must be UTF-8, checked before anything is sent."""
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise WardianError(
-            "usage",
-            f"the message from {source} is not UTF-8 text (byte {exc.start}: {data[exc.start : exc.start + 1]!r})",
-            "Send text: convert it first (e.g. `iconv -t UTF-8`); nothing was sent.",
-            {"source": source, "byte_offset": exc.start},
-        ) from None
+    return read_message(message, from_stdin, file)
 
 
 @click.command("send")
 @click.argument("message", required=False)
 @click.option("--to", "to", required=True, metavar="TARGET", help="NAME, UUID, class:<Class> or all.")
-@click.option("--stdin", "from_stdin", is_flag=True, help="Read the message from standard input.")
-@click.option("--file", "file", metavar="PATH", help="Read the message from a file.")
+@message_options
 @click.option("--wait-until", type=click.Choice(STATUSES), help="Then wait for this status's next arrival.")
 @click.option("--timeout", "timeout_text", metavar="DUR", help="Limit for --wait-until / --approval (30s, 10m).")
 @click.option("--approval", type=click.Choice(["accept", "reject"]), help="Answer a pending approval.")

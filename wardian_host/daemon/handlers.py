@@ -5,6 +5,7 @@ from collections.abc import Callable
 from typing import Any
 
 from wardian_core.errors import WardianError
+from wardian_host.agents.asking import AskDesk
 from wardian_host.agents.attaching import attach
 from wardian_host.agents.lifecycle import AgentLifecycle
 from wardian_host.agents.listing import list_agents
@@ -23,6 +24,7 @@ def build_handlers(
     registry: AgentRegistry,
     lifecycle: AgentLifecycle,
     sender: Sender,
+    desk: AskDesk,
     terminals: TerminalSupervisor,
     describe_host: Callable[[], dict[str, Any]],
     request_stop: Callable[[], None],
@@ -82,6 +84,14 @@ def build_handlers(
         caller = classify_caller(request.peer, registry.all())
         return await sender.send_message(params, caller.agent, caller.verification == "verified")
 
+    async def ask(params: Any, request: RequestContext) -> dict[str, Any]:
+        caller = classify_caller(request.peer, registry.all())
+        return await desk.ask(params, caller.agent, caller.verification == "verified", request)
+
+    async def reply(params: Any, request: RequestContext) -> dict[str, Any]:
+        caller = classify_caller(request.peer, registry.all())
+        return desk.reply(params, caller.agent, caller.verification == "verified", request.peer.pid)
+
     async def screen(params: Any, _: RequestContext) -> dict[str, Any]:
         return await show_screen(registry.resolve(params.target))
 
@@ -97,6 +107,8 @@ def build_handlers(
     return {
         "agent.run": run_headless,
         "send": send,
+        "ask": ask,
+        "reply": reply,
         "agent.watch": watch_output,
         "agent.screen": screen,
         "agent.attach": attach_terminal,

@@ -23,6 +23,7 @@ from wardian_core.provider_models import ProviderEvent
 from wardian_core.settings import load_settings
 from wardian_core.version import __version__
 from wardian_host.agents import recovery
+from wardian_host.agents.asking import AskDesk
 from wardian_host.agents.lifecycle import AgentLifecycle
 from wardian_host.agents.live_agent import LiveAgent
 from wardian_host.agents.registry import AgentRegistry
@@ -69,10 +70,12 @@ class Host:
             feed,
             dict(os.environ if base_env is None else base_env),
         )
+        sender = Sender(self._registry, self._plugins, terminals)
         handlers = build_handlers(
             registry=self._registry,
             lifecycle=self._lifecycle,
-            sender=Sender(self._registry, self._plugins, terminals),
+            sender=sender,
+            desk=AskDesk(self._conn, self._registry, sender),
             terminals=terminals,
             describe_host=self._describe,
             request_stop=self.request_stop,

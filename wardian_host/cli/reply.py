@@ -1,0 +1,28 @@
+"""`wardian reply`: answer a `wardian ask` request; the host records it and wakes the asker."""
+
+import click
+
+from wardian_core.asks import REPLY_BODY_MAX_CHARS, REPLY_STATUSES
+from wardian_core.errors import SCHEMA_VERSION, WardianError
+from wardian_host.cli.live import request
+from wardian_host.cli.message_source import message_options, read_message
+from wardian_host.cli.render import write_json
+
+
+@click.command("reply")
+@click.argument("request_id", metavar="REQUEST-ID")
+@click.argument("message", required=False)
+@message_options
+@click.option("--status", type=click.Choice(REPLY_STATUSES), required=True, help="How the request ended.")
+def reply(request_id: str, message: str | None, from_stdin: bool, file: str | None, status: str) -> None:
+    """Answer request REQUEST-ID with MESSAGE (or --stdin, --file PATH)."""
+    body = read_message(message, from_stdin, file)
+    if len(body) > REPLY_BODY_MAX_CHARS:
+        raise WardianError(
+            "message_too_large",
+            f"the reply is {len(body)} characters; a reply holds at most {REPLY_BODY_MAX_CHARS}",
+            "Write the long answer to a file and reply with its path.",
+            {"size_chars": len(body), "limit_chars": REPLY_BODY_MAX_CHARS},
+        )
+    answer = request("reply", {"request_id": request_id, "status": status, "body": body})
+    write_json({"schema": SCHEMA_VERSION} | answer)
