@@ -6,6 +6,7 @@ any other way cannot pass; a wait that times out shows the agent's screen in its
 
 import json
 import os
+import re
 import select
 import subprocess
 import sys
@@ -140,3 +141,32 @@ def assert_no_process_with(variable: str, value: str) -> None:
         except (psutil.Error, OSError):
             continue
         assert environ.get(variable) != value, f"process {process.pid} still runs with {variable}={value}"
+
+
+REQUEST_ID = re.compile(r"ask_[0-9a-f]{16}")
+
+
+def ask_in_background(name: str, question: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    """`wardian ask NAME QUESTION --timeout 90s`, left running while the test answers the agent's dialogs."""
+    return subprocess.Popen(
+        [WARDIAN, "ask", name, question, "--timeout", "90s"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def ask_answer(asking: subprocess.Popen[str]) -> dict[str, Any]:
+    stdout, stderr = asking.communicate(timeout=150)
+    assert asking.returncode == 0, stderr
+    return json.loads(stdout)
+
+
+def assert_replied_by_the_agent(answer: dict[str, Any], body: str) -> None:
+    """A structured `done` reply with `body` (a trailing newline aside) from the asked agent's own tree."""
+    assert REQUEST_ID.fullmatch(answer["request_id"]), answer
+    assert answer["status"] == "done", answer
+    reply = answer["reply"]
+    assert (reply["status"], reply["source"], reply["body"].rstrip("\n")) == ("done", "agent", body), reply
