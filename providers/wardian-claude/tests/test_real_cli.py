@@ -7,15 +7,12 @@ source that caused it, so a status reached some other way cannot pass.
 """
 
 import json
-import os
-import re
-import subprocess
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from wardian_cli import WARDIAN
+from wardian_cli import ask_answer, ask_in_background, assert_replied_by_the_agent
 
 from wardian_claude import argv as claude_argv
 from wardian_core.provider_models import SpawnContext
@@ -378,23 +375,10 @@ def test_the_agents_shell_tool_reaches_the_host_as_itself(wardian: Callable, age
 def test_an_ask_is_answered_by_the_agents_wardian_reply(wardian: Callable, agent: Callable, wardian_home: Path) -> None:
     agent("cc")
     question = "what is six times seven? MOCK_TOOL:echo 42 | wardian reply ASK_REQUEST_ID --status done --stdin"
-    asking = subprocess.Popen(
-        [WARDIAN, "ask", "cc", question, "--timeout", "90s"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        stdin=subprocess.DEVNULL,
-        text=True,
-        env={**os.environ, "WARDIAN_HOME": str(wardian_home)},
-    )
+    asking = ask_in_background("cc", question, {"WARDIAN_HOME": str(wardian_home)})
 
     wardian("agent", "wait", "cc", "--until", "action_required", "--timeout", WAIT).json()
     assert "wardian reply ask_" in fields(wardian, "cc")["status_evidence"]["line"]
     wardian("send", "--approval", "accept", "--to", "cc").json()
-    stdout, stderr = asking.communicate(timeout=150)
 
-    assert asking.returncode == 0, stderr
-    answer = json.loads(stdout)
-    assert re.fullmatch(r"ask_[0-9a-f]{16}", answer["request_id"]), answer
-    assert answer["status"] == "done", answer
-    reply = answer["reply"]
-    assert (reply["status"], reply["source"], reply["body"].rstrip("\n")) == ("done", "agent", "42"), reply
+    assert_replied_by_the_agent(ask_answer(asking), "42")

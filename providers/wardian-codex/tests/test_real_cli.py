@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import time
 from collections.abc import Iterator
@@ -17,7 +16,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from wardian_cli import WARDIAN, WardianCli
+from wardian_cli import WARDIAN, WardianCli, ask_answer, ask_in_background, assert_replied_by_the_agent
 
 from wardian_codex import plugin
 from wardian_core.provider_models import LaunchConfig, SpawnContext
@@ -433,33 +432,6 @@ def test_the_agents_shell_tool_reaches_the_host_as_itself(wardian: Wardian) -> N
     refused = json.loads(tool_output(wardian.cli.server, "whoami.json"))["error"]
     assert (refused["code"], refused["details"]["reason"]) == ("app_not_running", "[Errno 1] Operation not permitted")
     assert (wardian.workspace / "whoami.json").read_text() == ""
-
-
-REQUEST_ID = re.compile(r"ask_[0-9a-f]{16}")
-
-
-def ask_in_background(name: str, question: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [WARDIAN, "ask", name, question, "--timeout", "90s"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        stdin=subprocess.DEVNULL,
-        text=True,
-        env=dict(os.environ),
-    )
-
-
-def ask_answer(asking: subprocess.Popen[str]) -> dict:
-    stdout, stderr = asking.communicate(timeout=150)
-    assert asking.returncode == 0, stderr
-    return json.loads(stdout)
-
-
-def assert_replied_by_the_agent(answer: dict, body: str) -> None:
-    assert REQUEST_ID.fullmatch(answer["request_id"]), answer
-    assert answer["status"] == "done", answer
-    reply = answer["reply"]
-    assert (reply["status"], reply["source"], reply["body"].rstrip("\n")) == ("done", "agent", body), reply
 
 
 def test_an_ask_is_answered_by_the_agents_wardian_reply(wardian: Wardian) -> None:

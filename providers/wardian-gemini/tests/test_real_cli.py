@@ -12,7 +12,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from wardian_cli import WardianCli, assert_no_process_with
+from wardian_cli import (
+    WardianCli,
+    ask_answer,
+    ask_in_background,
+    assert_no_process_with,
+    assert_replied_by_the_agent,
+)
 
 from wardian_host.testing.reaping import reap_home
 
@@ -252,3 +258,16 @@ def test_the_agents_shell_tool_reaches_the_host_as_itself(wardian: WardianCli) -
     caller = json.loads(whoami.read_text())["caller"]
     assert (caller["verification"], caller["tie"]) == ("verified", "ancestry"), caller
     assert (caller["agent"]["uuid"], caller["agent"]["name"]) == (agent["uuid"], "gm"), caller
+
+
+def test_an_ask_is_answered_by_the_agents_wardian_reply(wardian: WardianCli) -> None:
+    wardian.spawn("gm")
+    wardian.wait("gm", "idle", "ready")
+    question = "what is six times seven? MOCK_TOOL:echo 42 | wardian reply ASK_REQUEST_ID --status done --stdin"
+    asking = ask_in_background("gm", question)
+
+    asked = wardian.wait("gm", "action_required", "approval_requested")["status_evidence"]
+    assert asked["line"].startswith("echo 42 | wardian reply ask_"), asked
+    wardian("send", "--approval", "accept", "--to", "gm", "--timeout", "30s")
+
+    assert_replied_by_the_agent(ask_answer(asking), "42")

@@ -20,7 +20,14 @@ from pathlib import Path
 
 import pytest
 from ptyprocess import PtyProcess
-from wardian_cli import WARDIAN, WardianCli, assert_no_process_with
+from wardian_cli import (
+    WARDIAN,
+    WardianCli,
+    ask_answer,
+    ask_in_background,
+    assert_no_process_with,
+    assert_replied_by_the_agent,
+)
 
 from wardian_core.parsing.escapes import squeeze, strip_escapes
 from wardian_host.testing.reaping import reap_home
@@ -246,4 +253,16 @@ def test_the_agents_shell_tool_reaches_the_host_as_itself(wardian: WardianCli) -
     caller = json.loads(whoami.read_text())["caller"]
     assert (caller["verification"], caller["tie"]) == ("verified", "ancestry"), caller
     assert (caller["agent"]["uuid"], caller["agent"]["name"]) == (agent["uuid"], "oc"), caller
-    assert "action_required" not in [event["to"] for event in wardian.watch("oc")["events"]]
+    assert "action_required" not in [event.get("to") for event in wardian.watch("oc")["events"]]
+
+
+def test_an_ask_is_answered_by_the_agents_wardian_reply(wardian: WardianCli) -> None:
+    spawn(wardian, "oc")
+    wardian.wait("oc", "idle", "ready")
+    question = "what is six times seven? MOCK_TOOL:echo 42 | wardian reply ASK_REQUEST_ID --status done --stdin"
+
+    # OpenCode runs bash without asking by default: the ask completes with no dialog.
+    answer = ask_answer(ask_in_background("oc", question))
+
+    assert_replied_by_the_agent(answer, "42")
+    assert "action_required" not in [event.get("to") for event in wardian.watch("oc")["events"]]
