@@ -18,6 +18,9 @@
     figure with those agents up but quiet (target <= 2x the quiet figure, and < 50 ms).
 (f) the host's peak RSS while one agent writes M MB (150 by default) to a `watch --follow`
     and an `attach` that both stopped reading, beside its RSS before (target < 150 MB).
+(g) the round trip of `wardian ask` answered at once by a scripted agent (it runs
+    `wardian reply` as soon as it reads the question), beside `wardian send --wait-until
+    idle` on the same agent (target <= 3x: the reply costs one more `wardian` start).
 """
 
 import argparse
@@ -330,6 +333,31 @@ def wait_latency(bench: Bench, rounds: int = 20) -> None:
     )
 
 
+def ask_round_trip(bench: Bench, rounds: int = 10) -> None:
+    print("(g) `wardian ask` answered at once by a scripted agent")
+    answering = [sys.executable, "-m", "wardian_host.testing.answering_agent"]
+    bench.spawn("answers", answering, settings={"prompt_pattern": "answering> $"})
+    bench.wait("answers", "idle")
+    asks, sends = [], []
+    for index in range(rounds):
+        started = time.perf_counter()
+        answer = bench.cli("ask", "answers", f"question {index}", "--timeout", "30s")
+        asks.append(time.perf_counter() - started)
+        if '"status": "done"' not in answer.stdout:
+            raise SystemExit(f"the ask was not answered: {answer.stdout}")
+        bench.wait("answers", "idle")
+        started = time.perf_counter()
+        bench.cli("send", f"note {index}", "--to", "answers", "--wait-until", "idle", "--timeout", "30s")
+        sends.append(time.perf_counter() - started)
+    ratio = median_ms(asks) / median_ms(sends)
+    line(
+        "wardian ask -> structured reply (answers at once)",
+        f"{median_ms(asks):.1f} ms",
+        f"{median_ms(sends):.1f} ms send --wait-until",
+        f"{ratio:.2f}x " + ("ok (<= 3x)" if ratio <= 3 else "OVER TARGET"),
+    )
+
+
 def busy_parsers(bench: Bench, agents: int, rate: int, rounds: int = 100) -> None:
     print(f"(e) {agents} Claude and Codex agents writing {rate // 1000} KB/s each through their parsers")
     go_file = bench.home / "replay-go"
@@ -380,7 +408,7 @@ def main() -> None:
     parser.add_argument("--busy-agents", type=int, default=50)
     parser.add_argument("--busy-rate", type=int, default=100_000, help="bytes per second per busy agent")
     parser.add_argument("--stalled-mb", type=int, default=150, help="the flood read by nobody, in MB")
-    parser.add_argument("--sections", default="abcdef", help="which figures to measure, e.g. ce")
+    parser.add_argument("--sections", default="abcdefg", help="which figures to measure, e.g. ce")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         bench = Bench(Path(scratch) / "home")
@@ -398,6 +426,8 @@ def main() -> None:
                 busy_parsers(bench, args.busy_agents, args.busy_rate)
             if "f" in args.sections:
                 stalled_readers(bench, args.stalled_mb)
+            if "g" in args.sections:
+                ask_round_trip(bench)
         finally:
             bench.cli("host", "stop")
         if not live:

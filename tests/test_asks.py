@@ -6,7 +6,6 @@ import pytest
 
 from wardian_core.asks import (
     REQUEST_ID_PATTERN,
-    AskRecord,
     is_request_id,
     new_request_id,
     prompt_with_instruction,
@@ -15,6 +14,7 @@ from wardian_core.asks import (
 from wardian_core.db import open_writer
 from wardian_core.db import requests as request_rows
 from wardian_core.db.agents import insert_agent
+from wardian_core.models import AskRecord
 from wardian_host.output.token_match import TokenMatcher
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -3,14 +3,13 @@
 `wardian ask` types a question into an agent with REPLY_INSTRUCTION after it; the agent
 answers by running the command the instruction names. The instruction's text is the
 provider-neutral contract between Wardian and every agent, so it lives here and only here
-(docs/cli.md quotes it; a test keeps the two equal).
+(docs/cli.md quotes it; a test keeps the two equal). Plain data only: `wardian reply` runs
+from agents' tools, so it stays free of pydantic (the stored shape is `models.AskRecord`).
 """
 
 import re
 import secrets
 from typing import Literal
-
-from pydantic import BaseModel, ConfigDict, Field
 
 REQUEST_ID_PREFIX = "ask_"
 REQUEST_ID_PATTERN = re.compile(r"ask_[0-9a-f]{16}")
@@ -49,32 +48,3 @@ def reply_instruction(request_id: str) -> str:
 def prompt_with_instruction(message: str, request_id: str) -> str:
     """What is typed into the asked agent: the question, a blank line, the instruction."""
     return f"{message.rstrip()}\n\n{reply_instruction(request_id)}"
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Reply(_Model):
-    status: ReplyStatus
-    body: str | None = Field(description="The answer's text (None for an output match).")
-    source: ReplySource
-    at: str = Field(description="When the host recorded it (UTC ISO 8601).")
-    caller_pid: int | None = Field(None, description="The replying process, as the kernel reported it.")
-    caller_agent: str | None = Field(None, description="The agent the caller was verified as, if any.")
-
-
-class AskRecord(_Model):
-    """One request as state.db keeps it and `ask show` / `ask list` print it."""
-
-    request_id: str = Field(pattern=rf"^{REQUEST_ID_PATTERN.pattern}$")
-    agent: str = Field(description="The asked agent's name at the time of asking.")
-    agent_uuid: str
-    status: RequestState
-    message: str
-    until: str | None = Field(None, description="`output:TOKEN` when the output fallback completes it.")
-    asker: str | None = Field(None, description="The asking agent's name; None for a person.")
-    asker_verified: bool | None = None
-    created_at: str
-    delivery: dict[str, object] | None = Field(None, description="What typing the question into the agent gave.")
-    reply: Reply | None = None

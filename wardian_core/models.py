@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from wardian_core.asks import REQUEST_ID_PATTERN, ReplySource, ReplyStatus, RequestState
 from wardian_core.statuses import Status
 
 
@@ -71,3 +72,34 @@ class AgentEnvelope(BaseModel):
 class AgentListEnvelope(BaseModel):
     schema_version: int = Field(alias="schema")
     agents: list[dict[str, Any]]
+
+
+class Reply(BaseModel):
+    """A `wardian reply`, as the host recorded it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    status: ReplyStatus
+    body: str | None = Field(description="The answer's text (None for an output match).")
+    source: ReplySource
+    at: str = Field(description="When the host recorded it (UTC ISO 8601).")
+    caller_pid: int | None = Field(None, description="The replying process, as the kernel reported it.")
+    caller_agent: str | None = Field(None, description="The agent the caller was verified as, if any.")
+
+
+class AskRecord(BaseModel):
+    """One `wardian ask` request as state.db keeps it and `ask show` / `ask list` print it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    request_id: str = Field(pattern=rf"^{REQUEST_ID_PATTERN.pattern}$")
+    agent: str = Field(description="The asked agent's name at the time of asking.")
+    agent_uuid: str
+    status: RequestState
+    message: str
+    until: str | None = Field(None, description="`output:TOKEN` when the output fallback completes it.")
+    asker: str | None = Field(None, description="The asking agent's name; None for a person.")
+    asker_verified: bool | None = None
+    created_at: str
+    delivery: dict[str, object] | None = Field(None, description="What typing the question into the agent gave.")
+    reply: Reply | None = None

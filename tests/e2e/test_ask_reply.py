@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from wardian_core.asks import AskRecord, reply_instruction
+from wardian_core.asks import reply_instruction
+from wardian_core.models import AskRecord
 
 WARDIAN = str(Path(sys.executable).parent / "wardian")
 ANSWERING = [sys.executable, "-m", "wardian_host.testing.answering_agent"]
