@@ -28,8 +28,9 @@ ReplySource = Literal["agent", "human", "output"]
 
 REPLY_INSTRUCTION = (
     "[Wardian request {request_id}] Reply to this request by running `wardian reply {request_id} "
-    "--status done --stdin` with your answer on standard input (use --status blocked or --status failed, "
-    "with the reason, if you cannot do it). Wardian reads your answer from that command, not from this terminal."
+    "--status done --stdin` with your answer on standard input, or with a short answer as one quoted "
+    "argument in place of --stdin (use --status blocked or --status failed, with the reason, if you cannot "
+    "do it). Wardian reads your answer from that command, not from this terminal."
 )
 
 

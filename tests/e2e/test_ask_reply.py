@@ -125,10 +125,11 @@ def test_another_agent_may_not_answer_even_naming_the_asked_agent(
         f"2> {workspace}/forged.json; echo FORGED-$?"
     )
 
-    run_wardian("send", command, "--to", "intruder", "--raw")
-    done = run_wardian("agent", "watch", "intruder", "--until", "output:FORGED-1", "--timeout", "30s")
+    # The shell's prompt coming back (its OSC 133 mark) says the command finished.
+    done = run_wardian("send", command, "--to", "intruder", "--raw", "--wait-until", "idle", "--timeout", "30s")
 
     assert done.returncode == 0, done.stderr
+    assert "FORGED-1" in run_wardian("agent", "watch", "intruder").json()["watch"]["output"]
     error = json.loads((workspace / "forged.json").read_text())["error"]
     assert error["code"] == "unauthorized"
     assert (error["details"]["caller_agent"], error["details"]["verified"]) == ("intruder", True)
