@@ -138,6 +138,10 @@ class ReplyParams(_Params):
     body: str = Field(max_length=REPLY_BODY_MAX_CHARS)
 
 
+class WorkflowIdParams(_Params):
+    workflow_id: str = Field(min_length=1, max_length=200)
+
+
 REQUEST_PARAMS: dict[str, type[_Params]] = {
     "host.status": NoParams,
     "host.stop": NoParams,
@@ -161,4 +165,6 @@ REQUEST_PARAMS: dict[str, type[_Params]] = {
     "agent.run": RunParams,
     "ask": AskParams,
     "reply": ReplyParams,
+    "workflow.list": NoParams,
+    "workflow.show": WorkflowIdParams,
 }
