@@ -21,6 +21,7 @@ COMMANDS = {
     "reply": "wardian_host.cli.reply:reply",
     "settings": "wardian_host.cli.settings:settings",
     "providers": "wardian_host.cli.providers:providers",
+    "workflow": "wardian_host.cli.workflow:workflow",
 }
 
 
