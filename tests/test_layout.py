@@ -10,7 +10,8 @@ ROOT = Path(__file__).resolve().parents[1]
 # Which parts of wardian_host each part may import (itself included).
 ALLOWED = {
     "cli": {"cli", "daemon", "providers"},
-    "daemon": {"daemon", "agents", "output", "terminal", "providers"},
+    "daemon": {"daemon", "workflows", "agents", "output", "terminal", "providers"},
+    "workflows": {"workflows", "agents", "output", "terminal", "providers"},
     "agents": {"agents", "output", "terminal", "providers"},
     "output": {"output", "providers"},
     "terminal": {"terminal"},

@@ -61,6 +61,11 @@ def workflows_dir(home: Path) -> Path:
     return home / "workflows"
 
 
+def workflow_run_dir(home: Path, run_id: str) -> Path:
+    """A workflow run's own files: a directory per node run (its provider home, a shell's scratch)."""
+    return home / "workflow-runs" / run_id
+
+
 def run_dir(home: Path) -> Path:
     return home / "run"
 

@@ -138,6 +138,23 @@ class ReplyParams(_Params):
     body: str = Field(max_length=REPLY_BODY_MAX_CHARS)
 
 
+class WorkflowRunParams(_Params):
+    workflow_id: str = Field(min_length=1)
+    inputs: dict[str, str] = Field(default_factory=dict)
+    workspace: str = Field(min_length=1, description="Absolute: where nodes without an agent's workspace run.")
+    wait: bool = False
+    timeout: float | None = Field(None, gt=0, description="With wait: seconds before `wait_timeout`.")
+
+
+class WorkflowRunRef(_Params):
+    run_id: str = Field(min_length=1)
+
+
+class WorkflowApproveParams(WorkflowRunRef):
+    node: str = Field(min_length=1)
+    approve: bool = True
+
+
 class WorkflowIdParams(_Params):
     workflow_id: str = Field(min_length=1, max_length=200)
 
@@ -167,4 +184,7 @@ REQUEST_PARAMS: dict[str, type[_Params]] = {
     "reply": ReplyParams,
     "workflow.list": NoParams,
     "workflow.show": WorkflowIdParams,
+    "workflow.run": WorkflowRunParams,
+    "workflow.stop": WorkflowRunRef,
+    "workflow.approve": WorkflowApproveParams,
 }

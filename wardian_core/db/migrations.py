@@ -71,6 +71,26 @@ MIGRATIONS: list[str] = [
     CREATE INDEX requests_by_agent ON requests (agent, created_at);
     CREATE INDEX requests_by_status ON requests (status, created_at)
     """,
+    # 6: workflow runs and their append-only event log, from which a run's state is rebuilt
+    """
+    CREATE TABLE workflow_runs (
+        id TEXT PRIMARY KEY,
+        workflow_id TEXT NOT NULL,
+        definition TEXT NOT NULL,
+        inputs TEXT NOT NULL,
+        created_at TEXT NOT NULL
+    );
+    CREATE INDEX workflow_runs_by_workflow ON workflow_runs (workflow_id, created_at);
+    CREATE TABLE workflow_events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        run_id TEXT NOT NULL REFERENCES workflow_runs (id) ON DELETE CASCADE,
+        node TEXT,
+        kind TEXT NOT NULL,
+        payload TEXT NOT NULL DEFAULT '{}',
+        at TEXT NOT NULL
+    );
+    CREATE INDEX workflow_events_by_run ON workflow_events (run_id, id)
+    """,
 ]
 
 CURRENT_VERSION = len(MIGRATIONS)

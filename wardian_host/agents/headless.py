@@ -9,6 +9,7 @@ agent's, but stay in the run's answer: the agent's own status is its terminal's.
 import asyncio
 import os
 import signal
+from collections.abc import Callable
 from typing import Any
 
 from wardian_core.errors import WardianError
@@ -47,7 +48,16 @@ class HeadlessRun:
         self.timeline.append({"from": self._course.status, "to": to, "event": event, "rule": rule})
         self._course.status, self._course.before_dialog = to, None
 
-    async def run(self, ctx: SpawnContext, plan: LaunchPlan, env: dict[str, str], timeout: float) -> dict[str, Any]:
+    async def run(
+        self,
+        ctx: SpawnContext,
+        plan: LaunchPlan,
+        env: dict[str, str],
+        timeout: float,
+        on_start: Callable[[int], None] | None = None,
+    ) -> dict[str, Any]:
+        """`on_start` is told the process's pid (its process group's too) once it runs. A cancelled
+        run ends the whole group before it gives way."""
         process = await asyncio.create_subprocess_exec(
             *plan.argv,
             cwd=plan.cwd,
@@ -58,6 +68,8 @@ class HeadlessRun:
             start_new_session=True,
             limit=16 * 1024 * 1024,
         )
+        if on_start is not None:
+            on_start(process.pid)
         self._take(self._parser.opened(ctx))
         assert process.stderr is not None  # stderr=PIPE above
         stderr_task = asyncio.ensure_future(process.stderr.read())
@@ -67,8 +79,12 @@ class HeadlessRun:
             exit_code = await process.wait()
         except TimeoutError:
             timed_out = True
-            _kill_group(process.pid)
+            kill_group(process.pid)
             exit_code = await process.wait()
+        except asyncio.CancelledError:
+            kill_group(process.pid)
+            stderr_task.cancel()
+            raise
         stderr = (await stderr_task)[-STDERR_TAIL_BYTES:].decode(errors="replace")
         if timed_out:
             self._end("error", "timeout", f"{timeout:g}s")
@@ -95,7 +111,8 @@ class HeadlessRun:
                 self._take(self._parser.parse(ctx, line))
 
 
-def _kill_group(pid: int) -> None:
+def kill_group(pid: int) -> None:
+    """End the process group `pid` leads (its session's: started with start_new_session)."""
     for sig in (signal.SIGTERM, signal.SIGKILL):
         try:
             os.killpg(pid, sig)

@@ -89,24 +89,41 @@ class AgentLifecycle:
         """
         provider = agent.row["provider"]
         info = self._plugins.info(provider)
-        section = getattr(load_settings(self.home).providers, provider, None)
-        declared = {setting.name: setting.default for setting in info.settings if setting.default is not None}
         ctx = build_context(
             self.home,
             agent.row,
             mode=mode,
             session_mode=session_mode,
             provider_session_id=self._session_id_for(agent, info, session_mode),
-            provider_settings=declared | (section.model_dump(exclude_none=True) if section else {}),
+            provider_settings=self.provider_settings(provider),
             prompt=prompt,
         )
         if ctx.session_mode == "resume":
             ctx = self._with_resume_args(ctx, info)
         self._record_settings_in_force(agent, ctx.launch.settings)
+        plan, env = self.plan_for(ctx, agent.uuid)
+        return ctx, plan, env
+
+    def provider_settings(self, provider: str) -> dict[str, Any]:
+        """What a launch of `provider` runs with before an agent's own settings: the declared
+        defaults, then settings.toml's section."""
+        info = self._plugins.info(provider)
+        section = getattr(load_settings(self.home).providers, provider, None)
+        declared = {setting.name: setting.default for setting in info.settings if setting.default is not None}
+        return declared | (section.model_dump(exclude_none=True) if section else {})
+
+    def plan_for(self, ctx: SpawnContext, session_id: str) -> tuple[LaunchPlan, dict[str, str]]:
+        """The provider's home, argv and environment for `ctx`, run as WARDIAN_SESSION_ID `session_id`
+        (an agent's uuid, or a workflow node run's own id)."""
+        info = self._plugins.info(ctx.provider)
         ctx.agent_dir.mkdir(parents=True, exist_ok=True)
-        home_plan = self._plugins.call(provider, "prepare_home", ctx=ctx) or HomePlan()
-        plan = self._with_executable_override(info, self._plugins.call(provider, "build_argv", ctx=ctx), ctx)
-        return ctx, plan, agent_environment(self._base_env, self.home, agent.uuid, home_plan.env, plan.env)
+        home_plan = self._plugins.call(ctx.provider, "prepare_home", ctx=ctx) or HomePlan()
+        plan = self._with_executable_override(info, self._plugins.call(ctx.provider, "build_argv", ctx=ctx), ctx)
+        return plan, agent_environment(self._base_env, self.home, session_id, home_plan.env, plan.env)
+
+    def new_session_id(self, provider: str) -> str | None:
+        """A provider session id for a fresh launch, where the provider takes one assigned."""
+        return str(uuid_module.uuid4()) if self._plugins.info(provider).session_id_mode == "assigned" else None
 
     def _with_resume_args(self, ctx: SpawnContext, info: ProviderInfo) -> SpawnContext:
         if not ctx.provider_session_id:
@@ -123,7 +140,7 @@ class AgentLifecycle:
     def _session_id_for(self, agent: LiveAgent, info: ProviderInfo, session_mode: str) -> str | None:
         if session_mode == "resume":
             return agent.row.get("provider_session_id")
-        return str(uuid_module.uuid4()) if info.session_id_mode == "assigned" else None
+        return self.new_session_id(info.name)
 
     def _launch(self, agent: LiveAgent, session_mode: Literal["fresh", "resume"], action: str) -> None:
         info = self._plugins.info(agent.row["provider"])
@@ -177,10 +194,27 @@ class AgentLifecycle:
         run = HeadlessRun(SourceParser(self._plugins, ctx.provider, HEADLESS_SOURCE))
         result = await run.run(ctx, plan, env, timeout)
         adopted = result["session_id"] or ctx.provider_session_id
-        if adopted and adopted != agent.row.get("provider_session_id"):
-            agent_rows.update_columns(self._conn, agent.uuid, provider_session_id=adopted)
-            self._registry.refresh(agent)
+        if adopted:
+            self.adopt_session(agent, adopted)
         return {"agent": agent.name, "uuid": agent.uuid, "session_mode": ctx.session_mode} | result
+
+    def adopt_session(self, agent: LiveAgent, session_id: str) -> None:
+        """A headless run continued (or began) the agent's provider session: later resumes use it."""
+        if session_id != agent.row.get("provider_session_id"):
+            agent_rows.update_columns(self._conn, agent.uuid, provider_session_id=session_id)
+            self._registry.refresh(agent)
+
+    @property
+    def plugins(self) -> Plugins:
+        return self._plugins
+
+    @property
+    def base_env(self) -> dict[str, str]:
+        """The environment the host started with, which every agent's is built from."""
+        return self._base_env
+
+    def capabilities(self, provider: str) -> list[str]:
+        return list(self._plugins.info(provider).capabilities)
 
     def _missing(self, command: str, agent: LiveAgent, ctx: SpawnContext, action: str) -> MissingCommand:
         variable = self._base_env.get(override_variable(ctx.provider), "").strip() or None

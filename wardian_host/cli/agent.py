@@ -67,13 +67,38 @@ def agent() -> None:
 @output_options
 def show(reference: str | None, fields_text: str | None, field: str | None, verbose: bool, pretty: bool) -> None:
     """Show one agent; without an argument, the agent this command runs in."""
+    from wardian_core.errors import WardianError
     from wardian_core.roster import show_agent
-    from wardian_host.cli.live import persisted_notice
+    from wardian_host.cli.live import emit, persisted_notice
 
     options = OutputOptions.from_flags(fields_text, field, verbose, pretty)
     home = paths.wardian_home()
-    record = show_agent(home, reference)
+    try:
+        record = show_agent(home, reference)
+    except WardianError as error:
+        node_run = _own_node_run(home) if reference is None and error.code == "not_found" else None
+        if node_run is None:
+            raise
+        emit("agent", node_run)
+        return
     emit_agent(record, options, persisted_notice(home, [record]))
+
+
+def _own_node_run(home: Any) -> dict[str, Any] | None:
+    """Inside a workflow node run, `wardian agent` answers with the node run's own record."""
+    import os
+
+    from wardian_core.db.connection import reading
+    from wardian_core.db.workflow_runs import find_node_run
+
+    session_id = os.environ.get("WARDIAN_SESSION_ID", "").strip()
+    with reading(home) as conn:
+        found = find_node_run(conn, session_id)
+    if found is None:
+        return None
+    shown = {key: value for key, value in found.items() if key not in ("created", "pid", "kind")}
+    name = f"{found['workflow_id']}/{found['node']}"
+    return {"kind": "workflow_node", "node_kind": found.get("kind"), "name": name, "uuid": session_id} | shown
 
 
 @agent.command("list")

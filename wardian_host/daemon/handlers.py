@@ -18,7 +18,9 @@ from wardian_host.agents.status_waits import wait_for_status
 from wardian_host.agents.watching import watch
 from wardian_host.daemon.caller_identity import classify_caller
 from wardian_host.daemon.control_server import Handler, RequestContext
+from wardian_host.daemon.workflow_handlers import build_workflow_handlers
 from wardian_host.terminal.supervisor import TerminalSupervisor
+from wardian_host.workflows.runner import WorkflowRunner
 
 
 def build_handlers(
@@ -27,6 +29,7 @@ def build_handlers(
     lifecycle: AgentLifecycle,
     sender: Sender,
     desk: AskDesk,
+    workflows: WorkflowRunner,
     terminals: TerminalSupervisor,
     describe_host: Callable[[], dict[str, Any]],
     request_stop: Callable[[], None],
@@ -105,15 +108,15 @@ def build_handlers(
 
     # Files on disk: read off the event loop, so a slow disk does not stall the agents' output.
     async def workflow_list(_: Any, __: RequestContext) -> dict[str, Any]:
-        return {"workflows": await asyncio.to_thread(workflow_files.list_workflows, registry.home)}
+        return {"workflows": await asyncio.to_thread(workflow_files.list_workflows, lifecycle.home)}
 
     async def workflow_show(params: Any, _: RequestContext) -> dict[str, Any]:
-        return await asyncio.to_thread(workflow_files.show_workflow, registry.home, params.workflow_id)
+        return await asyncio.to_thread(workflow_files.show_workflow, lifecycle.home, params.workflow_id)
 
     async def run_headless(params: Any, _: RequestContext) -> dict[str, Any]:
         return await lifecycle.run_headless(params.target, params.prompt, params.resume, params.timeout)
 
-    return {
+    return build_workflow_handlers(lifecycle.home, workflows) | {
         "agent.run": run_headless,
         "workflow.list": workflow_list,
         "workflow.show": workflow_show,

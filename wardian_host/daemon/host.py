@@ -36,6 +36,7 @@ from wardian_host.daemon.launcher_script import write_launcher
 from wardian_host.output.feed import OutputFeed
 from wardian_host.providers.manager import load_plugins
 from wardian_host.terminal.supervisor import TerminalSupervisor
+from wardian_host.workflows.runner import WorkflowRunner
 
 log = logging.getLogger(__name__)
 
@@ -71,11 +72,13 @@ class Host:
             dict(os.environ if base_env is None else base_env),
         )
         sender = Sender(self._registry, self._plugins, terminals)
+        self._workflows = WorkflowRunner(home, self._conn, self._registry, self._lifecycle, self._lifecycle.base_env)
         handlers = build_handlers(
             registry=self._registry,
             lifecycle=self._lifecycle,
             sender=sender,
             desk=AskDesk(self._conn, self._registry, sender),
+            workflows=self._workflows,
             terminals=terminals,
             describe_host=self._describe,
             request_stop=self.request_stop,
@@ -88,6 +91,7 @@ class Host:
     async def run(self, on_ready: Callable[[], None]) -> None:
         loop = asyncio.get_running_loop()
         recovery.reconcile(self._registry, self._tracker, self._conn)
+        self._workflows.interrupt_leftovers()
         self._prune()
         write_launcher(self.home)
         await self._server.start()
@@ -97,6 +101,7 @@ class Host:
         on_ready()
         await self._stop.wait()
         log.info("host stopping")
+        await self._workflows.stop_all()
         await self._lifecycle.stop_all()
         await self._server.close()
         self._conn.close()
