@@ -222,3 +222,14 @@ def test_inside_a_node_wardian_agent_is_the_node_run(workflow_file, run_workflow
     me = json.loads(run["nodes"]["me"]["output"])["agent"]
     assert (me["kind"], me["run_id"], me["node"], me["workflow_id"]) == ("workflow_node", run["run_id"], "me", "whoami")
     assert me["uuid"] == run["nodes"]["me"]["session_id"]
+
+
+def test_a_send_from_a_node_run_carries_its_identity(workflow_file, run_workflow, spawn, wait_status) -> None:
+    spawn("listener", "bash", "--norc", "--noprofile")
+    wait_status("listener", "idle")
+    workflow_file("talker", [_shell("say", "wardian send 'echo from-node' --to listener")], [])
+
+    run = run_workflow("talker", "--wait", "--timeout", "60s")
+
+    sent = json.loads(run["nodes"]["say"]["output"])
+    assert (sent["sender"], sent["sender_verified"]) == ("talker/say", True)

@@ -16,7 +16,7 @@ from wardian_core.db import requests as request_rows
 from wardian_core.db.kept_writes import cannot_write_now
 from wardian_core.errors import WardianError, not_live
 from wardian_host.agents.client_stream import ClientStream
-from wardian_host.agents.live_agent import LiveAgent
+from wardian_host.agents.live_agent import LiveAgent, Speaker
 from wardian_host.agents.registry import AgentRegistry
 from wardian_host.agents.sending import Sender
 from wardian_host.agents.watching import output_appears, output_page
@@ -47,7 +47,7 @@ class AskDesk:
             ) from None
 
     async def ask(
-        self, params: Any, asker: LiveAgent | None, asker_verified: bool, client: ClientStream
+        self, params: Any, asker: Speaker | None, asker_verified: bool, client: ClientStream
     ) -> dict[str, Any]:
         agent = self._registry.resolve(params.target)
         if not agent.is_running:
@@ -84,7 +84,7 @@ class AskDesk:
                 seen.cancel()
 
     async def _deliver(
-        self, agent: LiveAgent, request_id: str, typed: str, asker: LiveAgent | None, verified: bool
+        self, agent: LiveAgent, request_id: str, typed: str, asker: Speaker | None, verified: bool
     ) -> dict[str, Any]:
         result = await self._sender.deliver(agent, typed, asker, verified)
         # `status` there is the agent's at delivery; a request's own status is another thing.
@@ -127,7 +127,7 @@ class AskDesk:
         elif not done:
             raise _no_reply(agent, request_id, timeout)
 
-    def reply(self, params: Any, caller: LiveAgent | None, verified: bool, caller_pid: int) -> dict[str, Any]:
+    def reply(self, params: Any, caller: Speaker | None, verified: bool, caller_pid: int) -> dict[str, Any]:
         """Take a reply from process `caller_pid`: `caller` is the agent it is tied to (`verified`)
         or only claims to be; None for a person."""
         record = request_rows.get_request(self._conn, params.request_id)
@@ -179,7 +179,7 @@ def _without(values: dict[str, Any], *keys: str) -> dict[str, Any]:
     return {key: value for key, value in values.items() if key not in keys}
 
 
-def _refuse_foreign(record: dict[str, Any], caller: LiveAgent | None, verified: bool) -> None:
+def _refuse_foreign(record: dict[str, Any], caller: Speaker | None, verified: bool) -> None:
     """Only the asked agent, verified by its process tree, or a person may answer."""
     if caller is None or (verified and caller.uuid == record["agent_uuid"]):
         return

@@ -9,7 +9,7 @@ import asyncio
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from wardian_core.clock import now_iso
 from wardian_core.process_identity import ProcessIdentity
@@ -19,6 +19,16 @@ from wardian_host.output.screen import LazyScreen
 StatusListener = Callable[["LiveAgent", str], None]
 OutputListener = Callable[[int, bytes], None]  # (cursor of the first byte, the bytes)
 EventListener = Callable[[dict[str, Any]], None]  # one entry of `event_log`, as it is added
+
+
+class Speaker(Protocol):
+    """Who sends, asks or replies: an agent, or a workflow node run (its own session id as uuid)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def uuid(self) -> str: ...
 
 
 @dataclass(eq=False)

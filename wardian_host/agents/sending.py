@@ -6,7 +6,7 @@ from typing import Any
 
 from wardian_core.errors import WardianError
 from wardian_core.provider_models import InputProfile
-from wardian_host.agents.live_agent import LiveAgent
+from wardian_host.agents.live_agent import LiveAgent, Speaker
 from wardian_host.agents.registry import AgentRegistry
 from wardian_host.agents.status_waits import wait_for_change, wait_for_status
 from wardian_host.agents.typing_input import type_prompt
@@ -65,7 +65,7 @@ class Sender:
     def _input_profile(self, agent: LiveAgent) -> InputProfile:
         return self._plugins.info(agent.row["provider"]).input_profile
 
-    def _from(self, sender: LiveAgent | None, verified: bool, target: LiveAgent, text: str) -> str:
+    def _from(self, sender: Speaker | None, verified: bool, target: LiveAgent, text: str) -> str:
         """The text as typed into `target`: tagged with the sending agent where its provider wants that
         (and as unverified when only the caller's variable names that agent)."""
         if sender is None or not self._input_profile(target).sender_tag:
@@ -100,12 +100,12 @@ class Sender:
         # A busy provider queues typed input as it would a person's.
         return result | {"result": "delivered", "queued": busy}
 
-    async def deliver(self, agent: LiveAgent, text: str, sender: LiveAgent | None, verified: bool) -> dict[str, Any]:
+    async def deliver(self, agent: LiveAgent, text: str, sender: Speaker | None, verified: bool) -> dict[str, Any]:
         """Type `text` into one agent once it takes input, as `send` does; the delivery's result."""
         await self._past_start(agent)
         return await self._deliver(agent, self._from(sender, verified, agent, text))
 
-    async def send_message(self, params: Any, sender: LiveAgent | None, verified: bool = True) -> dict[str, Any]:
+    async def send_message(self, params: Any, sender: Speaker | None, verified: bool = True) -> dict[str, Any]:
         """Type `params.text` into every target; `sender` is the calling agent, if any, and
         `verified` says whether its process tree confirms it (else the caller only claims it)."""
         targets = self.resolve_targets(params.to)

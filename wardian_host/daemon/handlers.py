@@ -11,6 +11,7 @@ from wardian_host.agents.asking import AskDesk
 from wardian_host.agents.attaching import attach
 from wardian_host.agents.lifecycle import AgentLifecycle
 from wardian_host.agents.listing import list_agents
+from wardian_host.agents.live_agent import Speaker
 from wardian_host.agents.registry import AgentRegistry
 from wardian_host.agents.screens import show_screen
 from wardian_host.agents.sending import Sender
@@ -81,21 +82,28 @@ def build_handlers(
         agent = registry.resolve(params.target)
         return await wait_for_status(agent, params.until, params.timeout, params.next)
 
+    def _speaker(request: RequestContext) -> tuple[Speaker | None, bool]:
+        """The calling agent (verified, or only claimed), else the workflow node run it is part of."""
+        caller = classify_caller(request.peer, registry.all())
+        if caller.agent is None and (node_run := workflows.node_run_of(request.peer.pid)) is not None:
+            return node_run, True
+        return caller.agent, caller.verification == "verified"
+
     async def send(params: Any, request: RequestContext) -> dict[str, Any]:
         if params.approval is not None:
             return await sender.answer_approval(params)
         if params.text is None:
             raise WardianError("usage", "nothing to send", "Give a message, --stdin, --file, or --approval.")
-        caller = classify_caller(request.peer, registry.all())
-        return await sender.send_message(params, caller.agent, caller.verification == "verified")
+        speaker, verified = _speaker(request)
+        return await sender.send_message(params, speaker, verified)
 
     async def ask(params: Any, request: RequestContext) -> dict[str, Any]:
-        caller = classify_caller(request.peer, registry.all())
-        return await desk.ask(params, caller.agent, caller.verification == "verified", request)
+        speaker, verified = _speaker(request)
+        return await desk.ask(params, speaker, verified, request)
 
     async def reply(params: Any, request: RequestContext) -> dict[str, Any]:
-        caller = classify_caller(request.peer, registry.all())
-        return desk.reply(params, caller.agent, caller.verification == "verified", request.peer.pid)
+        speaker, verified = _speaker(request)
+        return desk.reply(params, speaker, verified, request.peer.pid)
 
     async def screen(params: Any, _: RequestContext) -> dict[str, Any]:
         return await show_screen(registry.resolve(params.target))

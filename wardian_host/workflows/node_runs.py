@@ -49,6 +49,7 @@ class NodeRun:
     outputs: dict[str, Any]
     record: Callable[[str, dict[str, Any]], None]  # (event kind, payload) for this node
     started: dict[str, Any] = field(default_factory=dict)  # node_started's payload, before the pid
+    on_started: Callable[[int], None] | None = None  # told the node's process, once it runs
 
     def mark_started(self, pid: int) -> None:
         """node_started, with what identifies the process group to end after a host crash."""
@@ -57,6 +58,8 @@ class NodeRun:
         except psutil.Error:
             created = None
         self.record("node_started", self.started | {"session_id": self.session_id, "pid": pid, "created": created})
+        if self.on_started is not None:
+            self.on_started(pid)
 
 
 def _rendered(template: str, run: NodeRun, quote: Callable[[str], str] = str) -> str:

@@ -31,6 +31,14 @@ from wardian_host.workflows.node_runs import AgentNodeParts, NodeFailed, NodeRun
 log = logging.getLogger(__name__)
 
 
+@dataclass(frozen=True)
+class NodeIdentity:
+    """A node run as a caller: what `send` and `ask` record of it (a Speaker)."""
+
+    name: str  # <workflow>/<node>
+    uuid: str  # the node run's session id
+
+
 @dataclass(eq=False)
 class ActiveRun:
     workflow: Workflow
@@ -77,6 +85,8 @@ class WorkflowRunner:
         self._parts = AgentNodeParts(lifecycle, registry, home)
         self._base_env = base_env
         self._active: dict[str, ActiveRun] = {}
+        # The processes of running nodes, so a command they run is known as its node run.
+        self._node_processes: dict[int, NodeIdentity] = {}
 
     def start(self, workflow: Workflow, inputs: dict[str, str], workspace: Path) -> str:
         values = run_inputs(workflow, inputs)
@@ -86,6 +96,16 @@ class WorkflowRunner:
         self._active[run_id] = active
         active.driver = asyncio.ensure_future(self._drive(active))
         return run_id
+
+    def node_run_of(self, pid: int) -> NodeIdentity | None:
+        """The running node whose process is `pid` or one of its ancestors."""
+        if not self._node_processes:
+            return None
+        try:
+            chain = [pid, *(parent.pid for parent in psutil.Process(pid).parents())]
+        except psutil.Error:
+            return None
+        return next((self._node_processes[member] for member in chain if member in self._node_processes), None)
 
     def describe(self, run_id: str) -> dict[str, Any]:
         """The run as its log rebuilds it; an unknown id is `not_found`."""
@@ -215,6 +235,14 @@ class WorkflowRunner:
             outputs=active.outputs,
             record=lambda kind, payload: self._event(active, kind, node.id, payload),
         )
+        identity = NodeIdentity(f"{active.workflow.id}/{node.id}", run.session_id)
+        pids: list[int] = []
+
+        def started(pid: int) -> None:
+            pids.append(pid)
+            self._node_processes[pid] = identity
+
+        run.on_started = started
         run.directory.mkdir(parents=True, exist_ok=True)
         try:
             result = await self._execute(active, node, run)
@@ -232,6 +260,9 @@ class WorkflowRunner:
             active.states[node.id] = "completed"
             active.outputs[node.id] = result["output"]
             self._event(active, "node_completed", node.id, result)
+        finally:
+            for pid in pids:
+                self._node_processes.pop(pid, None)
 
     async def _execute(self, active: ActiveRun, node: Any, run: NodeRun) -> dict[str, Any]:
         if isinstance(node, ShellNode):
