@@ -8,12 +8,14 @@
   interactive session's own log: turns, command output, errors. A resumed thread's file is
   followed from its end (its history is no news).
 - `headless`: `codex exec --json` (thread.started, turn.started, item.*, turn.completed,
-  error, turn.failed).
+  error, turn.failed). Its turn.completed carries no text: the turn's last `agent_message`
+  item is kept and becomes the turn_completed's message (a workflow node's output).
 
 Commentary (`agent_message`) is never a status change.
 """
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,14 +30,23 @@ HEADLESS_SOURCE = "headless"
 EXEC_EVENTS = ("exec_command_begin", "exec_command_start", "exec_command_output_delta", "exec_command_end")
 
 
+@dataclass
+class HeadlessState:
+    """`codex exec --json`: the text of the turn's newest agent message, until the turn ends."""
+
+    reply: str | None = None
+
+
 def state_class(source: OutputSource) -> type | None:
+    if source.name == HEADLESS_SOURCE:
+        return HeadlessState
     if source.format == "chunks":
         return tui.TerminalState
     if source.name == sessions.LOCKS_SOURCE:
         return sessions.LockState
     if source.name == hooks.HOOKS_SOURCE:
         return hooks_log.HookState
-    return None  # the rollout and `exec --json` lines are read one by one, without memory
+    return None  # the rollout's lines are read one by one, without memory
 
 
 def parse(ctx: SpawnContext, source: OutputSource, data: bytes, state: Any) -> ParseResult:
@@ -48,8 +59,8 @@ def parse(ctx: SpawnContext, source: OutputSource, data: bytes, state: Any) -> P
             return hooks_log.parse_hook(ctx.provider_session_id, source, data, state)
         if source.name == sessions.SESSIONS_SOURCE:
             return sessions.rollout_appeared()
-        if source.name == HEADLESS_SOURCE:
-            return parse_headless(source, data)
+        if isinstance(state, HeadlessState):
+            return parse_headless(source, data, state)
         return parse_rollout(source, data)
     except Exception:  # noqa: BLE001 - a parser must never take an agent down with it
         return ParseResult()
@@ -74,7 +85,7 @@ def screen(ctx: SpawnContext, source: OutputSource, snapshot: ScreenSnapshot, st
         return ParseResult()
 
 
-def parse_headless(source: OutputSource, data: bytes) -> ParseResult:
+def parse_headless(source: OutputSource, data: bytes, state: HeadlessState) -> ParseResult:
     record = json_object(data)
     if record is None:
         return ParseResult()
@@ -89,8 +100,12 @@ def parse_headless(source: OutputSource, data: bytes) -> ParseResult:
     item = object_field(record, "item")
     if kind in ("item.started", "item.updated", "item.completed") and item.get("type") == "command_execution":
         return ParseResult(events=[event("generating", source, f"{rule} command_execution", line)])
+    if kind == "item.completed" and item.get("type") == "agent_message":
+        state.reply = text_field(item, "text") or state.reply
+        return ParseResult()
     if kind == "turn.completed":
-        return ParseResult(events=[event("turn_completed", source, rule, line)])
+        reply, state.reply = state.reply, None
+        return ParseResult(events=[event("turn_completed", source, rule, line, message=reply)])
     if kind == "error":
         return ParseResult(events=[event("error", source, rule, line, message=api_error_message(record))])
     if kind == "turn.failed":
