@@ -4,7 +4,11 @@ Each test breaks a valid workflow in one way and expects exactly that one error,
 that went missing (or fired where it should not) fails its test.
 """
 
+import ast
 import copy
+import json
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -235,3 +239,34 @@ def test_structure_and_graph_errors_come_together_in_one_pass() -> None:
         ("missing_input", "plan"),
         ("unknown_role", "review"),
     }
+
+
+ROOT = Path(__file__).resolve().parents[1]
+DOC = (ROOT / "docs" / "workflows.md").read_text()
+
+
+def _problem_codes() -> set[str]:
+    """Every code passed to `problem(node, field, CODE, message)` in the workflow modules."""
+    codes = set()
+    for module in ("validation.py", "files.py"):
+        tree = ast.parse((ROOT / "wardian_core" / "workflows" / module).read_text())
+        for call in ast.walk(tree):
+            if isinstance(call, ast.Call) and getattr(call.func, "id", None) == "problem" and len(call.args) > 2:
+                code = call.args[2]
+                assert isinstance(code, ast.Constant), "a problem code is a literal, so the docs can list it"
+                codes.add(code.value)
+    return codes
+
+
+def test_every_problem_code_is_documented() -> None:
+    codes = _problem_codes()
+    assert {"unknown_kind", "cycle", "not_upstream", "invalid_json", "id_mismatch"} <= codes
+    assert sorted(code for code in codes if f"| `{code}` |" not in DOC) == []
+
+
+def test_the_worked_example_in_the_docs_is_valid() -> None:
+    example = re.search(r"```json\n(\{\n  \"id\": \"review-diff\".*?)\n```", DOC, re.DOTALL)
+    assert example is not None
+    workflow, errors = validate_workflow(json.loads(example.group(1)))
+    assert errors == [] and workflow is not None
+    assert [node.kind for node in workflow.nodes] == ["shell", "agent", "approval"]
