@@ -362,8 +362,8 @@ def test_agent_run_turn_resume_and_api_error(wardian: Wardian) -> None:
     assert (first["timeline"][-1]["to"], first["timeline"][-1]["event"]) == ("idle", "turn_completed"), first
     completed = [e for e in first["events"] if e["kind"] == "turn_completed"]
     assert completed and completed[-1]["evidence"]["source"] == "headless"
-    # The parser's events do not carry Codex's reply text: the model server's log shows the prompt,
-    # and the resumed turn below shows the reply came back into the thread.
+    # turn.completed has no text: the parser carries the turn's last agent_message in its message.
+    assert completed[-1]["message"] == "MOCK-REPLY h1", completed
     assert "hello ECHO:h1" in turn_request(wardian.cli.server, "ECHO:h1").body_text()
     thread = first["session_id"]
     assert thread and wardian.show("cx")["provider_session_id"] == thread
