@@ -47,7 +47,7 @@ EXPECTED_CODES = {
 # Never sent well-formed: a valid one would stop the host or start agents.
 UNSAFE_KINDS = {"host.stop", "agent.spawn"}
 # Change nothing, so a fuzzed frame of theirs that still happens to be valid may be answered.
-READ_ONLY_KINDS = {"host.status", "host.whoami", "agents.list"}
+READ_ONLY_KINDS = {"host.status", "host.whoami", "agents.list", "workflow.list"}
 PROBE = {"v": PROTOCOL_VERSION, "id": 999_999, "kind": "host.status", "params": {}}
 
 
@@ -70,17 +70,26 @@ def _well_formed(rng: random.Random) -> dict[str, Any]:
     kind = rng.choice(sorted(set(REQUEST_PARAMS) - UNSAFE_KINDS))
     params: dict[str, Any] = {"target": _ghost(rng)}
     extras = {
-        "send": {"to": _ghost(rng), "text": "hi"},
         "agent.wait": {"until": "idle", "timeout": 1},
         "agent.rename": {"new_name": _ghost(rng)},
         "agent.delete": {"confirm": "x"},
         "agent.run": {"prompt": "p"},
         "agent.watch": {"since": 0},
+        "ask": {"message": "hi"},
     }
-    if kind.startswith("host.") or kind == "agents.list":
+    # Kinds that name no agent: each refers to a request, run or workflow no home has.
+    elsewhere = {
+        "send": {"to": _ghost(rng), "text": "hi"},
+        "reply": {"request_id": _ghost(rng), "status": "done", "body": "x"},
+        "workflow.show": {"workflow_id": _ghost(rng)},
+        "workflow.run": {"workflow_id": _ghost(rng), "workspace": "/nonexistent"},
+        "workflow.stop": {"run_id": _ghost(rng)},
+        "workflow.approve": {"run_id": _ghost(rng), "node": "n"},
+    }
+    if kind.startswith("host.") or kind in ("agents.list", "workflow.list"):
         params = {}
-    elif kind == "send":
-        params = extras["send"]
+    elif kind in elsewhere:
+        params = elsewhere[kind]
     else:
         params |= extras.get(kind, {})
     return {"v": PROTOCOL_VERSION, "id": rng.randrange(1, 10**9), "kind": kind, "params": params}
