@@ -66,11 +66,6 @@ def get_run(conn: sqlite3.Connection, run_id: str, with_events: bool = False) ->
     return run | ({"events": log} if with_events else {})
 
 
-def run_definition(conn: sqlite3.Connection, run_id: str) -> dict[str, Any] | None:
-    row = conn.execute("SELECT definition FROM workflow_runs WHERE id = ?", (run_id,)).fetchone()
-    return json.loads(row["definition"]) if row else None
-
-
 def list_runs(
     conn: sqlite3.Connection, workflow_id: str | None = None, limit: int = LIST_LIMIT
 ) -> list[dict[str, Any]]:

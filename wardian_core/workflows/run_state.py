@@ -8,8 +8,6 @@ run_completed, run_failed, run_stopped, run_interrupted.
 
 from typing import Any
 
-NODE_STATES = ("pending", "running", "completed", "failed", "skipped", "awaiting_approval", "stopped")
-RUN_STATES = ("running", "completed", "failed", "stopped", "interrupted")
 # The run is still going in any of these node states.
 OPEN_NODE_STATES = ("pending", "running", "awaiting_approval")
 

@@ -1,12 +1,10 @@
 """The control endpoint's request kinds, each a thin call into one of the host's parts."""
 
-import asyncio
 import os
 from collections.abc import Callable
 from typing import Any
 
 from wardian_core.errors import WardianError
-from wardian_core.workflows import files as workflow_files
 from wardian_host.agents.asking import AskDesk
 from wardian_host.agents.attaching import attach
 from wardian_host.agents.lifecycle import AgentLifecycle
@@ -114,20 +112,11 @@ def build_handlers(
     async def attach_terminal(params: Any, request: RequestContext) -> dict[str, Any]:
         return await attach(registry.resolve(params.target), terminals, params, request)
 
-    # Files on disk: read off the event loop, so a slow disk does not stall the agents' output.
-    async def workflow_list(_: Any, __: RequestContext) -> dict[str, Any]:
-        return {"workflows": await asyncio.to_thread(workflow_files.list_workflows, lifecycle.home)}
-
-    async def workflow_show(params: Any, _: RequestContext) -> dict[str, Any]:
-        return await asyncio.to_thread(workflow_files.show_workflow, lifecycle.home, params.workflow_id)
-
     async def run_headless(params: Any, _: RequestContext) -> dict[str, Any]:
         return await lifecycle.run_headless(params.target, params.prompt, params.resume, params.timeout)
 
     return build_workflow_handlers(lifecycle.home, workflows) | {
         "agent.run": run_headless,
-        "workflow.list": workflow_list,
-        "workflow.show": workflow_show,
         "send": send,
         "ask": ask,
         "reply": reply,

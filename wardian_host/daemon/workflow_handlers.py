@@ -1,15 +1,25 @@
-"""The control endpoint's workflow request kinds: run, stop, approve (reads go to state.db)."""
+"""The control endpoint's workflow request kinds: the files (list, show) and runs (run, stop,
+approve); a run's state is read from state.db by the CLI itself."""
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
 from wardian_core.errors import WardianError
+from wardian_core.workflows import files as workflow_files
 from wardian_core.workflows.files import load_workflow
 from wardian_host.daemon.control_server import Handler, RequestContext
 from wardian_host.workflows.runner import WorkflowRunner
 
 
 def build_workflow_handlers(home: Path, runner: WorkflowRunner) -> dict[str, Handler]:
+    # Files on disk: read off the event loop, so a slow disk does not stall the agents' output.
+    async def workflow_list(_: Any, __: RequestContext) -> dict[str, Any]:
+        return {"workflows": await asyncio.to_thread(workflow_files.list_workflows, home)}
+
+    async def workflow_show(params: Any, _: RequestContext) -> dict[str, Any]:
+        return await asyncio.to_thread(workflow_files.show_workflow, home, params.workflow_id)
+
     async def run(params: Any, _: RequestContext) -> dict[str, Any]:
         workflow = load_workflow(home, params.workflow_id)
         run_id = runner.start(workflow, params.inputs, Path(params.workspace))
@@ -33,4 +43,10 @@ def build_workflow_handlers(home: Path, runner: WorkflowRunner) -> dict[str, Han
         await runner.approve(params.run_id, params.node, params.approve)
         return {"run": runner.describe(params.run_id)}
 
-    return {"workflow.run": run, "workflow.stop": stop, "workflow.approve": approve}
+    return {
+        "workflow.list": workflow_list,
+        "workflow.show": workflow_show,
+        "workflow.run": run,
+        "workflow.stop": stop,
+        "workflow.approve": approve,
+    }

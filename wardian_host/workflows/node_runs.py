@@ -17,7 +17,7 @@ from typing import Any
 import psutil
 
 from wardian_core.errors import WardianError
-from wardian_core.provider_models import HEADLESS_SOURCE, LaunchConfig, SpawnContext
+from wardian_core.provider_models import HEADLESS_SOURCE, LaunchConfig, LaunchPlan, SpawnContext
 from wardian_core.workflows.model import AgentNode, ShellNode, Workflow
 from wardian_core.workflows.templates import TemplateError, render
 from wardian_host.agents.agent_env import agent_environment
@@ -128,7 +128,7 @@ async def run_agent(node: AgentNode, workflow: Workflow, run: NodeRun, parts: Ag
     except WardianError as error:
         raise NodeFailed(error.message, {"code": error.code}) from None
     prompt = _rendered(node.prompt, run)
-    ctx, plan_env = await _launch(node, player, run, parts, prompt)
+    ctx, plan, env = await _launch(node, player, run, parts, prompt)
     run.started = {
         "kind": "agent",
         "role": node.role,
@@ -138,7 +138,6 @@ async def run_agent(node: AgentNode, workflow: Workflow, run: NodeRun, parts: Ag
         "provider_home": str(ctx.agent_dir),
         "workspace": str(ctx.workspace),
     }
-    plan, env = plan_env
     headless = HeadlessRun(SourceParser(parts.lifecycle.plugins, player.provider, HEADLESS_SOURCE))
     result = await headless.run(ctx, plan, env, node.timeout, run.mark_started)
     session = result["session_id"] or ctx.provider_session_id
@@ -153,7 +152,7 @@ async def run_agent(node: AgentNode, workflow: Workflow, run: NodeRun, parts: Ag
 
 async def _launch(
     node: AgentNode, player: Player, run: NodeRun, parts: AgentNodeParts, prompt: str
-) -> tuple[SpawnContext, tuple[Any, dict[str, str]]]:
+) -> tuple[SpawnContext, LaunchPlan, dict[str, str]]:
     lifecycle, agent = parts.lifecycle, player.agent
     if node.run_mode == "inherit_resume":
         assert agent is not None  # validation: inherit modes need an agent's role
@@ -161,7 +160,7 @@ async def _launch(
         if not agent.row.get("provider_session_id"):
             raise NodeFailed(f"agent {agent.name} has no provider session to resume")
         ctx, plan, env = lifecycle.plan_launch(agent, "resume", mode="headless", prompt=prompt)
-        return ctx, (plan, env | {"WARDIAN_SESSION_ID": run.session_id})
+        return ctx, plan, env | {"WARDIAN_SESSION_ID": run.session_id}
     settings = lifecycle.provider_settings(player.provider)
     session = lifecycle.new_session_id(player.provider)
     if node.run_mode == "inherit_fresh" and agent is not None:
@@ -191,7 +190,7 @@ async def _launch(
         )
         name = base.agent_name
     ctx = base.model_copy(update={"agent_uuid": run.session_id, "agent_name": name, "agent_dir": run.directory})
-    return ctx, lifecycle.plan_for(ctx, run.session_id)
+    return ctx, *lifecycle.plan_for(ctx, run.session_id)
 
 
 async def _until_off(agent: Any, node: AgentNode) -> None:

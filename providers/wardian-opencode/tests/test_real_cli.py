@@ -11,14 +11,13 @@ from __future__ import annotations
 import base64
 import json
 import os
-import select
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from pty_reading import read_while
 from ptyprocess import PtyProcess
 from wardian_cli import (
     WARDIAN,
@@ -75,16 +74,11 @@ def assert_by_events(agent: dict, event: str, rule: str) -> None:
 
 def read_until(terminal: PtyProcess, wanted: str, limit: float = 20) -> str:
     """What an attached terminal showed (escapes stripped, spaces squeezed) once `wanted` shows."""
-    seen, deadline = b"", time.monotonic() + limit
-    while wanted not in (text := squeeze(strip_escapes(seen.decode("utf-8", "replace")))):
-        remaining = deadline - time.monotonic()
-        assert remaining > 0, f"{wanted!r} not seen; got {text[-300:]!r}"
-        if select.select([terminal.fd], [], [], remaining)[0]:
-            try:
-                seen += terminal.read(65536)
-            except EOFError:
-                break
-    return text
+
+    def shown(seen: bytes) -> str:
+        return squeeze(strip_escapes(seen.decode("utf-8", "replace")))
+
+    return shown(read_while(terminal, lambda seen: wanted not in shown(seen), limit, repr(wanted)))
 
 
 def assert_the_server_wants_the_agents_password(wardian: WardianCli, uuid: str) -> None:
