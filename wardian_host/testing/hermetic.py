@@ -25,6 +25,7 @@ INHERITED_PREFIXES = (
 )
 # Variables by which CLIs detect a CI run and change behaviour (Gemini CLI 0.61 turns
 # non-interactive under CI=true): a test must behave the same on a laptop and in CI.
+RUN_CHOICES = ("WARDIAN_SKIP_REAL_CLI", "WARDIAN_PTY_BACKEND")
 CI_VARIABLES = frozenset({"CI", "CONTINUOUS_INTEGRATION", "BUILD_NUMBER", "RUN_ID", "GITHUB_ACTIONS", "BUILD_ID"})
 
 
@@ -35,9 +36,11 @@ def clean_environment(base: dict[str, str], home: Path, wardian_home: Path) -> d
     }
     env["HOME"] = str(home)
     env["WARDIAN_HOME"] = str(wardian_home)
-    # Keep the test run's own opt-out visible to the code that honours it.
-    if "WARDIAN_SKIP_REAL_CLI" in base:
-        env["WARDIAN_SKIP_REAL_CLI"] = base["WARDIAN_SKIP_REAL_CLI"]
+    # Keep the test run's own choices (the real-CLI opt-out, the terminal backend under
+    # test) visible to the code that honours them.
+    for kept in RUN_CHOICES:
+        if kept in base:
+            env[kept] = base[kept]
     return env
 
 
