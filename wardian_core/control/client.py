@@ -127,8 +127,9 @@ class ControlClient:
     def connect(cls, home: Path, timeout: float = DEFAULT) -> "ControlClient":
         sock = _open_socket(home, default_timeout() if timeout == DEFAULT else timeout)
         try:
-            _, server_uid, _ = endpoint.peer_credentials(sock)
-            endpoint.check_same_user(server_uid, os.getuid(), "host behind " + os.fspath(endpoint.socket_path(home)))
+            endpoint.check_same_user(
+                endpoint.peer_uid(sock), os.getuid(), "host behind " + os.fspath(endpoint.socket_path(home))
+            )
         except BaseException:
             sock.close()
             raise

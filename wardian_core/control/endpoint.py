@@ -7,6 +7,10 @@ the temp directory) is used instead — never an abstract socket, which would be
 private to a network namespace. Every folder on the way is checked with lstat (a
 planted symlink is refused, not followed) and for its owner, and the client checks
 the server's uid as well.
+
+Who is at the other end of a connection, the kernel says: SO_PEERCRED on Linux,
+LOCAL_PEERCRED (with LOCAL_PEERPID on macOS) on macOS and FreeBSD; elsewhere the host
+does not start (`not_supported`).
 """
 
 import contextlib
@@ -14,7 +18,9 @@ import os
 import socket
 import stat
 import struct
+import sys
 from pathlib import Path
+from typing import Literal, cast, get_args
 
 from wardian_core import paths
 from wardian_core.errors import WardianError
@@ -99,11 +105,84 @@ def _not_private(
     )
 
 
+# The peer's credentials, as each kernel reports them. Only Linux's path runs here: the
+# macOS and FreeBSD ones cannot run on Linux, so tests prove their decoding on bytes laid
+# out as those kernels write them (tests/test_peer_processes.py).
+LINUX_UCRED = struct.Struct("3i")  # struct ucred { pid_t pid; uid_t uid; gid_t gid; }
+# sys/un.h of macOS and FreeBSD; Python's socket module names none of them on macOS.
+SOL_LOCAL = 0
+LOCAL_PEERCRED = 0x001  # struct xucred, kept from connect() on: readable after the peer left
+LOCAL_PEERPID = 0x002  # macOS: pid_t, only while the peer is connected
+XUCRED_VERSION = 0
+# struct xucred { u_int cr_version; uid_t cr_uid; short cr_ngroups; gid_t cr_groups[16]; }
+# (sys/ucred.h; cr_groups[0] is the effective gid). Native alignment pads cr_ngroups to 4
+# bytes as the C compiler does: 76 bytes.
+XUCRED = struct.Struct("@IIh16I")
+# FreeBSD appends `union { void *_cr_unused1; pid_t cr_pid; }`, aligned as a pointer (88
+# bytes on 64-bit systems); kernels before FreeBSD 13 leave cr_pid 0.
+FREEBSD_XUCRED_SIZE = struct.calcsize("@IIh16IP")
+FREEBSD_PID_OFFSET = FREEBSD_XUCRED_SIZE - struct.calcsize("@P")
+PID = struct.Struct("@i")
+CredentialMeans = Literal["linux", "darwin", "freebsd"]
+
+
+def peer_credential_means() -> CredentialMeans:
+    """How this system names a Unix socket's peer; `not_supported` where Wardian knows no way."""
+    means = next((name for name in get_args(CredentialMeans) if sys.platform.startswith(name)), None)
+    if means is None:
+        raise _credentials_unreadable("Wardian knows no way to ask this kernel for a socket's peer")
+    return cast(CredentialMeans, means)
+
+
 def peer_credentials(sock: socket.socket) -> tuple[int, int, int]:
-    """(pid, uid, gid) of the process at the other end of a Unix socket (Linux)."""
-    raw = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    pid, uid, gid = struct.unpack("3i", raw)
+    """(pid, uid, gid) of the process at the other end of a Unix socket."""
+    means = peer_credential_means()
+    if means == "linux":
+        pid, uid, gid = LINUX_UCRED.unpack(sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, LINUX_UCRED.size))
+        return pid, uid, gid
+    if means == "darwin":
+        uid, gid = decode_xucred(sock.getsockopt(SOL_LOCAL, LOCAL_PEERCRED, XUCRED.size))
+        (pid,) = PID.unpack(sock.getsockopt(SOL_LOCAL, LOCAL_PEERPID, PID.size))
+        return pid, uid, gid
+    return decode_freebsd_xucred(sock.getsockopt(SOL_LOCAL, LOCAL_PEERCRED, FREEBSD_XUCRED_SIZE))
+
+
+def peer_uid(sock: socket.socket) -> int:
+    """The peer's uid alone, for a client checking its server: unlike macOS's pid, it can
+    be read after the server closed the connection (a host at its connection limit)."""
+    if peer_credential_means() == "linux":
+        return peer_credentials(sock)[1]
+    return decode_xucred(sock.getsockopt(SOL_LOCAL, LOCAL_PEERCRED, XUCRED.size))[0]
+
+
+def decode_xucred(raw: bytes) -> tuple[int, int]:
+    """(uid, gid) from a `struct xucred` (macOS, FreeBSD)."""
+    if len(raw) < XUCRED.size:
+        raise _credentials_unreadable(f"the kernel gave {len(raw)} bytes of a {XUCRED.size}-byte struct xucred")
+    version, uid, group_count, *groups = XUCRED.unpack_from(raw)
+    if version != XUCRED_VERSION or group_count < 1:
+        raise _credentials_unreadable(f"a struct xucred of version {version} with {group_count} groups")
+    return uid, groups[0]
+
+
+def decode_freebsd_xucred(raw: bytes) -> tuple[int, int, int]:
+    """(pid, uid, gid) from FreeBSD's `struct xucred`, whose cr_pid follows the groups."""
+    uid, gid = decode_xucred(raw)
+    if len(raw) < FREEBSD_XUCRED_SIZE:
+        raise _credentials_unreadable(f"the kernel gave {len(raw)} bytes of a {FREEBSD_XUCRED_SIZE}-byte xucred")
+    (pid,) = PID.unpack_from(raw, FREEBSD_PID_OFFSET)
+    if pid <= 0:
+        raise _credentials_unreadable("this FreeBSD reports no peer pid (cr_pid came with FreeBSD 13)")
     return pid, uid, gid
+
+
+def _credentials_unreadable(reason: str) -> WardianError:
+    return WardianError(
+        "not_supported",
+        f"Wardian cannot tell who connects to its control socket on {sys.platform}: {reason}",
+        "Wardian's host runs on Linux, macOS and FreeBSD 13 or later; docs/platforms.md says what runs where.",
+        {"platform": sys.platform, "reason": reason},
+    )
 
 
 def check_same_user(peer_uid: int, own_uid: int, who: str) -> None:

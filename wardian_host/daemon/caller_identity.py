@@ -1,16 +1,18 @@
 """Which agent, if any, a control connection comes from: one classifier for every command.
 
 A caller is
-- `verified`: the peer process the kernel reports (SO_PEERCRED) is tied to a live agent —
-  the agent's process among its ancestors, the agent's session, or the agent's PTY as
-  its controlling terminal;
+- `verified`: the peer process the kernel reports (`endpoint.peer_credentials`) is tied
+  to a live agent — the agent's process among its ancestors, the agent's session, or the
+  agent's PTY as its controlling terminal;
 - `claimed`: no such tie, but its environment's WARDIAN_SESSION_ID names an agent (a
   process that escaped its agent's tree with `setsid -f`, or anyone who set the
   variable): recorded as that agent, unverified, never taken for a person;
 - `none`: neither; a person's terminal.
 
-The pidfd taken at accept time proves the pid still names the same process when the
-answer is used. docs/cli.md ("Callers") says what each command allows to each class.
+What is taken of the peer at accept time proves its pid still names the same process
+when the answer is used: a pidfd on the Linux backend; on the portable one (no pidfd on
+macOS and the BSDs), its start time, which a process on a reused pid does not share.
+docs/cli.md ("Callers") says what each command allows to each class.
 """
 
 import os
@@ -20,7 +22,10 @@ from typing import Any, Literal
 
 import psutil
 
+from wardian_core import pty_backend
+from wardian_core.process_identity import ProcessIdentity
 from wardian_host.agents.live_agent import LiveAgent
+from wardian_host.terminal import process_tree
 from wardian_host.terminal.process_tree import SESSION_VARIABLE
 
 Verification = Literal["verified", "claimed", "none"]
@@ -31,24 +36,30 @@ Tie = Literal["ancestry", "session", "terminal"]
 class PeerProcess:
     pid: int
     uid: int
-    pidfd: int | None
+    pidfd: int | None = None  # the Linux backend's hold on the process
+    identity: ProcessIdentity | None = None  # the portable backend's: its pid with its start time
 
     @classmethod
     def capture(cls, pid: int, uid: int) -> "PeerProcess":
+        """The peer as it is now; one that already left is never alive."""
+        if not pty_backend.portable():
+            try:
+                return cls(pid, uid, pidfd=os.pidfd_open(pid))
+            except OSError:
+                return cls(pid, uid)
         try:
-            pidfd: int | None = os.pidfd_open(pid)
-        except OSError:
-            pidfd = None
-        return cls(pid, uid, pidfd)
+            return cls(pid, uid, identity=process_tree.capture(pid, os.getsid(pid), token=None))
+        except (psutil.Error, OSError):
+            return cls(pid, uid)
 
     def alive(self) -> bool:
-        if self.pidfd is None:
-            return False
-        try:
-            signal.pidfd_send_signal(self.pidfd, 0)
-            return True
-        except ProcessLookupError:
-            return False
+        if self.pidfd is not None:
+            try:
+                signal.pidfd_send_signal(self.pidfd, 0)
+                return True
+            except ProcessLookupError:
+                return False
+        return self.identity is not None and process_tree.own_process(self.identity) is not None
 
     def close(self) -> None:
         if self.pidfd is not None:
@@ -69,10 +80,12 @@ class Caller:
         return {"pid": self.pid, "verification": self.verification, "agent": agent, "tie": self.tie}
 
 
-def _tty_number(pid: int) -> int:
-    with open(f"/proc/{pid}/stat", "rb") as stat:
-        fields = stat.read().rsplit(b")", 1)[1].split()
-    return int(fields[4])  # the field after ")": state ppid pgrp session tty_nr
+def _terminal(pid: int) -> str | None:
+    """The path of the process's controlling terminal (psutil reads it on Linux, macOS and the BSDs)."""
+    try:
+        return psutil.Process(pid).terminal()
+    except psutil.NoSuchProcess:
+        return None
 
 
 def _live_agents_by_pid(agents: list[LiveAgent]) -> dict[int, LiveAgent]:
@@ -90,10 +103,10 @@ def _find_tie(pid: int, by_pid: dict[int, LiveAgent]) -> tuple[LiveAgent, Tie] |
         identity = agent.process_identity
         if identity is not None and identity.session == session:
             return agent, "session"
-    tty = _tty_number(pid)
-    if tty:
+    terminal = process.terminal()
+    if terminal:
         for agent_pid, agent in by_pid.items():
-            if _tty_number(agent_pid) == tty:
+            if _terminal(agent_pid) == terminal:
                 return agent, "terminal"
     return None
 
@@ -114,5 +127,5 @@ def classify_caller(peer: PeerProcess, agents: list[LiveAgent]) -> Caller:
             caller = Caller(peer.pid, "claimed", named)
     except (psutil.Error, OSError):
         return nobody
-    # The pidfd outliving the look-up proves the pid was not reused while we looked.
+    # The peer outliving the look-up (its pidfd, or its start time) proves the pid was not reused while we looked.
     return caller if peer.alive() else nobody

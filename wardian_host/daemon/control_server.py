@@ -98,6 +98,7 @@ class ControlServer:
 
     async def start(self) -> None:
         """Bind the socket; the caller holds the host lock, so an existing file is stale."""
+        endpoint.peer_credential_means()  # a kernel that cannot name a peer fails the start, not each request
         endpoint.ensure_private_dir(self.path.parent)
         if self.path.exists() or self.path.is_symlink():
             log.info("replacing stale socket %s", self.path)
@@ -118,13 +119,18 @@ class ControlServer:
             self.path.unlink()
 
     async def _serve_connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            pid, uid, _ = endpoint.peer_credentials(writer.get_extra_info("socket"))
+        except OSError as exc:  # macOS names a peer's pid only while it is connected
+            log.info("dropped a control connection whose peer left at once (%s)", exc.strerror)
+            writer.close()
+            return
         if not self._limits.admit():
             await self._refuse(writer, host_busy("it holds its maximum of connections, none of them idle"))
             return
         task = asyncio.current_task()
         if task is not None:
             self._connections.add(task)
-        pid, uid, _ = endpoint.peer_credentials(writer.get_extra_info("socket"))
         peer = PeerProcess.capture(pid, uid)
         frames = FrameReader(reader, self._limits)
         try:
