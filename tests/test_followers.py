@@ -3,12 +3,16 @@
 import asyncio
 import contextlib
 import logging
+import os
+import shutil
 import sys
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import psutil
 import pytest
+from file_following import TIMEOUT, Lines, forced_backend  # noqa: F401 - the `backend` fixture the tests below take
 
 from wardian_core.parsing.sse import MAX_EVENT_BYTES
 from wardian_core.provider_models import HEADLESS_SOURCE, PTY_SOURCE, OutputSource
@@ -16,42 +20,20 @@ from wardian_host.output import directory_watch, sse_stream
 from wardian_host.output.command_stream import CommandStream
 from wardian_host.output.directory_watch import DirectoryWatch
 from wardian_host.output.followers import open_follower
+from wardian_host.output.polling import Stamp
 from wardian_host.output.sse_stream import SseStream
-
-TIMEOUT = 10
-
-
-class Lines:
-    """What a follower handed on, and a way to await the n-th one."""
-
-    def __init__(self) -> None:
-        self.received: list[bytes] = []
-        self._changed = asyncio.Event()
-
-    def __call__(self, line: bytes) -> None:
-        self.received.append(line)
-        self._changed.set()
-
-    async def wait_for(self, count: int) -> list[bytes]:
-        async def enough() -> None:
-            while len(self.received) < count:
-                self._changed.clear()
-                await self._changed.wait()
-
-        await asyncio.wait_for(enough(), TIMEOUT)
-        return self.received
-
 
 # A folder tree
 
 
-async def _new_files_in_new_nested_folders_are_reported_once(root: Path) -> list[bytes]:
+async def _new_files_in_new_nested_folders_are_reported_once(root: Path, backend: str) -> list[bytes]:
     (root / "old").mkdir(parents=True)
     (root / "old" / "rollout-old.jsonl").write_text("{}\n")
     lines = Lines()
     watch = DirectoryWatch(asyncio.get_running_loop(), root, "rollout-*.jsonl", lines)
     watch.start()
-    assert watch._notify is not None, "inotify is available on Linux"
+    uses_inotify = watch._notify is not None
+    assert uses_inotify == (backend == "linux"), "inotify on Linux, polling under the portable backend as on macOS"
     # Three folders and a file at once, as Codex does: the folders fill before they are watched.
     day = root / "2025" / "01" / "15"
     day.mkdir(parents=True)
@@ -72,13 +54,14 @@ async def _new_files_in_new_nested_folders_are_reported_once(root: Path) -> list
     return received
 
 
-def test_directory_reports_files_in_nested_folders_made_after_start_once(tmp_path: Path) -> None:
-    received = asyncio.run(_new_files_in_new_nested_folders_are_reported_once(tmp_path / "sessions"))
+def test_directory_reports_files_in_nested_folders_made_after_start_once(tmp_path: Path, backend: str) -> None:
+    received = asyncio.run(_new_files_in_new_nested_folders_are_reported_once(tmp_path / "sessions", backend))
 
     assert received == [b"2025/01/15/rollout-1.jsonl", b"old/rollout-2.jsonl", b"2025/01/16/rollout-3.jsonl"]
 
 
-def test_directory_falls_back_to_scanning_without_inotify(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_directory_polls_where_inotify_is_missing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # As on Linux with the per-user inotify instances all taken.
     monkeypatch.setattr(directory_watch, "open_inotify", lambda loop, on_event: None)
 
     async def scenario() -> tuple[list[bytes], bool]:
@@ -88,20 +71,92 @@ def test_directory_falls_back_to_scanning_without_inotify(tmp_path: Path, monkey
         lines = Lines()
         watch = DirectoryWatch(asyncio.get_running_loop(), root, "rollout-*.jsonl", lines)
         watch.start()
-        scanning = watch._scanner is not None
-        (root / "2025" / "01" / "15").mkdir(parents=True)
-        (root / "2025" / "01" / "15" / "notes.txt").write_text("\n")
-        (root / "2025" / "01" / "15" / "rollout-1.jsonl").write_text("{}\n")
+        polling = watch._poll_watch is not None
+        day = root / "2025" / "01" / "15"
+        day.mkdir(parents=True)
+        (day / "notes.txt").write_text("\n")
+        (day / "rollout-1.jsonl").write_text("{}\n")
         await lines.wait_for(1)
         (root / "rollout-2.jsonl").write_text("{}\n")
-        received = await lines.wait_for(2)
+        await lines.wait_for(2)
+        shutil.rmtree(day)  # the folder replaced: made again, with a new file
+        day.mkdir()
+        (day / "rollout-3.jsonl").write_text("{}\n")
+        received = await lines.wait_for(3)
         watch.close()
-        return received, scanning
+        return received, polling
 
-    received, scanning = asyncio.run(scenario())
+    received, polling = asyncio.run(scenario())
 
-    assert scanning
-    assert received == [b"2025/01/15/rollout-1.jsonl", b"rollout-2.jsonl"]
+    assert polling
+    assert received == [b"2025/01/15/rollout-1.jsonl", b"rollout-2.jsonl", b"2025/01/15/rollout-3.jsonl"]
+
+
+def _polled_watch(root: Path, lines: Lines, listed: list[Path]) -> DirectoryWatch:
+    """A started DirectoryWatch under the portable backend whose folder listings are recorded in `listed`."""
+    watch = DirectoryWatch(asyncio.get_running_loop(), root, "rollout-*.jsonl", lines)
+    watch.start()
+    assert watch._poll_watch is not None, "polled"
+    add_tree = watch._add_tree
+
+    def recording(top: Path, *, report: bool) -> bool:
+        listed.append(top)
+        return add_tree(top, report=report)
+
+    watch._add_tree = recording  # type: ignore[method-assign]  # the seam that counts listings
+    return watch
+
+
+def test_polling_lists_only_the_folders_whose_stamp_moved(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WARDIAN_PTY_BACKEND", "ptyprocess")
+    root = tmp_path / "sessions"
+    days = [root / "2025" / "01" / f"{day:02}" for day in range(1, 21)]
+    for day in days:
+        day.mkdir(parents=True)
+        (day / f"rollout-{day.name}.jsonl").write_text("{}\n")
+    an_hour_ago = time.time_ns() - 3600 * 10**9
+    for folder in [*days, root / "2025" / "01", root / "2025", root]:
+        os.utime(folder, ns=(an_hour_ago, an_hour_ago))  # settled: its time can be trusted
+
+    async def scenario() -> tuple[list[bool], list[Path], list[Path], list[bytes]]:
+        lines, listed = Lines(), []
+        watch = _polled_watch(root, lines, listed)
+        # No await: the poller's own timer cannot run meanwhile.
+        quiet = [watch._poll(), watch._poll()]
+        listed_while_quiet = list(listed)
+        (days[6] / "rollout-new.jsonl").write_text("{}\n")
+        changed = watch._poll()
+        watch.close()
+        return [*quiet, changed], listed_while_quiet, listed, lines.received
+
+    polls, listed_while_quiet, listed, received = asyncio.run(scenario())
+
+    assert polls == [False, False, True]
+    assert listed_while_quiet == [], "23 folders looked at with a stat each, none listed"
+    assert listed == [days[6]], "only the folder that changed"
+    assert received == [b"2025/01/07/rollout-new.jsonl"]
+
+
+def test_polling_lists_a_folder_again_while_its_time_is_too_recent_to_trust(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A file system whose clock has not moved since the folder was listed (HFS+ keeps whole
+    # seconds): the entry added leaves the folder's stamp as it was.
+    monkeypatch.setenv("WARDIAN_PTY_BACKEND", "ptyprocess")
+    frozen = Stamp(device=1, inode=2, size=3, mtime_ns=time.time_ns())
+    monkeypatch.setattr(directory_watch, "stamp", lambda path: frozen)
+    root = tmp_path / "sessions"
+    root.mkdir()
+
+    async def scenario() -> list[bytes]:
+        lines, listed = Lines(), []
+        watch = _polled_watch(root, lines, listed)
+        (root / "rollout-1.jsonl").write_text("{}\n")
+        watch._poll()
+        watch.close()
+        return lines.received
+
+    assert asyncio.run(scenario()) == [b"rollout-1.jsonl"]
 
 
 # An SSE stream, from a small server of the test's own

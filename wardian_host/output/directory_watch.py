@@ -1,10 +1,12 @@
-"""Reporting the files that appear in a folder tree (a session folder per day, say), without polling.
+"""Reporting the files that appear in a folder tree (a session folder per day, say).
 
 Codex writes `sessions/YYYY/MM/DD/rollout-*.jsonl` and makes the day's folders as it goes,
-so folders made after the watch started are watched too. A folder can fill before its
-watch is added (`makedirs` then a write, in a few microseconds): a new folder is therefore
-listed once right after its watch is added. Where inotify is missing, the tree is scanned
-every half second in a worker thread.
+so folders made after the watch started are followed too. On Linux each folder is watched
+with inotify. A folder can fill before its watch is added (`makedirs` then a write, in a
+few microseconds): a new folder is therefore listed once right after its watch is added.
+Elsewhere, and under the portable backend, each folder is polled (`polling.py`): one stat
+a tick, and a listing only of the folders whose stamp moved (a new entry changes its
+folder's modification time), never the whole tree.
 """
 
 import asyncio
@@ -12,6 +14,7 @@ import fnmatch
 import logging
 import os
 import stat
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -26,12 +29,18 @@ from wardian_host.output.inotify import (
     Inotify,
     open_inotify,
 )
+from wardian_host.output.polling import FOLDER_CEILING_SECONDS, Poller, PollWatch, Stamp, shared_poller, stamp
 
 log = logging.getLogger(__name__)
 
 MAX_DEPTH = 4  # folders below the root; Codex needs three (YYYY/MM/DD)
-MAX_FOLDERS = 1024  # inotify watches are a per-user kernel budget shared with every other program
-SCAN_INTERVAL_SECONDS = 0.5
+# inotify watches are a per-user kernel budget shared with every other program; polled
+# folders cost a stat each per tick.
+MAX_FOLDERS = 1024
+# A folder's modification time is only as fine as its file system's clock (HFS+ a second,
+# FAT two, Linux's coarse clock a few ms): an entry added just after a listing may leave it
+# unchanged. A folder changed this recently is listed again at the next tick, until it is not.
+MTIME_GRANULARITY_NS = 2_000_000_000
 _FOLDER_MASK = IN_CREATE | IN_MOVED_TO | IN_MOVE_SELF | IN_ONLYDIR | IN_DONT_FOLLOW
 
 
@@ -50,55 +59,73 @@ class DirectoryWatch:
         self.root = root
         self.pattern = pattern
         self._on_line = on_line
-        self._known: set[Path] = set()  # relative paths reported, or (when scanning) there at start
+        self._known: set[Path] = set()  # relative paths reported, or there at start
         self._notify: Inotify | None = None
-        self._scanner: asyncio.Task[None] | None = None
+        # Polling: each followed folder's stamp when last listed (None: list it at the next tick).
+        self._folders: dict[Path, Stamp | None] = {}
+        self._poller: Poller | None = None
+        self._poll_watch: PollWatch | None = None
+        self._closed = False
         self._warned_full = False
 
     def start(self) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
         self._notify = open_inotify(self._loop, self._on_event)
-        if self._notify is not None and self._watch_tree(self.root, report=False):
+        if self._notify is not None and self._add_tree(self.root, report=False):
             return
         if self._notify is not None:
             self._notify.close()
             self._notify = None
-        self._known = _scan(self.root, self.pattern)
-        self._scanner = self._loop.create_task(self._scan_periodically())
+        self._add_tree(self.root, report=False)
+        self._poller = shared_poller(self._loop)
+        self._poll_watch = self._poller.add(self._poll, FOLDER_CEILING_SECONDS)
 
     def close(self) -> None:
+        self._closed = True
         if self._notify is not None:
             self._notify.close()
             self._notify = None
-        if self._scanner is not None:
-            self._scanner.cancel()
-            self._scanner = None
+        if self._poller is not None and self._poll_watch is not None:
+            self._poller.remove(self._poll_watch)
+            self._poller = self._poll_watch = None
 
     def _on_event(self, folder: Path, name: str, mask: int) -> None:
         if mask & IN_Q_OVERFLOW:
-            # The kernel dropped events: catch up on the folders missed, once (every watched
-            # folder hears of it). Files made meanwhile in folders already watched cannot be
-            # told from older ones, so they are lost.
+            # The kernel dropped events: catch up, once (every watched folder hears of it).
             if folder == self.root:
-                self._watch_tree(folder, report=True)
+                self._add_tree(folder, report=True)
         elif mask & IN_MOVE_SELF and self._notify is not None and folder != self.root:
             # Its path is stale now; if it moved within the tree, its new parent reports it.
             self._notify.unwatch(folder)
         elif mask & (IN_CREATE | IN_MOVED_TO):
             path = folder / name
             if mask & IN_ISDIR:
-                self._watch_tree(path, report=True)
+                self._add_tree(path, report=True)
             elif _is_regular_file(path):
-                self._report(path)
+                self._found(path, report=True)
 
-    def _watch_tree(self, top: Path, *, report: bool) -> bool:
-        """Watch `top` and the folders below it; with `report`, report the files of new folders."""
-        notify = self._notify
+    def _poll(self) -> bool:
+        """List the folders whose stamp moved; True when a file or folder came or went."""
+        known, folders = len(self._known), len(self._folders)
+        for folder, seen in list(self._folders.items()):
+            if self._closed:
+                break
+            current = stamp(folder)
+            if current is None and folder != self.root:  # removed; the root is awaited back
+                self._folders.pop(folder, None)
+            elif current != seen:  # also each tick while its stamp is unsettled (None)
+                self._add_tree(folder, report=True)
+        return len(self._known) != known or len(self._folders) != folders
+
+    def _add_tree(self, top: Path, *, report: bool) -> bool:
+        """Follow `top` and the folders below it, and take in their files (reporting new ones with `report`).
+
+        False when the root cannot be followed.
+        """
         pending = [top]
-        while pending and notify is not None:
+        while pending and not self._closed:
             folder = pending.pop()
-            fresh = folder not in notify
-            if not self._watch(notify, folder):
+            if not self._follow(folder):
                 if folder == self.root:
                     return False
                 continue
@@ -106,39 +133,42 @@ class DirectoryWatch:
                 with os.scandir(folder) as entries:
                     for entry in entries:
                         if entry.is_dir(follow_symlinks=False):
-                            pending.append(Path(entry.path))
-                        elif report and fresh and entry.is_file(follow_symlinks=False):
-                            self._report(Path(entry.path))
-            except OSError:  # removed meanwhile: its IN_IGNORED cleans up
+                            below = Path(entry.path)
+                            # A polled folder is looked at on its own: a change above it is no news of it.
+                            if self._notify is not None or below not in self._folders:
+                                pending.append(below)
+                        elif entry.is_file(follow_symlinks=False):
+                            self._found(Path(entry.path), report=report)
+            except OSError:  # removed meanwhile: its IN_IGNORED, or its next stamp, cleans up
                 continue
         return True
 
-    def _watch(self, notify: Inotify, folder: Path) -> bool:
-        if folder in notify:
-            return True
-        if len(folder.relative_to(self.root).parts) > MAX_DEPTH:
-            return False
-        if len(notify) >= MAX_FOLDERS:
-            if not self._warned_full:
-                log.warning("watching %d folders under %s already: not watching more", MAX_FOLDERS, self.root)
-                self._warned_full = True
-            return False
-        return notify.watch(folder, _FOLDER_MASK)
+    def _follow(self, folder: Path) -> bool:
+        """Watch `folder` (inotify) or stamp it before it is listed (polling); False past the bounds."""
+        notify = self._notify
+        followed = folder in notify if notify is not None else folder in self._folders
+        if not followed:
+            if len(folder.relative_to(self.root).parts) > MAX_DEPTH:
+                return False
+            if (len(notify) if notify is not None else len(self._folders)) >= MAX_FOLDERS:
+                if not self._warned_full:
+                    log.warning("following %d folders under %s already: not following more", MAX_FOLDERS, self.root)
+                    self._warned_full = True
+                return False
+        if notify is not None:
+            return followed or notify.watch(folder, _FOLDER_MASK)
+        self._folders[folder] = _settled_stamp(folder)
+        return True
 
-    async def _scan_periodically(self) -> None:
-        while True:
-            await asyncio.sleep(SCAN_INTERVAL_SECONDS)
-            found = await asyncio.to_thread(_scan, self.root, self.pattern)
-            for relative in sorted(found - self._known):
-                self._report(self.root / relative)
-
-    def _report(self, path: Path) -> None:
+    def _found(self, path: Path, *, report: bool) -> None:
         if not fnmatch.fnmatch(path.name, self.pattern):
             return
         relative = path.relative_to(self.root)
         if relative in self._known:
             return
         self._known.add(relative)
+        if not report:
+            return
         try:
             self._on_line(relative.as_posix().encode("utf-8", "surrogateescape"))
         except Exception:
@@ -152,21 +182,10 @@ def _is_regular_file(path: Path) -> bool:
         return False
 
 
-def _scan(root: Path, pattern: str) -> set[Path]:
-    """The relative paths of the matching files under `root`, within the same bounds as watching."""
-    found: set[Path] = set()
-    pending, folders = [(root, 0)], 0
-    while pending and folders < MAX_FOLDERS:
-        folder, depth = pending.pop()
-        folders += 1
-        try:
-            with os.scandir(folder) as entries:
-                for entry in entries:
-                    if entry.is_dir(follow_symlinks=False):
-                        if depth < MAX_DEPTH:
-                            pending.append((Path(entry.path), depth + 1))
-                    elif entry.is_file(follow_symlinks=False) and fnmatch.fnmatch(entry.name, pattern):
-                        found.add(Path(entry.path).relative_to(root))
-        except OSError:
-            continue
-    return found
+def _settled_stamp(folder: Path) -> Stamp | None:
+    """The folder's stamp, or None while it changed too recently for its time to be trusted."""
+    now = time.time_ns()
+    current = stamp(folder)
+    if current is None or now - current.mtime_ns < MTIME_GRANULARITY_NS:
+        return None
+    return current

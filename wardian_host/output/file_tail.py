@@ -1,8 +1,9 @@
-"""Following a file another process appends to (a hook's JSONL, a session log), without polling.
+"""Following a file another process appends to (a hook's JSONL, a session log).
 
 On Linux the folder is watched with inotify (`inotify.py`), so a line is read when it is
-written, and a file that does not exist yet is picked up when it appears. Elsewhere a
-slow timer stands in.
+written, and a file that does not exist yet is picked up when it appears. Elsewhere, and
+under the portable backend, the file is polled (`polling.py`): one stat a tick, and a read
+only when its size, time or inode moved.
 """
 
 import asyncio
@@ -21,10 +22,9 @@ from wardian_host.output.inotify import (
     Inotify,
     open_inotify,
 )
+from wardian_host.output.polling import FILE_CEILING_SECONDS, Poller, PollWatch, Stamp, shared_poller, stamp
 
 log = logging.getLogger(__name__)
-
-FALLBACK_INTERVAL_SECONDS = 0.5
 
 
 class FileTail:
@@ -37,10 +37,14 @@ class FileTail:
         self._start_at_end = start_at_end
         self._offset = 0
         self._partial = b""
+        # The (device, inode) read last: another file in its place is read from its start.
+        self._identity: tuple[int, int] | None = None
         self._notify: Inotify | None = None
-        self._timer: asyncio.TimerHandle | None = None
+        self._poller: Poller | None = None
+        self._poll_watch: PollWatch | None = None
+        self._seen: Stamp | None = None  # polling: the stamp when last read
 
-    @property  # tests/test_file_tail.py checks through it that inotify, not the timer, is in use
+    @property  # tests/test_file_tail.py checks through it that inotify, not polling, is in use
     def _notify_fd(self) -> int | None:
         return None if self._notify is None else self._notify.fd
 
@@ -56,7 +60,9 @@ class FileTail:
             self._notify.close()
             self._notify = None
         if self._notify is None:
-            self._schedule_fallback()
+            self._poller = shared_poller(self._loop)
+            self._poll_watch = self._poller.add(self._poll, FILE_CEILING_SECONDS)
+        self._seen = stamp(self.path)
         self._read_new()  # what was written before we watched
 
     def _on_notify(self, folder: Path, name: str, mask: int) -> None:
@@ -64,18 +70,22 @@ class FileTail:
         if name == self.path.name or mask & IN_Q_OVERFLOW:
             self._read_new()
 
-    def _schedule_fallback(self) -> None:
-        self._timer = self._loop.call_later(FALLBACK_INTERVAL_SECONDS, self._fallback_tick)
-
-    def _fallback_tick(self) -> None:
+    def _poll(self) -> bool:
+        current = stamp(self.path)
+        if current == self._seen:
+            return False  # nothing written: not even opened
+        self._seen = current  # before reading, so a write meanwhile is seen by the next look
         self._read_new()
-        self._schedule_fallback()
+        return True
 
     def _read_new(self) -> None:
         try:
             with open(self.path, "rb") as handle:
-                if os.fstat(handle.fileno()).st_size < self._offset:
+                status = os.fstat(handle.fileno())
+                identity = (status.st_dev, status.st_ino)
+                if status.st_size < self._offset or self._identity not in (None, identity):
                     self._offset, self._partial = 0, b""  # truncated or replaced: start over
+                self._identity = identity
                 handle.seek(self._offset)
                 data = handle.read()
         except FileNotFoundError:
@@ -94,9 +104,9 @@ class FileTail:
         if self._notify is not None:
             self._notify.close()
             self._notify = None
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
+        if self._poller is not None and self._poll_watch is not None:
+            self._poller.remove(self._poll_watch)
+            self._poller = self._poll_watch = None
 
 
 def _end_of_last_line(path: Path) -> int:

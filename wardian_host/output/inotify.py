@@ -2,8 +2,8 @@
 
 One inotify descriptor watches several folders; each event is handed on as (the watched
 folder, the name in it, the event mask). `open_inotify` answers None where inotify is
-missing (not Linux, or the per-user limit of instances is reached), so callers fall back
-to scanning.
+missing (not Linux, or the per-user limit of instances is reached) and under the portable
+backend, so callers fall back to polling (`polling.py`) just as they would on macOS.
 """
 
 import asyncio
@@ -15,6 +15,8 @@ import os
 import struct
 from collections.abc import Callable
 from pathlib import Path
+
+from wardian_core import pty_backend
 
 log = logging.getLogger(__name__)
 
@@ -139,12 +141,14 @@ def _events(buffer: bytes) -> list[tuple[int, int, str]]:
 
 
 def open_inotify(loop: asyncio.AbstractEventLoop, on_event: OnEvent) -> Inotify | None:
-    """An inotify watcher on `loop`, or None where inotify is unavailable."""
+    """An inotify watcher on `loop`, or None where inotify is unavailable or the backend is portable."""
+    if pty_backend.portable():
+        return None
     libc = _libc()
     if libc is None:
         return None
     fd = libc.inotify_init1(_IN_NONBLOCK | _IN_CLOEXEC)
     if fd < 0:
-        log.info("inotify is unavailable (%s): scanning instead", os.strerror(ctypes.get_errno()))
+        log.info("inotify is unavailable (%s): polling instead", os.strerror(ctypes.get_errno()))
         return None
     return Inotify(loop, libc, fd, on_event)
