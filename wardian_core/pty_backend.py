@@ -16,7 +16,7 @@ import functools
 import os
 import sys
 from collections.abc import Mapping
-from typing import Literal, cast
+from typing import Literal
 
 from wardian_core.errors import WardianError
 
@@ -39,8 +39,21 @@ def linux_means_missing() -> str | None:
     return None
 
 
+def check_host_platform() -> None:
+    """Refuse, with `not_supported`, to run a host where no backend exists (Windows, for now)."""
+    if sys.platform == "win32":
+        raise WardianError(
+            "not_supported",
+            "the Wardian host does not run on Windows yet: it needs a POSIX system",
+            "Run Wardian inside WSL 2 (a Linux system: everything works there); "
+            "docs/platforms.md says what Windows lacks.",
+            {"platform": sys.platform},
+        )
+
+
 def chosen_backend(environ: Mapping[str, str] = os.environ) -> Backend:
     """The backend `environ` forces, else `linux` where it can run, else `ptyprocess`."""
+    check_host_platform()
     forced = environ.get(BACKEND_VARIABLE, "").strip()
     if not forced:
         return "ptyprocess" if linux_means_missing() else "linux"
@@ -58,7 +71,7 @@ def chosen_backend(environ: Mapping[str, str] = os.environ) -> Backend:
             f"Unset {BACKEND_VARIABLE} (or set it to ptyprocess) to use the portable POSIX backend.",
             {"variable": BACKEND_VARIABLE, "value": forced, "reason": missing},
         )
-    return cast(Backend, forced)
+    return forced
 
 
 def portable(environ: Mapping[str, str] = os.environ) -> bool:

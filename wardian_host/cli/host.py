@@ -19,6 +19,9 @@ def host() -> None:
 @click.option("--foreground", is_flag=True, help="Stay attached and log to this terminal.")
 def start(foreground: bool) -> None:
     """Start the host for this WARDIAN_HOME (detached unless --foreground)."""
+    from wardian_core.pty_backend import check_host_platform
+
+    check_host_platform()  # before anything imports what Windows lacks (fcntl)
     home = paths.wardian_home()
     if foreground:
         from wardian_host.daemon.process import serve

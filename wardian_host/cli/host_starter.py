@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 from wardian_core.errors import WardianError
+from wardian_core.pty_backend import check_host_platform
 from wardian_host.daemon.host_lock import START_WAIT_SECONDS
 
 # A host may first wait for another one of its home to serve, then start itself.
@@ -23,6 +24,7 @@ START_TIMEOUT_SECONDS = 2 * START_WAIT_SECONDS
 
 def start_detached(home: Path, timeout: float = START_TIMEOUT_SECONDS, use_running: bool = False) -> None:
     """Start a host and wait until it serves; `use_running`: a host that is already serving will do."""
+    check_host_platform()
     read_end, write_end = os.pipe()
     try:
         subprocess.Popen(

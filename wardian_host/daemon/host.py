@@ -20,6 +20,7 @@ from wardian_core.control.protocol import PROTOCOL_VERSION
 from wardian_core.db import open_writer
 from wardian_core.db.events import prune_events
 from wardian_core.provider_models import ProviderEvent
+from wardian_core.pty_backend import chosen_backend
 from wardian_core.settings import load_settings
 from wardian_core.version import __version__
 from wardian_host.agents import recovery
@@ -51,6 +52,7 @@ class Host:
         self.home = home
         self.started_at = now_iso()
         self._stop = asyncio.Event()
+        self._pty_backend = chosen_backend()  # a bad WARDIAN_PTY_BACKEND fails the start with its envelope
         settings = load_settings(home)
         self._conn = open_writer(home)
         self._conn.execute("PRAGMA synchronous = NORMAL")  # WAL: durable at checkpoints, safe on crash
@@ -59,7 +61,7 @@ class Host:
             log.warning("plugin %s failed to load (%s): %s", failure.name, failure.stage, failure.error)
         self._registry = AgentRegistry(self._conn, settings.host.output_buffer_bytes)
         self._tracker = StatusTracker(self._conn, self._notify_status)
-        terminals = TerminalSupervisor(loop)
+        terminals = TerminalSupervisor(loop, self._pty_backend)
         feed = OutputFeed(loop, self._plugins)
         self._lifecycle = AgentLifecycle(
             home,
@@ -117,6 +119,7 @@ class Host:
             "started_at": self.started_at,
             "agents": len(agents),
             "running": sum(1 for agent in agents if agent.is_running),
+            "pty_backend": self._pty_backend,
         }
 
     def _prune(self) -> None:

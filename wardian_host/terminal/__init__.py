@@ -1,14 +1,18 @@
 """The one small interface between the supervisor and an OS pseudo-terminal.
 
-POSIX uses `posix.PosixTerminal`; a Windows ConPTY (pywinpty) implementation slots
-in behind the same methods.
+POSIX has two backends behind it (`wardian_core.pty_backend` chooses): `linux.LinuxTerminal`
+and `portable.PortableTerminal`, sharing `posix.PosixTerminal`. A Windows ConPTY (pywinpty)
+implementation slots in behind the same methods; until then `windows.py` holds what is
+known of that path and spawning there is `not_supported` (docs/platforms.md).
 """
 
-import sys
+import asyncio
+from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
 from wardian_core.parsing import DEFAULT_COLS, DEFAULT_ROWS
+from wardian_core.pty_backend import Backend, check_host_platform
 
 
 class Terminal(Protocol):
@@ -18,8 +22,10 @@ class Terminal(Protocol):
     def fileno(self) -> int:
         """The descriptor to watch for output (the PTY master)."""
 
-    def exit_fileno(self) -> int:
-        """A descriptor that becomes readable when the process exits (a pidfd)."""
+    def watch_exit(self, loop: asyncio.AbstractEventLoop, on_exit: Callable[[], None]) -> None:
+        """Have `on_exit` called on `loop` once the process has exited (EOF on the PTY is not exit)."""
+
+    def unwatch_exit(self, loop: asyncio.AbstractEventLoop) -> None: ...
 
     def read_available(self) -> bytes | None:
         """What can be read now: None when nothing is waiting, b"" at end of output."""
@@ -38,10 +44,18 @@ class Terminal(Protocol):
 
 
 def spawn_terminal(
-    argv: list[str], env: dict[str, str], cwd: Path, rows: int = DEFAULT_ROWS, cols: int = DEFAULT_COLS
+    argv: list[str],
+    env: dict[str, str],
+    cwd: Path,
+    backend: Backend,
+    rows: int = DEFAULT_ROWS,
+    cols: int = DEFAULT_COLS,
 ) -> Terminal:
-    if sys.platform == "win32":
-        raise NotImplementedError("Windows ConPTY support is not implemented yet")
-    from wardian_host.terminal.posix import PosixTerminal
+    check_host_platform()
+    if backend == "linux":
+        from wardian_host.terminal.linux import LinuxTerminal
 
-    return PosixTerminal.spawn(argv, env, cwd, rows, cols)
+        return LinuxTerminal.spawn(argv, env, cwd, rows, cols)
+    from wardian_host.terminal.portable import PortableTerminal
+
+    return PortableTerminal.spawn(argv, env, cwd, rows, cols)

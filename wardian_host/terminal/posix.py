@@ -1,11 +1,17 @@
 """A child process on a pseudo-terminal, in its own session, for a threaded asyncio host.
 
-No Python runs between fork and exec (the host has threads): the child is started by
-subprocess's C fork/exec, through util-linux `setsid --ctty`, which makes it a session
-leader with the PTY as its controlling terminal (job control, Ctrl-C, /dev/tty work).
-Where `setsid` is missing, a fresh Python interpreter does the same two calls after exec.
+What both POSIX backends share; `linux.py` and `portable.py` differ only in how the
+child becomes a session leader and how its exit is learned.
+
+No Python runs between fork and exec (the host has threads: forking them in Python, as
+`pty.fork` and the ptyprocess package do, may deadlock the child on a lock another thread
+held): the child is started by subprocess's C fork/exec, through a prefix that makes it
+the leader of a new session with the PTY as its controlling terminal (job control,
+Ctrl-C and /dev/tty work). The trampoline prefix is a fresh Python interpreter doing those
+two calls after exec, then exec'ing the agent: the same pid, on every POSIX system.
 """
 
+import asyncio
 import contextlib
 import errno
 import fcntl
@@ -15,20 +21,18 @@ import struct
 import subprocess
 import sys
 import termios
+from collections.abc import Callable
 from pathlib import Path
 
 from wardian_core.errors import WardianError
 
-_TRAMPOLINE = (
-    "import fcntl,os,sys,termios;os.setsid();fcntl.ioctl(0,termios.TIOCSCTTY,0);os.execvp(sys.argv[1],sys.argv[1:])"
-)
-
-
-def _session_leader_prefix() -> list[str]:
-    setsid = shutil.which("setsid")
-    if setsid:
-        return [setsid, "--ctty"]
-    return [sys.executable, "-I", "-S", "-c", _TRAMPOLINE]
+TRAMPOLINE = [
+    sys.executable,
+    "-I",
+    "-S",
+    "-c",
+    "import fcntl,os,sys,termios;os.setsid();fcntl.ioctl(0,termios.TIOCSCTTY,0);os.execvp(sys.argv[1],sys.argv[1:])",
+]
 
 
 def set_window_size(fd: int, rows: int, cols: int) -> None:
@@ -48,42 +52,49 @@ def resolve_executable(command: str, env: dict[str, str], cwd: Path) -> str:
     )
 
 
+def start_on_pty(
+    session_leader_prefix: list[str], argv: list[str], env: dict[str, str], cwd: Path, rows: int, cols: int
+) -> tuple[subprocess.Popen[bytes], int]:
+    """Start `argv` on a new PTY through `session_leader_prefix`; returns it and the master, non-blocking."""
+    executable = resolve_executable(argv[0], env, cwd)
+    master, slave = os.openpty()  # both close-on-exec; the child gets the slave as 0, 1, 2
+    try:
+        set_window_size(slave, rows, cols)
+        process = subprocess.Popen(
+            [*session_leader_prefix, executable, *argv[1:]],
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            cwd=cwd,
+            env=env,
+            close_fds=True,
+        )
+    except BaseException:
+        os.close(master)
+        raise
+    finally:
+        os.close(slave)
+    os.set_blocking(master, False)
+    return process, master
+
+
 class PosixTerminal:
+    """The PTY side of a terminal; a backend adds how its exit is learned (`watch_exit`)."""
+
     def __init__(self, process: subprocess.Popen[bytes], master_fd: int) -> None:
         self._process = process
         self.pid = process.pid
-        self.session_id = process.pid  # `setsid` makes the child the leader of a new session
+        self.session_id = process.pid  # the prefix makes the child the leader of a new session
         self._master = master_fd
-        self._pidfd = os.pidfd_open(process.pid)
-
-    @classmethod
-    def spawn(cls, argv: list[str], env: dict[str, str], cwd: Path, rows: int, cols: int) -> "PosixTerminal":
-        executable = resolve_executable(argv[0], env, cwd)
-        master, slave = os.openpty()  # both close-on-exec; the child gets the slave as 0, 1, 2
-        try:
-            set_window_size(slave, rows, cols)
-            process = subprocess.Popen(
-                [*_session_leader_prefix(), executable, *argv[1:]],
-                stdin=slave,
-                stdout=slave,
-                stderr=slave,
-                cwd=cwd,
-                env=env,
-                close_fds=True,
-            )
-        except BaseException:
-            os.close(master)
-            raise
-        finally:
-            os.close(slave)
-        os.set_blocking(master, False)
-        return cls(process, master)
 
     def fileno(self) -> int:
         return self._master
 
-    def exit_fileno(self) -> int:
-        return self._pidfd
+    def watch_exit(self, loop: asyncio.AbstractEventLoop, on_exit: Callable[[], None]) -> None:
+        raise NotImplementedError
+
+    def unwatch_exit(self, loop: asyncio.AbstractEventLoop) -> None:
+        raise NotImplementedError
 
     def read_available(self) -> bytes | None:
         try:
@@ -112,6 +123,5 @@ class PosixTerminal:
         return self._process.poll()
 
     def close(self) -> None:
-        for fd in (self._master, self._pidfd):
-            with contextlib.suppress(OSError):
-                os.close(fd)
+        with contextlib.suppress(OSError):
+            os.close(self._master)

@@ -2,8 +2,8 @@
 
 Everything runs on the event loop through readiness callbacks: output through
 `add_reader` on the PTY, input through a queue drained by `add_writer` (a long paste
-into a busy child never blocks the host), exit through a pidfd (EOF on the PTY is not
-exit: a grandchild may still hold it open).
+into a busy child never blocks the host), exit through the backend's exit watch (a pidfd
+on Linux, SIGCHLD elsewhere; EOF on the PTY is not exit: a grandchild may still hold it open).
 
 The rest of the host talks to this part through `TerminalSupervisor`'s methods alone,
 naming a terminal by the agent's uuid and hearing back through the two callbacks given
@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from wardian_core.process_identity import TOKEN_VARIABLE, ProcessIdentity, new_token
+from wardian_core.pty_backend import Backend
 from wardian_host.terminal import Terminal, process_tree, spawn_terminal
 
 log = logging.getLogger(__name__)
@@ -45,8 +46,9 @@ class _Session:
 
 
 class TerminalSupervisor:
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, backend: Backend) -> None:
         self._loop = loop
+        self.backend = backend
         self._sessions: dict[str, _Session] = {}
 
     def launch(
@@ -54,11 +56,11 @@ class TerminalSupervisor:
     ) -> ProcessIdentity:
         """Start `argv` in a new PTY for agent `key`; returns what identifies its processes."""
         token = new_token()
-        terminal = spawn_terminal(argv, env | {TOKEN_VARIABLE: token}, cwd)
+        terminal = spawn_terminal(argv, env | {TOKEN_VARIABLE: token}, cwd, self.backend)
         session = _Session(key, terminal, on_output, on_exit)
         self._sessions[key] = session
         self._loop.add_reader(terminal.fileno(), self._read, session)
-        self._loop.add_reader(terminal.exit_fileno(), self._exited, session)
+        terminal.watch_exit(self._loop, functools.partial(self._exited, session))
         return process_tree.capture(terminal.pid, terminal.session_id, token)
 
     def _current(self, session: _Session) -> bool:
@@ -75,7 +77,7 @@ class TerminalSupervisor:
             data = terminal.read_available()
             if data is None:
                 break
-            if not data:  # every slave end closed; the exit comes through the pidfd
+            if not data:  # every slave end closed; the exit comes through the exit watch
                 self._loop.remove_reader(terminal.fileno())
                 break
             batch += data
@@ -86,7 +88,7 @@ class TerminalSupervisor:
         if not self._current(session):
             return
         terminal = session.terminal
-        self._loop.remove_reader(terminal.exit_fileno())
+        terminal.unwatch_exit(self._loop)
         while tail := terminal.read_available():  # what the child wrote just before it died
             session.on_output(tail)
         self._loop.remove_reader(terminal.fileno())
