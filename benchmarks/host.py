@@ -1,6 +1,7 @@
 """Host figures, each printed beside a floor measured in the same run.
 
     .venv/bin/python benchmarks/host.py [--agents 100] [--idle-seconds 30] [--flood-mb 200] [--stalled-mb 150]
+    WARDIAN_PTY_BACKEND=ptyprocess .venv/bin/python benchmarks/host.py   # the portable POSIX backend
 
 (a) spawning N idle agents vs spawning the same command on N bare PTYs; host RSS
     (target <= 80 MB) and host CPU over an idle period (target <= 1% of a core);
@@ -55,7 +56,8 @@ RECORDINGS = {
 class Bench:
     def __init__(self, home: Path) -> None:
         self.home = home
-        self.env = {k: v for k, v in os.environ.items() if not k.startswith("WARDIAN_")} | {"WARDIAN_HOME": str(home)}
+        kept = {k: v for k, v in os.environ.items() if not k.startswith("WARDIAN_") or k == "WARDIAN_PTY_BACKEND"}
+        self.env = kept | {"WARDIAN_HOME": str(home)}
         self.workspace = home / "workspace"
         self.workspace.mkdir(parents=True)
 
@@ -414,6 +416,7 @@ def main() -> None:
         bench = Bench(Path(scratch) / "home")
         bench.env |= replayer_executables(Path(scratch), bench.home / "replay-go", args.busy_rate)
         bench.cli("host", "start")
+        print(f"terminal backend: {bench.request('host.status')['pty_backend']}")
         try:
             if "a" in args.sections:
                 scale(bench, args.agents, args.idle_seconds)

@@ -82,16 +82,32 @@ def check() -> int:
     return run_checks()
 
 
-def test(pytest_args: list[str]) -> int:
-    set_up()
-    if run_checks() != 0:
-        return 1
-    install_real_clis()
-    code = run(PYTHON, "-m", "pytest", *pytest_args, check=False)
+# The end-to-end suites (the host, `wardian` against it, agents interacting through real
+# CLIs) run a second time under the portable POSIX backend, which a Linux host would
+# otherwise never take: it is proven here on every change (docs/platforms.md).
+PORTABLE_BACKEND_SUITES = ["tests/e2e", "tests/real_cli/test_interactive.py", "tests/real_cli/test_workflows.py"]
+
+
+def pytest_run(pytest_args: list[str], env: dict[str, str] | None = None) -> int:
+    code = run(PYTHON, "-m", "pytest", *pytest_args, env=env, check=False)
     if code == 5:  # pytest found no test: a hollow run is a failure here
         print("pytest collected no tests: failing the run", file=sys.stderr)
         return 1
     return code
+
+
+def test(pytest_args: list[str]) -> int:
+    """Every suite; with no arguments, the end-to-end suites again under the portable backend."""
+    set_up()
+    if run_checks() != 0:
+        return 1
+    install_real_clis()
+    code = pytest_run(pytest_args)
+    if pytest_args:  # a chosen selection runs once, as asked
+        return code
+    print("+ again under WARDIAN_PTY_BACKEND=ptyprocess", flush=True)
+    portable = pytest_run(PORTABLE_BACKEND_SUITES, env=os.environ | {"WARDIAN_PTY_BACKEND": "ptyprocess"})
+    return code or portable
 
 
 def drift(pytest_args: list[str]) -> int:

@@ -36,3 +36,40 @@ def test_test_command_stops_before_pytest_when_a_check_fails(monkeypatch: pytest
     monkeypatch.setattr(dev, "run", lambda *argv, **_: ran.append("pytest") or 0)
     assert dev.test([]) == 1
     assert ran == ["set_up", "checks"]
+
+
+def _recorded_pytest_runs(monkeypatch: pytest.MonkeyPatch, codes: list[int]) -> tuple[ModuleType, list]:
+    dev = _dev_script()
+    runs: list[tuple[tuple, dict | None]] = []
+    monkeypatch.setattr(dev, "set_up", lambda: None)
+    monkeypatch.setattr(dev, "install_real_clis", lambda: None)
+    monkeypatch.setattr(dev, "run_checks", lambda names=None: 0)
+
+    def fake_run(*argv: object, env: dict | None = None, check: bool = True) -> int:
+        runs.append((argv[3:], env))
+        return codes[len(runs) - 1]
+
+    monkeypatch.setattr(dev, "run", fake_run)
+    return dev, runs
+
+
+def test_the_full_run_repeats_the_end_to_end_suites_under_the_portable_backend(monkeypatch: pytest.MonkeyPatch) -> None:
+    dev, runs = _recorded_pytest_runs(monkeypatch, [0, 0])
+    assert dev.test([]) == 0
+    (everything, first_env), (again, portable_env) = runs
+    assert everything == () and first_env is None
+    assert "tests/e2e" in again and all((ROOT / suite).exists() for suite in again)
+    assert portable_env is not None and portable_env["WARDIAN_PTY_BACKEND"] == "ptyprocess"
+
+
+@pytest.mark.parametrize(("codes", "expected"), [([0, 1], 1), ([1, 0], 1), ([0, 5], 1)])
+def test_a_failure_or_an_empty_run_in_either_pass_fails_the_run(
+    monkeypatch: pytest.MonkeyPatch, codes: list[int], expected: int
+) -> None:
+    dev, runs = _recorded_pytest_runs(monkeypatch, codes)
+    assert dev.test([]) == expected and len(runs) == 2  # the second pass runs even after the first failed
+
+
+def test_a_chosen_selection_runs_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    dev, runs = _recorded_pytest_runs(monkeypatch, [0])
+    assert dev.test(["tests/test_db.py"]) == 0 and len(runs) == 1
