@@ -256,3 +256,22 @@ def test_a_caller_on_an_agents_terminal_outside_its_tree_is_tied_by_the_terminal
         assert _tie(os.getpid(), agent) is None
     finally:
         shell.terminate(force=True)
+
+
+@pytest.mark.parametrize(("platform", "longest"), [("linux", 107), ("darwin", 103), ("freebsd14", 103)])
+def test_a_home_whose_socket_path_overflows_this_systems_sun_path_falls_back(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, platform: str, longest: int
+) -> None:
+    monkeypatch.setattr(sys, "platform", platform)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "runtime"))
+    (tmp_path / "runtime").mkdir(mode=0o700)
+    fits, overflows = (_home_with_socket_path_of(tmp_path, size) for size in (longest, longest + 1))
+    assert endpoint.socket_path(fits) == endpoint.primary_socket_path(fits)
+    assert endpoint.socket_path(overflows).parent == tmp_path / "runtime" / "wardian"
+
+
+def _home_with_socket_path_of(tmp_path: Path, size: int) -> Path:
+    """A home whose primary socket path is `size` bytes long."""
+    base = tmp_path / "h"
+    suffix_bytes = len(os.fsencode(endpoint.primary_socket_path(base))) - len(os.fsencode(base))
+    return Path(str(base) + "x" * (size - suffix_bytes - len(os.fsencode(base))))

@@ -1,7 +1,7 @@
 """Where the control endpoint of a home lives, and the peer-credential checks.
 
 A Unix socket under `<home>/run/`. When that path is too long for a socket address
-(108 bytes on Linux), a short path under `wardian/` in the user's runtime directory
+(108 bytes on Linux, 104 on macOS and the BSDs), a short path under `wardian/` in the user's runtime directory
 (platformdirs: `$XDG_RUNTIME_DIR`, else `/run/user/<uid>`, else a private folder of
 the temp directory) is used instead — never an abstract socket, which would be
 private to a network namespace. Every folder on the way is checked with lstat (a
@@ -26,7 +26,11 @@ from wardian_core import paths
 from wardian_core.errors import WardianError
 
 SOCKET_NAME = "control.sock"
-MAX_SOCKET_PATH_BYTES = 107  # sun_path is 108 bytes including the terminating NUL
+
+
+def max_socket_path_bytes() -> int:
+    """sun_path's size less its terminating NUL: 108 bytes on Linux, 104 on macOS and the BSDs."""
+    return 107 if sys.platform.startswith("linux") else 103
 
 
 def primary_socket_path(home: Path) -> Path:
@@ -54,7 +58,7 @@ def fallback_socket_dir() -> Path:
 
 def socket_path(home: Path) -> Path:
     primary = primary_socket_path(home)
-    if len(os.fsencode(primary)) <= MAX_SOCKET_PATH_BYTES:
+    if len(os.fsencode(primary)) <= max_socket_path_bytes():
         return primary
     import hashlib  # only for long homes: kept off the common path
 
