@@ -1,0 +1,257 @@
+"""File following: inotify and the polling that stands in for it, each figure beside a floor measured in the same run.
+
+    .venv/bin/python benchmarks/file_watch.py [--appends 200] [--max-gap 0.5] [--new-files 40]
+                                              [--idle-files 100] [--idle-seconds 10]
+
+(a) append -> line: one file followed twice, by a FileTail on inotify and one polling (the
+    portable backend's, as on macOS); a writer thread appends N lines at random gaps
+    (uniform up to --max-gap, so polling is caught at every point of its back-off).
+    Median, p95 and max of each, beside a bare event-loop wake-up (a pipe read by the loop).
+    Targets: inotify p95 <= 20 ms; polling p95 <= the file ceiling + 50 ms.
+(b) new file -> reported: a folder tree like a year of Codex sessions (YYYY/MM/DD, ~380
+    folders) watched by a DirectoryWatch on each; new files in old and in new day folders.
+    Target: polling p95 <= the folder ceiling + 100 ms (inotify's figure is its floor).
+(c) CPU of polling while nothing is written (CPU seconds per wall second), beside the same
+    loop following nothing: --idle-files files, and the tree of (b). Target <= 1% of a core each.
+Linux only for the inotify rows; elsewhere they are skipped and polling is measured alone.
+"""
+
+import argparse
+import asyncio
+import os
+import random
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from datetime import date, timedelta
+from pathlib import Path
+from typing import TypeVar
+
+from host import line, median_ms, percentile_ms
+
+from wardian_core.pty_backend import BACKEND_VARIABLE, linux_means_missing
+from wardian_host.output.directory_watch import DirectoryWatch
+from wardian_host.output.file_tail import FileTail
+from wardian_host.output.polling import FILE_CEILING_SECONDS, FOLDER_CEILING_SECONDS
+
+AN_HOUR_AGO_NS = time.time_ns() - 3600 * 10**9
+Follower = TypeVar("Follower", FileTail, DirectoryWatch)
+
+
+def backends() -> list[str]:
+    return ["ptyprocess"] if linux_means_missing() else ["linux", "ptyprocess"]
+
+
+def started(backend: str, follower: Follower) -> Follower:
+    """`follower` started under `backend` (the backend is read when a follower opens inotify)."""
+    os.environ[BACKEND_VARIABLE] = backend
+    follower.start()
+    polling = follower._poll_watch is not None
+    if polling != (backend == "ptyprocess"):
+        raise SystemExit(f"{backend}: expected {'polling' if backend == 'ptyprocess' else 'inotify'}")
+    return follower
+
+
+def latency_row(label: str, samples: list[float], floor_label: str, floor: list[float], verdict: str) -> None:
+    print(f"  {label:<28} {summary(samples):<44} {verdict}")
+    print(f"    floor: {floor_label:<19} {summary(floor)}")
+
+
+def summary(samples: list[float]) -> str:
+    return f"p50 {median_ms(samples):.1f} / p95 {percentile_ms(samples, 0.95):.1f} / max {max(samples) * 1000:.1f} ms"
+
+
+def verdict(samples: list[float], target_ms: float) -> str:
+    p95 = percentile_ms(samples, 0.95)
+    return f"ok (p95 <= {target_ms:.0f} ms)" if p95 <= target_ms else f"OVER TARGET (p95 > {target_ms:.0f} ms)"
+
+
+def write_at_random_gaps(count: int, max_gap: float, write: Callable[[int], None]) -> threading.Thread:
+    def run() -> None:
+        for index in range(count):
+            time.sleep(random.uniform(0, max_gap))  # the gaps are the workload
+            write(index)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread
+
+
+async def loop_wake_up(count: int) -> list[float]:
+    """The floor: a write to a pipe until the loop's reader runs, from another thread."""
+    loop = asyncio.get_running_loop()
+    read_end, write_end = os.pipe()
+    latencies: list[float] = []
+    done = asyncio.Event()
+
+    def on_readable() -> None:
+        for stamp in os.read(read_end, 65536).split():
+            latencies.append(time.perf_counter() - float(stamp))
+        if len(latencies) >= count:
+            done.set()
+
+    loop.add_reader(read_end, on_readable)
+    write_at_random_gaps(count, 0.005, lambda index: os.write(write_end, f"{time.perf_counter()!r}\n".encode()))
+    await asyncio.wait_for(done.wait(), 60)
+    loop.remove_reader(read_end)
+    os.close(read_end)
+    os.close(write_end)
+    return latencies
+
+
+async def append_latency(folder: Path, appends: int, max_gap: float) -> dict[str, list[float]]:
+    loop = asyncio.get_running_loop()
+    path = folder / "hooks.jsonl"
+    path.touch()
+    latencies: dict[str, list[float]] = {backend: [] for backend in backends()}
+    done = asyncio.Event()
+
+    def on_line(backend: str) -> Callable[[bytes], None]:
+        def record(line: bytes) -> None:
+            latencies[backend].append(time.perf_counter() - float(line))
+            if all(len(samples) >= appends for samples in latencies.values()):
+                done.set()
+
+        return record
+
+    tails = [started(backend, FileTail(loop, path, on_line(backend))) for backend in latencies]
+
+    def append(index: int) -> None:
+        with path.open("ab") as handle:
+            handle.write(f"{time.perf_counter()!r}\n".encode())
+
+    write_at_random_gaps(appends, max_gap, append)
+    await asyncio.wait_for(done.wait(), appends * max_gap + 60)
+    for tail in tails:
+        tail.close()
+    return latencies
+
+
+def codex_tree(root: Path, year: int = 2024) -> int:
+    """root/YYYY/MM/DD for every day of `year`, three sessions in each, all an hour old; the folder count."""
+    day, folders = date(year, 1, 1), {root}
+    while day.year == year:
+        folder = root / f"{day:%Y/%m/%d}"
+        folder.mkdir(parents=True)
+        for index in range(3):
+            (folder / f"rollout-{index}.jsonl").write_text("{}\n")
+        folders.update([folder, folder.parent, folder.parent.parent])
+        day += timedelta(days=1)
+    for folder in folders:
+        os.utime(folder, ns=(AN_HOUR_AGO_NS, AN_HOUR_AGO_NS))
+    return len(folders)
+
+
+async def new_file_latency(root: Path, new_files: int, max_gap: float) -> dict[str, list[float]]:
+    loop = asyncio.get_running_loop()
+    written: dict[bytes, float] = {}
+    latencies: dict[str, list[float]] = {backend: [] for backend in backends()}
+    done = asyncio.Event()
+
+    def on_line(backend: str) -> Callable[[bytes], None]:
+        def record(relative: bytes) -> None:
+            latencies[backend].append(time.perf_counter() - written[relative])
+            if all(len(samples) >= new_files for samples in latencies.values()):
+                done.set()
+
+        return record
+
+    watches = [
+        started(backend, DirectoryWatch(loop, root, "rollout-*.jsonl", on_line(backend))) for backend in latencies
+    ]
+
+    def create(index: int) -> None:
+        # Every fourth in a day folder of its own (its month folder changes), the rest in an old day's.
+        day = date(2025, 1, 1) + timedelta(days=index) if index % 4 == 0 else date(2024, 1, 1) + timedelta(index)
+        folder = root / f"{day:%Y/%m/%d}"
+        folder.mkdir(parents=True, exist_ok=True)
+        relative = f"{day:%Y/%m/%d}/rollout-new-{index}.jsonl"
+        written[relative.encode()] = time.perf_counter()
+        (root / relative).write_text("{}\n")
+
+    write_at_random_gaps(new_files, max_gap, create)
+    await asyncio.wait_for(done.wait(), new_files * max_gap + 60)
+    for watch in watches:
+        watch.close()
+    return latencies
+
+
+async def idle_cpu(seconds: float, follow: Callable[[], list[FileTail | DirectoryWatch]]) -> float:
+    """CPU seconds per wall second of this process while `follow()`'s followers wait for nothing."""
+    followers = follow()
+    await asyncio.sleep(2 * FOLDER_CEILING_SECONDS)  # past the back-off, to the steady state
+    cpu, wall = time.process_time(), time.perf_counter()
+    await asyncio.sleep(seconds)  # the measurement: the loop runs only the polling meanwhile
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    for follower in followers:
+        follower.close()
+    return cpu / wall
+
+
+async def main(args: argparse.Namespace) -> None:
+    loop = asyncio.get_running_loop()
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = Path(scratch)
+        floor = await loop_wake_up(args.appends)
+        print(f"(a) append -> line, {args.appends} appends at random gaps up to {args.max_gap} s")
+        appended = await append_latency(folder, args.appends, args.max_gap)
+        if "linux" in appended:
+            latency_row("inotify", appended["linux"], "loop wake-up", floor, verdict(appended["linux"], 20))
+        latency_row(
+            "polling (portable backend)",
+            appended["ptyprocess"],
+            "inotify" if "linux" in appended else "loop wake-up",
+            appended.get("linux", floor),
+            verdict(appended["ptyprocess"], FILE_CEILING_SECONDS * 1000 + 50),
+        )
+
+        tree = folder / "sessions"
+        folders = codex_tree(tree)
+        print(f"(b) new file -> reported, {args.new_files} files in a tree of {folders} folders")
+        created = await new_file_latency(tree, args.new_files, 2 * FOLDER_CEILING_SECONDS)
+        if "linux" in created:
+            latency_row("inotify", created["linux"], "loop wake-up", floor, "(no target: the floor of polling)")
+        latency_row(
+            "polling (portable backend)",
+            created["ptyprocess"],
+            "inotify" if "linux" in created else "loop wake-up",
+            created.get("linux", floor),
+            verdict(created["ptyprocess"], FOLDER_CEILING_SECONDS * 1000 + 100),
+        )
+
+        print(f"(c) CPU while nothing is written, over {args.idle_seconds:.0f} s")
+        nothing = await idle_cpu(args.idle_seconds, list)
+        files = [folder / f"idle-{index}.jsonl" for index in range(args.idle_files)]
+        for path in files:
+            path.write_text("{}\n")
+
+        def tails() -> list[FileTail | DirectoryWatch]:
+            return [started("ptyprocess", FileTail(loop, path, lambda line: None)) for path in files]
+
+        def tree_watch() -> list[FileTail | DirectoryWatch]:
+            return [started("ptyprocess", DirectoryWatch(loop, tree, "rollout-*.jsonl", lambda line: None))]
+
+        for label, follow in (
+            (f"{args.idle_files} idle files polled", tails),
+            (f"a tree of {folders} folders polled", tree_watch),
+        ):
+            share = await idle_cpu(args.idle_seconds, follow)
+            line(
+                label,
+                f"{share * 100:.2f} % core",
+                f"{nothing * 100:.2f} % following none",
+                "ok (<= 1%)" if share <= 0.01 else "OVER TARGET",
+            )
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--appends", type=int, default=200)
+    parser.add_argument(
+        "--max-gap", type=float, default=2 * FILE_CEILING_SECONDS, help="seconds between appends, at most"
+    )
+    parser.add_argument("--new-files", type=int, default=40)
+    parser.add_argument("--idle-files", type=int, default=100)
+    parser.add_argument("--idle-seconds", type=float, default=10)
+    asyncio.run(main(parser.parse_args()))
