@@ -85,7 +85,10 @@ def check() -> int:
 # The end-to-end suites (the host, `wardian` against it, agents interacting through real
 # CLIs) run a second time under the portable POSIX backend, which a Linux host would
 # otherwise never take: it is proven here on every change (docs/platforms.md).
-PORTABLE_BACKEND_SUITES = ["tests/e2e", "tests/real_cli/test_interactive.py", "tests/real_cli/test_workflows.py"]
+def portable_backend_suites() -> list[str]:
+    """tests/e2e, the real-CLI interactive and workflow suites, each provider's real-CLI suite."""
+    providers = sorted(str(path.relative_to(ROOT)) for path in ROOT.glob("providers/*/tests/test_real_cli.py"))
+    return ["tests/e2e", "tests/real_cli/test_interactive.py", "tests/real_cli/test_workflows.py", *providers]
 
 
 def pytest_run(pytest_args: list[str], env: dict[str, str] | None = None) -> int:
@@ -106,7 +109,7 @@ def test(pytest_args: list[str]) -> int:
     if pytest_args:  # a chosen selection runs once, as asked
         return code
     print("+ again under WARDIAN_PTY_BACKEND=ptyprocess", flush=True)
-    portable = pytest_run(PORTABLE_BACKEND_SUITES, env=os.environ | {"WARDIAN_PTY_BACKEND": "ptyprocess"})
+    portable = pytest_run(portable_backend_suites(), env=os.environ | {"WARDIAN_PTY_BACKEND": "ptyprocess"})
     return code or portable
 
 

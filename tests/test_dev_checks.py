@@ -59,6 +59,7 @@ def test_the_full_run_repeats_the_end_to_end_suites_under_the_portable_backend(m
     (everything, first_env), (again, portable_env) = runs
     assert everything == () and first_env is None
     assert "tests/e2e" in again and all((ROOT / suite).exists() for suite in again)
+    assert "providers/wardian-claude/tests/test_real_cli.py" in again
     assert portable_env is not None and portable_env["WARDIAN_PTY_BACKEND"] == "ptyprocess"
 
 
