@@ -8,50 +8,85 @@ import sys
 from wardian_host.terminal.child_exits import watcher_for
 
 
-def _child(code: int, after: str = "") -> subprocess.Popen[bytes]:
-    return subprocess.Popen([sys.executable, "-c", f"import sys; {after or 'pass'}; sys.exit({code})"])
+def _child(code: int) -> subprocess.Popen[bytes]:
+    """A child that exits with `code` once `_release` closes its stdin."""
+    script = f"import sys; sys.stdin.read(); sys.exit({code})"
+    return subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE)
 
 
-async def _exit_codes_seen(children: list[subprocess.Popen[bytes]], watched_late: bool = False) -> dict[int, int]:
-    loop = asyncio.get_running_loop()
-    seen: dict[int, int] = {}
-    all_seen = asyncio.Event()
-
-    def on_exit(child: subprocess.Popen[bytes]) -> None:
-        assert child.pid not in seen, "on_exit called twice"
-        seen[child.pid] = child.returncode
-        if len(seen) == len(children):
-            all_seen.set()
-
-    if watched_late:  # each has exited (and sent its SIGCHLD) before it is watched
-        for child in children:
-            await asyncio.to_thread(_wait_without_reaping, child.pid)
-    for child in children:
-        watcher_for(loop).watch(child.pid, child.poll, lambda child=child: on_exit(child))
-    await asyncio.wait_for(all_seen.wait(), 30)
-    return seen
+def _release(child: subprocess.Popen[bytes]) -> None:
+    assert child.stdin is not None
+    child.stdin.close()
 
 
-def _wait_without_reaping(pid: int) -> None:
-    os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
+async def _exited(child: subprocess.Popen[bytes]) -> None:
+    """Until `child` has exited, left unreaped (a zombie) for whoever reaps it."""
+    await asyncio.to_thread(os.waitid, os.P_PID, child.pid, os.WEXITED | os.WNOWAIT)
+
+
+class ExitsSeen:
+    """The exit codes the watcher reported, each child's once, and a way to await them."""
+
+    def __init__(self) -> None:
+        self.codes: dict[int, int | None] = {}
+        self._changed = asyncio.Event()
+
+    def watch(self, child: subprocess.Popen[bytes]) -> None:
+        watcher_for(asyncio.get_running_loop()).watch(child.pid, child.poll, lambda: self._seen(child))
+
+    def _seen(self, child: subprocess.Popen[bytes]) -> None:
+        assert child.pid not in self.codes, "on_exit called twice"
+        self.codes[child.pid] = child.returncode
+        self._changed.set()
+
+    async def until(self, count: int) -> dict[int, int | None]:
+        async def enough() -> None:
+            while len(self.codes) < count:
+                self._changed.clear()
+                await self._changed.wait()
+
+        await asyncio.wait_for(enough(), 30)
+        return self.codes
 
 
 def test_every_watched_child_is_heard_once_with_its_exit_code() -> None:
-    children = [_child(3), _child(0), _child(9, "import time; time.sleep(0.2)")]
-    seen = asyncio.run(_exit_codes_seen(children))
-    assert seen == {children[0].pid: 3, children[1].pid: 0, children[2].pid: 9}
+    async def scenario() -> tuple[list[int], dict[int, int | None]]:
+        children = [_child(3), _child(0), _child(9)]
+        seen = ExitsSeen()
+        for child in children:
+            seen.watch(child)
+        _release(children[0])
+        _release(children[1])
+        await seen.until(2)  # one signal or two for these; the last exits on its own later
+        _release(children[2])
+        return [child.pid for child in children], await seen.until(3)
+
+    pids, codes = asyncio.run(scenario())
+    assert codes == {pids[0]: 3, pids[1]: 0, pids[2]: 9}
 
 
 def test_a_child_that_exited_before_it_was_watched_is_heard() -> None:
-    children = [_child(4)]
-    assert asyncio.run(_exit_codes_seen(children, watched_late=True)) == {children[0].pid: 4}
+    async def scenario() -> tuple[int, dict[int, int | None]]:
+        child = _child(4)
+        _release(child)
+        await _exited(child)  # its SIGCHLD came and went before anyone watched
+        seen = ExitsSeen()
+        seen.watch(child)
+        return child.pid, await seen.until(1)
+
+    pid, codes = asyncio.run(scenario())
+    assert codes == {pid: 4}
 
 
 def test_a_child_nobody_watches_is_left_for_its_owner_to_reap() -> None:
     async def scenario() -> int:
-        stranger = _child(7)
-        watched = [_child(0, "import time; time.sleep(0.3)")]
-        await _exit_codes_seen(watched)  # the stranger's SIGCHLD came while the watcher listened
+        watched, stranger = _child(0), _child(7)
+        seen = ExitsSeen()
+        seen.watch(watched)
+        _release(stranger)
+        await _exited(stranger)  # its SIGCHLD reached the watcher, which listens since watch()
+        _release(watched)
+        await seen.until(1)
         return await asyncio.to_thread(stranger.wait)
 
     assert asyncio.run(scenario()) == 7  # reaped by anyone else, its owner would read ECHILD as 0

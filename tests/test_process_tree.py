@@ -1,7 +1,6 @@
 """Ending an agent's processes: rounds until none is left, and survivors reported."""
 
 import subprocess
-import time
 from pathlib import Path
 
 import psutil
@@ -24,20 +23,18 @@ def _tree(root: psutil.Process) -> list[psutil.Process]:
         return []
 
 
-def _until_forking(children: Path) -> None:
-    """The forker is under way (on a loaded machine bash may not have forked once yet)."""
-    deadline = time.monotonic() + 20
-    while not (children.is_file() and len(children.read_text().split()) >= 2):
-        assert time.monotonic() < deadline, "the forker never forked"
-        time.sleep(0.01)
-
-
 def test_end_processes_ends_children_forked_after_each_look_and_reports_none(tmp_path: Path) -> None:
-    script = "trap '' TERM; while :; do sleep 600 & echo $! >> children; sleep 0.01; done"
-    forker = subprocess.Popen(["bash", "-c", script], cwd=tmp_path, start_new_session=True)
+    # It says so once it has forked twice (on a loaded machine bash may not have forked yet).
+    script = (
+        "trap '' TERM; n=0; while :; do sleep 600 & echo $! >> children; n=$((n+1));"
+        " [ $n -eq 2 ] && echo forking; sleep 0.01; done"
+    )
+    forker = subprocess.Popen(
+        ["bash", "-c", script], cwd=tmp_path, start_new_session=True, stdout=subprocess.PIPE, text=True
+    )
     root = psutil.Process(forker.pid)
     try:
-        _until_forking(tmp_path / "children")
+        assert forker.stdout is not None and forker.stdout.readline() == "forking\n"
         assert process_tree.end_processes(lambda: _tree(root), grace_seconds=0.3) == []
         forker.wait(timeout=10)
         children = [int(line) for line in (tmp_path / "children").read_text().split()]

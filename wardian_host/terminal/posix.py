@@ -11,7 +11,6 @@ Ctrl-C and /dev/tty work). The trampoline prefix is a fresh Python interpreter d
 two calls after exec, then exec'ing the agent: the same pid, on every POSIX system.
 """
 
-import asyncio
 import contextlib
 import errno
 import fcntl
@@ -21,7 +20,6 @@ import struct
 import subprocess
 import sys
 import termios
-from collections.abc import Callable
 from pathlib import Path
 
 from wardian_core.errors import WardianError
@@ -79,7 +77,8 @@ def start_on_pty(
 
 
 class PosixTerminal:
-    """The PTY side of a terminal; a backend adds how its exit is learned (`watch_exit`)."""
+    """The PTY side of a terminal; each backend's subclass adds how its exit is learned
+    (`watch_exit`, `unwatch_exit` of the `Terminal` interface)."""
 
     def __init__(self, process: subprocess.Popen[bytes], master_fd: int) -> None:
         self._process = process
@@ -89,12 +88,6 @@ class PosixTerminal:
 
     def fileno(self) -> int:
         return self._master
-
-    def watch_exit(self, loop: asyncio.AbstractEventLoop, on_exit: Callable[[], None]) -> None:
-        raise NotImplementedError
-
-    def unwatch_exit(self, loop: asyncio.AbstractEventLoop) -> None:
-        raise NotImplementedError
 
     def read_available(self) -> bytes | None:
         try:
