@@ -3,6 +3,7 @@ connections, how many bytes of unfinished frames, how long idle or half-sent."""
 
 import asyncio
 import json
+import socket
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -74,6 +75,43 @@ def test_at_the_connection_limit_the_longest_idle_connection_makes_room(
             other.close()
 
     _with_server(wardian_home, scenario)
+
+
+def test_at_the_connection_limit_a_connection_whose_request_arrived_unread_is_not_idle(
+    wardian_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(connection_limits, "MAX_CONNECTIONS", 3)
+
+    async def scenario(server: ControlServer) -> None:
+        held = [await _connect(server) for _ in range(3)]
+        for reader, writer in held:
+            assert (await _ask(reader, writer))["ok"]
+        await _until(lambda: len(server._limits.idle) == 3)
+        for _, writer in held:
+            writer.write(STATUS)  # sent at once into the socket; the loop has not run since
+        assert not server._limits.admit(), "a connection with a request sent was closed as idle"
+        for reader, writer in held:
+            assert json.loads(await reader.readline())["result"] == {"up": True}
+            writer.close()
+
+    _with_server(wardian_home, scenario)
+
+
+def test_bytes_in_the_readers_own_buffer_count_as_an_arrived_request() -> None:
+    async def check() -> list[bool]:
+        ours, theirs = socket.socketpair()
+        with ours, theirs:
+            reader = asyncio.StreamReader()
+            frames = connection_limits.FrameReader(reader, connection_limits.ConnectionLimits(), ours.fileno())
+            seen = [frames.request_arrived()]
+            reader.feed_data(b"{")  # as the transport does before the awaiting read resumes
+            seen.append(frames.request_arrived())
+            await reader.readexactly(1)
+            theirs.sendall(b"{")  # still in the kernel's buffer
+            seen.append(frames.request_arrived())
+            return seen
+
+    assert asyncio.run(check()) == [False, True, True]
 
 
 def test_at_the_connection_limit_with_none_idle_a_new_one_gets_host_busy(

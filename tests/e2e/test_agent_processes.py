@@ -4,6 +4,7 @@ recovering host adopts, and that the state follows them even on a full disk."""
 import json
 import os
 import sqlite3
+import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -104,13 +105,25 @@ def impostor() -> Iterator[Callable[[str], psutil.Popen]]:
 
     def start(agent_uuid: str) -> psutil.Popen:
         env = {**os.environ, "WARDIAN_SESSION_ID": agent_uuid}
-        started.append(psutil.Popen(["sleep", "600"], env=env, start_new_session=True))
-        return started[-1]
+        # A program's environment shows in /proc only once its exec has finished, after Popen
+        # returns; the stranger's first line says it has. Bash's own `read` then holds it, so no
+        # later exec opens that window again.
+        stranger = psutil.Popen(
+            ["bash", "-c", "echo ready; read -r _"],
+            env=env,
+            start_new_session=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        started.append(stranger)
+        assert stranger.stdout is not None and stranger.stdout.readline() == "ready\n"
+        return stranger
 
     yield start
     for process in started:
         process.kill()
-        process.wait()
+        process.communicate()  # reaps it and closes its pipes
 
 
 def test_a_kill_spares_a_process_that_merely_carries_the_agents_variable(

@@ -6,7 +6,10 @@ gathered here, chunk by chunk, against one budget shared by every connection.
 """
 
 import asyncio
+import fcntl
 import logging
+import struct
+import termios
 
 from wardian_core.control.protocol import MAX_FRAME_BYTES, message_too_large
 from wardian_core.errors import WardianError
@@ -75,8 +78,11 @@ class ConnectionLimits:
         return True
 
     def _close_longest_idle(self) -> bool:
-        while self.idle:
-            reader, waiting = next(iter(self.idle.items()))
+        for reader, waiting in list(self.idle.items()):
+            # A request that arrived but that the loop has not yet handed to its reader makes
+            # a connection busy, not idle: closing it would answer a sent request with EOF.
+            if reader.request_arrived():
+                continue
             del self.idle[reader]
             if waiting.cancel():  # else its request arrived meanwhile: it is not idle
                 log.debug("closing the longest idle control connection for a new one")
@@ -99,10 +105,17 @@ class ConnectionLimits:
 class FrameReader:
     """One connection's frames, each read within the limits above."""
 
-    def __init__(self, reader: asyncio.StreamReader, limits: ConnectionLimits) -> None:
+    def __init__(self, reader: asyncio.StreamReader, limits: ConnectionLimits, socket_fileno: int) -> None:
         self.reader = reader
         self._limits = limits
+        self._socket_fileno = socket_fileno
         self._held = 0  # bytes of the current frame counted against the shared budget
+
+    def request_arrived(self) -> bool:
+        """Bytes wait for this connection's reader: in the kernel's socket buffer, or in the
+        asyncio reader's own buffer before the read awaiting them has resumed."""
+        # StreamReader offers no public look at its buffer; `_buffer` has been stable for years.
+        return bool(getattr(self.reader, "_buffer", b"")) or unread_socket_bytes(self._socket_fileno) > 0
 
     async def next_frame(self) -> bytearray | None:
         """The next line, newline included; None when the client left or stayed idle.
@@ -168,6 +181,14 @@ class FrameReader:
         """The current frame is answered (or refused): its bytes no longer count."""
         self._limits.release(self._held)
         self._held = 0
+
+
+def unread_socket_bytes(fileno: int) -> int:
+    """Bytes the kernel holds for a socket that nobody has read yet (0 once it is closed)."""
+    try:
+        return int(struct.unpack("i", fcntl.ioctl(fileno, termios.FIONREAD, b"\0" * 4))[0])
+    except OSError:
+        return 0
 
 
 def _unfinished(why: str) -> WardianError:

@@ -119,8 +119,9 @@ class ControlServer:
             self.path.unlink()
 
     async def _serve_connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        connection = writer.get_extra_info("socket")
         try:
-            pid, uid, _ = endpoint.peer_credentials(writer.get_extra_info("socket"))
+            pid, uid, _ = endpoint.peer_credentials(connection)
         except OSError as exc:  # macOS names a peer's pid only while it is connected
             log.info("dropped a control connection whose peer left at once (%s)", exc.strerror)
             writer.close()
@@ -132,7 +133,7 @@ class ControlServer:
         if task is not None:
             self._connections.add(task)
         peer = PeerProcess.capture(pid, uid)
-        frames = FrameReader(reader, self._limits)
+        frames = FrameReader(reader, self._limits, connection.fileno())
         try:
             if uid != os.getuid():
                 log.warning("refused a connection from uid %s (pid %s)", uid, pid)
