@@ -31,8 +31,8 @@ def terminal(make_ctx) -> Terminal:
     return terminal
 
 
-def session_start_hook_fired(terminal: Terminal) -> None:
-    line = json.dumps(SESSION_START, separators=(",", ":"))  # as the recorder writes it
+def session_start_hook_fired(terminal: Terminal, source: str = "startup") -> None:
+    line = json.dumps(SESSION_START | {"source": source}, separators=(",", ":"))  # as the recorder writes it
     home.hooks_file(terminal.ctx).write_text(line + "\n")
 
 
@@ -66,6 +66,49 @@ def test_without_hooks_the_prompt_alone_is_ready_after_a_while(terminal: Termina
     assert terminal.delay == tui.HOOKLESS_READY_SECONDS
     [ready] = terminal.quiet()
     assert (ready.kind, ready.evidence.rule) == ("ready", "ready prompt, no SessionStart hook within 5 s")
+
+
+CLEAR = b"\x1b[2J\x1b[H"
+RESUMING_FRAME = CLEAR + "⠼ Resuming session...".encode()
+PROMPT_FRAME = CLEAR + f"│ >   {tui.READY}                │".encode()
+
+
+@pytest.fixture
+def resumed(make_ctx) -> Terminal:
+    """A `--resume` launch: Gemini draws its prompt, then loads the earlier turns behind a banner."""
+    terminal = Terminal(plugin, lambda: make_ctx(session_mode="resume", resume_args=["--resume", "s-1"]))
+    home.hooks_file(terminal.ctx).parent.mkdir(parents=True, exist_ok=True)
+    session_start_hook_fired(terminal, "resume")
+    return terminal
+
+
+def test_a_resumed_launch_is_ready_only_once_its_history_loaded(resumed: Terminal) -> None:
+    # The prompt drawn before the resume began takes no input: not ready yet.
+    assert resumed.feed_to(TOOL_ACCEPTED, offset_after(TOOL_ACCEPTED, tui.READY)) == []
+    assert resumed.delay == tui.RESUME_SETTLE_SECONDS
+    assert resumed.feed(RESUMING_FRAME) == []
+    [ready] = resumed.feed(PROMPT_FRAME)
+    assert (ready.kind, ready.evidence.rule) == (
+        "ready",
+        "ready prompt after hook SessionStart, the resumed history loaded",
+    )
+    assert resumed.quiet() == []  # the settle asked for before is moot
+
+
+def test_a_resumed_launch_whose_banner_was_missed_is_ready_once_the_prompt_stood(resumed: Terminal) -> None:
+    assert resumed.feed_to(TOOL_ACCEPTED, offset_after(TOOL_ACCEPTED, tui.READY)) == []
+    [ready] = resumed.quiet()
+    assert (ready.kind, ready.evidence.rule) == (
+        "ready",
+        "ready prompt after hook SessionStart, no resume banner within 2 s",
+    )
+
+
+def test_a_chat_turn_quoting_the_banner_is_not_the_banner(resumed: Terminal) -> None:
+    quoted = CLEAR + b"> Resuming session... is what it said\r\n" + f"│ >   {tui.READY}   │".encode()
+    assert resumed.feed(quoted) == []
+    [ready] = resumed.quiet()
+    assert ready.evidence.rule.endswith("no resume banner within 2 s")
 
 
 def test_the_tool_box_is_reported_once_settled_and_closes_when_answered(terminal: Terminal) -> None:

@@ -2,10 +2,11 @@
 
 The stream only says when to look (a marker in its squeezed text); the rules read the screen
 as a person sees it. Turns and tools come from the hooks (hooks_log.py); the screen decides
-readiness (with the SessionStart hook), shows the folder-trust dialog of `--include-directories`
+readiness (with the SessionStart hook, and on a resume once its history loaded), shows the folder-trust dialog of `--include-directories`
 (no hook tells of it) and is the fallback for the tool box.
 """
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,11 +29,20 @@ TRUST = "Do you trust the following folders being added to this workspace?"
 # ("… were not added because they were not trusted") leave in the chat, a moment after the box.
 NOT_ADDED = "directories were not added"
 TRUST_SETTLE_SECONDS = 0.5
+# `--resume` loads the earlier turns after the prompt is first drawn (and after SessionStart):
+# meanwhile this line replaces the prompt, and what is typed is dropped (0.61.0 renders its
+# input box only while `!isResuming`). Ready needs the prompt back once it went.
+RESUMING = "Resuming session..."
+# Its row: the spinner (a braille "dots" frame), then the line; a chat turn quoting it is not it.
+RESUMING_ROW = re.compile(r"^[\u2800-\u28ff] Resuming session\.\.\.")
+# A resumed launch whose banner was not seen (drawn and gone between two looks) is ready once
+# its prompt has stood this long after SessionStart with no banner.
+RESUME_SETTLE_SECONDS = 2.0
 # A user whose settings turn hooks off (`hooksConfig.enabled: false`) gets no SessionStart:
 # the prompt alone is ready after this long.
 HOOKLESS_READY_SECONDS = 5.0
 # The prompt is redrawn all the time: worth a look only until ready, or to see a box gone.
-READY_MARKERS = (squeeze(READY),)
+READY_MARKERS = (squeeze(READY), squeeze("Resuming session"))
 BOX_MARKERS = (squeeze(APPROVAL), squeeze(TRUST))
 
 
@@ -47,6 +57,11 @@ class TerminalState:
     hookless: Settle = field(default_factory=lambda: Settle(HOOKLESS_READY_SECONDS))
     hookless_expired: bool = False
     settled_look: bool = False
+    # Set by a resumed launch: ready waits for its history (RESUMING).
+    resuming: bool = False
+    resume_banner_seen: bool = False
+    resume_settle: Settle = field(default_factory=lambda: Settle(RESUME_SETTLE_SECONDS))
+    resume_settled: bool = False
 
 
 def watch_stream(data: bytes, state: TerminalState) -> ParseResult:
@@ -64,10 +79,13 @@ def read_screen(
     events, trust_again = _trust_dialog(source, text, screen.rows, settled, state)
     box_events, call_again = _approval_box(source, APPROVAL in text, settled, state)
     events += box_events
-    if READY in text and APPROVAL not in text and not (state.ready or state.trust_open):
-        events += _ready(source, hooks_file, state)
-        if not (state.ready or state.hookless.pending):
-            call_again = call_again or state.hookless.start()
+    if state.resuming and not state.ready and any(RESUMING_ROW.match(row.strip()) for row in screen.rows):
+        state.resume_banner_seen = True
+        state.resume_settle.cancel()
+    elif READY in text and APPROVAL not in text and not (state.ready or state.trust_open):
+        ready_events, look_again = _ready(source, hooks_file, state)
+        events += ready_events
+        call_again = min(filter(None, [call_again, look_again]), default=None)
     return ParseResult(events=events, call_again_after=call_again or trust_again)
 
 
@@ -77,18 +95,31 @@ def settle_passed(state: TerminalState) -> ParseResult:
     box_due = state.box.due()
     trust_due = state.trust_settle.due() and state.trust_open
     hookless_due = state.hookless.due() and not state.ready
+    resume_due = state.resume_settle.due() and not state.ready
     state.settled_look = box_due or trust_due
     state.hookless_expired = state.hookless_expired or hookless_due
-    return ParseResult(want_screen=box_due or trust_due or hookless_due)
+    state.resume_settled = state.resume_settled or resume_due
+    return ParseResult(want_screen=box_due or trust_due or hookless_due or resume_due)
 
 
-def _ready(source: OutputSource, hooks_file: Path | None, state: TerminalState) -> list[ProviderEvent]:
+def _ready(
+    source: OutputSource, hooks_file: Path | None, state: TerminalState
+) -> tuple[list[ProviderEvent], float | None]:
+    """The ready event once the prompt counts, or the delay after which to look again."""
     rule = ready_rule(hooks_file, state.hookless_expired, HOOKLESS_READY_SECONDS)
     if rule is None:
-        return []
+        return [], None if state.hookless.pending else state.hookless.start()
+    if state.resuming and not state.resume_settled:
+        if not state.resume_banner_seen:
+            # The prompt drawn before the resume began: wait for the banner, or for the settle.
+            return [], None if state.resume_settle.pending else state.resume_settle.start()
+        rule += ", the resumed history loaded"
+    elif state.resuming:
+        rule += f", no resume banner within {RESUME_SETTLE_SECONDS:g} s"
     state.ready = True
     state.hookless.cancel()
-    return [event("ready", source, rule, READY)]
+    state.resume_settle.cancel()
+    return [event("ready", source, rule, READY)], None
 
 
 def _trust_dialog(
