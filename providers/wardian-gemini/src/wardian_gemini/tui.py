@@ -2,8 +2,9 @@
 
 The stream only says when to look (a marker in its squeezed text); the rules read the screen
 as a person sees it. Turns and tools come from the hooks (hooks_log.py); the screen decides
-readiness (with the SessionStart hook, and on a resume once its history loaded), shows the folder-trust dialog of `--include-directories`
-(no hook tells of it) and is the fallback for the tool box.
+readiness (with the SessionStart hook, and on a resume once its history loaded), shows the
+folder-trust dialog of `--include-directories` (no hook tells of it) and is the fallback for
+the tool box.
 """
 
 import re
