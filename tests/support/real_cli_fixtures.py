@@ -27,6 +27,8 @@ from model_server import ModelServer
 from ptyprocess import PtyProcess
 from script_modules import load_script
 
+from wardian_core.parsing.screen import ScreenModel
+
 # Where the pinned CLIs are installed, and which: the install script's own answers.
 install_clis = load_script("install_clis")
 # `dev.py drift` points the suite at a scratch install of the newest releases.
@@ -63,13 +65,19 @@ class PtySession:
         return strip_ansi(bytes(self.raw[start:]).decode("utf-8", "replace"))
 
     def expect(self, *markers: str, timeout: float = 60, start: int = 0) -> str:
-        """Read until one of `markers` appears (spaces ignored: TUIs move the cursor instead)."""
+        """Read until one of `markers` appears (spaces ignored: TUIs move the cursor instead).
+
+        A marker counts in the stream since `start`, or on a screen that what was drawn since
+        `start` makes: a TUI may draw a line in pieces with a spinner's cells between them."""
         wanted = [_squeeze(marker) for marker in markers]
         deadline = time.monotonic() + timeout
+        drawn, fed = ScreenModel(rows=40, cols=120), start
         while True:
-            screen = _squeeze(self.text(start))
+            drawn.feed(bytes(self.raw[fed:]))
+            fed = len(self.raw)
+            stream, screen = _squeeze(self.text(start)), _squeeze("".join(drawn.rows()))
             for marker, squeezed in zip(markers, wanted, strict=True):
-                if squeezed in screen:
+                if squeezed in stream or squeezed in screen:
                     return marker
             remaining = deadline - time.monotonic()
             if remaining <= 0 or not self._read(remaining):
