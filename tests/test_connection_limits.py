@@ -45,6 +45,16 @@ async def _ask(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, line:
     return json.loads(await reader.readline())
 
 
+async def _idle_connections(
+    server: ControlServer, count: int
+) -> list[tuple[asyncio.StreamReader, asyncio.StreamWriter]]:
+    """`count` connections, each admitted and served once, then idle."""
+    held = [await _connect(server) for _ in range(count)]
+    for reader, writer in held:
+        assert (await _ask(reader, writer))["ok"]
+    return held
+
+
 async def _closed(reader: asyncio.StreamReader) -> bool:
     try:
         return await reader.read() == b""
@@ -64,9 +74,7 @@ def test_at_the_connection_limit_the_longest_idle_connection_makes_room(
     monkeypatch.setattr(connection_limits, "MAX_CONNECTIONS", 3)
 
     async def scenario(server: ControlServer) -> None:
-        held = [await _connect(server) for _ in range(3)]
-        for reader, writer in held:
-            assert (await _ask(reader, writer))["ok"]  # admitted and served, then idle
+        held = await _idle_connections(server, 3)
         reader, writer = await _connect(server)
         assert (await _ask(reader, writer))["result"] == {"up": True}
         assert await _closed(held[0][0])  # the oldest idle one went
@@ -83,9 +91,7 @@ def test_at_the_connection_limit_a_connection_whose_request_arrived_unread_is_no
     monkeypatch.setattr(connection_limits, "MAX_CONNECTIONS", 3)
 
     async def scenario(server: ControlServer) -> None:
-        held = [await _connect(server) for _ in range(3)]
-        for reader, writer in held:
-            assert (await _ask(reader, writer))["ok"]
+        held = await _idle_connections(server, 3)
         await _until(lambda: len(server._limits.idle) == 3)
         for _, writer in held:
             writer.write(STATUS)  # sent at once into the socket; the loop has not run since

@@ -115,7 +115,7 @@ class FrameReader:
         """Bytes wait for this connection's reader: in the kernel's socket buffer, or in the
         asyncio reader's own buffer before the read awaiting them has resumed."""
         # StreamReader offers no public look at its buffer; `_buffer` has been stable for years.
-        return bool(getattr(self.reader, "_buffer", b"")) or unread_socket_bytes(self._socket_fileno) > 0
+        return bool(getattr(self.reader, "_buffer", b"")) or _unread_socket_bytes(self._socket_fileno) > 0
 
     async def next_frame(self) -> bytearray | None:
         """The next line, newline included; None when the client left or stayed idle.
@@ -183,7 +183,7 @@ class FrameReader:
         self._held = 0
 
 
-def unread_socket_bytes(fileno: int) -> int:
+def _unread_socket_bytes(fileno: int) -> int:
     """Bytes the kernel holds for a socket that nobody has read yet (0 once it is closed)."""
     try:
         return int(struct.unpack("i", fcntl.ioctl(fileno, termios.FIONREAD, b"\0" * 4))[0])

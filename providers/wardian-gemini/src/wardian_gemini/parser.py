@@ -29,7 +29,6 @@ def _hooks_file(ctx: SpawnContext) -> Path | None:
 @never_raises
 def parse(ctx: SpawnContext, source: OutputSource, data: bytes, state: Any) -> ParseResult:
     if isinstance(state, tui.TerminalState):
-        state.resuming = ctx.session_mode == "resume"
         return tui.watch_stream(data, state)
     if isinstance(state, hooks_log.HookState):
         return hooks_log.parse_hook(ctx.provider_session_id, source, data, state)
@@ -44,8 +43,7 @@ def quiet(state: Any) -> ParseResult:
 def screen(ctx: SpawnContext, source: OutputSource, snapshot: ScreenSnapshot, state: Any) -> ParseResult:
     if not isinstance(state, tui.TerminalState):
         return ParseResult()
-    state.resuming = ctx.session_mode == "resume"
-    return tui.read_screen(source, snapshot, state, _hooks_file(ctx))
+    return tui.read_screen(source, snapshot, state, _hooks_file(ctx), resumed=ctx.session_mode == "resume")
 
 
 def telemetry_sources(ctx: SpawnContext) -> list[OutputSource]:

@@ -43,7 +43,7 @@ RESUME_SETTLE_SECONDS = 2.0
 # the prompt alone is ready after this long.
 HOOKLESS_READY_SECONDS = 5.0
 # The prompt is redrawn all the time: worth a look only until ready, or to see a box gone.
-READY_MARKERS = (squeeze(READY), squeeze("Resuming session"))
+READY_MARKERS = (squeeze(READY), squeeze(RESUMING))
 BOX_MARKERS = (squeeze(APPROVAL), squeeze(TRUST))
 
 
@@ -58,8 +58,7 @@ class TerminalState:
     hookless: Settle = field(default_factory=lambda: Settle(HOOKLESS_READY_SECONDS))
     hookless_expired: bool = False
     settled_look: bool = False
-    # Set by a resumed launch: ready waits for its history (RESUMING).
-    resuming: bool = False
+    # A resumed launch is ready only once its history loaded (RESUMING).
     resume_banner_seen: bool = False
     resume_settle: Settle = field(default_factory=lambda: Settle(RESUME_SETTLE_SECONDS))
     resume_settled: bool = False
@@ -72,19 +71,20 @@ def watch_stream(data: bytes, state: TerminalState) -> ParseResult:
 
 
 def read_screen(
-    source: OutputSource, screen: ScreenSnapshot, state: TerminalState, hooks_file: Path | None
+    source: OutputSource, screen: ScreenSnapshot, state: TerminalState, hooks_file: Path | None, resumed: bool
 ) -> ParseResult:
-    """`hooks_file`: the agent's hook log (None in a replay: the screen alone decides)."""
+    """`hooks_file`: the agent's hook log (None in a replay: the screen alone decides);
+    `resumed`: the launch resumes a session (`--resume`)."""
     text = screen_text(screen.rows)
     settled, state.settled_look = state.settled_look, False
     events, trust_again = _trust_dialog(source, text, screen.rows, settled, state)
     box_events, call_again = _approval_box(source, APPROVAL in text, settled, state)
     events += box_events
-    if state.resuming and not state.ready and any(RESUMING_ROW.match(row.strip()) for row in screen.rows):
+    if resumed and not state.ready and any(RESUMING_ROW.match(row.strip()) for row in screen.rows):
         state.resume_banner_seen = True
         state.resume_settle.cancel()
     elif READY in text and APPROVAL not in text and not (state.ready or state.trust_open):
-        ready_events, look_again = _ready(source, hooks_file, state)
+        ready_events, look_again = _ready(source, hooks_file, state, resumed)
         events += ready_events
         call_again = min(filter(None, [call_again, look_again]), default=None)
     return ParseResult(events=events, call_again_after=call_again or trust_again)
@@ -104,18 +104,18 @@ def settle_passed(state: TerminalState) -> ParseResult:
 
 
 def _ready(
-    source: OutputSource, hooks_file: Path | None, state: TerminalState
+    source: OutputSource, hooks_file: Path | None, state: TerminalState, resumed: bool
 ) -> tuple[list[ProviderEvent], float | None]:
     """The ready event once the prompt counts, or the delay after which to look again."""
     rule = ready_rule(hooks_file, state.hookless_expired, HOOKLESS_READY_SECONDS)
     if rule is None:
         return [], None if state.hookless.pending else state.hookless.start()
-    if state.resuming and not state.resume_settled:
+    if resumed and not state.resume_settled:
         if not state.resume_banner_seen:
             # The prompt drawn before the resume began: wait for the banner, or for the settle.
             return [], None if state.resume_settle.pending else state.resume_settle.start()
         rule += ", the resumed history loaded"
-    elif state.resuming:
+    elif resumed:
         rule += f", no resume banner within {RESUME_SETTLE_SECONDS:g} s"
     state.ready = True
     state.hookless.cancel()
