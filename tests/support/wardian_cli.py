@@ -170,3 +170,17 @@ def assert_replied_by_the_agent(answer: dict[str, Any], body: str) -> None:
     assert answer["status"] == "done", answer
     reply = answer["reply"]
     assert (reply["status"], reply["source"], reply["body"].rstrip("\n")) == ("done", "agent", body), reply
+
+
+def new_repository(parent: Path, name: str = "never-seen") -> Path:
+    """A fresh git repository that no CLI configuration has seen, by its real path (the CLIs
+    key the folders they trust by it)."""
+    repository = (parent / name).resolve()
+    repository.mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(repository)], check=True)
+    return repository
+
+
+def never_asked(wardian: WardianCli, name: str) -> bool:
+    """The agent went from its launch to now without waiting on a person."""
+    return "action_required" not in [event["to"] for event in wardian.watch(name)["events"]]
