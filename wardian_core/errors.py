@@ -37,6 +37,7 @@ EXIT_CODES: dict[str, int] = {
     "state_corrupt": 4,
     "ambiguous": 5,
     "app_not_running": 6,
+    "host_stopping": 6,
     "control_endpoint_timeout": 7,
     "host_busy": 7,
 }
