@@ -22,14 +22,15 @@ def refuse_if_late(kind: str, deadline: object) -> None:
     """Raise instead of starting a request whose client has already stopped waiting."""
     if deadline is None:
         return
-    if isinstance(deadline, bool) or not isinstance(deadline, int | float) or not math.isfinite(deadline):
+    seconds = _seconds(deadline)
+    if seconds is None:
         raise WardianError(
             "bad_request",
             f"the deadline of {kind!r} is not a time",
             "Send `deadline` as seconds since the epoch (a number), or leave it out.",
             {"kind": kind},
         )
-    late_by = time.time() - deadline
+    late_by = time.time() - seconds
     if late_by > 0:
         import logging  # only the host refuses: logging stays out of the CLI's start-up
 
@@ -42,3 +43,15 @@ def refuse_if_late(kind: str, deadline: object) -> None:
             "Its client had already reported it as timed out; send it again if it is still wanted.",
             {"kind": kind, "deadline": deadline},
         )
+
+
+def _seconds(deadline: object) -> float | None:
+    """The deadline as a finite float; None when it is no time (JSON's integers are unbounded,
+    and one past a float's range, 10**400, made float() raise OverflowError mid-request)."""
+    if isinstance(deadline, bool) or not isinstance(deadline, int | float):
+        return None
+    try:
+        seconds = float(deadline)
+    except OverflowError:
+        return None
+    return seconds if math.isfinite(seconds) else None
