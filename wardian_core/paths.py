@@ -5,14 +5,22 @@ Every function takes the home explicitly so the host and tests never depend on
 the process environment after start-up.
 
 A home is its owner's only (0700): it holds what agents printed, so state.db, its -wal
-and -shm, settings.toml and the host's logs are 0600 as well.
+and -shm, settings.toml and the host's logs are 0600 as well. It must also be its
+caller's own, with every folder in it Wardian writes into (`check_owner`): another
+user who owns any of them could swap `bin/wardian`, first on every agent's PATH, and
+have their code run as the caller.
 """
 
 import os
 from pathlib import Path
 
+from wardian_core.errors import WardianError
+
 PRIVATE_DIR_MODE = 0o700
 PRIVATE_FILE_MODE = 0o600
+# The folders of a home Wardian writes into (settings.toml, which may be a link into a
+# dotfiles checkout, is written through its link by design).
+WRITTEN_FOLDERS = ("agents", "bin", "run", "logs", "workflows", "workflow-runs")
 
 
 def wardian_home(environ: "os._Environ[str] | dict[str, str] | None" = None) -> Path:
@@ -24,9 +32,36 @@ def wardian_home(environ: "os._Environ[str] | dict[str, str] | None" = None) -> 
 
 
 def ensure_home(home: Path) -> Path:
-    """The home, created owner-only if missing (an existing one is tightened at host start)."""
+    """The home, created owner-only if missing (an existing one is tightened at host start);
+    one of another user is refused before anything is written in it."""
+    check_owner(home)
     home.mkdir(mode=PRIVATE_DIR_MODE, parents=True, exist_ok=True)
     return home
+
+
+def check_owner(home: Path) -> None:
+    """Refuse (`unauthorized`) a home, or a folder in it Wardian writes into, that this user
+    does not own; a link among them is judged by the link and by what it leads to."""
+    for folder in [home, *(home / name for name in WRITTEN_FOLDERS)]:
+        try:
+            owners = {os.lstat(folder).st_uid, os.stat(folder).st_uid}
+        except FileNotFoundError:
+            continue  # what is missing is made by this user when it is needed
+        except PermissionError:
+            raise _foreign_home(home, folder, "this user may not look into it") from None
+        foreign = owners - {os.getuid()}
+        if foreign:
+            raise _foreign_home(home, folder, f"it belongs to uid {foreign.pop()}")
+
+
+def _foreign_home(home: Path, folder: Path, reason: str) -> WardianError:
+    return WardianError(
+        "unauthorized",
+        f"{folder} is not this user's own: {reason}",
+        f"Each user keeps their own Wardian home: point WARDIAN_HOME at a folder of yours (uid {os.getuid()}), "
+        f"or have {folder} removed or given to you if it should be yours.",
+        {"home": str(home), "path": str(folder), "uid": os.getuid()},
+    )
 
 
 def state_db(home: Path) -> Path:

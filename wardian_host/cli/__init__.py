@@ -29,6 +29,10 @@ COMMANDS = {
 @click.version_option(__version__, prog_name="wardian")
 def cli() -> None:
     """Run AI coding CLIs as agents and talk to them. JSON on stdout, errors as JSON on stderr."""
+    from wardian_core import paths
+
+    # Before any command reads or writes the home: one of another user is refused, not used.
+    paths.check_owner(paths.wardian_home())
 
 
 def _usage_error(exc: click.UsageError) -> WardianError:
@@ -52,6 +56,16 @@ def _exit(code: int) -> None:
     os._exit(code)
 
 
+def _permission_denied(exc: PermissionError) -> WardianError:
+    """What a command met that this user may not read or write, as an envelope, not a traceback."""
+    return WardianError(
+        "unauthorized",
+        f"this user may not use {exc.filename or 'a file of the home'}: {exc.strerror or exc}",
+        "Point WARDIAN_HOME at a home of yours, or fix the permissions of that file.",
+        {"path": exc.filename, "uid": os.getuid()},
+    )
+
+
 def _fail(error: WardianError) -> None:
     sys.stderr.write(error.to_json() + "\n")
     _exit(error.exit_code)
@@ -71,4 +85,6 @@ def main(argv: list[str] | None = None) -> None:
         _exit(130)
     except BrokenPipeError:
         _exit(1)
+    except PermissionError as exc:
+        _fail(_permission_denied(exc))
     _exit(result if isinstance(result, int) else 0)
