@@ -30,23 +30,24 @@ LAUNCH_CONFIG_DEFAULTS: dict[str, Any] = {
 }
 
 
-def parse_field_list(text: str) -> tuple[str, ...]:
+def parse_field_list(text: str, known: tuple[str, ...] = ALL_FIELDS) -> tuple[str, ...]:
     wanted = tuple(name.strip() for name in text.split(",") if name.strip())
     if not wanted:
-        raise WardianError("invalid_field", "--fields needs at least one field name", _fields_hint())
+        raise WardianError("invalid_field", "--fields needs at least one field name", _fields_hint(known))
     for name in wanted:
-        check_field(name)
+        check_field(name, known)
     return wanted
 
 
-def check_field(name: str) -> str:
-    if name not in ALL_FIELDS:
-        raise WardianError("invalid_field", f"unknown field {name!r}", _fields_hint(), {"field": name})
+def check_field(name: str, known: tuple[str, ...] = ALL_FIELDS) -> str:
+    """`name`, when the record offers it (`known`: an agent record's fields unless told)."""
+    if name not in known:
+        raise WardianError("invalid_field", f"unknown field {name!r}", _fields_hint(known), {"field": name})
     return name
 
 
-def _fields_hint() -> str:
-    return "Known fields: " + ", ".join(ALL_FIELDS) + "."
+def _fields_hint(known: tuple[str, ...]) -> str:
+    return "Known fields: " + ", ".join(known) + "."
 
 
 def to_record(row: dict[str, Any], status_source: str) -> dict[str, Any]:

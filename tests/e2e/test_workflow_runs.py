@@ -227,6 +227,20 @@ def test_inside_a_node_wardian_agent_is_the_node_run(workflow_file, run_workflow
     assert me["uuid"] == run["nodes"]["me"]["session_id"]
 
 
+def test_inside_a_node_the_output_flags_shape_the_node_runs_record(workflow_file, run_workflow) -> None:
+    command = "wardian agent --field name; wardian agent --fields node,kind; NO_COLOR=1 wardian agent --pretty"
+    workflow_file("shapes", [_shell("me", command)], [])
+
+    run = run_workflow("shapes", "--wait", "--timeout", "60s")
+
+    output = run["nodes"]["me"]["output"]
+    name, rest = output.split("\n", 1)
+    assert name == "shapes/me"  # NAME=$(wardian agent --field name) works in a node
+    chosen, _, pretty = rest.partition("}\n}\n")
+    assert json.loads(chosen + "}\n}")["agent"] == {"node": "me", "kind": "workflow_node"}
+    assert pretty.splitlines()[0].split() == ["kind", "workflow_node"] and "{" not in pretty
+
+
 def test_a_send_from_a_node_run_carries_its_identity(workflow_file, run_workflow, spawn, wait_status) -> None:
     spawn("listener", "bash", "--norc", "--noprofile")
     wait_status("listener", "idle")

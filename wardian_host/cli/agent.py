@@ -69,9 +69,11 @@ def show(reference: str | None, fields_text: str | None, field: str | None, verb
     """Show one agent; without an argument, the agent this command runs in."""
     from wardian_core.errors import WardianError
     from wardian_core.roster import show_agent
-    from wardian_host.cli.live import emit, persisted_notice
+    from wardian_host.cli.live import persisted_notice
 
-    options = OutputOptions.from_flags(fields_text, field, verbose, pretty)
+    # Without a reference the caller may be a workflow node run, whose record has other
+    # fields: the flags are checked once it is known which record answers.
+    early = OutputOptions.from_flags(fields_text, field, verbose, pretty) if reference is not None else None
     home = paths.wardian_home()
     try:
         record = show_agent(home, reference)
@@ -79,8 +81,9 @@ def show(reference: str | None, fields_text: str | None, field: str | None, verb
         node_run = _own_node_run(home) if reference is None and error.code == "not_found" else None
         if node_run is None:
             raise
-        emit("agent", node_run)
+        emit_agent(node_run, OutputOptions.from_flags(fields_text, field, verbose, pretty, tuple(node_run)))
         return
+    options = early or OutputOptions.from_flags(fields_text, field, verbose, pretty)
     emit_agent(record, options, persisted_notice(home, [record]))
 
 

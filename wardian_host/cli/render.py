@@ -29,15 +29,25 @@ class OutputOptions(NamedTuple):
     pretty: bool = False
 
     @classmethod
-    def from_flags(cls, fields_text: str | None, field: str | None, verbose: bool, pretty: bool) -> "OutputOptions":
+    def from_flags(
+        cls,
+        fields_text: str | None,
+        field: str | None,
+        verbose: bool,
+        pretty: bool,
+        record_fields: tuple[str, ...] | None = None,
+    ) -> "OutputOptions":
+        """The output flags checked against an agent record's fields, or against `record_fields`:
+        the keys of another kind of record (a workflow node run's), all shown by default."""
         if field is not None and (fields_text is not None or pretty):
             raise WardianError(
                 "usage",
                 "--field cannot be combined with --fields or --pretty",
                 "Use --field NAME alone for a bare value, or --fields a,b for JSON.",
             )
-        chosen = fields.parse_field_list(fields_text) if fields_text is not None else None
-        return cls(chosen, fields.check_field(field) if field is not None else None, verbose, pretty)
+        known = record_fields or fields.ALL_FIELDS
+        chosen = fields.parse_field_list(fields_text, known) if fields_text is not None else record_fields
+        return cls(chosen, fields.check_field(field, known) if field is not None else None, verbose, pretty)
 
     def columns(self) -> tuple[str, ...]:
         if self.fields is not None:
