@@ -75,6 +75,19 @@ class InputProfile(_Model):
     sender_tag: bool = Field(
         True, description="Whether `send` from another agent types `[from <agent>] ` before the text."
     )
+    turn_start_seconds: float | None = Field(
+        None,
+        gt=0,
+        le=60,
+        description="How soon after the submit key the provider's turn-start signal (a `turn_started` event) "
+        "comes: `send` waits this long for it to confirm a prompt was taken. None: the provider offers none.",
+    )
+    input_marker: str | None = Field(
+        None,
+        min_length=1,
+        description="What begins the input box's row on screen, inside its frame (Claude's `❯`): without the "
+        "turn-start signal, the host reads there whether typed text still waits to be submitted.",
+    )
 
 
 class TestedVersions(_Model):

@@ -13,12 +13,14 @@ from typing import Any, Protocol
 
 from wardian_core.clock import now_iso
 from wardian_core.process_identity import ProcessIdentity
+from wardian_core.provider_models import ProviderEvent
 from wardian_host.output.buffer import OutputBuffer
 from wardian_host.output.screen import LazyScreen
 
 StatusListener = Callable[["LiveAgent", str], None]
 OutputListener = Callable[[int, bytes], None]  # (cursor of the first byte, the bytes)
 EventListener = Callable[[dict[str, Any]], None]  # one entry of `event_log`, as it is added
+ProviderEventListener = Callable[[ProviderEvent], None]
 
 
 class Speaker(Protocol):
@@ -48,6 +50,9 @@ class LiveAgent:
     # (kind `status`) and `wardian ask`'s request, delivery and reply.
     event_log: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=256))
     event_listeners: set[EventListener] = field(default_factory=set)
+    # Every event its parsers report, before it is turned into a status: `send` confirms a prompt
+    # by a `turn_started` that leaves the status as it was (a busy agent's queued prompt).
+    provider_event_listeners: set[ProviderEventListener] = field(default_factory=set)
     # Serializes lifecycle operations on this agent.
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     # What its terminal shows, replayed from `buffer` when asked (`agent screen`).

@@ -24,6 +24,8 @@ class StatusTracker:
         self._observers = observers  # callable(agent, previous, current, event)
 
     def apply_event(self, agent: LiveAgent, event: ProviderEvent) -> None:
+        for listener in list(agent.provider_event_listeners):
+            listener(event)
         if event.kind == "session_started" and event.session_id:
             self._store_session_id(agent, event.session_id)
         target = next_status(agent.status, event.kind, agent.status_before_dialog)
