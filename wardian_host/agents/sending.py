@@ -6,6 +6,7 @@ from typing import Any
 
 from wardian_core.errors import WardianError
 from wardian_core.provider_models import InputProfile
+from wardian_host.agents.confirming import DeliveryFailed, confirm_taken, turn_start_watch
 from wardian_host.agents.live_agent import LiveAgent, Speaker
 from wardian_host.agents.registry import AgentRegistry
 from wardian_host.agents.status_waits import wait_for_change, wait_for_status
@@ -21,20 +22,59 @@ STARTING_WAIT_SECONDS = 120.0
 def _not_received(missed: list[dict[str, Any]], answer: dict[str, Any]) -> WardianError:
     """A send fails when a matched target could not take the text; every target's result stays."""
     names = ", ".join(result["agent"] for result in missed)
+    others = any(result["result"] == "delivered" for result in answer["results"])
+    and_others = "; the others received the text (see details.results)." if others else "."
+    answer = answer | {"delivered": False}
     if any(result["result"] == "not_live" for result in missed):
         return WardianError(
             "not_live",
             f"not every target can receive input: {names} ({missed[0].get('reason', missed[0]['result'])})",
-            "Resume an agent that is off with `wardian agent resume <name>`; the others received the text "
-            "(see details.results).",
+            _not_live_hint(missed) + and_others,
             answer,
         )
     return WardianError(
         "request_failed",
         f"typing into {names} failed: {missed[0].get('reason', missed[0]['result'])}",
-        "See details.results for each target; the others received the text.",
+        f"Look at it with `wardian agent screen {missed[0]['agent']}` before sending again: the text was not "
+        "taken" + and_others,
         answer,
     )
+
+
+def _not_live_hint(missed: list[dict[str, Any]]) -> str:
+    """Resume brings back an agent that is off; a headless one still runs outside any terminal of
+    this host (resume refuses it), so it has to end first."""
+    headless = [result["agent"] for result in missed if result["status"] == "headless"]
+    if headless:
+        return (
+            f"{headless[0]} runs headless, outside any terminal Wardian can type into: end it with "
+            f"`wardian agent kill {headless[0]}`, then `wardian agent resume {headless[0]}`"
+        )
+    return f"Resume it with `wardian agent resume {missed[0]['agent']}`"
+
+
+def _skipped(agent: LiveAgent) -> dict[str, Any]:
+    reason = f"agent is {agent.status}: `all` means every live agent"
+    return {"agent": agent.name, "uuid": agent.uuid, "status": agent.status, "result": "skipped", "reason": reason}
+
+
+def _none_live(answer: dict[str, Any]) -> WardianError:
+    return WardianError(
+        "not_live",
+        "no agent is live: `all` reached nobody",
+        "See the agents with `wardian agent list`; resume one with `wardian agent resume <name>`.",
+        answer | {"delivered": False},
+    )
+
+
+async def _delivered_then(waiter: "asyncio.Future[dict[str, Any]]", result: dict[str, Any]) -> dict[str, Any]:
+    """The wait after a confirmed delivery: its failure still says the text was taken, so a
+    retrying script does not type it twice."""
+    try:
+        return await waiter
+    except WardianError as error:
+        error.details = error.details | {"delivered": True, "delivery": result["delivery"]}
+        raise
 
 
 class Sender:
@@ -92,13 +132,23 @@ class Sender:
             )
             return result | {"result": "failed", "reason": f"agent is {agent.status}: {why}"}
         busy = agent.status == "processing"
+        profile = self._input_profile(agent)
+
+        def write(data: bytes) -> None:
+            self._terminals.write(agent.uuid, data)
+
         try:
-            profile = self._input_profile(agent)
-            await type_prompt(lambda data: self._terminals.write(agent.uuid, data), text, profile)
+            with turn_start_watch(agent) as started:
+                await type_prompt(write, text, profile)
+                delivery = await confirm_taken(
+                    agent, profile, text, started, lambda: write(profile.submit_key.encode())
+                )
+        except DeliveryFailed as failed:
+            return result | {"result": "failed", "delivered": False, "reason": failed.reason}
         except (WardianError, OSError, RuntimeError) as exc:
             return result | {"result": "failed", "reason": str(getattr(exc, "message", exc))}
         # A busy provider queues typed input as it would a person's.
-        return result | {"result": "delivered", "queued": busy}
+        return result | {"result": "delivered", "queued": busy, "delivery": delivery}
 
     async def deliver(self, agent: LiveAgent, text: str, sender: Speaker | None, verified: bool) -> dict[str, Any]:
         """Type `text` into one agent once it takes input, as `send` does; the delivery's result."""
@@ -116,6 +166,9 @@ class Sender:
                 "Send to one agent by name or uuid.",
                 {"to": params.to, "targets": len(targets)},
             )
+        # `all` is every live agent: the others are named as skipped, not failed.
+        skipped = [_skipped(agent) for agent in targets if params.to == "all" and not agent.is_running]
+        targets = [agent for agent in targets if params.to != "all" or agent.is_running]
         await asyncio.gather(*(self._past_start(agent) for agent in targets))
         waiter = None
         if params.wait_until and targets[0].is_running:
@@ -129,17 +182,19 @@ class Sender:
         )
         # `sender` stays the name it always was; whether the process tree confirmed it is beside it.
         answer: dict[str, Any] = {
-            "results": results,
+            "results": results + skipped,
             "sender": sender.name if sender else None,
             "sender_verified": verified if sender else None,
         }
         missed = [result for result in results if result["result"] != "delivered"]
-        if missed:
+        if missed or not targets:
             if waiter is not None:
                 waiter.cancel()
-            raise _not_received(missed, answer)
+            raise _not_received(missed, answer) if missed else _none_live(answer)
+        if len(results) == 1:
+            answer["delivery"] = results[0]["delivery"]
         if waiter is not None:
-            answer["agent"] = await waiter
+            answer["agent"] = await _delivered_then(waiter, results[0])
         return answer
 
     async def answer_approval(self, params: Any) -> dict[str, Any]:
