@@ -8,9 +8,9 @@ what to do, never a raw pydantic error list or a traceback.
 
 import json
 import re
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from wardian_core.errors import WardianError
 
@@ -27,6 +27,8 @@ MAX_VALUES = 10_000
 QUOTED_CHARACTERS = 40
 # A request with thousands of wrong items gets its first few named; the rest add nothing.
 MAX_PROBLEMS = 10
+
+FrameModel = TypeVar("FrameModel", bound=BaseModel)
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _FRAME_HINT = (
@@ -145,3 +147,14 @@ def invalid_parameters(kind: str, error: ValidationError) -> WardianError:
         f"Give {fields} a valid value and retry; `wardian {command_of(kind)} --help` says what each option takes.",
         {"kind": kind, "problems": problems},
     )
+
+
+def checked_frame(line: bytes | bytearray, model: type[FrameModel], kind: str) -> FrameModel:
+    """A frame a client sends after its request (attach input), checked as a request line is:
+    `bad_request` naming the field and its problem, never a raw error."""
+    frame = decode_request_line(line)
+    check_values(frame)
+    try:
+        return model.model_validate(frame)
+    except ValidationError as exc:
+        raise invalid_parameters(kind, exc) from None

@@ -4,12 +4,13 @@ The host validates every request with these; the CLI builds the same shapes as
 plain dicts (tests check them against these models).
 """
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Base64Bytes, BaseModel, ConfigDict, Field
 
 from wardian_core.asks import REPLY_BODY_MAX_CHARS, ReplyStatus
 from wardian_core.control.protocol import PROTOCOL_VERSION
+from wardian_core.parsing import MAX_TERMINAL_SIDE
 from wardian_core.statuses import Status
 
 
@@ -112,10 +113,23 @@ class WatchParams(TargetParams):
     raw: bool = False
 
 
+TerminalSide = Annotated[int, Field(ge=1, le=MAX_TERMINAL_SIDE)]
+
+
 class AttachParams(TargetParams):
     read_only: bool = False
-    rows: int | None = Field(None, ge=1, le=1000)
-    cols: int | None = Field(None, ge=1, le=1000)
+    rows: TerminalSide | None = None
+    cols: TerminalSide | None = None
+
+
+class AttachClientFrame(BaseModel):
+    """One frame an attached client sends after its request: typed input, a resize, a detach."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    input: Base64Bytes | None = Field(None, description="Bytes to type into the terminal, base64.")
+    resize: tuple[TerminalSide, TerminalSide] | None = Field(None, description="[rows, cols]")
+    detach: bool = False
 
 
 class RunParams(TargetParams):

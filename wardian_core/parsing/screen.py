@@ -11,7 +11,7 @@ from typing import Any
 import pyte
 from pydantic import BaseModel, ConfigDict
 
-from wardian_core.parsing import DEFAULT_COLS, DEFAULT_ROWS
+from wardian_core.parsing import DEFAULT_COLS, DEFAULT_ROWS, terminal_side
 
 
 class ScreenSnapshot(BaseModel):
@@ -35,7 +35,7 @@ class _Screen(pyte.Screen):
 
 class ScreenModel:
     def __init__(self, rows: int = DEFAULT_ROWS, cols: int = DEFAULT_COLS) -> None:
-        self._screen = _Screen(cols, rows)
+        self._screen = _Screen(terminal_side(cols), terminal_side(rows))
         # ByteStream decodes UTF-8 incrementally: a character split across reads stays whole.
         self._stream = pyte.ByteStream(self._screen)
 
@@ -43,7 +43,7 @@ class ScreenModel:
         self._stream.feed(data)
 
     def resize(self, rows: int, cols: int) -> None:
-        self._screen.resize(max(rows, 1), max(cols, 1))
+        self._screen.resize(terminal_side(rows), terminal_side(cols))
 
     @property
     def size(self) -> tuple[int, int]:

@@ -4,14 +4,17 @@ After the attach request the connection carries raw terminal traffic both ways a
 frames: the host streams `{"output": <base64>}`; the client sends `{"input": ...}`,
 `{"resize": [rows, cols]}` and `{"detach": true}`. Several clients may attach to one
 agent; each sees all output and, unless read-only, types into the same PTY. A client
-that reads slower than the agent writes gets `{"lagged": ...}` and recent output.
+that reads slower than the agent writes gets `{"lagged": ...}` and recent output. A frame
+the host cannot take (not JSON, a field of the wrong shape, a side over MAX_TERMINAL_SIDE)
+ends the attach with `bad_request`; the connection goes on serving requests.
 """
 
 import asyncio
 import base64
-import json
 from typing import Any
 
+from wardian_core.control.frame_checks import bad_request, checked_frame
+from wardian_core.control.models import AttachClientFrame
 from wardian_core.errors import WardianError
 from wardian_host.agents.client_stream import ClientStream
 from wardian_host.agents.live_agent import LiveAgent
@@ -32,17 +35,42 @@ def _resize(agent: LiveAgent, terminals: TerminalSupervisor, rows: int, cols: in
 
 
 def _apply_client_frame(
-    agent: LiveAgent, terminals: TerminalSupervisor, frame: dict[str, Any], read_only: bool
+    agent: LiveAgent, terminals: TerminalSupervisor, frame: AttachClientFrame, read_only: bool
 ) -> bool:
     """Act on one frame from the client; False when it asks to detach."""
-    if frame.get("detach"):
+    if frame.detach:
         return False
-    if "input" in frame and not read_only and agent.is_running:
-        terminals.write(agent.uuid, base64.b64decode(frame["input"]))
-    if "resize" in frame and not read_only:
-        rows, cols = (int(value) for value in frame["resize"])
-        _resize(agent, terminals, rows, cols)
+    if frame.input is not None and not read_only and agent.is_running:
+        terminals.write(agent.uuid, frame.input)
+    if frame.resize is not None and not read_only:
+        _resize(agent, terminals, *frame.resize)
     return True
+
+
+async def _client_line(reader: asyncio.StreamReader) -> bytes:
+    """The client's next frame (b"" once it left); one longer than the reader keeps is skipped
+    to its end and refused, so its tail is not read as the next request."""
+    try:
+        return await reader.readuntil(b"\n")
+    except asyncio.IncompleteReadError as ended:
+        return ended.partial
+    except asyncio.LimitOverrunError:  # no newline within the reader's limit; nothing consumed
+        await _skip_line(reader)
+        raise bad_request(
+            "an attach frame is longer than the host reads at once",
+            "Send typed input in pieces of a few KiB, a frame each, as `wardian agent attach` does.",
+        ) from None
+
+
+async def _skip_line(reader: asyncio.StreamReader) -> None:
+    while True:
+        try:
+            await reader.readuntil(b"\n")
+            return
+        except asyncio.LimitOverrunError as overrun:
+            await reader.readexactly(overrun.consumed)
+        except asyncio.IncompleteReadError:
+            return
 
 
 def _recent_output(buffer: OutputBuffer) -> int:
@@ -88,14 +116,17 @@ async def _pump(
     reader: OutputCursor,
     exited: "asyncio.Future[Any]",
 ) -> str:
-    incoming = asyncio.ensure_future(request.reader.readline())
+    incoming = asyncio.ensure_future(_client_line(request.reader))
     try:
         while True:
             if incoming.done():
                 line = incoming.result()
-                if not line or not _apply_client_frame(agent, terminals, json.loads(line), read_only):
+                if not line:
                     return "detached"
-                incoming = asyncio.ensure_future(request.reader.readline())
+                frame = checked_frame(line, AttachClientFrame, "agent.attach")
+                if not _apply_client_frame(agent, terminals, frame, read_only):
+                    return "detached"
+                incoming = asyncio.ensure_future(_client_line(request.reader))
                 continue
             item = _next_output(reader)
             if item is not None:

@@ -20,10 +20,9 @@ from typing import Any
 from wardian_core.control.client import ControlClient, answer_too_large
 from wardian_core.control.protocol import MAX_FRAME_BYTES, encode, request_frame
 from wardian_core.errors import WardianError
+from wardian_core.parsing import terminal_side
 
 DEFAULT_DETACH_KEYS = "ctrl-\\,d"
-# The most rows or columns an attach request or a resize may ask for (AttachParams).
-_LARGEST_SIDE = 1000
 
 
 def parse_detach_keys(text: str) -> bytes:
@@ -87,7 +86,7 @@ def _window_size(fd: int) -> tuple[int, int] | None:
         return None
     if size.lines < 1 or size.columns < 1:
         return None
-    return min(size.lines, _LARGEST_SIDE), min(size.columns, _LARGEST_SIDE)
+    return terminal_side(size.lines), terminal_side(size.columns)
 
 
 def _frames(sock: socket.socket, buffer: bytearray) -> Iterator[dict[str, Any]]:

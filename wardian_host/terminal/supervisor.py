@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from wardian_core.parsing import terminal_side
 from wardian_core.process_identity import TOKEN_VARIABLE, ProcessIdentity, new_token
 from wardian_core.pty_backend import Backend
 from wardian_host.terminal import Terminal, process_tree, spawn_terminal
@@ -122,7 +123,7 @@ class TerminalSupervisor:
     def resize(self, key: str, rows: int, cols: int) -> None:
         session = self._sessions.get(key)
         if session is not None:
-            session.terminal.resize(max(rows, 1), max(cols, 1))
+            session.terminal.resize(terminal_side(rows), terminal_side(cols))
 
     async def wait_exit(self, key: str) -> None:
         """Return once agent `key`'s current terminal has exited (at once if none runs)."""
