@@ -76,3 +76,18 @@ def test_a_kill_that_timed_out_is_not_carried_out_when_the_host_wakes(
     assert psutil.Process(agent_pid).is_running()
     log = run_wardian("host", "logs").stdout
     assert "refused agent.kill" in log and "after its deadline" in log
+
+
+@pytest.mark.parametrize(
+    "command", [("agent", "kill", "steady"), ("agent", "wait", "steady", "--until", "off", "--timeout", "1")]
+)
+def test_a_command_waits_for_a_stopped_host_only_as_long_as_it_is_told(
+    steady, stopped_host: int, run_wardian, command: tuple[str, ...]
+) -> None:
+    # Lifecycle commands allow 60 s by default; WARDIAN_CONTROL_TIMEOUT overrides that (the
+    # run's own 30 s limit fails the test if it does not).
+    refused = run_wardian(*command, env={"WARDIAN_CONTROL_TIMEOUT": "1"}, timeout=30)
+    error = refused.error()
+    assert (refused.returncode, error["code"]) == (7, "control_endpoint_timeout")
+    waited = error["details"]["timeout_seconds"]
+    assert waited == (1.0 if command[1] == "kill" else 2.0)  # a wait's own 1 s, then the host's 1 s

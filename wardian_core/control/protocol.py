@@ -15,15 +15,16 @@ MAX_FRAME_BYTES = 8 * 1024 * 1024
 DEFAULT_TIMEOUT_SECONDS = 10.0
 
 
-def default_timeout() -> float:
-    """How long a request waits for the host: WARDIAN_CONTROL_TIMEOUT seconds, else 10."""
+def default_timeout(unset: float = DEFAULT_TIMEOUT_SECONDS) -> float:
+    """How long a request waits for the host: WARDIAN_CONTROL_TIMEOUT seconds when it is set,
+    else `unset` (10 s, or more for a command whose work takes longer, e.g. stopping an agent)."""
     import os
 
     configured = os.environ.get("WARDIAN_CONTROL_TIMEOUT", "").strip()
     try:
-        return float(configured) if configured else DEFAULT_TIMEOUT_SECONDS
+        return float(configured) if configured else unset
     except ValueError:
-        return DEFAULT_TIMEOUT_SECONDS
+        return unset
 
 
 def encode(frame: dict[str, Any]) -> bytes:

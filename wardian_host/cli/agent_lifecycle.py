@@ -11,7 +11,7 @@ from wardian_core.fields import DEFAULT_FIELDS, select, to_record
 from wardian_core.identity import resolve_workspace
 from wardian_core.statuses import STATUSES
 from wardian_host.cli.key_values import setting_pairs
-from wardian_host.cli.live import emit, emit_live_agent, request
+from wardian_host.cli.live import after_waiting, emit, emit_live_agent, lifecycle_timeout, request
 from wardian_host.cli.render import write_json
 
 PERSISTENCES = ("default", "fresh", "resume")
@@ -75,14 +75,14 @@ def spawn(
         "description": description,
         "launch_config": launch_config,
     }
-    emit_live_agent(request("agent.spawn", params, start_host=True, timeout=60))
+    emit_live_agent(request("agent.spawn", params, start_host=True, timeout=lifecycle_timeout()))
 
 
 def _target_command(name: str, kind: str, summary: str) -> click.Command:
     @click.command(name, help=summary)
     @click.argument("target", metavar="NAME-OR-UUID")
     def command(target: str) -> None:
-        emit_live_agent(request(kind, {"target": target}, timeout=60))
+        emit_live_agent(request(kind, {"target": target}, timeout=lifecycle_timeout()))
 
     return command
 
@@ -142,7 +142,7 @@ def update(
         "clear_settings": clear_provider_settings,
         "description": description,
     }
-    answer = request("agent.update", params, timeout=60)
+    answer = request("agent.update", params, timeout=lifecycle_timeout())
     record = select(to_record(answer["agent"], "live"), DEFAULT_FIELDS + ("description", "launch_config"))
     write_json({"schema": SCHEMA_VERSION, "agent": record, "restart_required": answer["restart_required"]})
 
@@ -152,7 +152,7 @@ def update(
 @click.option("--name", help="Name of the copy (default: <source>-copy, -copy-2, ...).")
 def clone(target: str, name: str | None) -> None:
     """Start a new agent with the same provider, class, workspace and settings."""
-    emit_live_agent(request("agent.clone", {"target": target, "name": name}, timeout=60))
+    emit_live_agent(request("agent.clone", {"target": target, "name": name}, timeout=lifecycle_timeout()))
 
 
 @click.command("rename")
@@ -169,7 +169,8 @@ def rename(target: str, new_name: str) -> None:
 @click.option("--force", is_flag=True, help="Stop the agent first if it runs.")
 def delete(target: str, confirm: str, force: bool) -> None:
     """Remove an agent, its folder and its events (never its workspace)."""
-    emit("deleted", request("agent.delete", {"target": target, "confirm": confirm, "force": force}, timeout=60))
+    params = {"target": target, "confirm": confirm, "force": force}
+    emit("deleted", request("agent.delete", params, timeout=lifecycle_timeout()))
 
 
 @click.command("wait")
@@ -181,7 +182,7 @@ def wait(target: str, until: str, timeout_text: str | None, next_change: bool) -
     """Block until an agent has a status (woken by the host, no polling)."""
     timeout = parse_duration(timeout_text) if timeout_text is not None else None
     params = {"target": target, "until": until, "timeout": timeout, "next": next_change}
-    emit_live_agent(request("agent.wait", params, timeout=None if timeout is None else timeout + 10))
+    emit_live_agent(request("agent.wait", params, timeout=after_waiting(timeout, 10)))
 
 
 @click.command("run")
@@ -194,9 +195,8 @@ def wait(target: str, until: str, timeout_text: str | None, next_change: bool) -
 def run(target: str, prompt: str, resume: bool, timeout_text: str) -> None:
     """Run the agent's provider once, headless, with PROMPT; print its events and final status."""
     timeout = parse_duration(timeout_text)
-    result = request(
-        "agent.run", {"target": target, "prompt": prompt, "resume": resume, "timeout": timeout}, timeout=timeout + 30
-    )
+    params = {"target": target, "prompt": prompt, "resume": resume, "timeout": timeout}
+    result = request("agent.run", params, timeout=after_waiting(timeout))
     if result["status"] == "error":
         raise WardianError(
             "request_failed",

@@ -64,7 +64,7 @@ def question(
     no_wait: bool,
 ) -> None:
     """Ask AGENT a question and wait for its reply."""
-    from wardian_host.cli.live import request
+    from wardian_host.cli.live import after_waiting, request
 
     timeout = parse_duration(timeout_text) if timeout_text is not None else None
     params = {
@@ -75,7 +75,8 @@ def question(
         "wait": not no_wait,
     }
     waits_for_ever = not no_wait and timeout is None
-    answer = request("ask", params, timeout=None if waits_for_ever else (timeout or 0) + DELIVERY_ALLOWANCE_SECONDS)
+    answer_timeout = None if waits_for_ever else after_waiting(timeout or 0, DELIVERY_ALLOWANCE_SECONDS)
+    answer = request("ask", params, timeout=answer_timeout)
     write_json({"schema": SCHEMA_VERSION} | answer)
 
 

@@ -5,9 +5,25 @@ from typing import Any
 
 from wardian_core import paths, roster
 from wardian_core.control.client import DEFAULT, ControlClient
+from wardian_core.control.protocol import default_timeout
 from wardian_core.errors import SCHEMA_VERSION, WardianError
 from wardian_core.fields import to_record
 from wardian_host.cli.render import OutputOptions, emit_agent, write_json
+
+# A lifecycle change starts or stops process trees (SIGTERM, then SIGKILL after a grace),
+# which takes longer than a read: its commands wait this long unless told otherwise.
+LIFECYCLE_SECONDS = 60.0
+
+
+def lifecycle_timeout() -> float:
+    """A lifecycle command's wait for the host: WARDIAN_CONTROL_TIMEOUT when set, else 60 s."""
+    return default_timeout(LIFECYCLE_SECONDS)
+
+
+def after_waiting(seconds: float | None, unset: float = LIFECYCLE_SECONDS / 2) -> float | None:
+    """The wait for a request that itself waits `seconds` (None: for ever): those, then the time the
+    host has to answer (WARDIAN_CONTROL_TIMEOUT when set, else `unset`)."""
+    return None if seconds is None else seconds + default_timeout(unset)
 
 
 def connect(start_host: bool = False) -> ControlClient:

@@ -6,7 +6,7 @@ from wardian_core.durations import parse_duration
 from wardian_core.errors import SCHEMA_VERSION, WardianError
 from wardian_core.fields import VERBOSE_FIELDS, live_agent
 from wardian_core.statuses import STATUSES
-from wardian_host.cli.live import request
+from wardian_host.cli.live import after_waiting, request
 from wardian_host.cli.message_source import given_sources, message_options, read_message
 from wardian_host.cli.render import write_json
 
@@ -51,7 +51,7 @@ def send(
         "timeout": timeout,
         "raw": raw,
     }
-    answer = request("send", params, timeout=None if wait_until and timeout is None else (timeout or 0) + 30)
+    answer = request("send", params, timeout=None if wait_until and timeout is None else after_waiting(timeout or 0))
     if answer.get("agent") is not None:
         answer["agent"] = live_agent(answer["agent"], VERBOSE_FIELDS + ("status_evidence",))
     write_json({"schema": SCHEMA_VERSION} | answer)

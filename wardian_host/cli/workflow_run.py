@@ -8,7 +8,7 @@ from wardian_core import paths
 from wardian_core.durations import parse_duration
 from wardian_core.errors import SCHEMA_VERSION
 from wardian_host.cli.key_values import setting_pairs
-from wardian_host.cli.live import request
+from wardian_host.cli.live import after_waiting, lifecycle_timeout, request
 from wardian_host.cli.render import write_json
 
 # The CLI waits this much longer than a run's --timeout for the host's own answer.
@@ -36,7 +36,7 @@ def run(workflow_id: str, inputs: tuple[str, ...], wait: bool, timeout_text: str
         "workflow.run",
         params,
         start_host=True,
-        timeout=None if waits_for_ever else (timeout or 0) + ANSWER_ALLOWANCE_SECONDS,
+        timeout=None if waits_for_ever else after_waiting(timeout or 0, ANSWER_ALLOWANCE_SECONDS),
     )
     write_json({"schema": SCHEMA_VERSION} | answer)
 
@@ -58,7 +58,7 @@ def runs(workflow_id: str | None, limit: int) -> None:
 @click.argument("run_id", metavar="RUN-ID")
 def stop(run_id: str) -> None:
     """Stop a run: running nodes' processes ended, pending nodes marked stopped."""
-    write_json({"schema": SCHEMA_VERSION} | request("workflow.stop", {"run_id": run_id}, timeout=60))
+    write_json({"schema": SCHEMA_VERSION} | request("workflow.stop", {"run_id": run_id}, timeout=lifecycle_timeout()))
 
 
 @click.command("approve")
