@@ -1,19 +1,24 @@
 """Agent lifecycle: spawn, kill, pause, resume, restart, clear, update, clone, rename, delete.
 
 Operations on one agent are serialized by its lock; different agents proceed in
-parallel. A spawn that fails after creating the agent's row removes it again, so a
-missing executable or a raising plugin leaves nothing half-made. Relaunches use the
-launch configuration stored with the agent; whether they continue the provider
-session is decided by `wardian_host.agents.relaunch`, nowhere else.
+parallel. An operation that was queued behind a delete finds the agent gone (`not_found`)
+instead of acting on a forgotten agent (a restart would launch a process no record names).
+A stopping host launches nothing more (`host_stopping`). A spawn that fails after
+creating the agent's row removes it again, so a missing executable or a raising plugin
+leaves nothing half-made. Relaunches use the launch configuration stored with the agent;
+whether they continue the provider session is decided by `wardian_host.agents.relaunch`,
+nowhere else.
 """
 
 import asyncio
+import contextlib
 import functools
 import json
 import logging
 import shutil
 import sqlite3
 import uuid as uuid_module
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any, Literal
 
@@ -71,6 +76,7 @@ class AgentLifecycle:
         self._feed = feed
         self._base_env = base_env
         self._catch_up = StateCatchUp(conn)
+        self._stopping = False
 
     # -- launching -----------------------------------------------------------------
 
@@ -87,6 +93,7 @@ class AgentLifecycle:
         session (nothing, for a provider that cannot resume: it keeps its session id and
         starts as it would fresh).
         """
+        self._refuse_when_stopping(agent)
         provider = agent.row["provider"]
         info = self._plugins.info(provider)
         ctx = build_context(
@@ -252,6 +259,25 @@ class AgentLifecycle:
 
     # -- operations ----------------------------------------------------------------
 
+    @contextlib.asynccontextmanager
+    async def _locked(self, target: str) -> AsyncIterator[LiveAgent]:
+        """The agent `target` names, its lock held; still registered, or `not_found`
+        (a delete that held the lock first has forgotten it)."""
+        agent = self._registry.resolve(target)
+        async with agent.lock:
+            if self._registry.get(agent.uuid) is not agent:
+                raise identity.not_found(target)
+            yield agent
+
+    def _refuse_when_stopping(self, agent: LiveAgent) -> None:
+        if self._stopping:
+            raise WardianError(
+                "host_stopping",
+                f"the host is stopping: agent {agent.name} is not launched",
+                "Wait for `wardian host stop` to finish, then run the command again (it starts a new host).",
+                {"agent": agent.name},
+            )
+
     async def spawn(self, params: dict[str, Any]) -> dict[str, Any]:
         config = self._checked_launch_config(params.get("launch_config") or {}, new_include_dirs=None)
         return await self._create_and_launch(params, config, "spawn")
@@ -316,8 +342,7 @@ class AgentLifecycle:
         shutil.rmtree(paths.agent_dir(self.home, agent.uuid), ignore_errors=True)
 
     async def stop(self, target: str, reason: str) -> dict[str, Any]:
-        agent = self._registry.resolve(target)
-        async with agent.lock:
+        async with self._locked(target) as agent:
             await self._stop_locked(agent, reason)
         return agent.snapshot()
 
@@ -338,16 +363,14 @@ class AgentLifecycle:
             )
 
     async def resume(self, target: str) -> dict[str, Any]:
-        agent = self._registry.resolve(target)
-        async with agent.lock:
+        async with self._locked(target) as agent:
             self._refuse_running(agent, "resume")
             self._launch(agent, self._relaunch_mode(agent), "resume")
         return agent.snapshot()
 
     async def restart(self, target: str) -> dict[str, Any]:
         """Stop the agent if it runs, then launch it again with its stored configuration."""
-        agent = self._registry.resolve(target)
-        async with agent.lock:
+        async with self._locked(target) as agent:
             if agent.is_alive:
                 await self._stop_locked(agent, "restart")
             self._launch(agent, self._relaunch_mode(agent), "restart")
@@ -359,8 +382,7 @@ class AgentLifecycle:
         The old process is gone before its output is forgotten, and the new one gets a
         new parser session, so nothing the old one writes late reaches the buffer or a parser.
         """
-        agent = self._registry.resolve(target)
-        async with agent.lock:
+        async with self._locked(target) as agent:
             if agent.is_alive:
                 await self._stop_locked(agent, "clear")
             agent.buffer.clear()
@@ -375,8 +397,7 @@ class AgentLifecycle:
 
     async def update(self, params: Any) -> dict[str, Any]:
         """Change the stored launch configuration and description; the running process keeps its own."""
-        agent = self._registry.resolve(params.target)
-        async with agent.lock:
+        async with self._locked(params.target) as agent:
             current = launch_config_of(agent.row)
             changes: dict[str, Any] = {}
             if params.model is not None:
@@ -437,9 +458,8 @@ class AgentLifecycle:
         return await self._create_and_launch(params, launch_config_of(source.row), "clone")
 
     async def rename(self, target: str, new_name: str) -> dict[str, Any]:
-        agent = self._registry.resolve(target)
         identity.validate_name(new_name)
-        async with agent.lock:
+        async with self._locked(target) as agent:
             try:
                 agent_rows.update_columns(self._conn, agent.uuid, name=new_name)
             except sqlite3.IntegrityError:
@@ -448,15 +468,14 @@ class AgentLifecycle:
         return agent.snapshot()
 
     async def delete(self, target: str, confirm: str, force: bool) -> dict[str, Any]:
-        agent = self._registry.resolve(target)
-        if confirm != agent.name:
-            raise WardianError(
-                "usage",
-                f"--confirm must repeat the agent's exact name ({agent.name!r})",
-                f"Run `wardian agent delete {agent.name} --confirm {agent.name}`.",
-                {"agent": agent.name, "confirm": confirm},
-            )
-        async with agent.lock:
+        async with self._locked(target) as agent:
+            if confirm != agent.name:
+                raise WardianError(
+                    "usage",
+                    f"--confirm must repeat the agent's exact name ({agent.name!r})",
+                    f"Run `wardian agent delete {agent.name} --confirm {agent.name}`.",
+                    {"agent": agent.name, "confirm": confirm},
+                )
             if agent.is_alive and not force:
                 raise WardianError(
                     "request_failed",
@@ -470,8 +489,16 @@ class AgentLifecycle:
             self._forget(agent)
         return snapshot | {"deleted": True}
 
+    def stop_launching(self) -> None:
+        """The host is stopping: every launch from now on is refused with `host_stopping`."""
+        self._stopping = True
+
     async def stop_all(self) -> None:
-        """Stop every live agent, `headless` ones too; a stop that fails is logged, the others go on."""
+        """Stop every live agent, `headless` ones too; a stop that fails is logged, the others go on.
+
+        Nothing is launched from here on, so no agent starts after its stop was decided; an
+        operation already holding an agent's lock finishes first (the stop waits for the lock)."""
+        self.stop_launching()
         alive = [agent for agent in self._registry.all() if agent.is_alive]
         stopped = await asyncio.gather(*(self.stop(agent.uuid, "host stop") for agent in alive), return_exceptions=True)
         for agent, outcome in zip(alive, stopped, strict=True):

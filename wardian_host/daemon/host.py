@@ -103,6 +103,7 @@ class Host:
         on_ready()
         await self._stop.wait()
         log.info("host stopping")
+        self._lifecycle.stop_launching()  # before the workflows' stop yields: no spawn slips in meanwhile
         await self._workflows.stop_all()
         await self._lifecycle.stop_all()
         await self._server.close()
