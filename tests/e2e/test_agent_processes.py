@@ -84,6 +84,20 @@ def test_a_kill_also_ends_children_forked_during_the_grace_period(
     assert show("forker")["status"] == "off"
 
 
+def test_a_kill_ends_a_direct_child_that_left_the_session_and_the_environment(
+    spawn, wait_status, run_wardian, workspace: Path
+) -> None:
+    # The child has no launch token and a session of its own: only its parent ties it to the
+    # agent, and the hang-up ends that parent. Found after the hang-up, it was re-parented and spared.
+    spawn("escaper", "bash", "-c", "setsid env -i sleep 600 & echo $! > escaped; echo up; sleep 601")
+    wait_status("escaper", "idle")
+    child = int((workspace / "escaped").read_text())
+    assert not _gone(child)
+    killed = run_wardian("agent", "kill", "escaper")
+    assert killed.returncode == 0, killed.stderr
+    assert _gone(child)
+
+
 def test_host_stop_ends_headless_agents_too(spawn, wait_status, show, run_wardian) -> None:
     spawn("survivor", "bash", "-c", "trap '' HUP; echo up; exec sleep 600")
     wait_status("survivor", "idle")

@@ -157,21 +157,36 @@ def _freeze(find: Callable[[], list[psutil.Process]]) -> list[psutil.Process]:
     return list(frozen.values())
 
 
-def end_processes(find: Callable[[], list[psutil.Process]], grace_seconds: float) -> list[psutil.Process]:
-    """SIGTERM what `find` names, then SIGKILL what outlives the grace period, until `find`
-    names nothing (at most KILL_ROUNDS times); returns the survivors. Blocking: run in a thread.
+def end_processes(
+    find: Callable[[], list[psutil.Process]], grace_seconds: float, hang_up: Callable[[], None] | None = None
+) -> list[psutil.Process]:
+    """End what `find` names: frozen first, then `hang_up` (the terminal's group gets SIGHUP)
+    and SIGTERM, then SIGKILL for what outlives the grace period, until nothing is left (at
+    most KILL_ROUNDS times); returns the survivors. Blocking: run in a thread.
 
-    `find` is asked again each round, so children forked during the grace period, or
-    between two rounds, are ended too.
+    Every process found once is held to the end: a direct child that left the session and
+    the environment is found only as a descendant, and once its parent dies of the hang-up
+    it is re-parented and no later look finds it. `find` is asked again each round, so
+    children forked during the grace period, or between two rounds, are ended too.
     """
-    first = _living(find())
+    held: dict[int, psutil.Process] = {}
+
+    def found_or_held() -> list[psutil.Process]:
+        for process in find():
+            held.setdefault(process.pid, process)
+        return list(held.values())
+
+    first = _freeze(found_or_held)
+    if hang_up is not None:
+        hang_up()
     _signal_all(first, signal.SIGTERM)
+    _signal_all(first, signal.SIGCONT)  # the hang-up and SIGTERM are handled now, as without the freeze
     psutil.wait_procs(first, timeout=grace_seconds)
     for _ in range(KILL_ROUNDS):
-        frozen = _freeze(find)
+        frozen = _freeze(found_or_held)
         if not frozen:
             return []
         _signal_all(frozen, signal.SIGKILL)
         _signal_all(frozen, signal.SIGCONT)  # a stopped process takes SIGKILL; this only hurries it
         psutil.wait_procs(frozen, timeout=KILL_WAIT_SECONDS)
-    return _living(find())
+    return _living(found_or_held())

@@ -141,14 +141,15 @@ class TerminalSupervisor:
         Returns the pids of processes that outlived SIGKILL (none, unless stuck in the kernel).
         """
         session = self._sessions.get(key)
+        hang_up = None
         if session is not None:
             session.stop_reason = reason
             # As when a terminal window closes: shells and TUIs that ignore SIGTERM end on a hangup.
-            session.terminal.signal_group(signal.SIGHUP)
+            # Sent once the processes are found and frozen, so none is re-parented before it is seen.
+            hang_up = functools.partial(session.terminal.signal_group, signal.SIGHUP)
         find = functools.partial(process_tree.agent_processes, identity)
-        survivors = [
-            process.pid for process in await asyncio.to_thread(process_tree.end_processes, find, grace_seconds)
-        ]
+        ended = await asyncio.to_thread(process_tree.end_processes, find, grace_seconds, hang_up)
+        survivors = [process.pid for process in ended]
         if survivors:
             log.error("agent %s: processes %s survived SIGKILL", key, survivors)
         if session is not None and session.terminal.pid not in survivors:
