@@ -138,7 +138,19 @@ def test_unknown_provider_is_not_found_and_the_hint_lists_known_ones(provider_pa
     with pytest.raises(WardianError) as caught:
         plugins.call("nope", "build_argv", ctx=context(Path("/tmp"), "nope"))
     assert (caught.value.code, caught.value.exit_code) == ("not_found", 2)
-    assert caught.value.hint == "Known providers: example, generic."
+    assert caught.value.hint == "Known providers: example, generic. WARDIAN_PLUGINS does not name it."
+
+
+@pytest.mark.parametrize("allowed", [{}, {"WARDIAN_PLUGINS": "generic,example"}])
+def test_a_provider_installed_after_loading_is_found_when_named(
+    provider_packages_dir: Path, monkeypatch: pytest.MonkeyPatch, allowed: dict[str, str]
+) -> None:
+    plugins = load_plugins(allowed)  # before the package is on the path: a host started earlier
+    assert "example" not in plugins.provider_names()
+    monkeypatch.syspath_prepend(str(provider_packages_dir))  # installed while the host runs
+
+    assert plugins.info("example").display_name == "Example CLI"
+    assert "example" in plugins.provider_names() and plugins.failure("example") is None
 
 
 def test_call_dispatches_to_the_named_provider_only(provider_packages: Path, tmp_path: Path) -> None:

@@ -103,7 +103,8 @@ def _allow_list(value: str | None) -> set[str] | None:
 class Plugins:
     """The loaded plugins and the one way the host calls them."""
 
-    def __init__(self) -> None:
+    def __init__(self, allowed: set[str] | None = None) -> None:
+        self._allowed = allowed
         self._manager = pluggy.PluginManager(GROUP)
         self._manager.add_hookspecs(hookspecs)
         self._records: dict[str, PluginRecord] = {}
@@ -133,6 +134,8 @@ class Plugins:
         return next((f for f in self._load_failures if f.name == name), None)
 
     def info(self, name: str) -> ProviderInfo:
+        if name not in self._infos:
+            self._look_again(name)
         if name in self._infos:
             return self._infos[name]
         failure = self.failure(name)
@@ -140,7 +143,8 @@ class Plugins:
             raise WardianError(
                 "request_failed",
                 f"provider {name!r} could not be loaded ({failure.stage}): {failure.error}",
-                "Run `wardian providers show " + name + "` for details; reinstall or upgrade its package.",
+                f"Run `wardian providers show {name}` for details; reinstall or upgrade its package. One "
+                "installed while the host runs may need a new host: `wardian host stop && wardian host start`.",
                 {"provider": name, "stage": failure.stage, "error": failure.error},
             )
         raise self._unknown(name)
@@ -196,6 +200,23 @@ class Plugins:
                 self._record_failure(name, hook, exc)
 
     # -- loading -------------------------------------------------------------------
+
+    def _look_again(self, name: str) -> None:
+        """Load `name` if its package was installed after the others were loaded: `providers list`,
+        a new process, shows it, so a long-running host must find it too when asked for it."""
+        failure = self.failure(name)
+        if name in self._records or (failure is not None and failure.stage != "missing"):
+            return
+        if self._allowed is not None and name not in self._allowed:
+            return
+        import importlib
+
+        importlib.invalidate_caches()  # the import system's cached listings predate the install
+        found = entry_points(group=GROUP, name=name)
+        if found:
+            if failure is not None:
+                self._load_failures.remove(failure)
+            self._load(next(iter(found)))
 
     def _load(self, entry_point: EntryPoint) -> None:
         name = entry_point.name
@@ -302,10 +323,12 @@ class Plugins:
 
     def _unknown(self, name: str) -> WardianError:
         known = self.provider_names()
+        listed = f"Known providers: {', '.join(known)}." if known else "No provider is loaded."
+        barred = self._allowed is not None and name not in self._allowed
         return WardianError(
             "not_found",
             f"no provider named {name!r}",
-            f"Known providers: {', '.join(known)}." if known else "No provider is loaded; check WARDIAN_PLUGINS.",
+            f"{listed} WARDIAN_PLUGINS does not name it." if barred else listed,
             {"provider": name, "known": known},
         )
 
@@ -314,7 +337,7 @@ def load_plugins(environ: Mapping[str, str] | None = None) -> Plugins:
     """Load the plugins of the entry-point group `wardian` that the allow-list admits."""
     env = os.environ if environ is None else environ
     allowed = _allow_list(env.get(ALLOW_LIST_VARIABLE))
-    plugins = Plugins()
+    plugins = Plugins(allowed)
     found: dict[str, EntryPoint] = {}
     for entry_point in entry_points(group=GROUP):
         first = found.setdefault(entry_point.name, entry_point)
