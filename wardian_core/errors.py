@@ -5,7 +5,9 @@ invented inline. Errors travel as one exception type; one place in the CLI turns
 it into the envelope on stderr and the exit code.
 """
 
+import errno
 import json
+from pathlib import Path
 from typing import Any
 
 SCHEMA_VERSION = 1
@@ -50,6 +52,23 @@ def not_live(agent_name: str, status: str, why: str) -> "WardianError":
         f"agent {agent_name} is {status}: {why}",
         f"Resume it first: `wardian agent resume {agent_name}`.",
         {"agent": agent_name, "status": status},
+    )
+
+
+_NO_SPACE = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+
+
+def write_failed(target: Path, error: OSError) -> "WardianError":
+    """A write the file system refused (read-only, full, no permission); what was stored is as it was."""
+    if error.errno in _NO_SPACE:
+        hint = f"Free some space on the disk holding {target.parent}, then run the command again."
+    else:
+        hint = f"Make {target.parent} writable (or point WARDIAN_HOME at a writable home), then run the command again."
+    return WardianError(
+        "write_failed",
+        f"cannot write {target}: {error.strerror or error}; what was stored is unchanged",
+        hint,
+        {"path": str(target), "errno": errno.errorcode.get(error.errno or 0)},
     )
 
 

@@ -4,7 +4,6 @@ A file that does not parse or validate is reported, with the line or the key, an
 never replaced by defaults: the user's file is theirs to fix.
 """
 
-import errno
 import os
 import re
 import tomllib
@@ -16,7 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from wardian_core import paths
-from wardian_core.errors import WardianError
+from wardian_core.errors import WardianError, write_failed
 from wardian_core.settings.model import Settings
 
 _POSITION = re.compile(r"at line (\d+), column (\d+)")
@@ -93,23 +92,6 @@ def load_settings(home: Path) -> Settings:
     """The settings of `home`: defaults where the file (or the file itself) is missing."""
     target, _, document = read_document(home)
     return validate(target, document)
-
-
-_NO_SPACE = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
-
-
-def write_failed(target: Path, error: OSError) -> WardianError:
-    """A change the file system refused (read-only, full, no permission); the file was left as it was."""
-    if error.errno in _NO_SPACE:
-        hint = f"Free some space on the disk holding {target.parent}, then run the command again."
-    else:
-        hint = f"Make {target.parent} writable (or point WARDIAN_HOME at a writable home), then run the command again."
-    return WardianError(
-        "write_failed",
-        f"cannot write {target}: {error.strerror or error}; the file is unchanged",
-        hint,
-        {"path": str(target), "errno": errno.errorcode.get(error.errno or 0)},
-    )
 
 
 @contextmanager

@@ -45,6 +45,7 @@ from wardian_host.daemon.connection_limits import (
     FrameRefused,
     host_busy,
 )
+from wardian_host.daemon.write_refusals import as_write_failed
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +92,7 @@ class BadFrameLog:
 class ControlServer:
     def __init__(self, home: Path, handlers: dict[str, Handler]) -> None:
         self.path = endpoint.socket_path(home)
+        self._home = home
         self._handlers = handlers
         self._server: asyncio.AbstractServer | None = None
         self._connections: set[asyncio.Task[None]] = set()
@@ -216,5 +218,8 @@ class ControlServer:
         except WardianError:
             raise
         except Exception as exc:  # a bug in one request must not take the host down
+            if (refused := as_write_failed(exc, self._home)) is not None:
+                log.warning("request %s: %s", kind, refused.message)
+                raise refused from None
             log.exception("request %s failed", kind)
             raise WardianError("request_failed", f"{kind} failed: {exc}") from None

@@ -15,10 +15,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from wardian_core import paths
-from wardian_core.errors import WardianError
+from wardian_core.errors import WardianError, write_failed
 from wardian_host.daemon import home_modes
 from wardian_host.daemon.host import Host
 from wardian_host.daemon.host_lock import HostLock, StartLock
+from wardian_host.daemon.write_refusals import as_write_failed
 
 LOG_BYTES = 1024 * 1024
 LOG_BACKUPS = 3
@@ -55,17 +56,32 @@ async def _run_host(home: Path, on_ready: Callable[[], None]) -> None:
     await Host(home).run(on_ready)
 
 
-def serve(home: Path, foreground: bool, ready_fd: int | None) -> int:
-    loose = home_modes.tighten(paths.ensure_home(home))
-    configure_logging(home, foreground)
+def _prepare(home: Path, foreground: bool) -> tuple[StartLock, HostLock]:
+    """The home made ready and both locks taken; a home the file system refuses is `write_failed`."""
+    try:
+        loose = home_modes.tighten(paths.ensure_home(home))
+        configure_logging(home, foreground)
+    except OSError as exc:  # a read-only or full home: the host cannot even log why
+        raise write_failed(Path(exc.filename or home), exc) from None
     for problem in loose:
         logging.getLogger(__name__).warning("could not make owner-only: %s", problem)
     starting, lock = StartLock(home), HostLock(home)
     try:
         starting.acquire()  # a host started at the same moment serves before this one goes on
         lock.acquire()
-    except WardianError as error:
+    except OSError as exc:
         starting.release()
+        raise write_failed(Path(exc.filename or paths.run_dir(home)), exc) from None
+    except WardianError:
+        starting.release()
+        raise
+    return starting, lock
+
+
+def serve(home: Path, foreground: bool, ready_fd: int | None) -> int:
+    try:
+        starting, lock = _prepare(home, foreground)
+    except WardianError as error:
         _report(ready_fd, error.to_json().replace("\n", " "))
         if foreground:
             sys.stderr.write(error.to_json() + "\n")
@@ -82,6 +98,10 @@ def serve(home: Path, foreground: bool, ready_fd: int | None) -> int:
         _report(ready_fd, error.to_json().replace("\n", " "))
         return error.exit_code
     except Exception as exc:
+        if (refused := as_write_failed(exc, home)) is not None:  # e.g. bin/wardian on a full disk
+            logging.getLogger(__name__).error("host failed: %s", refused.message)
+            _report(ready_fd, refused.to_json().replace("\n", " "))
+            return refused.exit_code
         logging.getLogger(__name__).exception("host crashed")
         _report(ready_fd, WardianError("generic", f"host crashed: {exc}").to_json().replace("\n", " "))
         return 1
