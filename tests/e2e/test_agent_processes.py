@@ -112,6 +112,27 @@ def test_host_stop_ends_headless_agents_too(spawn, wait_status, show, run_wardia
     assert show("survivor")["status"] == "off"
 
 
+def _kill_host(run_wardian: Callable[..., Any]) -> None:
+    """SIGKILL the host, as a crash would, and wait until it is gone."""
+    host = psutil.Process(run_wardian("host", "status").json()["host"]["pid"])
+    host.kill()
+    host.wait(timeout=10)
+
+
+def test_an_agent_that_ended_in_error_keeps_its_exit_code_and_evidence_across_a_host_crash(
+    spawn, run_wardian, show
+) -> None:
+    spawn("crash", "bash", "-c", "echo about to fail; exit 3")
+    ended = run_wardian("agent", "wait", "crash", "--until", "error", "--timeout", "20s")
+    assert ended.returncode == 0, ended.stderr
+    _kill_host(run_wardian)
+    assert run_wardian("host", "start").returncode == 0
+    record = show("crash")
+    assert (record["status"], record["status_source"]) == ("error", "live")
+    evidence = record["status_evidence"]
+    assert (evidence["event"], evidence["exit_code"]) == ("exit", 3) and "about to fail" in evidence["output_tail"]
+
+
 @pytest.fixture
 def impostor() -> Iterator[Callable[[str], psutil.Popen]]:
     """A process of this user, in a session of its own, claiming to be the agent with `uuid`."""

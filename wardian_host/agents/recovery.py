@@ -4,7 +4,8 @@ An agent whose processes outlived the previous host is `headless`: alive, but wi
 PTY the host can type into. Its processes are those its launch recorded (its own process,
 the same pid with the same start time, and its descendants, its session, its launch
 token: `wardian_core.process_identity`), never a process that merely carries its
-WARDIAN_SESSION_ID, which anyone may set. The rest are `off`.
+WARDIAN_SESSION_ID, which anyone may set. The rest are `off`, but for an agent whose
+unexpected exit a host saw: it stays `error`, with its exit code and output tail.
 """
 
 import sqlite3
@@ -35,9 +36,16 @@ def _oldest(processes: list[psutil.Process]) -> psutil.Process:
         return processes[0]
 
 
+def _ended_for_good(agent: LiveAgent) -> bool:
+    """Off, or in `error` after an exit a host recorded (no pid left): nothing to look for."""
+    if agent.status == "off" and agent.row["is_off"]:
+        return True
+    return agent.status == "error" and agent.row.get("pid") is None
+
+
 def reconcile(registry: AgentRegistry, tracker: StatusTracker, conn: sqlite3.Connection) -> None:
     for agent in registry.all():
-        if agent.status == "off" and agent.row["is_off"]:
+        if _ended_for_good(agent):
             continue
         identity = _recorded_identity(agent)
         processes = process_tree.agent_processes(identity)

@@ -1,5 +1,6 @@
 """The host's in-memory view of every agent, loaded from state.db at start."""
 
+import json
 import sqlite3
 from typing import Any
 
@@ -18,7 +19,9 @@ class AgentRegistry:
             self.add(row)
 
     def add(self, row: dict[str, Any]) -> LiveAgent:
-        agent = LiveAgent(row=row, buffer=OutputBuffer(self.buffer_bytes))
+        """`row` as a live agent, with the evidence of its stored status (an earlier host's, at start)."""
+        evidence = json.loads(row["status_evidence"]) if row.get("status_evidence") else None
+        agent = LiveAgent(row=row, buffer=OutputBuffer(self.buffer_bytes), status_evidence=evidence)
         self._agents[agent.uuid] = agent
         return agent
 
