@@ -261,18 +261,22 @@ def test_an_accepted_dialog_leaves_no_rejection_behind_on_the_screen() -> None:
     assert "turn_completed" not in kinds(tui.events)
 
 
+QUESTION = b"Quick safety check: Is this a project you created or one you trust?"
+TRUST_MENU = QUESTION + b"\r\n \xe2\x9d\xaf No, exit\r\n   Yes, I trust this folder"
+
+
 @pytest.mark.parametrize(
     ("screen", "reason", "dialog", "message"),
     [
         # 2.1.197: numbered, Yes first (answered with "1"); 2.1.330: a menu with "No, exit" first.
         (
-            b"Is this a project you created?\r\n \xe2\x9d\xaf 1. Yes, I trust this folder\r\n   2. No, exit",
+            QUESTION + b"\r\n \xe2\x9d\xaf 1. Yes, I trust this folder\r\n   2. No, exit",
             "trust",
             "trust",
             "workspace trust",
         ),
         (
-            b"Is this a project you created?\r\n \xe2\x9d\xaf No, exit\r\n   Yes, I trust this folder",
+            QUESTION + b"\r\n \xe2\x9d\xaf No, exit\r\n   Yes, I trust this folder",
             "trust",
             "trust_menu",
             "workspace trust",
@@ -297,6 +301,31 @@ def test_first_run_screens_ask_for_a_person_with_a_reason(
     # Once the person got through, the dialog is resolved and the prompt is ready.
     answered = tui.feed(b"\x1b[2J\x1b[H? for shortcuts")
     assert kinds(answered) == ["approval_resolved", "ready"]
+
+
+def test_the_trust_question_is_quoted_and_said_to_come_as_claude_starts() -> None:
+    [asked] = Tui().feed(TRUST_MENU)
+
+    assert asked.message == (
+        "workspace trust dialog, as Claude starts (before its prompt): "
+        "Quick safety check: Is this a project you created or one you trust?"
+    )
+    assert (asked.evidence.rule, asked.evidence.line) == ("first-run screen", "Yes, I trust this folder")
+
+
+def test_a_refused_trust_question_is_a_rejection_before_claude_exits() -> None:
+    tui = Tui()
+    tui.feed(TRUST_MENU)
+
+    # 2.1.330, after "No, exit": the TUI is gone, these words are printed and Claude exits.
+    left = tui.feed(b"\x1b[?25h\r\nClaude Code didn't start because this folder isn't \x1b[1mtrusted.\x1b[22m\r\n")
+
+    assert [(e.kind, e.answer, e.evidence.rule) for e in left] == [("approval_resolved", "rejected", "trust refused")]
+    assert left[0].message == "the folder was not trusted: Claude exits"
+
+
+def test_the_refusal_words_outside_a_trust_question_are_nothing() -> None:
+    assert Tui().feed(b"Claude Code didn't start because this folder isn't trusted.\r\n") == []
 
 
 def test_unreachable_anthropic_is_an_error() -> None:

@@ -23,7 +23,7 @@ def state_class(source: OutputSource) -> type | None:
 def parse(ctx_session_id: str | None, source: OutputSource, data: bytes, state: Any) -> ParseResult:
     try:
         if isinstance(state, tui.ScreenState):
-            return tui.watch_stream(data, state)
+            return tui.watch_stream(source, data, state)
         if isinstance(state, hooks_log.HookState):
             return hooks_log.parse_hook(ctx_session_id, source, data, state)
         return stream_json.parse_stream_line(source, data)

@@ -28,6 +28,10 @@ BUSY = "esc to interrupt"
 PROMPT_CHAR, RULE_CHAR = "❯", "─"
 # Without onboarding state Claude checks api.anthropic.com first and exits when it cannot.
 UNREACHABLE = "Unable to connect to Anthropic services"
+# What 2.1.330 prints as it exits (code 0) once its trust question was refused ("No, exit");
+# 2.1.197 exits (code 1) without a word. Printed after the TUI is gone: read from the stream.
+REFUSED = "Claude Code didn't start because this folder isn't trusted."
+REFUSED_MARKER = squeeze(REFUSED)
 
 
 @dataclass(frozen=True)
@@ -36,17 +40,22 @@ class FirstRunScreen:
     reason: ApprovalReason
     dialog: str
     message: str
+    # The words of the screen's question, whose row the evidence quotes ("" for none).
+    question: str = ""
 
 
-TRUST_MESSAGE = "workspace trust dialog: Claude asks whether to trust this folder"
+# Claude asks as it starts, before its prompt takes input ("Quick safety check: Is this a
+# project you created or one you trust?" in both tested versions, "is" in 2.1.330).
+TRUST_MESSAGE = "workspace trust dialog, as Claude starts (before its prompt)"
+TRUST_QUESTION = "one you trust?"
 ADD_DIR_MESSAGE = "directory trust: Claude asks whether to trust an added directory"
 API_KEY_MESSAGE = "API key confirmation: Claude asks whether to use ANTHROPIC_API_KEY"
 # Screens that wait for a person before the prompt is usable. The trust dialog's options
 # say which keys answer it: numbered with Yes first (2.1.197) or a menu with "No, exit"
 # first (2.1.330); the numbered marker is checked first.
 FIRST_RUN_SCREENS = (
-    FirstRunScreen("1. Yes, I trust this folder", "trust", "trust", TRUST_MESSAGE),
-    FirstRunScreen("Yes, I trust this folder", "trust", "trust_menu", TRUST_MESSAGE),
+    FirstRunScreen("1. Yes, I trust this folder", "trust", "trust", TRUST_MESSAGE, TRUST_QUESTION),
+    FirstRunScreen("Yes, I trust this folder", "trust", "trust_menu", TRUST_MESSAGE, TRUST_QUESTION),
     # A resumed session asked to trust an --add-dir root it has not worked in (2.1.330).
     FirstRunScreen("Yes, add it", "trust", "trust_menu", ADD_DIR_MESSAGE),
     FirstRunScreen("Choose the text style", "onboarding", "theme", "first-run onboarding: Claude asks for a theme"),
@@ -85,6 +94,8 @@ class ScreenState:
     confirming: bool = False
     # The screen reported this dialog already (one report per dialog shown).
     dialog_reported: bool = False
+    # Watched only while a trust question is open, for the words of a refusal.
+    refusal: MarkerWatch = field(default_factory=MarkerWatch)
 
 
 def _triggers(state: ScreenState) -> tuple[str, ...]:
@@ -92,9 +103,20 @@ def _triggers(state: ScreenState) -> tuple[str, ...]:
     return ALWAYS + (PROMPT_MARKERS if waiting else ()) + ((INTERRUPTED_MARKER,) if state.dialog_seen else ())
 
 
-def watch_stream(data: bytes, state: ScreenState) -> ParseResult:
+def watch_stream(source: OutputSource, data: bytes, state: ScreenState) -> ParseResult:
     """Ask for the screen when the stream shows one of the markers the rules read."""
-    return ParseResult(want_screen=state.stream.saw_any(data, _triggers(state)))
+    want_screen = state.stream.saw_any(data, _triggers(state))
+    return ParseResult(events=_refused(source, data, state), want_screen=want_screen)
+
+
+def _refused(source: OutputSource, data: bytes, state: ScreenState) -> list[ProviderEvent]:
+    if state.first_run is None or state.first_run.reason != "trust":
+        return []
+    if not state.refusal.saw_any(data, (REFUSED_MARKER,)):
+        return []
+    state.first_run = None
+    message = "the folder was not trusted: Claude exits"
+    return [event("approval_resolved", source, "trust refused", REFUSED, message=message, answer="rejected")]
 
 
 def input_box_shown(rows: list[str]) -> bool:
@@ -120,7 +142,7 @@ def read_screen(
     if first_run is not None:
         if state.first_run is None or state.first_run.dialog != first_run.dialog:
             state.first_run = first_run
-            events.append(_first_run_opened(source, first_run))
+            events.append(_first_run_opened(source, first_run, screen.rows))
         return ParseResult(events=events)
     # A turn running under the prompt (busy) shows the TUI took input as surely as the hint.
     call_again_after = None
@@ -134,13 +156,14 @@ def read_screen(
     return ParseResult(events=events, call_again_after=call_again_after or _grace(text, state))
 
 
-def _first_run_opened(source: OutputSource, screen: FirstRunScreen) -> ProviderEvent:
+def _first_run_opened(source: OutputSource, screen: FirstRunScreen, rows: list[str]) -> ProviderEvent:
+    asked = next((row.strip() for row in rows if screen.question and screen.question in row), None)
     return event(
         "approval_requested",
         source,
         "first-run screen",
         screen.marker,
-        message=screen.message,
+        message=f"{screen.message}: {asked}" if asked else screen.message,
         reason=screen.reason,
         dialog=screen.dialog,
     )
