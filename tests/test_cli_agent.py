@@ -62,6 +62,15 @@ def test_self_lookup_uses_wardian_session_id(run_wardian, roster) -> None:
     assert result.json()["agent"]["name"] == "carol"
 
 
+def test_a_stale_session_id_is_named_in_the_refusal(run_wardian, roster) -> None:
+    stale = "0b6f1e2a-3d2f-4e51-9c1d-7f3e0c6ac19d"
+    result = run_wardian("agent", env={"WARDIAN_SESSION_ID": stale})
+    assert result.returncode == 2
+    error = result.error()
+    assert error["code"] == "not_found" and "WARDIAN_SESSION_ID names no agent" in error["message"]
+    assert "Unset WARDIAN_SESSION_ID" in error["hint"] and error["details"]["session_id"] == stale
+
+
 def test_self_lookup_outside_an_agent_is_not_in_session_exit_3(run_wardian, roster) -> None:
     result = run_wardian("agent")
     assert result.returncode == 3
@@ -133,11 +142,19 @@ def test_scope_workspace_with_path_argument(run_wardian, roster, workspaces) -> 
     assert [a["name"] for a in from_cwd.json()["agents"]] == ["alice", "bob"]
 
 
-def test_unknown_scope_kind_is_not_supported(run_wardian, roster) -> None:
+def test_a_reserved_scope_kind_is_not_supported_yet(run_wardian, roster) -> None:
     result = run_wardian("agent", "list", "--scope", "team:red")
     assert result.returncode == 1
     error = result.error()
     assert error["code"] == "not_supported" and error["details"]["supported"] == ["workspace", "all"]
+
+
+def test_an_unknown_scope_kind_is_a_usage_error_not_a_promise(run_wardian, roster) -> None:
+    result = run_wardian("agent", "list", "--scope", "bogus")
+    assert result.returncode == 1
+    error = result.error()
+    assert error["code"] == "usage" and error["message"] == "unknown scope 'bogus'"
+    assert "not supported yet" not in error["message"] and "--scope all" in error["hint"]
 
 
 def test_filters_by_status_class_and_workspace(run_wardian, roster, workspaces) -> None:

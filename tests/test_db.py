@@ -54,6 +54,26 @@ def test_garbage_file_is_reported_not_replaced(wardian_home: Path) -> None:
     assert db.read_bytes() == b"this is not sqlite" * 100
 
 
+@pytest.mark.parametrize("opener", [open_reader, open_writer])
+def test_a_locked_database_is_reported_as_locked_not_as_permissions(
+    wardian_home: Path, monkeypatch: pytest.MonkeyPatch, opener
+) -> None:
+    open_writer(wardian_home).close()
+    holder = sqlite3.connect(wardian_home / "state.db", isolation_level=None)
+    holder.execute("PRAGMA locking_mode = EXCLUSIVE")  # what a `sqlite3` shell may leave
+    holder.execute("BEGIN EXCLUSIVE")
+    monkeypatch.setattr("wardian_core.db.connection.BUSY_TIMEOUT_MS", 50)
+    try:
+        with pytest.raises(WardianError) as caught:
+            opener(wardian_home)
+    finally:
+        holder.close()
+    error = caught.value
+    assert (error.code, error.details["reason"]) == ("db_unavailable", "locked")
+    assert "locked by another process" in error.message and "permissions" not in (error.hint or "")
+    opener(wardian_home).close()  # nothing was harmed: once the holder is gone it opens
+
+
 def test_reader_migrates_an_older_schema_forward(wardian_home: Path) -> None:
     sqlite3.connect(wardian_home / "state.db").close()  # version 0: an empty database
     conn = open_reader(wardian_home)

@@ -174,6 +174,18 @@ def not_found(reference: str) -> WardianError:
     )
 
 
+def stale_session(session_id: str) -> WardianError:
+    """The self-lookup of a WARDIAN_SESSION_ID that names no agent: left from one deleted, or set by hand."""
+    return WardianError(
+        "not_found",
+        f"WARDIAN_SESSION_ID names no agent ({session_id!r}): the agent it belonged to was deleted, "
+        "or the variable was set by hand",
+        "Unset WARDIAN_SESSION_ID in this shell, or look an agent up by name: `wardian agent <name>` "
+        "(`wardian agent list --scope all` lists them).",
+        {"requested": "self", "variable": "WARDIAN_SESSION_ID", "session_id": session_id},
+    )
+
+
 def find_in(agents: list[dict[str, Any]], reference: str) -> dict[str, Any]:
     """Resolve by exact uuid first, then exact name, within a list of records."""
     for key in ("uuid", "name"):

@@ -12,6 +12,7 @@ from wardian_core import fields, identity
 from wardian_core.control import endpoint
 from wardian_core.db import agents as agent_rows
 from wardian_core.db.connection import reading
+from wardian_core.errors import WardianError
 from wardian_core.scope import Scope, parse_scope
 
 Environ = "os._Environ[str] | dict[str, str]"
@@ -42,7 +43,6 @@ def _live_rows(home: Path) -> list[dict[str, Any]] | None:
     if not endpoint.socket_path(home).exists():
         return None  # no host: skip the connect entirely
     from wardian_core.control.client import ControlClient
-    from wardian_core.errors import WardianError
 
     deadline = read_deadline()
     rows: list[dict[str, Any]] = []
@@ -69,9 +69,13 @@ def load_records(home: Path) -> list[dict[str, Any]]:
 def show_agent(home: Path, reference: str | None, environ: Any = None) -> dict[str, Any]:
     """One agent by uuid or name, or the caller itself when no reference is given."""
     env = os.environ if environ is None else environ
-    if reference is None:
-        reference = identity.session_id_from_env(env)
-    return identity.find_in(load_records(home), reference)
+    if reference is not None:
+        return identity.find_in(load_records(home), reference)
+    session_id = identity.session_id_from_env(env)
+    try:
+        return identity.find_in(load_records(home), session_id)
+    except WardianError as error:
+        raise identity.stale_session(session_id) from error
 
 
 def _caller(records: list[dict[str, Any]], env: Any) -> dict[str, Any] | None:

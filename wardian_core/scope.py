@@ -5,6 +5,8 @@ from typing import NamedTuple
 from wardian_core.errors import WardianError
 
 SUPPORTED_KINDS = ("workspace", "all")
+# Kinds the flag keeps for later (seed 000): recognised, so refused as not supported yet.
+RESERVED_KINDS = ("team", "graph")
 
 
 class Scope(NamedTuple):
@@ -15,7 +17,14 @@ class Scope(NamedTuple):
 def parse_scope(text: str) -> Scope:
     kind, _, argument = text.partition(":")
     kind = kind.strip()
-    if kind not in SUPPORTED_KINDS:
+    if kind not in SUPPORTED_KINDS + RESERVED_KINDS:
+        raise WardianError(
+            "usage",
+            f"unknown scope {kind!r}",
+            "Use --scope workspace[:PATH] or --scope all.",
+            {"scope": text, "supported": list(SUPPORTED_KINDS)},
+        )
+    if kind in RESERVED_KINDS:
         raise WardianError(
             "not_supported",
             f"scope {kind!r} is not supported yet",

@@ -39,10 +39,28 @@ def corrupt(db_path: Path, reason: str) -> WardianError:
     )
 
 
-def _damaged_or_unavailable(db_path: Path, exc: sqlite3.DatabaseError, hint: str) -> WardianError:
-    return (
-        corrupt(db_path, str(exc)) if is_corrupt(exc) else _unavailable(db_path, f"state.db is unreadable: {exc}", hint)
+def is_locked(exc: sqlite3.Error) -> bool:
+    """Another connection held state.db for longer than the busy timeout: nothing is wrong with the file."""
+    return (getattr(exc, "sqlite_errorcode", 0) & 0xFF) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+
+
+def locked(db_path: Path, exc: sqlite3.Error) -> WardianError:
+    return WardianError(
+        "db_unavailable",
+        f"state.db is locked by another process ({exc}) and stayed so for {BUSY_TIMEOUT_MS / 1000:g} s",
+        "Another program holds it busy: a `sqlite3` shell inside a transaction or with "
+        "`PRAGMA locking_mode=EXCLUSIVE`, a backup or sync tool copying it. End that, then retry; "
+        f"`fuser {shlex.quote(str(db_path))}` lists the processes that have it open.",
+        {"path": str(db_path), "reason": "locked"},
     )
+
+
+def _damaged_or_unavailable(db_path: Path, exc: sqlite3.DatabaseError, hint: str) -> WardianError:
+    if is_corrupt(exc):
+        return corrupt(db_path, str(exc))
+    if is_locked(exc):
+        return locked(db_path, exc)
+    return _unavailable(db_path, f"state.db is unreadable: {exc}", hint)
 
 
 def _refuse_newer_schema(conn: sqlite3.Connection, db_path: Path) -> int:
@@ -132,13 +150,13 @@ def open_reader(home: Path) -> sqlite3.Connection:
 
 @contextmanager
 def reading(home: Path) -> Iterator[sqlite3.Connection]:
-    """A reader whose queries report a damaged file as `state_corrupt`, not as a traceback."""
+    """A reader whose queries report a damaged or locked file as an error envelope, not as a traceback."""
     conn = open_reader(home)
     try:
         yield conn
     except sqlite3.DatabaseError as exc:
-        if is_corrupt(exc):
-            raise corrupt(paths.state_db(home), str(exc)) from exc
+        if is_corrupt(exc) or is_locked(exc):
+            raise _damaged_or_unavailable(paths.state_db(home), exc, "") from exc
         raise
     finally:
         conn.close()

@@ -20,6 +20,25 @@ def _exited(agent: LiveAgent, until: str) -> WardianError:
     )
 
 
+def _timed_out(agent: LiveAgent, until: str, timeout: float | None) -> WardianError:
+    details = {"agent": agent.name, "status": agent.status, "until": until, "timeout_seconds": timeout}
+    if agent.status == until:
+        # Only a wait for a fresh arrival (`--next`, `send --wait-until`) can end so.
+        return WardianError(
+            "wait_timeout",
+            f"agent {agent.name} stayed {until} for {timeout} s: the wait counts a fresh arrival "
+            f"(leaving {until} and coming back), and it took no new turn",
+            "Check that it got the work (`wardian agent screen`), or drop --next to accept its present status.",
+            details,
+        )
+    return WardianError(
+        "wait_timeout",
+        f"agent {agent.name} did not become {until} within {timeout} s (it is {agent.status})",
+        "Wait longer with --timeout, or look at what it is doing: `wardian agent watch`.",
+        details,
+    )
+
+
 async def wait_for_status(agent: LiveAgent, until: str, timeout: float | None, next_change: bool) -> dict[str, Any]:
     """Return when `agent` has status `until`: now, unless `next_change` asks for a fresh arrival."""
     if agent.status == until and not next_change:
@@ -40,12 +59,7 @@ async def wait_for_status(agent: LiveAgent, until: str, timeout: float | None, n
     try:
         return await asyncio.wait_for(arrived, timeout)
     except TimeoutError:
-        raise WardianError(
-            "wait_timeout",
-            f"agent {agent.name} did not become {until} within {timeout} s (it is {agent.status})",
-            "Wait longer with --timeout, or look at what it is doing: `wardian agent watch`.",
-            {"agent": agent.name, "status": agent.status, "until": until, "timeout_seconds": timeout},
-        ) from None
+        raise _timed_out(agent, until, timeout) from None
     finally:
         agent.listeners.discard(on_status)
 
