@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from wardian_core import paths
+from wardian_core.atomic_files import open_unfollowed
 from wardian_core.errors import WardianError, write_failed
 from wardian_core.settings.model import Settings
 
@@ -115,7 +116,7 @@ def edit_lock(home: Path) -> Iterator[None]:
     run = paths.run_dir(paths.ensure_home(home))  # a home the CLI makes is owner-only too
     # Owner-only, like everything else the host keeps under run/.
     run.mkdir(mode=0o700, parents=True, exist_ok=True)
-    descriptor = os.open(run / "settings.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    descriptor = open_unfollowed(run / "settings.lock", os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(descriptor, fcntl.LOCK_EX)
         yield

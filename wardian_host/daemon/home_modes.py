@@ -13,6 +13,7 @@ from io import TextIOWrapper
 from pathlib import Path
 
 from wardian_core import paths
+from wardian_core.atomic_files import open_unfollowed
 
 
 def tighten(home: Path) -> list[str]:
@@ -51,7 +52,8 @@ def _restrict(path: Path, mode: int, follow: bool) -> None:
 
 
 class PrivateLogHandler(logging.handlers.RotatingFileHandler):
-    """The host's log, and each file rotation starts, created 0600 whatever the umask."""
+    """The host's log, and each file rotation starts, created 0600 whatever the umask, never
+    opened through a link."""
 
     def _open(self) -> TextIOWrapper:
         return open(  # noqa: SIM115  # logging owns the stream and closes it
@@ -59,5 +61,5 @@ class PrivateLogHandler(logging.handlers.RotatingFileHandler):
             "a",  # what a rotating handler always uses
             encoding=self.encoding,
             errors=self.errors,
-            opener=lambda path, flags: os.open(path, flags, paths.PRIVATE_FILE_MODE),
+            opener=lambda path, flags: open_unfollowed(path, flags, paths.PRIVATE_FILE_MODE),
         )

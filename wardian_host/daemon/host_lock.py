@@ -16,6 +16,7 @@ import threading
 from pathlib import Path
 
 from wardian_core import paths
+from wardian_core.atomic_files import open_unfollowed
 from wardian_core.control import endpoint
 from wardian_core.errors import WardianError
 
@@ -34,7 +35,7 @@ def start_lock_path(home: Path) -> Path:
 
 def _open_lock_file(path: Path) -> int:
     endpoint.ensure_private_dir(path.parent)
-    return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    return open_unfollowed(path, os.O_RDWR | os.O_CREAT, 0o600)
 
 
 def _flock_within(fd: int, operation: int, timeout: float) -> bool:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from wardian_core import paths
+from wardian_core.control import endpoint
 from wardian_core.errors import WardianError, write_failed
 from wardian_host.daemon import home_modes
 from wardian_host.daemon.host import Host
@@ -31,7 +32,7 @@ def log_file(home: Path) -> Path:
 
 def configure_logging(home: Path, foreground: bool) -> None:
     target = log_file(home)
-    target.parent.mkdir(mode=paths.PRIVATE_DIR_MODE, parents=True, exist_ok=True)
+    endpoint.ensure_private_dir(target.parent)  # a link in logs/'s place is refused, not followed
     handlers: list[logging.Handler] = [
         home_modes.PrivateLogHandler(target, maxBytes=LOG_BYTES, backupCount=LOG_BACKUPS)
     ]

@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 from typing import Literal
 
+from wardian_core.atomic_files import make_folders, replace_file
 from wardian_core.provider_models import HomePlan, SpawnContext
 from wardian_host.providers.builtin_generic.shell_scripts import BASHRC, ZSH_FILES
 
@@ -47,13 +48,13 @@ def write_startup(ctx: SpawnContext) -> HomePlan:
     shell = integrated_shell(ctx)
     if shell is None:
         return HomePlan()
-    directory = _startup_dir(ctx, shell)
-    directory.mkdir(parents=True, exist_ok=True)
+    # Replaced, never written through: a link planted in the agent's folder must not aim the write.
+    directory = make_folders(ctx.agent_dir, "shell", shell)
     if shell == "bash":
-        (directory / "bashrc").write_text(BASHRC, encoding="utf-8")
+        replace_file(directory / "bashrc", BASHRC)
         return HomePlan()
     for name, text in ZSH_FILES.items():
-        (directory / name).write_text(text, encoding="utf-8")
+        replace_file(directory / name, text)
     env = {"ZDOTDIR": str(directory)}
     # Agents inherit the host's environment: a ZDOTDIR the user set there is theirs to keep.
     user_zdotdir = os.environ.get("ZDOTDIR")
