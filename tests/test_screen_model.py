@@ -2,9 +2,13 @@
 
 import asyncio
 
+import pyte
+import pytest
+
+from wardian_core.parsing import MAX_TERMINAL_SIDE
 from wardian_core.parsing.screen import ScreenModel
 from wardian_host.output.buffer import OutputBuffer
-from wardian_host.output.screen import REPLAY_LIMIT_BYTES, LazyScreen
+from wardian_host.output.screen import CELLS_READ_AT_ONCE, REPLAY_LIMIT_BYTES, LazyScreen
 
 
 def test_cursor_movement_becomes_the_spaces_a_person_sees() -> None:
@@ -88,3 +92,51 @@ def test_resizes_between_looks_apply_where_they_happened_in_the_output() -> None
     buffer.append(b"\r\nabcdefghij")  # drawn at width 8: wraps
     rows = asyncio.run(screen.snapshot()).rows
     assert rows[:3] == ["01234567", "abcdefgh", "ij"]
+
+
+def test_rows_read_from_drawn_cells_match_what_pyte_displays() -> None:
+    screen = ScreenModel(rows=6, cols=12)
+    # wide characters and their stub cells, a wide one cut by a narrow one, a cleared row
+    screen.feed("漢字ok\r\n日x本\r\n\x1b[3;5Hmid\r\nlost\x1b[2K\r\n\x1b[6;10Hend".encode())
+    screen.feed(b"\x1b[2;2Hz")  # over the second half of a wide character
+    expected = [row.rstrip() for row in screen._screen.display]
+    assert screen.rows() == expected
+    assert screen.rows(2, 4) == expected[2:4]
+
+
+@pytest.mark.parametrize("erase", [b"\x1b[0J", b"\x1b[J", b"\x1b[1J", b"\x1b[2J", b"\x1b[3J"])
+def test_an_erase_clears_what_pyte_would(erase: bytes) -> None:
+    drawing = b"one\r\ntwo\r\nthree\r\nfour\x1b[3;3H" + erase + b"!"
+    screen, plain = ScreenModel(rows=4, cols=10), pyte.Screen(10, 4)
+    screen.feed(drawing)
+    pyte.ByteStream(plain).feed(drawing)
+    assert screen.rows() == [row.rstrip() for row in plain.display]
+
+
+def test_an_erase_pyte_does_not_know_is_ignored() -> None:
+    screen = ScreenModel(rows=2, cols=10)
+    screen.feed(b"kept\x1b[7Jon")  # pyte raised on it
+    assert screen.rows() == ["kepton", ""]
+
+
+def test_a_look_at_the_largest_screen_lets_other_work_run_while_it_reads() -> None:
+    async def scenario() -> int:
+        buffer = OutputBuffer(1024)
+        screen = LazyScreen(buffer)
+        screen.resize(10_000, 10_000)  # held the loop for 45 s before sides were bounded
+        turns = 0
+
+        async def other_work() -> None:
+            nonlocal turns
+            while True:
+                turns += 1
+                await asyncio.sleep(0)
+
+        running = asyncio.ensure_future(other_work())
+        snapshot = await screen.snapshot()
+        running.cancel()
+        assert snapshot.size == {"rows": MAX_TERMINAL_SIDE, "cols": MAX_TERMINAL_SIDE}
+        return turns
+
+    slices = MAX_TERMINAL_SIDE // (CELLS_READ_AT_ONCE // MAX_TERMINAL_SIDE)
+    assert asyncio.run(scenario()) >= slices  # its rows were read a slice at a time

@@ -10,6 +10,7 @@ from typing import Any
 
 import pyte
 from pydantic import BaseModel, ConfigDict
+from wcwidth import wcwidth
 
 from wardian_core.parsing import DEFAULT_COLS, DEFAULT_ROWS, terminal_side
 
@@ -32,6 +33,19 @@ class _Screen(pyte.Screen):
         if not private:
             super().select_graphic_rendition(*attrs)
 
+    def erase_in_display(self, how: int = 0, *args: Any, **kwargs: Any) -> None:
+        """Erased rows are dropped, not refilled: pyte wrote the cursor's attributes into every
+        cell it erased, a million cells per `ESC[2J` on a 1000×1000 screen, and the model keeps
+        text only, which a missing cell reads as blank. An unknown `how` (pyte raised) is ignored."""
+        erased = {0: range(self.cursor.y + 1, self.lines), 1: range(self.cursor.y)}.get(how, range(self.lines))
+        if how not in (0, 1, 2, 3):
+            return
+        self.dirty.update(erased)
+        for row in erased:
+            self.buffer.pop(row, None)
+        if how in (0, 1):
+            self.erase_in_line(how)
+
 
 class ScreenModel:
     def __init__(self, rows: int = DEFAULT_ROWS, cols: int = DEFAULT_COLS) -> None:
@@ -49,20 +63,37 @@ class ScreenModel:
     def size(self) -> tuple[int, int]:
         return int(self._screen.lines), int(self._screen.columns)
 
-    def rows(self) -> list[str]:
-        """The visible rows, trailing blanks of each row dropped."""
-        return [row.rstrip() for row in self._screen.display]
+    def rows(self, first: int = 0, end: int | None = None) -> list[str]:
+        """The visible rows (from `first`, before `end`), trailing blanks of each row dropped."""
+        return [self._row(number) for number in range(first, min(end or self.size[0], self.size[0]))]
+
+    def _row(self, number: int) -> str:
+        """pyte's `display` of one row, reading only the cells drawn: `display` read every cell
+        of the screen, 0.9 s for a blank 1000×1000 one."""
+        line = self._screen.buffer.get(number)  # `get`: the buffer makes a row it is asked for
+        if not line:
+            return ""
+        text, after_wide = [], False
+        for column in range(min(max(line) + 1, self._screen.columns)):
+            if after_wide:  # the stub cell a two-cell character leaves
+                after_wide = False
+                continue
+            data = line[column].data
+            after_wide = data >= "\u1100" and wcwidth(data[0]) == 2  # no narrower code point is wide
+            text.append(data)
+        return "".join(text).rstrip()
 
     def text(self) -> str:
         """The visible rows as one text, blank rows at the bottom dropped."""
         return "\n".join(self.rows()).rstrip("\n")
 
-    def snapshot(self) -> ScreenSnapshot:
+    def snapshot(self, rows: list[str] | None = None) -> ScreenSnapshot:
+        """What the screen shows; `rows` when the caller read them already (in slices)."""
         cursor: Any = self._screen.cursor
-        rows, cols = self.size
+        lines, cols = self.size
         return ScreenSnapshot(
-            rows=self.rows(),
+            rows=self.rows() if rows is None else rows,
             cursor={"row": int(cursor.y), "col": int(cursor.x)},
             title=str(self._screen.title or ""),
-            size={"rows": rows, "cols": cols},
+            size={"rows": lines, "cols": cols},
         )

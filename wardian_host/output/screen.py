@@ -7,18 +7,23 @@ on demand. The emulator is pure Python (about 1 MB/s), so a catch-up replays at 
 dropped) starts over from a blank terminal there, and the next full redraw of a TUI
 repairs what that left out. It runs on the loop in slices of `SLICE_BYTES`, letting
 every other reader and client in between: a worker thread would fight the loop for the
-GIL and, measured, halve the PTY read rate of a flooding agent while it ran.
+GIL and, measured, halve the PTY read rate of a flooding agent while it ran. The work of a
+byte grows with the screen's rows (a line feed at the bottom moves every row), so a taller
+screen is fed in smaller slices, and its rows are read in slices too.
 """
 
 import asyncio
 from dataclasses import dataclass, field
 
+from wardian_core.parsing import DEFAULT_ROWS
 from wardian_core.parsing.screen import ScreenModel, ScreenSnapshot
 from wardian_host.output.buffer import OutputBuffer
 
 # A TUI's visible screen is a few KiB of drawing; 64 KiB covers it and costs ~60 ms of CPU.
 REPLAY_LIMIT_BYTES = 64 * 1024
-SLICE_BYTES = 4096  # about 5 ms of emulation
+SLICE_BYTES = 4096  # about 5 ms of emulation at the default size
+SMALLEST_SLICE_BYTES = 64
+CELLS_READ_AT_ONCE = 32 * 1024  # a screen's rows are read this many cells at a time, ~10 ms
 # Resizes waiting for the next look; a client resizing in a loop must not grow this.
 PENDING_RESIZES_KEPT = 32
 
@@ -35,9 +40,25 @@ class _CatchUp:
             if isinstance(step, tuple):
                 self.model.resize(*step)
                 continue
-            for start in range(0, len(step), SLICE_BYTES):
-                self.model.feed(step[start : start + SLICE_BYTES])
+            slice_bytes = _slice_bytes(self.model)
+            for start in range(0, len(step), slice_bytes):
+                self.model.feed(step[start : start + slice_bytes])
                 await asyncio.sleep(0)
+
+
+def _slice_bytes(model: ScreenModel) -> int:
+    return max(SMALLEST_SLICE_BYTES, SLICE_BYTES * DEFAULT_ROWS // model.size[0])
+
+
+async def _read_rows(model: ScreenModel) -> list[str]:
+    """The model's rows, a slice at a time with the loop's other work in between."""
+    lines, cols = model.size
+    at_once = max(1, CELLS_READ_AT_ONCE // cols)
+    rows: list[str] = []
+    for first in range(0, lines, at_once):
+        rows += model.rows(first, first + at_once)
+        await asyncio.sleep(0)
+    return rows
 
 
 class LazyScreen:
@@ -62,7 +83,7 @@ class LazyScreen:
         async with self._looking:
             catch_up = self._plan()
             await catch_up.run()
-            return catch_up.model.snapshot()
+            return catch_up.model.snapshot(await _read_rows(catch_up.model))
 
     def _plan(self) -> _CatchUp:
         """Take the unread bytes and pending resizes at once: output arriving meanwhile is the next look's."""
