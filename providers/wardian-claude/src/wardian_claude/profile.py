@@ -27,6 +27,10 @@ INPUT_PROFILE = InputProfile(
     settle_seconds=0.3,
     dialogs={"tool": TOOL_KEYS, "trust": TRUST_KEYS, "trust_menu": TRUST_MENU_KEYS},
     sender_tag=True,
+    # A send is confirmed by its UserPromptSubmit hook (2.1.197);
+    # the input box's row begins with "❯".
+    turn_start_seconds=10,
+    input_marker="❯",
 )
 
 PERMISSION_MODE = "permission_mode"

@@ -31,4 +31,8 @@ INPUT_PROFILE = InputProfile(
     settle_seconds=0.3,
     dialogs={EXEC_DIALOG: EXEC_KEYS, TRUST_DIALOG: TRUST_KEYS},
     sender_tag=True,
+    # A send is confirmed by its UserPromptSubmit hook or the rollout's task_started (0.169.0);
+    # the input box's row begins with "›".
+    turn_start_seconds=10,
+    input_marker="›",
 )

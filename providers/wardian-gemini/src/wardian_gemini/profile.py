@@ -13,14 +13,23 @@ TOOL_KEYS = DialogKeys(accept="\r", reject="\x1b", settle_seconds=0.5)
 # Esc cancels ("Operation cancelled. The following directories were not added").
 TRUST_DIALOG = "trust"
 TRUST_KEYS = DialogKeys(accept="\r", reject="\x1b")
+# The workspace's own question, on a folder with no trust decision: "● 1. Trust folder (<name>)",
+# "2. Trust parent folder (<parent>)", "3. Don't trust"; a digit picks its line at once. Esc is
+# no refusal here: it exits Gemini ("A folder trust level must be selected to continue").
+WORKSPACE_TRUST_DIALOG = "workspace_trust"
+WORKSPACE_TRUST_KEYS = DialogKeys(accept="1", reject="3", settle_seconds=0.5)
 
 INPUT_PROFILE = InputProfile(
     submit_key="\r",
     bracketed_paste=True,
     paste_threshold=200,
     settle_seconds=0.3,
-    dialogs={TOOL_DIALOG: TOOL_KEYS, TRUST_DIALOG: TRUST_KEYS},
+    dialogs={TOOL_DIALOG: TOOL_KEYS, TRUST_DIALOG: TRUST_KEYS, WORKSPACE_TRUST_DIALOG: WORKSPACE_TRUST_KEYS},
     sender_tag=True,
+    # A send is confirmed by its BeforeAgent hook (0.61.0);
+    # the input box's row begins with ">".
+    turn_start_seconds=10,
+    input_marker=">",
 )
 
 APPROVAL_MODES: list[str | int | float | bool] = ["default", "auto_edit", "yolo", "plan"]

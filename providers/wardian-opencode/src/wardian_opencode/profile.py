@@ -15,6 +15,11 @@ INPUT_PROFILE = InputProfile(
     settle_seconds=0.3,
     dialogs={PERMISSION_DIALOG: PERMISSION_KEYS},
     sender_tag=True,
+    # A send is confirmed by its session turning busy on the event stream (1.18.33), which
+    # the first prompt of a session takes longest to reach (it creates the session: 5 s seen on
+    # a loaded machine); the input box's row begins with "┃".
+    turn_start_seconds=20,
+    input_marker="┃",
 )
 
 PERMISSIONS: list[str | int | float | bool] = ["ask", "allow", "deny"]

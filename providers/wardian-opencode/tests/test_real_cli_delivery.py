@@ -1,0 +1,35 @@
+"""A send to a real OpenCode agent is confirmed by its session turning busy, through `wardian`."""
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from delivery_checks import assert_a_send_is_confirmed_once
+from wardian_cli import WardianCli
+
+from wardian_host.testing.reaping import reap_home
+
+pytestmark = pytest.mark.real_cli
+
+
+@pytest.fixture
+def wardian(opencode_cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[WardianCli]:
+    """`wardian` whose host (and so every agent) inherits the OPENCODE_CONFIG naming the model server."""
+    wardian_home = tmp_path / "wardian-home"
+    wardian_home.mkdir(exist_ok=True)
+    monkeypatch.setenv("WARDIAN_HOME", str(wardian_home))
+    monkeypatch.setenv("WARDIAN_OPENCODE_EXECUTABLE", str(opencode_cli.executable))
+    monkeypatch.setenv("WARDIAN_PLUGINS", "opencode")
+    for name, value in opencode_cli.env.items():
+        if name.startswith("OPENCODE_"):
+            monkeypatch.setenv(name, value)
+    try:
+        yield WardianCli(wardian_home, opencode_cli.workspace.resolve(), opencode_cli, "opencode")
+    finally:
+        reap_home(wardian_home)
+
+
+def test_a_send_is_confirmed_by_the_session_turning_busy(wardian: WardianCli) -> None:
+    assert_a_send_is_confirmed_once(wardian, "oc", {"session.status busy"})
+    wardian.cli.assert_only_model_server_was_called()
