@@ -95,3 +95,24 @@ def test_a_run_folder_that_is_a_symlink_is_refused(wardian_home: Path, tmp_path:
     assert started.returncode == 1
     assert started.error()["code"] == "unauthorized" and "symbolic link" in started.error()["message"]
     assert list(target.iterdir()) == []
+
+
+def test_a_cli_with_another_runtime_folder_finds_the_host_of_a_long_home(
+    long_home: Path, runtime_dir: Path, tmp_path: Path, run_wardian
+) -> None:
+    """The socket's place is recorded in the home, so it does not hang on each process's XDG_RUNTIME_DIR."""
+    other_runtime = tmp_path / "other-runtime"
+    other_runtime.mkdir(mode=0o700)
+    env = {"WARDIAN_HOME": str(long_home)}
+    started = run_wardian("host", "start", env=env)
+    try:
+        assert started.returncode == 0, started.stderr
+        socket_file = started.json()["host"]["socket"]
+        elsewhere = run_wardian("host", "status", env=env | {"XDG_RUNTIME_DIR": str(other_runtime)})
+        assert elsewhere.returncode == 0, elsewhere.stderr
+        assert elsewhere.json()["host"]["socket"] == socket_file
+        assert list(other_runtime.iterdir()) == []
+    finally:
+        run_wardian("host", "stop", env=env)
+    gone = run_wardian("host", "status", env=env | {"XDG_RUNTIME_DIR": str(other_runtime)})
+    assert gone.returncode == 6 and gone.error()["code"] == "app_not_running"

@@ -4,7 +4,9 @@ A Unix socket under `<home>/run/`. When that path is too long for a socket addre
 (108 bytes on Linux, 104 on macOS and the BSDs), a short path under `wardian/` in the user's runtime directory
 (platformdirs: `$XDG_RUNTIME_DIR`, else `/run/user/<uid>`, else a private folder of
 the temp directory) is used instead — never an abstract socket, which would be
-private to a network namespace. Every folder on the way is checked with lstat (a
+private to a network namespace. That folder depends on the host's environment, so the
+host records the path it bound in the home (`socket_record`) and every other process
+reads it there. Every folder on the way is checked with lstat (a
 planted symlink is refused, not followed) and for its owner, and the client checks
 the server's uid as well.
 
@@ -57,16 +59,38 @@ def fallback_socket_dir() -> Path:
 
 
 def socket_path(home: Path) -> Path:
+    """Where this home's host listens: `run/control.sock`, or for a long home the path its host
+    recorded (`socket_record`), the same for every process whatever its environment."""
     primary = primary_socket_path(home)
-    if len(os.fsencode(primary)) <= max_socket_path_bytes():
+    if _fits(primary):
         return primary
+    from wardian_core.control import socket_record  # only for long homes: kept off the common path
+
+    path = socket_record.read(home) or runtime_socket_path(home)
+    if os.path.lexists(path.parent):  # the client too: never connect through a planted link
+        refuse_unless_private(path.parent)
+    return path
+
+
+def serving_socket_path(home: Path) -> Path:
+    """Where a host starting now listens: `run/control.sock`, or for a long home a short path in
+    this process's runtime folder (which the host then records for the others)."""
+    primary = primary_socket_path(home)
+    return primary if _fits(primary) else runtime_socket_path(home)
+
+
+def runtime_socket_path(home: Path) -> Path:
     import hashlib  # only for long homes: kept off the common path
 
     digest = hashlib.sha256(os.fsencode(home)).hexdigest()[:16]
     directory = fallback_socket_dir()
-    if os.path.lexists(directory):  # the client too: never connect through a planted link
+    if os.path.lexists(directory):
         refuse_unless_private(directory)
     return directory / f"{digest}.sock"
+
+
+def _fits(path: Path) -> bool:
+    return len(os.fsencode(path)) <= max_socket_path_bytes()
 
 
 def ensure_private_dir(directory: Path) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from wardian_core.control import endpoint
+from wardian_core.control import endpoint, socket_record
 from wardian_core.control.deadline import refuse_if_late
 from wardian_core.control.frame_checks import (
     bad_request,
@@ -91,7 +91,7 @@ class BadFrameLog:
 
 class ControlServer:
     def __init__(self, home: Path, handlers: dict[str, Handler]) -> None:
-        self.path = endpoint.socket_path(home)
+        self.path = endpoint.serving_socket_path(home)
         self._home = home
         self._handlers = handlers
         self._server: asyncio.AbstractServer | None = None
@@ -109,6 +109,8 @@ class ControlServer:
             self._serve_connection, path=os.fspath(self.path), limit=READER_LIMIT_BYTES
         )
         os.chmod(self.path, 0o600)
+        if self.path != endpoint.primary_socket_path(self._home):
+            socket_record.write(self._home, self.path)  # a CLI of another environment finds it there
 
     async def close(self) -> None:
         if self._server is not None:
@@ -119,6 +121,7 @@ class ControlServer:
             await self._server.wait_closed()
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
+        socket_record.forget(self._home)
 
     async def _serve_connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         connection = writer.get_extra_info("socket")

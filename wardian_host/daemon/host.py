@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from wardian_core.clock import now_iso
-from wardian_core.control import endpoint
 from wardian_core.control.protocol import PROTOCOL_VERSION
 from wardian_core.db import open_writer
 from wardian_core.db.events import prune_events
@@ -116,7 +115,7 @@ class Host:
             "home": str(self.home),
             "version": __version__,
             "protocol": PROTOCOL_VERSION,
-            "socket": str(endpoint.socket_path(self.home)),
+            "socket": str(self._server.path),
             "started_at": self.started_at,
             "agents": len(agents),
             "running": sum(1 for agent in agents if agent.is_running),
