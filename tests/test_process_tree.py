@@ -1,5 +1,6 @@
 """Ending an agent's processes: rounds until none is left, and survivors reported."""
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -54,3 +55,20 @@ def test_end_processes_returns_what_outlives_sigkill(monkeypatch: pytest.MonkeyP
     finally:
         sleeper.kill()
         sleeper.wait()
+
+
+def test_a_zombie_is_neither_an_agents_own_process_nor_one_of_its_processes() -> None:
+    # A host's kill -9 leaves agents to a reaper that may never reap them (a container's pid 1):
+    # the dead must not count as alive.
+    child = subprocess.Popen(["sleep", "600"], start_new_session=True)
+    try:
+        identity = process_tree.capture(child.pid, child.pid, token=None)
+        assert [process.pid for process in process_tree.agent_processes(identity)] == [child.pid]
+        child.kill()
+        os.waitid(os.P_PID, child.pid, os.WEXITED | os.WNOWAIT)  # it has ended, and stays unreaped
+        assert psutil.Process(child.pid).status() == psutil.STATUS_ZOMBIE
+        assert process_tree.own_process(identity) is None
+        assert process_tree.agent_processes(identity) == []
+    finally:
+        child.kill()
+        child.wait()

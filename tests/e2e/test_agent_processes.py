@@ -3,6 +3,7 @@ recovering host adopts, and that the state follows them even on a full disk."""
 
 import json
 import os
+import signal
 import sqlite3
 import subprocess
 from collections.abc import Callable, Iterator
@@ -131,6 +132,21 @@ def test_an_agent_that_ended_in_error_keeps_its_exit_code_and_evidence_across_a_
     assert (record["status"], record["status_source"]) == ("error", "live")
     evidence = record["status_evidence"]
     assert (evidence["event"], evidence["exit_code"]) == ("exit", 3) and "about to fail" in evidence["output_tail"]
+
+
+def test_a_headless_agent_goes_off_when_its_process_ends(spawn, wait_status, show, run_wardian) -> None:
+    spawn("survivor", "bash", "-c", "trap '' HUP; echo up; exec sleep 600")
+    wait_status("survivor", "idle")
+    pid = show("survivor")["pid"]
+    _kill_host(run_wardian)
+    assert run_wardian("host", "start").returncode == 0
+    assert show("survivor")["status"] == "headless"
+    os.kill(pid, signal.SIGKILL)  # not the host's child: no exit watch of the host sees this
+    wait_status("survivor", "off", timeout="30s")
+    ended = show("survivor")
+    assert (ended["pid"], ended["status_evidence"]["event"]) == (None, "exit")
+    resumed = run_wardian("agent", "resume", "survivor")
+    assert resumed.returncode == 0, resumed.stderr
 
 
 @pytest.fixture

@@ -24,6 +24,7 @@ from wardian_core.settings import load_settings
 from wardian_core.version import __version__
 from wardian_host.agents import recovery
 from wardian_host.agents.asking import AskDesk
+from wardian_host.agents.headless_watch import HeadlessWatch
 from wardian_host.agents.lifecycle import AgentLifecycle
 from wardian_host.agents.live_agent import LiveAgent
 from wardian_host.agents.registry import AgentRegistry
@@ -60,6 +61,7 @@ class Host:
             log.warning("plugin %s failed to load (%s): %s", failure.name, failure.stage, failure.error)
         self._registry = AgentRegistry(self._conn, settings.host.output_buffer_bytes)
         self._tracker = StatusTracker(self._conn, self._notify_status)
+        self._headless_watch = HeadlessWatch(self._registry, self._tracker, self._conn)
         terminals = TerminalSupervisor(loop, self._pty_backend)
         feed = OutputFeed(loop, self._plugins)
         self._lifecycle = AgentLifecycle(
@@ -92,6 +94,7 @@ class Host:
     async def run(self, on_ready: Callable[[], None]) -> None:
         loop = asyncio.get_running_loop()
         recovery.reconcile(self._registry, self._tracker, self._conn)
+        self._headless_watch.start()
         self._workflows.interrupt_leftovers()
         self._prune()
         write_launcher(self.home)
@@ -103,6 +106,7 @@ class Host:
         await self._stop.wait()
         log.info("host stopping")
         self._lifecycle.stop_launching()  # before the workflows' stop yields: no spawn slips in meanwhile
+        await self._headless_watch.close()
         await self._workflows.stop_all()
         await self._lifecycle.stop_all()
         await self._server.close()

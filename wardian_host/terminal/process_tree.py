@@ -30,10 +30,14 @@ def _started_by(process: psutil.Process, moment: float) -> bool:
 
 
 def own_process(identity: ProcessIdentity) -> psutil.Process | None:
-    """The agent's own process, if it still runs (the same pid with another start time is not it)."""
+    """The agent's own process, if it still runs (the same pid with another start time is not
+    it, nor a zombie: dead, only not yet reaped by a parent that may never reap it)."""
     try:
         process = psutil.Process(identity.pid)
-        if abs(process.create_time() - identity.started) <= START_TIME_TOLERANCE_SECONDS:
+        if (
+            abs(process.create_time() - identity.started) <= START_TIME_TOLERANCE_SECONDS
+            and process.status() != psutil.STATUS_ZOMBIE
+        ):
             return process
     except psutil.Error:
         pass
@@ -77,7 +81,7 @@ def _is_member(process: psutil.Process, identity: ProcessIdentity, session_is_ou
 
 
 def agent_processes(identity: ProcessIdentity | None) -> list[psutil.Process]:
-    """Every living process of the launch `identity` names, found in one pass over the table."""
+    """Every living process (no zombie) of the launch `identity` names, found in one pass over the table."""
     if identity is None:
         return []
     session_is_ours = _session_is_ours(identity)
@@ -94,7 +98,7 @@ def agent_processes(identity: ProcessIdentity | None) -> list[psutil.Process]:
         if process.pid not in members:
             members[process.pid] = process
             pending += children.get(process.pid, [])
-    return list(members.values())
+    return _living(list(members.values()))
 
 
 def legacy_identity(pid: int, agent_uuid: str) -> ProcessIdentity | None:
