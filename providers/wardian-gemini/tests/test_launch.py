@@ -1,6 +1,7 @@
 """The per-agent Gemini home, its hooks, and the launch arguments."""
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -74,26 +75,64 @@ def test_launch_arguments_fresh_resume_and_headless(make_ctx, tmp_path: Path) ->
     assert argv[-3:] == ["--output-format", "stream-json", "--prompt=-x"] and "yolo" in argv
 
 
-def test_trust_is_the_users_plus_wardians_own_roots_in_a_file_of_the_agents(
+def test_every_agent_reads_and_writes_the_users_own_trust_file_with_wardians_home_trusted(
     make_ctx, tmp_path: Path, monkeypatch
 ) -> None:
     user = user_gemini(tmp_path, monkeypatch)
     users_rules = {str(tmp_path / "proj"): "TRUST_FOLDER", str(tmp_path / "secret"): "DO_NOT_TRUST"}
     (user / "trustedFolders.json").write_text(json.dumps(users_rules))
-    root = tmp_path / "wardian" / "common"
-    ctx = make_ctx(include_roots=[root], include_dirs=[tmp_path / "theirs"])
-    trusted = ctx.agent_dir / "gemini" / "trustedFolders.json"
-    trusted.parent.mkdir(parents=True)
-    # A folder the agent was told to remember ("Yes, and remember…") in an earlier launch.
-    trusted.write_text(json.dumps({str(tmp_path / "remembered"): "TRUST_FOLDER"}))
+    ctx = make_ctx(include_roots=[tmp_path / "wardian" / "common"], include_dirs=[tmp_path / "theirs"])
 
     plan = plugin.prepare_home(ctx=ctx)
+    again = plugin.prepare_home(ctx=make_ctx(agent_uuid="another", agent_dir=tmp_path / "wardian" / "agents" / "b"))
 
-    assert plan.env["GEMINI_CLI_TRUSTED_FOLDERS_PATH"] == str(trusted)
-    assert json.loads(trusted.read_text()) == {
-        str(tmp_path / "remembered"): "TRUST_FOLDER",
+    # One file for every agent and for Gemini outside Wardian: an answer given once holds for all.
+    assert plan.env["GEMINI_CLI_TRUSTED_FOLDERS_PATH"] == again.env["GEMINI_CLI_TRUSTED_FOLDERS_PATH"]
+    assert plan.env["GEMINI_CLI_TRUSTED_FOLDERS_PATH"] == str(user / "trustedFolders.json")
+    # The user's rules kept, refusals included; Wardian's home (its include roots) trusted; the
+    # user's include dir and workspace get no rule from Wardian.
+    assert json.loads((user / "trustedFolders.json").read_text()) == {
         **users_rules,
-        str(root): "TRUST_FOLDER",  # Wardian's own root; the user's include dir still asks
+        str((tmp_path / "wardian").resolve()): "TRUST_FOLDER",
     }
-    assert json.loads((user / "trustedFolders.json").read_text()) == users_rules, "the user's file is never written"
+    assert not (user / "trustedFolders.json.lock").exists(), "the lock is given back"
     assert not (ctx.agent_dir / "habitat" / ".gemini" / "trustedFolders.json").exists()
+
+
+def test_a_users_own_rule_for_wardians_home_stays_and_a_file_gemini_would_refuse_is_left_alone(
+    make_ctx, tmp_path: Path, monkeypatch
+) -> None:
+    user = user_gemini(tmp_path, monkeypatch)
+    refused = {str((tmp_path / "wardian").resolve()): "DO_NOT_TRUST"}
+    (user / "trustedFolders.json").write_text(json.dumps(refused))
+    plugin.prepare_home(ctx=make_ctx())
+    assert json.loads((user / "trustedFolders.json").read_text()) == refused, "a refusal never becomes a trust"
+
+    commented = '{\n  // mine\n  "/src": "TRUST_FOLDER"\n}\n'  # Gemini reads comments; json does not
+    (user / "trustedFolders.json").write_text(commented)
+    plugin.prepare_home(ctx=make_ctx())
+    assert (user / "trustedFolders.json").read_text() == commented
+
+
+def test_the_users_own_trust_file_setting_is_where_decisions_go_and_a_stale_lock_is_taken_over(
+    make_ctx, tmp_path: Path, monkeypatch
+) -> None:
+    user_gemini(tmp_path, monkeypatch)
+    theirs = tmp_path / "elsewhere" / "trust.json"
+    monkeypatch.setenv("GEMINI_CLI_TRUSTED_FOLDERS_PATH", str(theirs))
+    lock = theirs.with_name("trust.json.lock")
+    lock.mkdir(parents=True)
+    os.utime(lock, (1, 1))  # left by a Gemini that died holding it
+
+    plan = plugin.prepare_home(ctx=make_ctx())
+
+    assert plan.env["GEMINI_CLI_TRUSTED_FOLDERS_PATH"] == str(theirs)
+    assert json.loads(theirs.read_text()) == {str((tmp_path / "wardian").resolve()): "TRUST_FOLDER"}
+    assert not lock.exists()
+
+
+def test_an_interactive_gemini_keeps_its_relaunching_parent_which_restarts_it_on_a_trust_answer(make_ctx) -> None:
+    interactive = plugin.build_argv(ctx=make_ctx()).env
+    headless = plugin.build_argv(ctx=make_ctx(mode="headless", prompt="p")).env
+    assert interactive["GEMINI_CLI_NO_RELAUNCH"] == ""  # unset to Gemini, whatever the host inherited
+    assert "GEMINI_CLI_NO_RELAUNCH" not in headless

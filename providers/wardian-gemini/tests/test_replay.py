@@ -34,12 +34,17 @@ TERMINAL = {
     # Drawn after the prompt in these recordings (no hook held the ready back).
     "recordings/gemini-tui-trust-accepted.raw": ANSWERED_DIALOG,
     "recordings/gemini-tui-trust-rejected.raw": ANSWERED_DIALOG,
+    # The workspace's own question, drawn over the prompt of a folder the user never decided on.
+    "recordings/gemini-tui-workspace-trust-accepted.raw": ANSWERED_DIALOG,
+    "recordings/gemini-tui-workspace-trust-rejected.raw": ANSWERED_DIALOG,
 }
 ANSWERS = {
     "shared/gemini-tui.raw": [("tool", None)],
     "shared/gemini-tui-resume.raw": [("trust", "accepted")],
     "recordings/gemini-tui-trust-accepted.raw": [("trust", "accepted")],
     "recordings/gemini-tui-trust-rejected.raw": [("trust", "rejected")],
+    "recordings/gemini-tui-workspace-trust-accepted.raw": [("workspace_trust", "accepted")],
+    "recordings/gemini-tui-workspace-trust-rejected.raw": [("workspace_trust", "rejected")],
 }
 
 

@@ -1,8 +1,9 @@
 """The TUI rules on Gemini CLI 0.61.0's recorded bytes: the stream says when to look, the screen decides.
 
 Recorded by Wardian's work against the real CLI in a 120x40 pseudo-terminal (`fixtures/recordings`):
-an untrusted `--include-directories` folder answered with Enter and with Esc, then a turn; and a
-tool call answered with Enter ("Allow once").
+an untrusted `--include-directories` folder answered with Enter and with Esc, then a turn; a
+tool call answered with Enter ("Allow once"); the workspace's own question in a new git repository
+answered "1. Trust folder" and "3. Don't trust", then a turn.
 """
 
 import json
@@ -10,15 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from wardian_core.provider_models import PTY_SOURCE
-from wardian_gemini import home, plugin, tui
-from wardian_gemini.profile import TOOL_DIALOG, TRUST_DIALOG
+from wardian_core.provider_models import PTY_SOURCE, ProviderEvent
+from wardian_gemini import home, plugin, tui, workspace_trust
+from wardian_gemini.profile import TOOL_DIALOG, TRUST_DIALOG, WORKSPACE_TRUST_DIALOG
 from wardian_host.testing.terminal_replay import Terminal, kinds, offset_after
 
 FIXTURES = Path(__file__).parent / "fixtures" / "recordings"
 TRUST_ACCEPTED = (FIXTURES / "gemini-tui-trust-accepted.raw").read_bytes()
 TRUST_REJECTED = (FIXTURES / "gemini-tui-trust-rejected.raw").read_bytes()
 TOOL_ACCEPTED = (FIXTURES / "gemini-tui-tool-accepted.raw").read_bytes()
+WORKSPACE_ACCEPTED = (FIXTURES / "gemini-tui-workspace-trust-accepted.raw").read_bytes()
+WORKSPACE_REJECTED = (FIXTURES / "gemini-tui-workspace-trust-rejected.raw").read_bytes()
 SESSION_START = {"hook_event_name": "SessionStart", "session_id": "s-1", "source": "startup"}
 
 
@@ -164,4 +167,63 @@ def test_esc_on_the_trust_dialog_is_a_rejection_read_from_the_chat(terminal: Ter
     assert [(e.kind, e.answer, e.evidence.line) for e in left] == [
         ("approval_resolved", "rejected", tui.NOT_ADDED),
         ("ready", None, tui.READY),
+    ]
+
+
+# The workspace's own question comes before any hook; live, SessionStart fires once it is answered.
+
+
+def asked_about_the_workspace(terminal: Terminal, recording: bytes) -> ProviderEvent:
+    """Feed up to the question: the prompt drawn before it is no ready, and no later prompt will
+    count as ready without the hook (the hookless wait is off while the question stands)."""
+    [asked] = terminal.feed_to(recording, offset_after(recording, "3. Don't trust"))
+    assert terminal.quiet() == []
+    return asked
+
+
+def test_the_workspace_question_asks_with_its_options_before_ready(terminal: Terminal) -> None:
+    asked = asked_about_the_workspace(terminal, WORKSPACE_ACCEPTED)
+    assert (asked.kind, asked.reason, asked.dialog, asked.evidence.rule, asked.evidence.line) == (
+        "approval_requested",
+        "trust",
+        WORKSPACE_TRUST_DIALOG,
+        "workspace trust dialog",
+        workspace_trust.QUESTION,
+    )
+    assert asked.message == (
+        "Gemini asks whether to trust the files in its workspace folder "
+        "(1. Trust folder (repo) / 2. Trust parent folder (rec-accept) / 3. Don't trust)"
+    )
+
+
+def test_the_numbered_tips_above_the_question_are_not_its_options(terminal: Terminal) -> None:
+    tips = CLEAR + b"1. Create GEMINI.md files to customize your interactions\r\n"
+    box = f"│ {workspace_trust.QUESTION} │\r\n│ ● 1. Trust folder (p) │\r\n│   {workspace_trust.LAST_OPTION} │".encode()
+    [asked] = terminal.feed(tips + box)
+    assert asked.message.endswith("(1. Trust folder (p) / 3. Don't trust)"), asked.message
+
+
+def test_trusting_the_workspace_is_read_from_the_restart_and_ready_follows_the_new_hook(terminal: Terminal) -> None:
+    asked_about_the_workspace(terminal, WORKSPACE_ACCEPTED)
+    [answered] = terminal.feed_to(WORKSPACE_ACCEPTED, offset_after(WORKSPACE_ACCEPTED, workspace_trust.RESTARTING))
+    assert (answered.kind, answered.answer, answered.evidence.rule) == (
+        "approval_resolved",
+        "accepted",
+        workspace_trust.ACCEPTED_RULE,
+    )
+    # The restarted Gemini draws below the old box, which stays on screen: it is not asked again.
+    assert terminal.feed_to(WORKSPACE_ACCEPTED, offset_after(WORKSPACE_ACCEPTED, tui.READY, terminal.fed)) == []
+    session_start_hook_fired(terminal)
+    [ready] = look(terminal)
+    assert (ready.kind, ready.evidence.rule) == ("ready", "ready prompt after hook SessionStart")
+    assert terminal.feed_to(WORKSPACE_ACCEPTED, len(WORKSPACE_ACCEPTED)) == []
+
+
+def test_refusing_the_workspace_is_the_box_gone_with_no_restart(terminal: Terminal) -> None:
+    asked_about_the_workspace(terminal, WORKSPACE_REJECTED)
+    session_start_hook_fired(terminal)
+    left = terminal.feed_to(WORKSPACE_REJECTED, offset_after(WORKSPACE_REJECTED, tui.READY, terminal.fed))
+    assert [(e.kind, e.answer, e.evidence.rule) for e in left] == [
+        ("approval_resolved", "rejected", workspace_trust.REJECTED_RULE),
+        ("ready", None, "ready prompt after hook SessionStart"),
     ]

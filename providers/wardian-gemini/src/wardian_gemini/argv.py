@@ -6,6 +6,11 @@ from wardian_gemini.profile import SETTINGS
 
 EXECUTABLE = "gemini"
 APPROVAL_MODE_DEFAULT = str(SETTINGS[0].default)
+# Set, Gemini runs without its relaunching parent; a trust answer in the TUI then ends it with
+# exit 199 (0.61.0 restarts itself to apply trust, which only that parent does). The parent sets
+# it in its child, so it leaks into whatever the child runs, a Wardian host started from an
+# agent's tool included; empty is unset to Gemini (`!process.env[...]`).
+NO_RELAUNCH = "GEMINI_CLI_NO_RELAUNCH"
 
 
 def resume_args(session_id: str) -> list[str]:
@@ -40,4 +45,6 @@ def launch_plan(ctx: SpawnContext, env: dict[str, str]) -> LaunchPlan:
             raise WardianError("usage", "a headless Gemini run needs a prompt", "Give the workflow node a prompt.")
         # `--prompt=…` in one word: a prompt starting with "-" is no option of its own.
         argv += ["--output-format", "stream-json", f"--prompt={ctx.prompt}"]
+    if ctx.mode == "interactive":
+        env = env | {NO_RELAUNCH: ""}
     return LaunchPlan(argv=argv, env=env, cwd=ctx.workspace)

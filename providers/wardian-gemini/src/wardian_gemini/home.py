@@ -3,12 +3,11 @@
 Gemini CLI keeps everything under `$GEMINI_CLI_HOME/.gemini` (else `~/.gemini`). Each agent
 gets its own, so Wardian's hooks live in the agent's `settings.json` and never in the user's,
 and its sessions (`tmp/<project>/chats`) stay apart from the user's and other agents'. From
-the user's Gemini folder: sign-in and identity files and `trustedFolders.json` are linked (one
-sign-in), `GEMINI.md` is linked (the user's global instructions), `settings.json` is merged
-(the user's keys, then Wardian's: its hooks added to the user's). Trust decisions are the
-user's plus Wardian's own include roots, in a file of the agent's
-(`GEMINI_CLI_TRUSTED_FOLDERS_PATH`): Gemini asks about an untrusted include directory before
-the prompt is usable, and Wardian's roots are Wardian's to trust; other folders still ask.
+the user's Gemini folder: sign-in and identity files are linked (one sign-in), `GEMINI.md`
+is linked (the user's global instructions), `settings.json` is merged (the user's keys, then
+Wardian's: its hooks added to the user's). Trust decisions are not copied: every agent reads
+and writes the user's own file (trust.py).
+
 Wardian's hooks are plain user-level hooks: Gemini 0.61 runs them without a trust step (a
 system-defaults file would be skipped under a group- or world-writable folder such as /tmp).
 """
@@ -22,9 +21,10 @@ from typing import Any
 from wardian_core.hook_recorder import install_recorder, write_if_changed
 from wardian_core.provider_homes import assigned_skills, link, link_skills
 from wardian_core.provider_models import HomePlan, SpawnContext
+from wardian_gemini.trust import trust_wardian_home, users_trust_file
 
 HOOKS_SOURCE = "gemini-hooks"
-# Linked from the user's Gemini folder: sign-in, identity, trust, global instructions.
+# Linked from the user's Gemini folder: sign-in, identity, global instructions.
 SHARED_FILES = (
     "oauth_creds.json",
     "google_accounts.json",
@@ -37,8 +37,6 @@ SHARED_FILES = (
 TOOL_HOOK_EVENTS = ("BeforeTool", "AfterTool", "Notification")
 OTHER_HOOK_EVENTS = ("SessionStart", "BeforeAgent", "AfterAgent", "SessionEnd")
 HOOK_NAME = "wardian"
-TRUSTED_FOLDERS = "trustedFolders.json"
-TRUST_FOLDER = "TRUST_FOLDER"
 
 
 def user_gemini_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -57,16 +55,6 @@ def wardian_dir(ctx: SpawnContext) -> Path:
 
 def hooks_file(ctx: SpawnContext) -> Path:
     return wardian_dir(ctx) / "hooks.jsonl"
-
-
-def trusted_folders_file(ctx: SpawnContext) -> Path:
-    return wardian_dir(ctx) / TRUSTED_FOLDERS
-
-
-def trusted_folders(ctx: SpawnContext, user_dir: Path) -> dict[str, Any]:
-    """The agent's own earlier decisions, the user's (which win), and Wardian's roots trusted."""
-    rules = _read_json(trusted_folders_file(ctx)) | _read_json(user_dir / TRUSTED_FOLDERS)
-    return rules | {str(root): TRUST_FOLDER for root in ctx.include_roots}
 
 
 def _hook_groups(command: str) -> dict[str, list[dict[str, Any]]]:
@@ -107,6 +95,7 @@ def _read_json(path: Path) -> dict[str, Any]:
 
 
 def prepare(ctx: SpawnContext, env: Mapping[str, str] | None = None) -> HomePlan:
+    env = os.environ if env is None else env
     user_dir = user_gemini_dir(env)
     gemini_dir = agent_home(ctx) / ".gemini"
     gemini_dir.mkdir(parents=True, exist_ok=True)
@@ -118,7 +107,7 @@ def prepare(ctx: SpawnContext, env: Mapping[str, str] | None = None) -> HomePlan
     settings = merged_settings(_read_json(user_dir / "settings.json"), command)
     write_if_changed(gemini_dir / "settings.json", json.dumps(settings, indent=2) + "\n")
     link_skills(assigned_skills(ctx.include_roots), gemini_dir / "skills")
-    trusted = json.dumps(trusted_folders(ctx, user_dir), indent=2) + "\n"
-    write_if_changed(trusted_folders_file(ctx), trusted)
-    env = {"GEMINI_CLI_HOME": str(agent_home(ctx)), "GEMINI_CLI_TRUSTED_FOLDERS_PATH": str(trusted_folders_file(ctx))}
-    return HomePlan(env=env)
+    trust_file = users_trust_file(user_dir, env)
+    trust_wardian_home(trust_file, ctx.wardian_home)
+    # Without it Gemini would keep decisions in the agent's own home, asked again per agent.
+    return HomePlan(env={"GEMINI_CLI_HOME": str(agent_home(ctx)), "GEMINI_CLI_TRUSTED_FOLDERS_PATH": str(trust_file)})

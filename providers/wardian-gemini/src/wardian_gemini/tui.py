@@ -1,10 +1,10 @@
-"""Gemini CLI's TUI (`pty`): the ready prompt, the folder-trust dialog, the tool box (0.61.0).
+"""Gemini CLI's TUI (`pty`): the ready prompt, the folder-trust dialogs, the tool box (0.61.0).
 
 The stream only says when to look (a marker in its squeezed text); the rules read the screen
 as a person sees it. Turns and tools come from the hooks (hooks_log.py); the screen decides
 readiness (with the SessionStart hook, and on a resume once its history loaded), shows the
-folder-trust dialog of `--include-directories` (no hook tells of it) and is the fallback for
-the tool box.
+folder-trust dialogs — the workspace's own question (workspace_trust.py) and the one of
+`--include-directories`; no hook tells of either — and is the fallback for the tool box.
 """
 
 import re
@@ -19,6 +19,7 @@ from wardian_core.parsing.screen import ScreenSnapshot
 from wardian_core.parsing.settle import Settle
 from wardian_core.parsing.settled_box import SettledBox
 from wardian_core.provider_models import OutputSource, ParseResult, ProviderEvent
+from wardian_gemini import workspace_trust
 from wardian_gemini.profile import TOOL_DIALOG, TRUST_DIALOG
 
 READY = "Type your message or @path/to/file"
@@ -55,6 +56,7 @@ class TerminalState:
     # The folder-trust dialog was reported and its answer is not read yet.
     trust_open: bool = False
     trust_settle: Settle = field(default_factory=lambda: Settle(TRUST_SETTLE_SECONDS))
+    workspace: workspace_trust.WorkspaceTrust = field(default_factory=workspace_trust.WorkspaceTrust)
     hookless: Settle = field(default_factory=lambda: Settle(HOOKLESS_READY_SECONDS))
     hookless_expired: bool = False
     settled_look: bool = False
@@ -65,8 +67,10 @@ class TerminalState:
 
 
 def watch_stream(data: bytes, state: TerminalState) -> ParseResult:
-    markers = BOX_MARKERS + (READY_MARKERS if state.box.shown or state.trust_open or not state.ready else ())
+    dialog_open = state.box.shown or state.trust_open or state.workspace.open
+    markers = BOX_MARKERS + (READY_MARKERS if dialog_open or not state.ready else ())
     markers += (squeeze(NOT_ADDED),) if state.trust_open else ()
+    markers += () if state.workspace.answered else workspace_trust.MARKERS
     return ParseResult(want_screen=state.stream.saw_any(data, markers))
 
 
@@ -76,14 +80,21 @@ def read_screen(
     """`hooks_file`: the agent's hook log (None in a replay: the screen alone decides);
     `resumed`: the launch resumes a session (`--resume`)."""
     text = screen_text(screen.rows)
+    lines = _box_lines(screen.rows)
     settled, state.settled_look = state.settled_look, False
-    events, trust_again = _trust_dialog(source, text, screen.rows, settled, state)
+    events = workspace_trust.look(source, lines, text, READY if READY in text else None, state.workspace)
+    if state.workspace.open:
+        # The prompt drawn before the question must not count as ready without its hook later.
+        state.hookless.cancel()
+        state.hookless_expired = False
+    trust_events, trust_again = _trust_dialog(source, text, lines, settled, state)
+    events += trust_events
     box_events, call_again = _approval_box(source, APPROVAL in text, settled, state)
     events += box_events
     if resumed and not state.ready and any(RESUMING_ROW.match(row.strip()) for row in screen.rows):
         state.resume_banner_seen = True
         state.resume_settle.cancel()
-    elif READY in text and APPROVAL not in text and not (state.ready or state.trust_open):
+    elif READY in text and APPROVAL not in text and not (state.ready or state.trust_open or state.workspace.open):
         ready_events, look_again = _ready(source, hooks_file, state, resumed)
         events += ready_events
         call_again = min(filter(None, [call_again, look_again]), default=None)
@@ -124,7 +135,7 @@ def _ready(
 
 
 def _trust_dialog(
-    source: OutputSource, text: str, rows: list[str], settled: bool, state: TerminalState
+    source: OutputSource, text: str, lines: list[str], settled: bool, state: TerminalState
 ) -> tuple[list[ProviderEvent], float | None]:
     """Reported when drawn; its answer read from the chat once the box has been gone a while."""
     if TRUST in text:
@@ -132,7 +143,7 @@ def _trust_dialog(
         if state.trust_open:
             return [], None
         state.trust_open = True
-        folders = _listed_folders(rows)
+        folders = [line[2:] for line in lines if line.startswith("- ")]  # one `- /path` each
         message = "Gemini asks whether to trust folders added to the workspace: " + ", ".join(folders)
         asked = event(
             "approval_requested", source, "trust dialog", TRUST, message=message, reason="trust", dialog=TRUST_DIALOG
@@ -150,10 +161,9 @@ def _trust_dialog(
     return [], state.trust_settle.start()
 
 
-def _listed_folders(rows: list[str]) -> list[str]:
-    """The folders the dialog lists, one `- /path` line each inside its border."""
-    inner = (row.strip().strip("│").strip() for row in rows)
-    return [line[2:] for line in inner if line.startswith("- ")]
+def _box_lines(rows: list[str]) -> list[str]:
+    """The screen's rows with a dialog's side borders taken off."""
+    return [row.strip().strip("│").strip() for row in rows]
 
 
 def _approval_box(

@@ -1,0 +1,108 @@
+"""Folder trust: one file of decisions, the user's, read and written by every agent.
+
+Gemini CLI keeps its trust decisions in `trustedFolders.json` of the user's Gemini folder
+(`GEMINI_CLI_TRUSTED_FOLDERS_PATH` when the user set it): a path → `TRUST_FOLDER`,
+`TRUST_PARENT` or `DO_NOT_TRUST`, the longest matching rule deciding for a folder and all
+below it (0.61.0, `packages/core/src/utils/trust.ts`). Each agent is pointed at that same
+file, so an answer given in one agent — trust or refusal, exactly as Gemini records it —
+holds for the next agent and for Gemini outside Wardian, and a decision made outside
+Wardian holds in every agent: nobody answers the same question once per agent.
+
+Wardian adds one rule of its own: its home, where the include roots live (common, classes,
+agents), trusted, so those roots never ask. A rule the user has for that very path is theirs
+and stays, whatever it says; the user's code is never trusted on their behalf.
+"""
+
+import contextlib
+import json
+import os
+import time
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from wardian_core.atomic_files import write_atomically
+
+TRUSTED_FOLDERS = "trustedFolders.json"
+TRUST_FOLDER = "TRUST_FOLDER"
+# Gemini writes the file under proper-lockfile's lock, a folder `<file>.lock` it counts as
+# stale after 10 s; Wardian takes the same lock so neither loses the other's rule.
+LOCK_STALE_SECONDS = 10.0
+LOCK_WAIT_SECONDS = 1.0
+LOCK_RETRY_SECONDS = 0.05
+
+
+def users_trust_file(gemini_dir: Path, env: Mapping[str, str]) -> Path:
+    """Where Gemini keeps the user's decisions: their own override, else their Gemini folder's file."""
+    configured = env.get("GEMINI_CLI_TRUSTED_FOLDERS_PATH", "").strip()
+    return Path(configured).expanduser() if configured else gemini_dir / TRUSTED_FOLDERS
+
+
+def trust_wardian_home(trust_file: Path, wardian_home: Path) -> bool:
+    """Add Wardian's home, trusted, to `trust_file`; True when the file was changed.
+
+    A file Gemini itself would refuse (not a JSON object: it may hold comments, which Gemini
+    accepts and Python's json does not) is left as it is."""
+    folder = str(wardian_home.resolve())
+    with _gemini_lock(trust_file):
+        rules = _read_rules(trust_file)
+        if rules is None or folder in rules:
+            return False
+        write_atomically(trust_file, json.dumps(rules | {folder: TRUST_FOLDER}, indent=2))
+    return True
+
+
+def _read_rules(trust_file: Path) -> dict[str, Any] | None:
+    """The file's rules ({} when there is no file yet), or None when it is not Wardian's to rewrite."""
+    try:
+        rules = json.loads(trust_file.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError):
+        return None
+    return rules if isinstance(rules, dict) else None
+
+
+@contextlib.contextmanager
+def _gemini_lock(trust_file: Path) -> Iterator[None]:
+    """Hold proper-lockfile's lock folder for `trust_file` while reading and replacing it."""
+    lock = trust_file.with_name(trust_file.name + ".lock")
+    trust_file.parent.mkdir(parents=True, exist_ok=True)
+    held = _take(lock)
+    try:
+        yield
+    finally:
+        if held:
+            with contextlib.suppress(OSError):
+                os.rmdir(lock)
+
+
+def _take(lock: Path) -> bool:
+    """Take the lock (a stale one taken over); False when a live writer still holds it after a
+    short wait: the write then goes ahead unlocked rather than stall the launch or break theirs."""
+    deadline = time.monotonic() + LOCK_WAIT_SECONDS
+    while time.monotonic() < deadline:
+        try:
+            os.mkdir(lock)
+            return True
+        except FileExistsError:
+            if _is_stale(lock) and _removed(lock):
+                continue
+        # The one wait in a launch: another writer holds the file for a few milliseconds.
+        time.sleep(LOCK_RETRY_SECONDS)
+    return False
+
+
+def _removed(lock: Path) -> bool:
+    try:
+        os.rmdir(lock)
+    except OSError:
+        return False
+    return True
+
+
+def _is_stale(lock: Path) -> bool:
+    try:
+        return time.time() - lock.stat().st_mtime > LOCK_STALE_SECONDS
+    except OSError:
+        return False

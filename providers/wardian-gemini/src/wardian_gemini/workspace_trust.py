@@ -1,0 +1,63 @@
+"""Gemini CLI's question about its workspace folder (0.61.0), read from the screen.
+
+On a folder the trust file has no rule for (trust.py), Gemini draws its prompt, then replaces it
+with "Do you trust the files in this folder?" — `1. Trust folder (<name>)`, `2. Trust parent
+folder (<parent>)`, `3. Don't trust` — before any hook fires. A trust answer restarts Gemini in
+the same terminal ("Gemini CLI is restarting to apply the trust changes...", then a fresh start
+drawn below the old box, which stays on screen); "Don't trust" closes the box and Gemini runs
+on with the folder untrusted, no restart. Both answers are written to the trust file.
+"""
+
+import re
+from dataclasses import dataclass
+
+from wardian_core.parsing.escapes import squeeze
+from wardian_core.parsing.events import event
+from wardian_core.provider_models import OutputSource, ProviderEvent
+from wardian_gemini.profile import WORKSPACE_TRUST_DIALOG as DIALOG
+
+QUESTION = "Do you trust the files in this folder?"
+# The box is drawn top down: reported once its last option is on screen, with all of them.
+LAST_OPTION = "3. Don't trust"
+RESTARTING = "Gemini CLI is restarting to apply the trust changes..."
+MARKERS = (squeeze(LAST_OPTION), squeeze(RESTARTING))
+# An option line of the box, the selected one behind a bullet: "● 1. Trust folder (proj)".
+OPTION = re.compile(r"^(?:● )?(\d\. .+)$")
+MESSAGE = "Gemini asks whether to trust the files in its workspace folder"
+ACCEPTED_RULE = "workspace trust dialog answered: Gemini restarts trusting the folder"
+REJECTED_RULE = "workspace trust dialog closed without a restart: the folder stays untrusted"
+
+
+@dataclass
+class WorkspaceTrust:
+    open: bool = False
+    # Asked once per launch: after a trust answer the old box stays on screen above the restart.
+    answered: bool = False
+
+
+def look(
+    source: OutputSource, lines: list[str], text: str, prompt: str | None, state: WorkspaceTrust
+) -> list[ProviderEvent]:
+    """`lines`: the screen's rows without box borders; `prompt`: the input prompt's text when on screen."""
+    if state.answered:
+        return []
+    if RESTARTING in text:
+        state.answered, was_open, state.open = True, state.open, False
+        return [event("approval_resolved", source, ACCEPTED_RULE, RESTARTING, answer="accepted")] if was_open else []
+    if QUESTION in text and LAST_OPTION in text:
+        if state.open:
+            return []
+        state.open = True
+        message = f"{MESSAGE} ({' / '.join(_options(lines))})"
+        rule = "workspace trust dialog"
+        return [event("approval_requested", source, rule, QUESTION, message=message, reason="trust", dialog=DIALOG)]
+    if state.open and prompt and QUESTION not in text:
+        state.answered, state.open = True, False
+        return [event("approval_resolved", source, REJECTED_RULE, prompt, answer="rejected")]
+    return []
+
+
+def _options(lines: list[str]) -> list[str]:
+    """The box's option lines (below its question: the tips above are numbered too)."""
+    below = lines[next((i for i, line in enumerate(lines) if line.startswith(QUESTION)), 0) :]
+    return [match[1] for match in map(OPTION.match, below) if match]
