@@ -56,6 +56,27 @@ def test_a_kill_on_a_full_disk_ends_the_agent_and_state_db_catches_up_when_space
     assert (stored["moves"][-1]["from"], stored["moves"][-1]["to"]) == ("idle", "off")
 
 
+def test_a_launch_state_db_cannot_record_is_ended_and_refused_so_no_crash_orphans_it(
+    spawn, wait_status, show, run_wardian, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    full = tmp_path / "disk-is-full"
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(SITE), os.environ.get("PYTHONPATH")])))
+    monkeypatch.setenv(FLAG_VARIABLE, str(full))
+    agent = spawn("hz", "bash", "-c", "echo up; exec sleep 600")
+    wait_status("hz", "idle")
+    assert run_wardian("agent", "kill", "hz").returncode == 0
+    full.write_text("process_identity")  # room for the launch's other writes, not for its process record
+    resumed = run_wardian("agent", "resume", "hz")
+    assert resumed.returncode == 1, resumed.stdout
+    error = resumed.error()
+    assert error["code"] == "write_failed" and "Free space" in error["hint"]
+    assert _carrying(agent["uuid"]) == []
+    _kill_host(run_wardian)
+    full.unlink()
+    assert run_wardian("host", "start").returncode == 0
+    assert (show("hz")["status"], _carrying(agent["uuid"])) == ("off", [])
+
+
 def _carrying(agent_uuid: str) -> list[int]:
     """Living processes whose environment names the agent."""
     found = []

@@ -89,8 +89,9 @@ def list_agents(
     return [kept_writes.overlay(conn, dict(row)) for row in rows]
 
 
-def update_columns(conn: sqlite3.Connection, agent_uuid: str, **values: Any) -> None:
-    """Set some columns of one agent (names from AGENT_COLUMNS only)."""
+def update_columns(conn: sqlite3.Connection, agent_uuid: str, **values: Any) -> bool:
+    """Set some columns of one agent (names from AGENT_COLUMNS only); False when the write
+    was kept for a retry (see kept_writes): state.db does not hold it yet."""
     unknown = set(values) - set(AGENT_COLUMNS)
     if unknown:
         raise ValueError(f"unknown agent columns {sorted(unknown)}")
@@ -100,10 +101,10 @@ def update_columns(conn: sqlite3.Connection, agent_uuid: str, **values: Any) -> 
         conn.execute(f"UPDATE agents SET {assignments} WHERE uuid = ?", (*values.values(), agent_uuid))
 
     if set(values) <= PROCESS_STATE_COLUMNS:
-        kept_writes.write(conn, KeptWrite(agent_uuid, values, run))
-    else:
-        kept_writes.flush(conn)  # earlier writes first, where the disk lets them
-        run()
+        return kept_writes.write(conn, KeptWrite(agent_uuid, values, run))
+    kept_writes.flush(conn)  # earlier writes first, where the disk lets them
+    run()
+    return True
 
 
 def delete_agent(conn: sqlite3.Connection, agent_uuid: str) -> None:

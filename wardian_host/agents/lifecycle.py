@@ -28,6 +28,7 @@ from wardian_core import identity, paths
 from wardian_core.clock import now_iso
 from wardian_core.db import agents as agent_rows
 from wardian_core.errors import WardianError
+from wardian_core.process_identity import ProcessIdentity
 from wardian_core.provider_models import HEADLESS_SOURCE, HomePlan, LaunchConfig, LaunchPlan, ProviderInfo, SpawnContext
 from wardian_core.settings import load_settings
 from wardian_host.agents.agent_env import agent_environment
@@ -149,7 +150,7 @@ class AgentLifecycle:
             return agent.row.get("provider_session_id")
         return self.new_session_id(info.name)
 
-    def _launch(self, agent: LiveAgent, session_mode: Literal["fresh", "resume"], action: str) -> None:
+    async def _launch(self, agent: LiveAgent, session_mode: Literal["fresh", "resume"], action: str) -> None:
         info = self._plugins.info(agent.row["provider"])
         ctx, plan, env = self.plan_launch(agent, session_mode)
         parsing = self._feed.new_session(
@@ -170,7 +171,7 @@ class AgentLifecycle:
             raise
         agent.is_running = True
         agent.screen.restart()
-        agent_rows.update_columns(
+        recorded = agent_rows.update_columns(
             self._conn,
             agent.uuid,
             pid=launched.pid,
@@ -180,10 +181,24 @@ class AgentLifecycle:
             provider_session_id=ctx.provider_session_id,
         )
         self._registry.refresh(agent)
+        if not recorded:
+            await self._end_unrecorded(agent, launched)
         evidence = {"source": "host", "event": "launch", "rule": ctx.session_mode, "action": action}
         self._tracker.set_status(agent, "starting", evidence)
         self._feed.start(parsing)
         self._plugins.notify("agent_spawned", ctx=ctx, plan=plan, pid=launched.pid)
+
+    async def _end_unrecorded(self, agent: LiveAgent, launched: ProcessIdentity) -> None:
+        """A launch state.db could not record (a full disk) is ended at once: a host that died
+        before the write landed would leave it running where no later host finds it."""
+        survivors = await self._terminals.stop(agent.uuid, "launch not recorded", KILL_GRACE_SECONDS, launched)
+        raise WardianError(
+            "write_failed",
+            f"agent {agent.name} was not launched: state.db could not record its process",
+            "Free space on the disk of the home (see `wardian host logs` for SQLite's reason), "
+            "then run the command again.",
+            {"agent": agent.name, "survivors": survivors},
+        )
 
     async def run_headless(self, target: str, prompt: str, resume: bool, timeout: float) -> dict[str, Any]:
         """Run the agent's provider headless once; its provider session is kept for later resumes."""
@@ -306,7 +321,7 @@ class AgentLifecycle:
             try:
                 agent_rows.update_columns(self._conn, agent.uuid, launch_config=stored_launch_config(config))
                 self._registry.refresh(agent)
-                self._launch(agent, "fresh", action)
+                await self._launch(agent, "fresh", action)
             except BaseException:
                 self._forget(agent)
                 raise
@@ -365,7 +380,7 @@ class AgentLifecycle:
     async def resume(self, target: str) -> dict[str, Any]:
         async with self._locked(target) as agent:
             self._refuse_running(agent, "resume")
-            self._launch(agent, self._relaunch_mode(agent), "resume")
+            await self._launch(agent, self._relaunch_mode(agent), "resume")
         return agent.snapshot()
 
     async def restart(self, target: str) -> dict[str, Any]:
@@ -373,7 +388,7 @@ class AgentLifecycle:
         async with self._locked(target) as agent:
             if agent.is_alive:
                 await self._stop_locked(agent, "restart")
-            self._launch(agent, self._relaunch_mode(agent), "restart")
+            await self._launch(agent, self._relaunch_mode(agent), "restart")
         return agent.snapshot()
 
     async def clear(self, target: str) -> dict[str, Any]:
@@ -387,7 +402,7 @@ class AgentLifecycle:
                 await self._stop_locked(agent, "clear")
             agent.buffer.clear()
             agent.event_log.clear()
-            self._launch(agent, "fresh", "clear")
+            await self._launch(agent, "fresh", "clear")
         return agent.snapshot()
 
     def _relaunch_mode(self, agent: LiveAgent) -> Literal["fresh", "resume"]:
