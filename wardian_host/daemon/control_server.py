@@ -45,6 +45,7 @@ from wardian_host.daemon.connection_limits import (
     FrameRefused,
     host_busy,
 )
+from wardian_host.daemon.log_throttle import LogThrottle
 from wardian_host.daemon.write_refusals import as_write_failed
 
 log = logging.getLogger(__name__)
@@ -71,17 +72,22 @@ Handler = Callable[[Any, RequestContext], Awaitable[Any]]
 
 
 class BadFrameLog:
-    """One short log line for a connection's first bad frame: a fuzzing client must not
-    wipe the log history, and the rest of its frames say nothing new."""
+    """One short log line for a connection's first bad frame, within the throttle's budget for
+    its peer: a fuzzing client must not wipe the log history, and the rest of its frames say
+    nothing new."""
 
-    def __init__(self, pid: int) -> None:
+    def __init__(self, pid: int, throttle: LogThrottle) -> None:
         self._pid = pid
+        self._throttle = throttle
         self._logged = False
 
     def note(self, error: WardianError) -> None:
         if not self._logged:
             self._logged = True
-            log.warning(
+            self._throttle.log(
+                logging.WARNING,
+                "bad frame",
+                self._pid,
                 "pid %s sent a bad frame (%s: %s); its further ones go unlogged",
                 self._pid,
                 error.code,
@@ -97,6 +103,7 @@ class ControlServer:
         self._server: asyncio.AbstractServer | None = None
         self._connections: set[asyncio.Task[None]] = set()
         self._limits = ConnectionLimits()
+        self._log = LogThrottle(log)  # a flood of connections logs a bounded number of lines
 
     async def start(self) -> None:
         """Bind the socket; the caller holds the host lock, so an existing file is stale."""
@@ -128,7 +135,9 @@ class ControlServer:
         try:
             pid, uid, _ = endpoint.peer_credentials(connection)
         except OSError as exc:  # macOS names a peer's pid only while it is connected
-            log.info("dropped a control connection whose peer left at once (%s)", exc.strerror)
+            self._log.log(
+                logging.INFO, "peer left", 0, "dropped a control connection whose peer left at once (%s)", exc.strerror
+            )
             writer.close()
             return
         if not self._limits.admit():
@@ -141,16 +150,18 @@ class ControlServer:
         frames = FrameReader(reader, self._limits, connection.fileno())
         try:
             if uid != os.getuid():
-                log.warning("refused a connection from uid %s (pid %s)", uid, pid)
+                self._log.log(logging.WARNING, "other user", pid, "refused a connection from uid %s (pid %s)", uid, pid)
                 await self._refuse(writer, WardianError("unauthorized", f"uid {uid} may not use this host", None))
                 return
-            bad_frames = BadFrameLog(pid)
+            bad_frames = BadFrameLog(pid, self._log)
             while await self._serve_one(frames, writer, peer, bad_frames):
                 pass
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
             pass  # the client left, or the host is stopping
-        except Exception:  # a bug in serving one connection must not reach asyncio's handler, or others
-            log.exception("control connection of pid %s failed", pid)
+        # A bug in serving one connection must not reach asyncio's handler, or others; its
+        # traceback is logged, within the throttle's budget (the rule does not see through it).
+        except Exception:  # noqa: BLE001
+            self._log.log(logging.ERROR, "failed", pid, "control connection of pid %s failed", pid, exc_info=True)
         finally:
             frames.release()
             self._limits.leave()
