@@ -63,6 +63,36 @@ def test_a_duration_past_the_limit_is_a_usage_error_before_any_request(run_wardi
     assert not (wardian_home / "logs").exists()  # no host was started, nothing was sent
 
 
+@pytest.mark.parametrize(
+    ("arguments", "said"),
+    [
+        (("agent", "spawn", "--provider", "generic", "--class", "", "--", "bash"), "--class"),
+        (("agent", "spawn", "--provider", " ", "--class", "Coder", "--", "bash"), "--provider"),
+        (("send", "echo hi", "--to", ""), "--to"),
+        (("agent", "wait", "somebody", "--until", "idle", "--timeout", "0"), "is zero"),
+        (("send", "echo hi", "--to", "somebody", "--wait-until", "idle", "--timeout", "0ms"), "is zero"),
+    ],
+)
+def test_an_empty_option_or_a_zero_limit_is_usage_before_any_request(
+    run_wardian, wardian_home, arguments: tuple[str, ...], said: str
+) -> None:
+    result = run_wardian(*arguments)
+    error = no_traceback(result)
+    assert (result.returncode, error["code"]) == (1, "usage")
+    assert said in error["message"] and "agent.spawn" not in error["message"]
+    assert not (wardian_home / "logs").exists()  # no host was started, nothing was sent
+
+
+@pytest.mark.parametrize("class_name", ["../../x", "Night Shift"])
+def test_a_class_outside_the_name_rules_is_invalid_name_before_any_request(
+    run_wardian, wardian_home, class_name: str
+) -> None:
+    result = run_wardian("agent", "spawn", "--provider", "generic", "--class", class_name, "--", "bash")
+    error = no_traceback(result)
+    assert (result.returncode, error["code"], error["details"]["class"]) == (1, "invalid_name", class_name)
+    assert not (wardian_home / "logs").exists()
+
+
 def test_the_longest_duration_allowed_is_accepted(run_wardian) -> None:
     result = run_wardian("agent", "wait", "somebody", "--until", "idle", "--timeout", "720h")
     assert result.error()["code"] == "app_not_running"  # past parsing: it looked for the host

@@ -96,3 +96,17 @@ def test_self_needs_wardian_session_id() -> None:
         identity.session_id_from_env({"WARDIAN_SESSION_ID": "  "})
     assert caught.value.code == "not_in_session"
     assert identity.session_id_from_env({"WARDIAN_SESSION_ID": " abc "}) == "abc"
+
+
+@pytest.mark.parametrize("class_name", ["../../x", "a/b", "..", ".", "Night Shift", "-rf", "x" * 65, ""])
+def test_a_class_outside_the_name_rules_is_refused_and_no_agent_made(wardian_home: Path, class_name: str) -> None:
+    conn = open_writer(wardian_home)
+    with pytest.raises(WardianError) as caught:
+        identity.create_agent(conn, class_name=class_name, provider="generic", workspace=None, name="bob")
+    assert caught.value.code == "invalid_name" and caught.value.details["class"] == class_name
+    assert identity.validate_class(caught.value.details["suggestion"])  # the hint's class is valid
+    assert agent_rows.list_agents(conn) == []
+
+
+def test_a_class_may_be_a_word_names_reserve(wardian_home: Path) -> None:
+    assert identity.validate_class("Review") == "Review" and identity.validate_class("all") == "all"

@@ -1,6 +1,9 @@
 from pathlib import Path
 
+import pytest
+
 from wardian_core import paths
+from wardian_core.errors import WardianError
 
 
 def test_wardian_home_is_trimmed_environment_value(tmp_path: Path) -> None:
@@ -29,3 +32,17 @@ def test_include_roots_keep_precedence_order_and_skip_missing(tmp_path: Path) ->
     assert paths.include_roots(tmp_path, "Coder", "u-1") == [tmp_path / "common", tmp_path / "agents" / "u-1"]
     (tmp_path / "classes" / "Coder").mkdir(parents=True)
     assert paths.include_roots(tmp_path, "Coder", "u-1")[1] == tmp_path / "classes" / "Coder"
+
+
+def test_an_include_root_resolving_outside_the_home_is_refused(tmp_path: Path) -> None:
+    home, elsewhere = tmp_path / "home", tmp_path / "elsewhere"
+    (home / "classes").mkdir(parents=True)
+    (elsewhere / "x").mkdir(parents=True)
+    (home / "classes" / "Linked").symlink_to(elsewhere)
+    for class_name in ("../../elsewhere/x", "Linked"):  # a class stored before classes were checked; a link
+        with pytest.raises(WardianError) as caught:
+            paths.include_roots(home, class_name, "u-1")
+        assert caught.value.code == "unauthorized" and caught.value.details["resolved"].startswith(str(elsewhere))
+    (home / "classes" / "Inside").symlink_to(home / "common")  # a link that stays in the home is fine
+    (home / "common").mkdir()
+    assert paths.include_roots(home, "Inside", "u-1") == [home / "common", home / "classes" / "Inside"]

@@ -2,6 +2,9 @@
 
 from pathlib import Path
 
+import pytest
+
+from wardian_core.errors import WardianError
 from wardian_core.provider_homes import assigned_skills, link, link_skills
 
 
@@ -42,3 +45,16 @@ def test_a_stale_link_is_replaced_and_a_real_folder_kept(tmp_path: Path) -> None
     relative = tmp_path / "deep" / "up"
     link(Path("..") / "first", relative)
     assert relative.resolve() == first.resolve()
+
+
+def test_a_link_whose_folder_leads_out_of_the_home_is_refused_before_anything_is_made(tmp_path: Path) -> None:
+    home, elsewhere = tmp_path / "home", tmp_path / "elsewhere"
+    root = home / "classes" / "Coder"
+    root.mkdir(parents=True), elsewhere.mkdir()
+    (root / ".claude").symlink_to(elsewhere)
+    with pytest.raises(WardianError) as caught:
+        link(Path("..") / ".agents" / "skills", root / ".claude" / "skills", inside=home)
+    assert caught.value.code == "unauthorized"
+    assert list(elsewhere.iterdir()) == []
+    link(Path("..") / ".agents" / "skills", root / "own" / "skills", inside=home)
+    assert (root / "own" / "skills").is_symlink()

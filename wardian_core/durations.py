@@ -22,6 +22,14 @@ def parse_duration(text: str) -> float:
             {"duration": text},
         )
     seconds = float(match.group(1)) * _SECONDS_PER_UNIT[match.group(2)]
+    if seconds == 0:
+        raise WardianError(
+            "usage",
+            f"duration {text!r} is zero: a limit of no time would end before anything happened",
+            "Give a duration longer than 0 (500ms, 30s); to wait without a limit, leave the option out "
+            "where the command allows it.",
+            {"duration": text},
+        )
     if seconds > MAX_DURATION_SECONDS:
         raise WardianError(
             "usage",

@@ -55,12 +55,21 @@ MAX_NAME_LENGTH = 64
 UUID_SHAPE = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 
 
-def name_problem(name: str) -> str | None:
-    """Why `name` cannot be an agent's name, or None when it can."""
+def _shape_problem(name: str) -> str | None:
+    """Why `name` cannot be a name or a class: both are command-line words, and a class is also a
+    folder of the home (`classes/<class>`), so nothing in it may lead out of that folder."""
     if not NAME_PATTERN.match(name) or len(name) > MAX_NAME_LENGTH:
         return f"use 1-{MAX_NAME_LENGTH} letters, digits, '-' or '_'"
     if name.startswith("-"):
         return "a name starting with '-' would be read as an option"
+    return None
+
+
+def name_problem(name: str) -> str | None:
+    """Why `name` cannot be an agent's name, or None when it can."""
+    shape = _shape_problem(name)
+    if shape is not None:
+        return shape
     if name.lower() in RESERVED_NAMES:
         return "it is a word the CLI reserves"
     if UUID_SHAPE.match(name):
@@ -82,14 +91,34 @@ def validate_name(name: str) -> str:
     )
 
 
+def validate_class(class_name: str) -> str:
+    """`class_name` when it follows the name rules (reserved words aside: a class is never looked up
+    where a name is), else `invalid_name`."""
+    problem = _shape_problem(class_name)
+    if problem is None:
+        return class_name
+    suggestion = _within_pattern(class_name) or "Agent"
+    raise WardianError(
+        "invalid_name",
+        f"invalid class {class_name!r}: {problem}",
+        f"Pick another class, e.g. `{suggestion}` (^[a-zA-Z0-9_][a-zA-Z0-9_-]*$, at most {MAX_NAME_LENGTH}).",
+        {"class": class_name, "suggestion": suggestion},
+    )
+
+
 def with_suffix(base: str, suffix: str) -> str:
     """`base` + `suffix`, `base` cut short so the whole fits the name limit."""
     return base[: MAX_NAME_LENGTH - len(suffix)].rstrip("-") + suffix
 
 
+def _within_pattern(text: str) -> str:
+    """`text` with each run of characters outside the name pattern made one '-', cut to the limit."""
+    return re.sub(r"[^a-zA-Z0-9_-]+", "-", text).strip("-")[:MAX_NAME_LENGTH].rstrip("-")
+
+
 def valid_name_like(name: str) -> str:
     """A valid name close to `name`: what a refusal's hint offers instead."""
-    stem = re.sub(r"[^a-zA-Z0-9_-]+", "-", name).strip("-")[:MAX_NAME_LENGTH].rstrip("-") or "agent"
+    stem = _within_pattern(name) or "agent"
     return stem if name_problem(stem) is None else with_suffix(stem, "-1")
 
 
@@ -152,6 +181,7 @@ def create_agent(
             description=description,
         )
 
+    validate_class(class_name)
     if name is not None:
         validate_name(name)
         try:

@@ -114,6 +114,23 @@ def settings_file(home: Path) -> Path:
 
 
 def include_roots(home: Path, class_name: str, agent_uuid: str) -> list[Path]:
-    """Instruction and skill roots in precedence order (later wins), those that exist."""
+    """Instruction and skill roots in precedence order (later wins), those that exist; one that
+    resolves outside the home is refused (a provider reads it, and writes links into it)."""
     candidates = [common_dir(home), class_dir(home, class_name), agent_dir(home, agent_uuid)]
-    return [root for root in candidates if root.is_dir()]
+    return [check_inside(home, root) for root in candidates if root.is_dir()]
+
+
+def check_inside(home: Path, path: Path) -> Path:
+    """`path`, when it resolves inside `home` (every link on the way followed); else `unauthorized`.
+    A class named `../../x` (stored before classes were checked) or a folder of the home linked
+    elsewhere would otherwise have a provider read there and make folders and links there."""
+    resolved = path.resolve()
+    if resolved.is_relative_to(home.resolve()):
+        return path
+    raise WardianError(
+        "unauthorized",
+        f"{path} leads outside the Wardian home (to {resolved})",
+        f"Wardian reads and writes agents' folders inside {home} only: make {path} a folder of its own "
+        "(copy what the link led to into it), or remove it.",
+        {"path": str(path), "resolved": str(resolved), "home": str(home)},
+    )

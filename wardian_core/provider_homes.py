@@ -8,12 +8,17 @@ links them there with these.
 import os
 from pathlib import Path
 
+from wardian_core.paths import check_inside
+
 SKILLS_FOLDER = Path(".agents") / "skills"
 
 
-def link(source: Path, target: Path) -> None:
+def link(source: Path, target: Path, inside: Path | None = None) -> None:
     """Point `target` at `source` (relative to `target`'s folder when not absolute), replacing a
-    stale link; a real file or folder there stays."""
+    stale link; a real file or folder there stays. With `inside` (the Wardian home), a target
+    whose folder resolves outside it is refused (`unauthorized`), before any folder is made."""
+    if inside is not None:
+        check_inside(inside, target.parent)
     if target.is_symlink():
         if Path(os.readlink(target)) == source:
             return

@@ -35,7 +35,7 @@ def test_names_that_could_not_be_typed_back_are_refused(run_wardian, generic_spa
 
 
 def test_generated_names_fit_the_limit_for_a_long_class_and_a_long_clone(run_wardian, spawn, workspace) -> None:
-    long_class = "Reviewer" * 25  # 200 characters
+    long_class = "Reviewer" * 8  # 64 characters, the longest class
     spawned = run_wardian(
         "agent",
         "spawn",

@@ -14,7 +14,7 @@ def commands_in(hint: str) -> list[list[str]]:
 
 
 def test_the_hint_for_a_generic_spawn_without_a_command_works_as_typed(run_wardian, workspace) -> None:
-    refused = run_wardian("agent", "spawn", "--provider", "generic", "--class", "Night Shift", "--name", "nightly")
+    refused = run_wardian("agent", "spawn", "--provider", "generic", "--class", "Night-Shift", "--name", "nightly")
     assert refused.returncode == 1
     error = refused.error()
     assert error["code"] == "usage"
@@ -23,7 +23,7 @@ def test_the_hint_for_a_generic_spawn_without_a_command_works_as_typed(run_wardi
     spawned = run_wardian(*spawn_again[1:])
     assert spawned.returncode == 0, spawned.stderr
     assert spawned.json()["agent"]["name"] == "nightly"
-    assert run_wardian("agent", "nightly", "--field", "class").stdout == "Night Shift\n"
+    assert run_wardian("agent", "nightly", "--field", "class").stdout == "Night-Shift\n"
 
 
 def test_a_missing_command_of_the_generic_provider_names_it_and_no_placeholder(run_wardian, workspace) -> None:

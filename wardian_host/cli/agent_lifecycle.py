@@ -12,14 +12,17 @@ from wardian_core.identity import resolve_workspace
 from wardian_core.statuses import STATUSES
 from wardian_host.cli.key_values import setting_pairs
 from wardian_host.cli.live import after_waiting, emit, emit_live_agent, lifecycle_timeout, request
+from wardian_host.cli.option_checks import class_option, not_empty
 from wardian_host.cli.render import write_json
 
 PERSISTENCES = ("default", "fresh", "resume")
 
 
 @click.command("spawn", context_settings={"ignore_unknown_options": False})
-@click.option("--provider", required=True, help="Provider plugin (see `wardian providers list`).")
-@click.option("--class", "class_name", required=True, help="The agent's class, e.g. Coder or Reviewer.")
+@click.option("--provider", required=True, callback=not_empty, help="Provider plugin (see `wardian providers list`).")
+@click.option(
+    "--class", "class_name", required=True, callback=class_option, help="The agent's class, e.g. Coder or Reviewer."
+)
 @click.option("--name", help="A unique name; generated as <class>-<hex> when omitted.")
 @click.option("--workspace", type=click.Path(file_okay=False), help="Working directory (default: here).")
 @click.option("--description", help="Free text shown with the agent.")

@@ -8,7 +8,7 @@ import click
 from wardian_core.durations import parse_duration
 from wardian_core.errors import WardianError
 from wardian_core.statuses import STATUSES
-from wardian_host.cli.live import connect, emit
+from wardian_host.cli.live import after_waiting, connect, emit
 
 
 def _until(text: str | None) -> dict[str, str | None]:
@@ -38,7 +38,7 @@ def watch(
     timeout = parse_duration(timeout_text) if timeout_text is not None else None
     params = {"target": target, "since": since, "timeout": timeout, "follow": follow, "raw": raw} | _until(until_text)
     with connect() as client:
-        exchange = client.exchange("agent.watch", params, None if follow or timeout is None else timeout + 30)
+        exchange = client.exchange("agent.watch", params, None if follow else after_waiting(timeout))
         while True:
             try:
                 item = next(exchange)

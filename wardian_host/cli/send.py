@@ -8,6 +8,7 @@ from wardian_core.fields import VERBOSE_FIELDS, live_agent
 from wardian_core.statuses import STATUSES
 from wardian_host.cli.live import after_waiting, request
 from wardian_host.cli.message_source import given_sources, message_options, read_message
+from wardian_host.cli.option_checks import not_empty
 from wardian_host.cli.render import write_json
 
 
@@ -21,7 +22,9 @@ def _body(message: str | None, from_stdin: bool, file: str | None, approval: str
 
 @click.command("send")
 @click.argument("message", required=False)
-@click.option("--to", "to", required=True, metavar="TARGET", help="NAME, UUID, class:<Class> or all.")
+@click.option(
+    "--to", "to", required=True, callback=not_empty, metavar="TARGET", help="NAME, UUID, class:<Class> or all."
+)
 @message_options
 @click.option("--wait-until", type=click.Choice(STATUSES), help="Then wait for this status's next arrival.")
 @click.option("--timeout", "timeout_text", metavar="DUR", help="Limit for --wait-until / --approval (30s, 10m).")

@@ -46,11 +46,12 @@ def hook_settings(command: str) -> dict[str, object]:
     return {"hooks": hooks}
 
 
-def link_skills(root: Path) -> None:
+def link_skills(root: Path, home: Path) -> None:
     """Claude discovers skills under `.claude/skills` of each --add-dir root; Wardian keeps them
-    in `.agents/skills` there: one link, relative, so the root can move."""
+    in `.agents/skills` there: one link, relative, so the root can move. A `.claude` there that
+    leads out of the Wardian `home` is refused: the link would be made outside it."""
     if (root / SKILLS_FOLDER).is_dir():
-        link(Path("..") / SKILLS_FOLDER, root / ".claude" / "skills")
+        link(Path("..") / SKILLS_FOLDER, root / ".claude" / "skills", inside=home)
 
 
 def prepare(ctx: SpawnContext) -> HomePlan:
@@ -60,7 +61,7 @@ def prepare(ctx: SpawnContext) -> HomePlan:
     write_if_changed(settings_file(ctx), json.dumps(hook_settings(command), indent=2) + "\n")
     for root in ctx.include_roots:
         if root.is_dir():
-            link_skills(root)
+            link_skills(root, ctx.wardian_home)
     if ctx.mode == "interactive":
         trust_folder(claude_config_file(os.environ), ctx.wardian_home)
     # Claude reads CLAUDE.md from --add-dir roots only with this set (2.1.197).
