@@ -55,9 +55,10 @@ def test_build_argv_runs_the_command_given_after_the_double_dash(tmp_path: Path)
     [
         ([], "interactive", {}, "usage"),
         (["bash"], "headless", {}, "not_supported"),
-        (["bash"], "interactive", {"prompt_pattern": "(unclosed"}, "invalid_field"),
-        (["bash"], "interactive", {"idle_quiet_seconds": 0}, "invalid_field"),
-        (["bash"], "interactive", {"idle_quiet_seconds": "soon"}, "invalid_field"),
+        (["bash"], "interactive", {"prompt_pattern": "(unclosed"}, "validation_failed"),
+        (["bash"], "interactive", {"idle_quiet_seconds": 0}, "validation_failed"),
+        (["bash"], "interactive", {"idle_quiet_seconds": -1}, "validation_failed"),
+        (["bash"], "interactive", {"idle_quiet_seconds": "soon"}, "validation_failed"),
     ],
 )
 def test_build_argv_refuses_what_it_cannot_run(tmp_path: Path, extra_args, mode, settings, code) -> None:
@@ -217,5 +218,5 @@ def test_a_command_whose_start_up_is_not_extended_runs_as_given(tmp_path: Path, 
 def test_a_bad_setting_is_refused_with_a_hint(tmp_path: Path) -> None:
     with pytest.raises(WardianError) as caught:
         launch(tmp_path, ["python3", "-i"], prompt_pattern="(x")
-    assert (caught.value.code, caught.value.details) == ("invalid_field", {"setting": "prompt_pattern"})
+    assert (caught.value.code, caught.value.details) == ("validation_failed", {"setting": "prompt_pattern"})
     assert "prompt_pattern=" in (caught.value.hint or "")

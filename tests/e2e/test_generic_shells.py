@@ -100,3 +100,14 @@ def test_a_prompt_pattern_agent_is_idle_when_its_prompt_shows_not_when_quiet(
 def test_without_marks_or_pattern_quiet_time_decides_and_says_so(spawn_with, idle_evidence) -> None:
     spawn_with("plain", [QUIET, "shell_integration=false"], "bash")
     assert idle_evidence("plain")["rule"] == "quiet for 0.5s"
+
+
+@pytest.mark.parametrize("setting", ["idle_quiet_seconds=-1", "prompt_pattern=(unclosed"])
+def test_a_bad_setting_value_is_validation_failed_and_no_agent_is_made(
+    run_wardian, generic_spawn_args: Callable[..., list[str]], setting: str
+) -> None:
+    refused = run_wardian(*generic_spawn_args("tuned", "--provider-setting", setting, "--", "bash"))
+    error = refused.error()
+    assert (refused.returncode, error["code"]) == (1, "validation_failed")  # as docs/cli.md says
+    assert error["details"]["setting"] == setting.split("=")[0] and error["hint"]
+    assert run_wardian("agent", "list", "--scope", "all").json()["agents"] == []

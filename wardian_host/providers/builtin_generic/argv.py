@@ -41,7 +41,7 @@ def check_settings(settings: dict[str, object]) -> None:
             re.compile(str(pattern))
         except re.error as exc:
             raise WardianError(
-                "invalid_field",
+                "validation_failed",
                 f"prompt_pattern {pattern!r} is not a regular expression: {exc}",
                 "Give a Python regular expression matching the prompt's last line, e.g. "
                 "`--provider-setting 'prompt_pattern=>>> $'`; quote it for the shell.",
@@ -50,7 +50,7 @@ def check_settings(settings: dict[str, object]) -> None:
     quiet = settings.get("idle_quiet_seconds")
     if quiet is not None and (isinstance(quiet, bool) or not isinstance(quiet, int | float) or quiet <= 0):
         raise WardianError(
-            "invalid_field",
+            "validation_failed",
             f"idle_quiet_seconds must be a positive number, not {quiet!r}",
             "Give the seconds without output after which the command counts as idle, e.g. 1.5.",
             {"setting": "idle_quiet_seconds"},
