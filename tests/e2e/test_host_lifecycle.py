@@ -145,7 +145,9 @@ def test_delete_needs_exact_confirmation_and_force_for_a_running_agent(
     assert running.returncode == 1 and running.error()["code"] == "request_failed"
     forced = run_wardian("agent", "delete", "doomed", "--confirm", "doomed", "--force")
     assert forced.returncode == 0, forced.stderr
-    assert forced.json()["deleted"]["uuid"] == agent["uuid"]
+    answer = forced.json()
+    # The record every other command answers with, not the row state.db held (is_off: 1, JSON text).
+    assert answer == {"schema": 1, "agent": agent | {"status": "off"}, "deleted": True}
     assert not (wardian_home / "agents" / agent["uuid"]).exists()
     assert workspace.is_dir()
     assert run_wardian("agent", "doomed").returncode == 2

@@ -7,7 +7,7 @@ import click
 
 from wardian_core.durations import parse_duration
 from wardian_core.errors import SCHEMA_VERSION, WardianError
-from wardian_core.fields import DEFAULT_FIELDS, select, to_record
+from wardian_core.fields import DEFAULT_FIELDS, live_agent, select, to_record
 from wardian_core.identity import resolve_workspace
 from wardian_core.statuses import STATUSES
 from wardian_host.cli.key_values import setting_pairs
@@ -173,7 +173,8 @@ def rename(target: str, new_name: str) -> None:
 def delete(target: str, confirm: str, force: bool) -> None:
     """Remove an agent, its folder and its events (never its workspace)."""
     params = {"target": target, "confirm": confirm, "force": force}
-    emit("deleted", request("agent.delete", params, timeout=lifecycle_timeout()))
+    deleted = request("agent.delete", params, timeout=lifecycle_timeout())
+    write_json({"schema": SCHEMA_VERSION, "agent": live_agent(deleted), "deleted": True})
 
 
 @click.command("wait")
