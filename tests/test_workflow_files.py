@@ -165,3 +165,53 @@ def test_a_file_that_is_not_utf8_is_unreadable_not_a_crash(wardian_home: Path, w
     (workflows / "latin.json").write_bytes(b'{"id": "caf\xe9"}')
     [entry] = files.list_workflows(wardian_home)
     assert [e["problem"] for e in entry["error"]["errors"]] == ["unreadable"]
+
+
+def _nested(depth: int) -> str:
+    return '{"id": "deep", "nodes": [], "x": ' + "[" * depth + "]" * depth + "}"
+
+
+@pytest.mark.parametrize("depth", [65, 900, 100_000])  # 100,000 raised RecursionError in json.loads
+def test_a_deeply_nested_file_is_listed_as_too_deep_beside_the_others(
+    wardian_home: Path, workflows: Path, depth: int
+) -> None:
+    write(workflows, "a.json", definition("a"))
+    write(workflows, "deep.json", _nested(depth))
+    listed = files.list_workflows(wardian_home)
+    assert [item["id"] for item in listed] == ["a", "deep"] and "error" not in listed[0]
+    error = listed[1]["error"]
+    assert error["errors"][0]["problem"] == "too_deep" and "64 levels" in error["message"]
+    with pytest.raises(WardianError) as refused:
+        files.load_workflow(wardian_home, "deep")
+    assert refused.value.code == "validation_failed" and refused.value.hint
+
+
+def test_a_file_over_the_size_limit_is_too_large_unread(
+    wardian_home: Path, workflows: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(files, "MAX_FILE_BYTES", 1000)
+    write(workflows, "big.json", definition("big", description="x" * 1000))
+    [listed] = files.list_workflows(wardian_home)
+    assert listed["error"]["errors"][0]["problem"] == "too_large" and "1000 bytes" in listed["error"]["message"]
+
+
+def test_a_listing_checks_again_only_the_files_that_changed(
+    wardian_home: Path, workflows: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(workflows, "a.json", definition("a"))
+    write(workflows, "b.json", definition("b"))
+    checked: list[str] = []
+    check_file = files.check_file
+
+    def counted(home: Path, path: Path) -> files.Checked:
+        checked.append(path.name)
+        return check_file(home, path)
+
+    monkeypatch.setattr(files, "check_file", counted)
+    catalog = files.CheckedFiles(wardian_home)
+    first = catalog.summaries()
+    assert catalog.summaries() == first and checked == ["a.json", "b.json"]
+    write(workflows, "b.json", definition("b", name="renamed flow"))
+    (workflows / "a.json").unlink()
+    assert [item["name"] for item in catalog.summaries()] == ["renamed flow"]
+    assert checked == ["a.json", "b.json", "b.json"]

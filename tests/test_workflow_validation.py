@@ -8,13 +8,14 @@ import ast
 import copy
 import json
 import re
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from wardian_core.workflows.model import Workflow
-from wardian_core.workflows.validation import validate_workflow
+from wardian_core.workflows.validation import MAX_EDGES, MAX_NODES, validate_workflow
 
 VALID: dict[str, Any] = {
     "id": "review-chain",
@@ -270,3 +271,52 @@ def test_the_worked_example_in_the_docs_is_valid() -> None:
     workflow, errors = validate_workflow(json.loads(example.group(1)))
     assert errors == [] and workflow is not None
     assert [node.kind for node in workflow.nodes] == ["shell", "agent", "approval"]
+
+
+def _chain(length: int, reference: str | None = None) -> dict[str, Any]:
+    """`length` shell nodes in a row, each after the one before; with `reference`, each uses
+    that node's output (`first`) or its predecessor's (`previous`)."""
+
+    def command(index: int) -> str:
+        if reference is None or index == 0:
+            return "true"
+        return f"echo {{{{nodes.n{0 if reference == 'first' else index - 1}.output}}}}"
+
+    nodes = [{"id": f"n{index}", "kind": "shell", "command": command(index)} for index in range(length)]
+    edges = [{"from": f"n{index}", "to": f"n{index + 1}"} for index in range(length - 1)]
+    return {"id": "chain", "nodes": nodes, "edges": edges}
+
+
+def _peak_bytes(raw: dict[str, Any]) -> int:
+    tracemalloc.start()
+    try:
+        workflow, errors = validate_workflow(raw)
+        assert workflow is not None and errors == []
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("reference", [None, "first", "previous"])
+def test_validation_memory_grows_linearly_with_a_chain(reference: str | None) -> None:
+    # Every node's own ancestor set made it quadratic: 2.1 GB for 8,000 nodes.
+    short, long = _peak_bytes(_chain(1000, reference)), _peak_bytes(_chain(4000, reference))
+    assert long < 6 * short, (short, long)  # linear: about 4x; quadratic: about 16x
+
+
+def test_upstream_through_a_cycle_is_still_reported_with_the_cycle() -> None:
+    def cycle_then_use(raw: dict[str, Any]) -> None:
+        raw["edges"].append({"from": "review", "to": "plan"})  # plan ⇄ review
+        raw["nodes"][0]["command"] = "echo {{nodes.gate.output}}"  # gate is downstream of fetch
+
+    _, errors = validate_workflow(broken(cycle_then_use))
+    assert [(error["problem"], error["node"]) for error in errors] == [("cycle", "plan"), ("not_upstream", "fetch")]
+
+
+@pytest.mark.parametrize("key", ["nodes", "edges"])
+def test_a_workflow_over_the_size_limit_is_too_large_and_checked_no_further(key: str) -> None:
+    limit = {"nodes": MAX_NODES, "edges": MAX_EDGES}[key]
+    raw = broken(lambda raw: raw.update({key: [{"id": 1}] * (limit + 1)}))
+    error = only_error(raw)
+    assert (error["field"], error["problem"]) == (key, "too_large")
+    assert str(limit) in error["message"]

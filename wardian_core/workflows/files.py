@@ -2,20 +2,31 @@
 
 The CLI reads them when no host runs and the host answers `workflow.list` / `workflow.show`
 with the same functions, so the two cannot disagree. A file that cannot be read or is not a
-valid workflow is listed with its error, never skipped and never a crash.
+valid workflow is listed with its error, never skipped and never a crash. A file is read up
+to MAX_FILE_BYTES and checked to MAX_DEPTH levels, so no file can cost the host more than
+that, nor raise RecursionError for the other files of a listing.
 """
 
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
 
 from wardian_core import paths
 from wardian_core.errors import WardianError
+from wardian_core.nesting import deeper_than
 from wardian_core.workflows.model import ID_PATTERN, Workflow
 from wardian_core.workflows.validation import problem, validate_workflow
 
 SUFFIX = ".json"
+# A definition of MAX_NODES nodes with long prompts fits several times over.
+MAX_FILE_BYTES = 8 * 1024 * 1024
+# The deepest a definition goes is an output_schema (a JSON Schema, a few levels); every
+# reader recurses per level, and a file ~1000 deep raised RecursionError in json.loads.
+MAX_DEPTH = 64
+
+Checked = tuple[Workflow | None, list[dict[str, Any]]]
 
 
 def workflow_files(home: Path) -> list[Path]:
@@ -23,10 +34,13 @@ def workflow_files(home: Path) -> list[Path]:
     return sorted(directory.glob(f"*{SUFFIX}")) if directory.is_dir() else []
 
 
-def read_text(path: Path) -> str:
-    """The file's text; one that cannot be read is `not_found` saying why."""
+def read_text(path: Path) -> str | None:
+    """The file's text, None when it is over MAX_FILE_BYTES; one that cannot be read is
+    `not_found` saying why."""
     try:
-        return path.read_text(encoding="utf-8")
+        with path.open("rb") as file:
+            data = file.read(MAX_FILE_BYTES + 1)
+        return data.decode("utf-8") if len(data) <= MAX_FILE_BYTES else None
     except (OSError, UnicodeDecodeError) as exc:
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise WardianError(
@@ -37,16 +51,27 @@ def read_text(path: Path) -> str:
         ) from None
 
 
-def parse_json(text: str) -> tuple[object, list[dict[str, Any]]]:
-    """The JSON value, or an `invalid_json` error naming the line and column."""
+def parse_json(text: str | None) -> tuple[object, list[dict[str, Any]]]:
+    """The JSON value, or the error that stopped it: `too_large` (no text: over
+    MAX_FILE_BYTES), `invalid_json` naming the line and column, or `too_deep`."""
+    if text is None:
+        message = f"the file is larger than {MAX_FILE_BYTES} bytes, the most a workflow file may hold"
+        return None, [problem(None, None, "too_large", message)]
     try:
-        return json.loads(text), []
+        value = json.loads(text)
     except json.JSONDecodeError as exc:
         message = f"not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
         return None, [problem(None, None, "invalid_json", message) | {"line": exc.lineno, "column": exc.colno}]
+    except RecursionError:
+        value = None  # deeper than json can read, so deeper than MAX_DEPTH too
+    where = deeper_than(value, MAX_DEPTH) if value is not None else "the top"
+    if where is None:
+        return value, []
+    message = f"the file nests deeper than {MAX_DEPTH} levels (at {where}); a workflow never needs that"
+    return None, [problem(None, None if where == "the top" else where, "too_deep", message)]
 
 
-def check_file(home: Path, path: Path) -> tuple[Workflow | None, list[dict[str, Any]]]:
+def check_file(home: Path, path: Path) -> Checked:
     """The workflow in `path` and every error it has; a file under the home's workflows
     directory must also be named after its id (that is how `show` and `run` find it)."""
     raw, errors = parse_json(read_text(path))
@@ -66,14 +91,49 @@ def _in_workflows_dir(home: Path, path: Path) -> bool:
 
 def list_workflows(home: Path) -> list[dict[str, Any]]:
     """A summary of every workflow file, sorted by file name; an invalid one carries `error`."""
-    return [_summary(home, path) for path in workflow_files(home)]
+    return CheckedFiles(home).summaries()
 
 
-def _summary(home: Path, path: Path) -> dict[str, Any]:
-    try:
-        workflow, errors = check_file(home, path)
-    except WardianError as error:
-        errors, workflow = [problem(None, None, "unreadable", error.message)], None
+class CheckedFiles:
+    """`check_file`'s answers kept by each file's stamp (size, mtime, ctime, inode): the host
+    answered every `workflow list` by validating every file again."""
+
+    def __init__(self, home: Path) -> None:
+        self._home = home
+        self._kept: dict[Path, tuple[tuple[int, ...], Checked]] = {}
+
+    def summaries(self) -> list[dict[str, Any]]:
+        listed = workflow_files(self._home)
+        self._kept = {path: kept for path, kept in self._kept.items() if path in set(listed)}
+        return [_summary(path, self.check(path)) for path in listed]
+
+    def check(self, path: Path) -> Checked | WardianError:
+        try:
+            stamp = _stamp(path)
+        except OSError:
+            stamp = None  # read_text says why
+        kept = self._kept.get(path)
+        if kept is not None and kept[0] == stamp:
+            return kept[1]
+        try:
+            checked = check_file(self._home, path)
+        except WardianError as error:
+            return error
+        if stamp is not None:  # taken before the read: a change meanwhile is seen next time
+            self._kept[path] = (stamp, checked)
+        return checked
+
+
+def _stamp(path: Path) -> tuple[int, ...]:
+    status = os.stat(path)
+    return (status.st_size, status.st_mtime_ns, status.st_ctime_ns, status.st_ino)
+
+
+def _summary(path: Path, checked: Checked | WardianError) -> dict[str, Any]:
+    if isinstance(checked, WardianError):
+        workflow, errors = None, [problem(None, None, "unreadable", checked.message)]
+    else:
+        workflow, errors = checked
     if workflow is None:
         return {"id": path.stem, "file": str(path), "error": _file_error(path, errors)}
     return {

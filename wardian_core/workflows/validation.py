@@ -21,6 +21,10 @@ TEMPLATE_FIELDS = {"agent": "prompt", "shell": "command", "approval": "message"}
 # Run modes that take over a role agent's configuration or session: a provider has neither.
 INHERITING_RUN_MODES = ("inherit_fresh", "inherit_resume")
 _KINDS = ", ".join(NODE_KINDS)
+# Validation is linear in nodes and edges; these bound what one file costs the host (and
+# what a run of it would: each node is a process).
+MAX_NODES = 10_000
+MAX_EDGES = 50_000
 
 
 def problem(node: str | None, field_path: str | None, code: str, message: str) -> dict[str, Any]:
@@ -29,6 +33,9 @@ def problem(node: str | None, field_path: str | None, code: str, message: str) -
 
 def validate_workflow(raw: object) -> tuple[Workflow | None, list[dict[str, Any]]]:
     """The workflow when `raw` is a valid definition, else None and every error found."""
+    oversized = _size_errors(raw)
+    if oversized:
+        return None, oversized  # checked no further: the limit bounds what a check costs
     try:
         workflow: Workflow | None = Workflow.model_validate(raw)
         errors = []
@@ -36,6 +43,16 @@ def validate_workflow(raw: object) -> tuple[Workflow | None, list[dict[str, Any]
         workflow, errors = None, structure_errors(raw, exc)
     errors += graph_errors(raw)
     return (workflow, []) if not errors else (None, errors)
+
+
+def _size_errors(raw: object) -> list[dict[str, Any]]:
+    limits = {"nodes": MAX_NODES, "edges": MAX_EDGES}
+    lists = {key: raw.get(key) for key in limits} if isinstance(raw, dict) else {}
+    return [
+        problem(None, key, "too_large", f"{key} holds {len(items)} entries; a workflow has at most {limits[key]}")
+        for key, items in lists.items()
+        if isinstance(items, list) and len(items) > limits[key]
+    ]
 
 
 # --- structure -----------------------------------------------------------------------------
@@ -124,12 +141,14 @@ class _Draft:
 
 def graph_errors(raw: object) -> list[dict[str, Any]]:
     draft = _Draft.of(raw)
+    order, links = draft.order(), draft.links()
+    components = _strongly_connected(order, links)
     return [
         *_duplicate_ids(draft),
         *_edge_errors(draft),
-        *_cycles(draft),
+        *_cycles(components, _adjacency(order, links)),
         *_role_errors(draft),
-        *_interpolation_errors(draft),
+        *_interpolation_errors(draft, _Upstream(order, links, components)),
     ]
 
 
@@ -156,18 +175,18 @@ def _edge_errors(draft: _Draft) -> Iterator[dict[str, Any]]:
                 yield problem(other if other in ids else None, f"edges.{index}.{end}", "dangling_edge", message)
 
 
-def _cycles(draft: _Draft) -> Iterator[dict[str, Any]]:
-    order = draft.order()
-    for component in _strongly_connected(order, draft.links()):
+def _cycles(components: list[list[str]], forward: dict[str, list[str]]) -> Iterator[dict[str, Any]]:
+    for component in components:
         if len(component) > 1:
-            path = " → ".join([*_cycle_through(component, draft.links()), component[0]])
+            path = " → ".join([*_cycle_through(component, forward), component[0]])
             message = f"nodes {', '.join(component)} form a cycle ({path}); a workflow is a graph without cycles"
             yield problem(component[0], "edges", "cycle", message)
 
 
 def _strongly_connected(order: list[str], links: list[tuple[str, str]]) -> list[list[str]]:
-    """Kosaraju's components, each in definition order; iterative, so a long chain cannot
-    exhaust the interpreter's recursion limit."""
+    """Kosaraju's components, each in definition order, the components in an order where
+    every edge between two of them points forward (what `_Upstream` relies on); iterative,
+    so a long chain cannot exhaust the interpreter's recursion limit."""
     forward = _adjacency(order, links)
     backward = _adjacency(order, [(b, a) for a, b in links])
     finished: list[str] = []
@@ -212,7 +231,7 @@ def _adjacency(order: list[str], links: list[tuple[str, str]]) -> dict[str, list
     return adjacent
 
 
-def _cycle_through(component: list[str], links: list[tuple[str, str]]) -> list[str]:
+def _cycle_through(component: list[str], forward: dict[str, list[str]]) -> list[str]:
     """One cycle from the component's first node back to it (shortest, by breadth-first search)."""
     inside = set(component)
     start = component[0]
@@ -221,8 +240,8 @@ def _cycle_through(component: list[str], links: list[tuple[str, str]]) -> list[s
     while frontier:
         following = []
         for node in frontier:
-            for source, target in links:
-                if source != node or target not in inside:
+            for target in forward[node]:
+                if target not in inside:
                     continue
                 if target == start:
                     path = [node]
@@ -255,9 +274,8 @@ def _role_errors(draft: _Draft) -> Iterator[dict[str, Any]]:
             yield problem(node_id, f"nodes.{index}.run_mode", "inherit_without_agent", message)
 
 
-def _interpolation_errors(draft: _Draft) -> Iterator[dict[str, Any]]:
+def _interpolation_errors(draft: _Draft, upstream: "_Upstream") -> Iterator[dict[str, Any]]:
     by_id = {node_id: node for _, node_id, node in reversed(draft.nodes)}  # the first of duplicates
-    ancestors = _ancestors(draft)
     for index, node_id, node in draft.nodes:
         name = TEMPLATE_FIELDS.get(str(node.get("kind")))
         template = node.get(name) if name else None
@@ -268,11 +286,11 @@ def _interpolation_errors(draft: _Draft) -> Iterator[dict[str, Any]]:
         for message in syntax:
             yield problem(node_id, at, "bad_interpolation", f"node {node_id} {name}: {message}")
         for reference in found:
-            yield from _reference_errors(draft, node_id, at, reference, by_id, ancestors[node_id])
+            yield from _reference_errors(draft, node_id, at, reference, by_id, upstream)
 
 
 def _reference_errors(
-    draft: _Draft, node_id: str, at: str, reference: Reference, by_id: dict[str, Any], upstream: set[str]
+    draft: _Draft, node_id: str, at: str, reference: Reference, by_id: dict[str, Any], upstream: "_Upstream"
 ) -> Iterator[dict[str, Any]]:
     used = f"node {node_id} uses {{{{{reference.text.strip()}}}}}"
     if reference.input is not None:
@@ -285,7 +303,7 @@ def _reference_errors(
     source = str(reference.node)
     if source not in by_id:
         yield problem(node_id, at, "unknown_node", f"{used}, but no node has id {source!r}")
-    elif source not in upstream:
+    elif not upstream.of(source, node_id):
         message = f"{used}, but {source} is not upstream of {node_id}: add an edge path from {source} to {node_id}"
         yield problem(node_id, at, "not_upstream", message)
     elif reference.key is not None and reference.key not in _declared_keys(by_id[source], reference.key):
@@ -305,18 +323,39 @@ def _declared_keys(node: dict[str, Any], key: str) -> set[str]:
     return keys or {key}
 
 
-def _ancestors(draft: _Draft) -> dict[str, set[str]]:
-    """Every node each node is downstream of, through edges."""
-    order = draft.order()
-    parents = _adjacency(order, [(b, a) for a, b in draft.links()])
-    found: dict[str, set[str]] = {}
-    for node_id in order:
-        seen: set[str] = set()
-        pending = list(parents[node_id])
-        while pending:
-            parent = pending.pop()
-            if parent not in seen:
-                seen.add(parent)
-                pending.extend(parents[parent])
-        found[node_id] = seen
-    return found
+class _Upstream:
+    """Which nodes are upstream of which, asked only for the nodes a template names.
+
+    Each strongly connected component gets the set of nodes upstream of it as one integer's
+    bits, built once in the components' order (every edge points forward in it), when the
+    first question comes. Every node's own set of ancestors, built before, was quadratic:
+    6.5 s and 2.1 GB for a chain of 8,000 nodes.
+    """
+
+    def __init__(self, order: list[str], links: list[tuple[str, str]], components: list[list[str]]) -> None:
+        self._bit = {node_id: 1 << index for index, node_id in enumerate(order)}
+        self._component = {node_id: number for number, members in enumerate(components) for node_id in members}
+        self._links = links
+        self._components = components
+        self._above: list[int] | None = None
+
+    def of(self, source: str, node_id: str) -> bool:
+        """Whether `source` is upstream of `node_id` (in a cycle, each of its nodes is upstream of all)."""
+        if self._above is None:
+            self._above = self._build()
+        return bool(self._above[self._component[node_id]] & self._bit[source])
+
+    def _build(self) -> list[int]:
+        parents: list[list[str]] = [[] for _ in self._components]
+        for source, target in self._links:
+            parents[self._component[target]].append(source)
+        above = [0] * len(self._components)
+        for number, members in enumerate(self._components):
+            bits = 0
+            for parent in parents[number]:
+                bits |= self._bit[parent] | above[self._component[parent]]
+            if len(members) > 1:
+                for member in members:
+                    bits |= self._bit[member]
+            above[number] = bits
+        return above

@@ -14,8 +14,10 @@ from wardian_host.workflows.runner import WorkflowRunner
 
 def build_workflow_handlers(home: Path, runner: WorkflowRunner) -> dict[str, Handler]:
     # Files on disk: read off the event loop, so a slow disk does not stall the agents' output.
+    checked_files = workflow_files.CheckedFiles(home)
+
     async def workflow_list(_: Any, __: RequestContext) -> dict[str, Any]:
-        return {"workflows": await asyncio.to_thread(workflow_files.list_workflows, home)}
+        return {"workflows": await asyncio.to_thread(checked_files.summaries)}
 
     async def workflow_show(params: Any, _: RequestContext) -> dict[str, Any]:
         return await asyncio.to_thread(workflow_files.show_workflow, home, params.workflow_id)
