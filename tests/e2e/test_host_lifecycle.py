@@ -1,5 +1,6 @@
 """The host and the agent lifecycle, through the real `wardian` command and real PTYs."""
 
+import contextlib
 import json
 import os
 import subprocess
@@ -200,3 +201,25 @@ def test_unknown_target_is_not_found(spawn, run_wardian) -> None:
         result = run_wardian("agent", verb, "absent")
         assert result.returncode == 2, verb
         assert result.error()["code"] == "not_found"
+
+
+HELD_EXIT_SITE = Path(__file__).resolve().parents[1] / "support" / "held_exit_site"
+
+
+def test_host_stop_says_stopped_only_once_the_process_is_gone(run_wardian, tmp_path: Path) -> None:
+    fifo = tmp_path / "hold-exit"
+    os.mkfifo(fifo)
+    held = {"PYTHONPATH": str(HELD_EXIT_SITE), "WARDIAN_TEST_HOLD_EXIT": str(fifo)}
+    started = run_wardian("host", "start", env=held)
+    assert started.returncode == 0, started.stderr
+    pid = started.json()["host"]["pid"]
+    try:
+        # The host lets its lock go, then is held at exit: its process still runs.
+        stopping = run_wardian("host", "stop", env={"WARDIAN_CONTROL_TIMEOUT": "5"})
+        assert stopping.returncode == 0, stopping.stderr
+        assert stopping.json()["host"]["stopped"] is False and psutil.pid_exists(pid)
+    finally:
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))  # the held exit goes on
+    with contextlib.suppress(psutil.NoSuchProcess):
+        psutil.Process(pid).wait(30)
+    assert run_wardian("host", "status").error()["code"] == "app_not_running"

@@ -7,7 +7,7 @@ import click
 from wardian_core import paths
 from wardian_core.errors import WardianError
 from wardian_core.fields import live_agent
-from wardian_host.cli.live import emit, request
+from wardian_host.cli.live import emit, lifecycle_timeout, request
 
 
 @click.group()
@@ -36,14 +36,22 @@ def start(foreground: bool) -> None:
 @host.command("stop")
 def stop() -> None:
     """Stop the host; its agents are ended gracefully first."""
+    import time
+
     from wardian_core.control.client import ControlClient
-    from wardian_host.daemon.host_lock import wait_until_released
+    from wardian_host.daemon.host_lock import wait_until_gone, wait_until_released
 
     home = paths.wardian_home()
+    deadline = time.monotonic() + lifecycle_timeout()
+
+    def left() -> float:
+        return max(deadline - time.monotonic(), 0.01)  # 0 would make a socket non-blocking
+
     with ControlClient.connect(home) as client:
-        answer = client.request("host.stop")
-        client.wait_closed(timeout=60)  # the host closes every connection as it exits
-    stopped = wait_until_released(home, timeout=30)
+        answer = client.request("host.stop", timeout=left())
+        client.wait_closed(timeout=left())  # the host closes every connection as it exits
+    # `stopped` only once the process is gone: the lock is let go before the interpreter's teardown.
+    stopped = wait_until_released(home, timeout=left()) and wait_until_gone(answer["pid"], left())
     emit("host", answer | {"stopped": stopped})
 
 

@@ -12,6 +12,7 @@ which its CLI then uses, instead of one still starting.
 
 import fcntl
 import os
+import select
 import threading
 from pathlib import Path
 
@@ -142,3 +143,30 @@ def wait_until_released(home: Path, timeout: float) -> bool:
     if done:
         os.close(fd)
     return done
+
+
+def wait_until_gone(pid: int, timeout: float) -> bool:
+    """Block until process `pid` has ended; False if it still runs after `timeout`. The host lets
+    its lock go before the interpreter's teardown, so a released lock does not yet mean that."""
+    try:
+        fd = os.pidfd_open(pid)  # readable once the process has exited
+    except ProcessLookupError:
+        return True
+    except (AttributeError, OSError):  # no pidfd on this system: psutil polls
+        return _polled_until_gone(pid, timeout)
+    try:
+        return bool(select.select([fd], [], [], timeout)[0])
+    finally:
+        os.close(fd)
+
+
+def _polled_until_gone(pid: int, timeout: float) -> bool:
+    import psutil
+
+    try:
+        psutil.Process(pid).wait(timeout)
+    except psutil.NoSuchProcess:
+        return True
+    except psutil.TimeoutExpired:
+        return False
+    return True
