@@ -14,6 +14,7 @@ DEFAULT_FIELDS = ("name", "uuid", "class", "provider", "workspace", "status")
 VERBOSE_FIELDS = DEFAULT_FIELDS + ("pid", "started_at", "last_status_at", "launch_config", "provider_settings")
 ALL_FIELDS = VERBOSE_FIELDS + (
     "status_source",
+    "host_gone",
     "description",
     "created_at",
     "provider_session_id",
@@ -54,6 +55,7 @@ def to_record(row: dict[str, Any], status_source: str) -> dict[str, Any]:
     """A stored or live agent row as the record the CLI shows (never its environment)."""
     record = {name: row.get(name) for name in ALL_FIELDS}
     record["is_off"] = bool(row.get("is_off"))
+    record["host_gone"] = bool(row.get("host_gone"))
     evidence = record["status_evidence"]
     if isinstance(evidence, str):
         record["status_evidence"] = json.loads(evidence) if evidence else None

@@ -41,6 +41,11 @@ class AgentRecord(BaseModel):
         description="Provider settings in force at the latest launch: declared defaults, settings.toml, its own.",
     )
     status_source: StatusSource
+    host_gone: bool = Field(
+        False,
+        description="Read from state.db while no host runs, the status says the agent runs: the host that "
+        "wrote it is gone, so its status and pid may be stale.",
+    )
     description: str | None = None
     created_at: str
     provider_session_id: str | None = None

@@ -2,6 +2,11 @@
 
 Answers from state.db (`status_source: persisted`); the host's live view slots in
 through `load_rows` once a host runs. Kept on plain data so the CLI starts fast.
+
+A stored row says what the host that wrote it last knew. While no host runs, a row that
+says its agent runs was left by a host that is gone (a crash, a kill -9): it is marked
+`host_gone`, since its status and pid may no longer be true; the next host's recovery
+finds out (`headless` or `off`).
 """
 
 import os
@@ -22,6 +27,8 @@ Environ = "os._Environ[str] | dict[str, str]"
 # slow machine, while a stuck host (stopped, swapped out) costs a reader 2 s, not the
 # control timeout's 10, for an answer state.db can give.
 READ_DEADLINE_SECONDS = 2.0
+# The statuses that say an agent's process runs (`off` and `error` say it ended).
+RUNNING_STATUSES = frozenset({"starting", "idle", "processing", "action_required", "headless"})
 
 
 def read_deadline() -> float:
@@ -32,16 +39,22 @@ def read_deadline() -> float:
 
 def load_rows(home: Path) -> tuple[list[dict[str, Any]], str]:
     """Every agent row and where the answer came from: the live host, else state.db."""
-    live = _live_rows(home)
+    live, host_runs = _live_rows(home)
     if live is not None:
         return live, "live"
     with reading(home) as conn:
-        return agent_rows.list_agents(conn), "persisted"
+        rows = agent_rows.list_agents(conn)
+    return (rows if host_runs else [_left_by_a_gone_host(row) for row in rows]), "persisted"
 
 
-def _live_rows(home: Path) -> list[dict[str, Any]] | None:
+def _left_by_a_gone_host(row: dict[str, Any]) -> dict[str, Any]:
+    return row | {"host_gone": True} if row["status"] in RUNNING_STATUSES else row
+
+
+def _live_rows(home: Path) -> tuple[list[dict[str, Any]] | None, bool]:
+    """The host's rows (None when it gave none), and whether a host runs (it may not have answered)."""
     if not endpoint.socket_path(home).exists():
-        return None  # no host: skip the connect entirely
+        return None, False  # no host: skip the connect entirely
     from wardian_core.control.client import ControlClient
 
     deadline = read_deadline()
@@ -53,11 +66,11 @@ def _live_rows(home: Path) -> list[dict[str, Any]] | None:
                 try:
                     rows.extend(next(exchange)["agents"])
                 except StopIteration:
-                    return rows
+                    return rows, True
     except WardianError as error:
         # A stale socket of a dead host, or a host that did not answer in time: state.db answers.
         if error.code in ("app_not_running", "control_endpoint_timeout"):
-            return None
+            return None, error.code == "control_endpoint_timeout"
         raise
 
 

@@ -170,6 +170,25 @@ def test_a_headless_agent_goes_off_when_its_process_ends(spawn, wait_status, sho
     assert resumed.returncode == 0, resumed.stderr
 
 
+def test_a_read_while_no_host_runs_marks_the_running_statuses_a_gone_host_left(spawn, wait_status, run_wardian) -> None:
+    spawn("left", "bash", "-c", "echo up; exec sleep 600")
+    spawn("ended", "bash", "-c", "echo bye")
+    wait_status("left", "idle")
+    wait_status("ended", "off")
+    _kill_host(run_wardian)
+    fields = "name,status,status_source,host_gone"
+    listed = run_wardian("agent", "list", "--fields", fields).json()
+    assert listed["agents"] == [
+        {"name": "left", "status": "idle", "status_source": "persisted", "host_gone": True},
+        {"name": "ended", "status": "off", "status_source": "persisted", "host_gone": False},
+    ]
+    assert (listed["notice"]["reason"], listed["notice"]["agents"]) == ("host_gone", ["left"])
+    assert "host start" in listed["notice"]["hint"]
+    assert run_wardian("host", "start").returncode == 0
+    live = run_wardian("agent", "list", "--fields", fields).json()
+    assert "notice" not in live and [agent["host_gone"] for agent in live["agents"]] == [False, False]
+
+
 @pytest.fixture
 def impostor() -> Iterator[Callable[[str], psutil.Popen]]:
     """A process of this user, in a session of its own, claiming to be the agent with `uuid`."""

@@ -48,15 +48,16 @@ def request(
 
 
 def persisted_notice(home: Path, records: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """Why an answer read from state.db although a host runs: the host did not answer in time
-    (the roster gave up on it after `roster.read_deadline()`). None when no host runs."""
+    """Why an answer read from state.db needs a word: a host runs but did not answer in time
+    (the roster gave up on it after `roster.read_deadline()`), or none runs and the one that
+    wrote some agents' running statuses is gone. None otherwise."""
     if not records or records[0]["status_source"] != "persisted":
         return None
     from wardian_host.daemon.host_lock import running_host_pid
 
     pid = running_host_pid(home)
     if pid is None:
-        return None  # no host: state.db is the only source, and the answer says so already
+        return _host_gone_notice(records)
     deadline = roster.read_deadline()
     return {
         "reason": "host_not_answering",
@@ -66,6 +67,20 @@ def persisted_notice(home: Path, records: list[dict[str, Any]]) -> dict[str, Any
         "`wardian host stop && wardian host start`.",
         "host_pid": pid,
         "deadline_seconds": deadline,
+    }
+
+
+def _host_gone_notice(records: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """No host runs: the agents whose stored status says they run were left so by a host that is gone."""
+    stale = [record["name"] for record in records if record.get("host_gone")]
+    if not stale:
+        return None
+    return {
+        "reason": "host_gone",
+        "message": f"no host runs: {len(stale)} agent(s) show what the host that ended last recorded "
+        "(host_gone: true); their processes may have ended since",
+        "hint": "`wardian host start` looks for their processes: each becomes `headless` (still running) or `off`.",
+        "agents": stale,
     }
 
 
