@@ -300,3 +300,23 @@ def test_concurrent_sets_of_different_keys_all_land(settings_path) -> None:
         assert table == value, key
     assert "# sandbox picked after the incident" in settings_path.read_text()
     assert files_beside(settings_path) == ["settings.toml"]
+
+
+@pytest.mark.parametrize(
+    "deep",
+    [
+        "a = " + "[" * 900 + "]" * 900 + "\n",  # raised a raw RecursionError in tomllib
+        "a = " + "{b = " * 900 + "1" + "}" * 900 + "\n",
+        "[" + ".".join(["x"] * 900) + "]\nk = 1\n",  # tomllib reads it; later readers recurse
+    ],
+    ids=["arrays", "inline tables", "dotted table"],
+)
+def test_a_deeply_nested_file_is_reported_and_never_rewritten(run_wardian, settings_path, deep: str) -> None:
+    settings_path.write_text(deep)
+    for args in (("list",), ("set", "sessions.regular", "fresh")):
+        result = run_wardian("settings", *args)
+        assert result.returncode == 1, args
+        error = result.error()
+        assert error["code"] == "validation_failed" and "nests deeper than 32 levels" in error["message"]
+        assert error["hint"] and "Traceback" not in result.stderr
+        assert settings_path.read_text() == deep

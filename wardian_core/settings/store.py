@@ -17,8 +17,12 @@ from pydantic import ValidationError
 from wardian_core import paths
 from wardian_core.atomic_files import open_unfollowed
 from wardian_core.errors import WardianError, write_failed
+from wardian_core.nesting import deeper_than
 from wardian_core.settings.model import Settings
 
+# Settings go three levels deep (providers.NAME.KEY); tomllib, pydantic and the TOML writer
+# recurse per level, and a file nested 900 deep raised a raw RecursionError.
+MAX_DEPTH = 32
 _POSITION = re.compile(r"at line (\d+), column (\d+)")
 _MESSAGES = {
     "extra_forbidden": "unknown key",
@@ -50,7 +54,9 @@ def read_text(home: Path) -> tuple[Path, str]:
 
 def parse(target: Path, text: str) -> dict[str, Any]:
     try:
-        return tomllib.loads(text)
+        document = tomllib.loads(text)
+    except RecursionError:
+        raise _too_deep(target, None) from None
     except tomllib.TOMLDecodeError as error:
         details: dict[str, Any] = {"path": str(target)}
         position = _POSITION.search(str(error))
@@ -62,6 +68,21 @@ def parse(target: Path, text: str) -> dict[str, Any]:
             "Fix the file by hand; Wardian never rewrites a settings file it cannot read.",
             details,
         ) from None
+    where = deeper_than(document, MAX_DEPTH)
+    if where is not None:
+        raise _too_deep(target, where)
+    return document
+
+
+def _too_deep(target: Path, where: str | None) -> WardianError:
+    at = f" (at {where})" if where else ""
+    return WardianError(
+        "validation_failed",
+        f"{target} nests deeper than {MAX_DEPTH} levels{at}; settings go three levels deep",
+        "Fix the file by hand (`wardian settings list` shows every key); Wardian never rewrites a "
+        "settings file it cannot read.",
+        {"path": str(target)},
+    )
 
 
 def validate(target: Path, document: dict[str, Any]) -> Settings:
