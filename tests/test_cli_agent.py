@@ -245,13 +245,13 @@ def test_the_read_path_imports_no_heavy_module(roster, tmp_path: Path) -> None:
     assert done.stderr == ""
 
 
-def test_pretty_colours_the_status_on_a_terminal(roster) -> None:
+def _pretty_on_a_terminal(env: dict[str, str]) -> str:
     import sys
 
     from ptyprocess import PtyProcessUnicode
 
     wardian = str(Path(sys.executable).parent / "wardian")
-    terminal = PtyProcessUnicode.spawn([wardian, "agent", "alice", "--pretty"], env=dict(os.environ))
+    terminal = PtyProcessUnicode.spawn([wardian, "agent", "alice", "--pretty"], env=env)
     screen = ""
     while True:
         try:
@@ -260,7 +260,17 @@ def test_pretty_colours_the_status_on_a_terminal(roster) -> None:
             break
     terminal.wait()
     assert terminal.exitstatus == 0
-    assert "\x1b[32midle" in screen  # green, the palette's emerald
+    return screen
+
+
+def test_pretty_colours_the_status_on_a_terminal(roster) -> None:
+    env = {name: value for name, value in os.environ.items() if name != "NO_COLOR"}
+    assert "\x1b[32midle" in _pretty_on_a_terminal(env)  # green, the palette's emerald
+
+
+def test_pretty_on_a_terminal_has_no_colour_while_no_color_is_set(roster) -> None:
+    screen = _pretty_on_a_terminal(dict(os.environ) | {"NO_COLOR": "1"})
+    assert "idle" in screen and "\x1b[" not in screen
 
 
 def test_structured_fields_print_as_one_line_of_json(run_wardian, roster) -> None:

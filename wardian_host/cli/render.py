@@ -1,6 +1,7 @@
 """One renderer for agent records: JSON, `--pretty`, `--fields` and `--field`."""
 
 import json
+import os
 import re
 import sys
 from typing import Any, NamedTuple
@@ -79,9 +80,14 @@ def bare(value: Any) -> str:
     return one_line(str(value))
 
 
+def _colours_wanted() -> bool:
+    """Colour only on a terminal, and never while NO_COLOR is set to anything (no-color.org)."""
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+
+
 def _styled_status(text: str, status: Any, padded_to: int = 0) -> str:
     padded = text.ljust(padded_to)
-    if not sys.stdout.isatty():
+    if not _colours_wanted():
         return padded
     colour = STATUS_COLOURS.get(str(status))
     return click.style(padded, fg=colour) if colour else padded
