@@ -17,7 +17,7 @@ from ptyprocess import PtyProcessUnicode
 
 from wardian_core.clock import iso_days_ago
 from wardian_core.control import endpoint
-from wardian_core.control.protocol import MAX_FRAME_BYTES
+from wardian_core.control.protocol import MAX_FRAME_BYTES, PROTOCOL_VERSION
 from wardian_core.db import events as event_rows
 from wardian_core.db import open_writer
 from wardian_core.errors import WardianError
@@ -144,6 +144,11 @@ def test_malformed_unknown_invalid_and_oversized_frames_are_refused_and_the_host
     codes = [frame["error"]["code"] if not frame["ok"] else "ok" for frame in frames]
     assert codes == ["bad_request", "not_supported", "bad_request", "ok"]
     assert [frame["id"] for frame in frames] == [None, 2, 3, 4]  # one connection, several requests
+    hint = frames[0]["error"]["hint"]  # its example frame, filled in, is one this host takes
+    example = hint[hint.index("{") : hint.rindex("}") + 1]
+    filled = example.replace("<integer>", "5").replace("<request kind>", "host.status").replace("{...}", "{}")
+    answered, _ = _raw_exchange(wardian_home, filled.encode() + b"\n")
+    assert json.loads(filled)["v"] == PROTOCOL_VERSION and answered[0]["ok"], answered
     oversized, _ = _raw_exchange(wardian_home, b'{"pad": "' + b"x" * (MAX_FRAME_BYTES + 10) + b'"}\n')
     assert len(oversized) == 1 and oversized[0]["error"]["code"] == "message_too_large"
     assert "8 MiB" in oversized[0]["error"]["message"] and oversized[0]["error"]["hint"]

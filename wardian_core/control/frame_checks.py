@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from wardian_core.control.protocol import PROTOCOL_VERSION
 from wardian_core.errors import WardianError
 
 # The deepest real request has four levels (frame, params, launch_config, a list in it).
@@ -33,7 +34,8 @@ FrameModel = TypeVar("FrameModel", bound=BaseModel)
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _FRAME_HINT = (
     "Send one JSON object per line, UTF-8 encoded: "
-    '{"v": 1, "id": <integer>, "kind": "<request kind>", "params": {...}} (see wardian_core.control).'
+    f'{{"v": {PROTOCOL_VERSION}, "id": <integer>, "kind": "<request kind>", "params": {{...}}}} '
+    "(see wardian_core.control)."
 )
 
 
