@@ -11,12 +11,21 @@ import json
 import os
 import subprocess
 import time
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
 import psutil
 import pytest
-from wardian_cli import WARDIAN, WardianCli, ask_answer, ask_in_background, assert_replied_by_the_agent
+from wardian_cli import (
+    WARDIAN,
+    WardianCli,
+    ask_answer,
+    ask_in_background,
+    assert_replied_by_the_agent,
+    never_asked,
+    new_repository,
+)
 
 from wardian_codex import plugin
 from wardian_core.provider_models import LaunchConfig, SpawnContext
@@ -243,6 +252,78 @@ def test_a_rejected_trust_dialog_leaves_codex_in_its_command_center(wardian: War
     assert (left["event"], left["answer"], left["line"]) == ("approval_resolved", "rejected", "Agent command center")
     rows = wardian("agent", "screen", "cx")["screen"]["rows"]
     assert any("Agent command center" in row for row in rows), rows
+
+
+# -- the first run in a folder the user's Codex has never seen --
+
+
+@pytest.fixture
+def first_run(wardian: Wardian, tmp_path: Path) -> Wardian:
+    """Agents spawned in a new git repository that the user's config.toml says nothing about."""
+    return Wardian(wardian.home, new_repository(tmp_path), wardian.cli, "codex")
+
+
+def user_trust(wardian: Wardian) -> object:
+    config = tomllib.loads((Path(wardian.cli.home) / ".codex" / "config.toml").read_text())
+    return config.get("projects", {}).get(str(wardian.workspace), {}).get("trust_level")
+
+
+def asks_to_trust(wardian: Wardian, name: str) -> None:
+    """Codex asks as it starts, before its prompt: the question on screen and in the evidence."""
+    evidence = wardian.wait(name, "action_required", "approval_requested")["status_evidence"]
+    assert (evidence["source"], evidence["reason"], evidence["dialog"]) == ("pty", "trust", "trust"), evidence
+    assert evidence["message"].startswith("Codex asks as it starts (before its prompt)"), evidence
+    assert "Trust this folder?" in evidence["message"], evidence
+    rows = wardian("agent", "screen", name)["screen"]["rows"]
+    assert any("Trust this folder?" in row for row in rows), rows
+    assert [event["to"] for event in wardian.watch(name)["events"]] == ["starting", "action_required"]
+
+
+def takes_a_turn(wardian: Wardian, name: str, token: str) -> None:
+    sent = wardian("send", f"hello ECHO:{token}", "--to", name, "--wait-until", "idle", "--timeout", "60s")
+    done = sent["agent"]["status_evidence"]
+    assert (done["event"], done["source"], done["rule"]) in TURN_ENDS
+    turn_request(wardian.cli.server, f"ECHO:{token}")
+    wardian.output_shows(name, f"MOCK-REPLY {token}")
+
+
+def test_a_trust_accepted_once_is_not_asked_again_by_the_next_agent(first_run: Wardian) -> None:
+    first_run.spawn("first")
+    asks_to_trust(first_run, "first")
+
+    answer = first_run("send", "--approval", "accept", "--to", "first", "--timeout", "30s")
+
+    assert answer["left_action_required"] is True
+    first_run.wait("first", "idle", "ready")
+    takes_a_turn(first_run, "first", "trusted1")
+    # Codex wrote the answer into the agent's own config; Wardian carried it to the user's.
+    assert user_trust(first_run) == "trusted"
+
+    first_run.spawn("second")
+    first_run.wait("second", "idle", "ready")
+
+    assert never_asked(first_run, "second")
+    takes_a_turn(first_run, "second", "trusted2")
+
+
+def test_a_refused_trust_is_not_kept_and_the_next_agent_asks_again(first_run: Wardian) -> None:
+    first = first_run.spawn("first")
+    asks_to_trust(first_run, "first")
+
+    first_run("send", "--approval", "reject", "--to", "first", "--timeout", "30s")
+
+    # Codex runs on, in its Agent command center instead of the workspace: the agent is back
+    # to `starting`, the status it had when asked, and never ready there.
+    left = first_run.show("first")
+    assert left["status"] == "starting", left
+    assert (left["status_evidence"]["event"], left["status_evidence"]["answer"]) == ("approval_resolved", "rejected")
+    assert not first_run.cli.server.model_requests()
+    assert user_trust(first_run) is None
+    agent_config = tomllib.loads((first_run.codex_home(first["uuid"]) / "config.toml").read_text())
+    assert str(first_run.workspace) not in agent_config.get("projects", {}), "Codex kept a refusal"
+
+    first_run.spawn("second")
+    asks_to_trust(first_run, "second")
 
 
 def test_api_error_is_reported_as_error(wardian: Wardian) -> None:

@@ -4,7 +4,7 @@ import json
 from pathlib import Path
 
 from wardian_codex import plugin, tui
-from wardian_codex.profile import APPROVAL_SETTLE_SECONDS, TRUST_SETTLE_SECONDS
+from wardian_codex.profile import APPROVAL_SETTLE_SECONDS, READY_WITHOUT_SIGNAL_SECONDS, TRUST_SETTLE_SECONDS
 from wardian_host.testing.terminal_replay import Terminal, kinds, offset_after
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -12,6 +12,9 @@ APPROVAL = (FIXTURES / "recordings" / "codex-tui-approval.raw").read_bytes()
 REJECTED_THEN_APPROVED = (FIXTURES / "codex-tui-approval-rejected-then-approved.raw").read_bytes()
 TRUST_ANSWERED = (FIXTURES / "codex-tui-trust-answered.raw").read_bytes()
 TRUST_REJECTED = (FIXTURES / "codex-tui-trust-rejected.raw").read_bytes()
+# A resumed thread, its status line standing when Codex signals idle (the other recordings
+# typed their prompt before Codex had started: "Waiting for startup").
+TURN = (FIXTURES / "codex-tui-resume-thread.raw").read_bytes()
 
 
 def test_the_stream_asks_for_the_screen_only_when_a_marker_shows() -> None:
@@ -27,19 +30,45 @@ def test_a_marker_split_across_reads_is_seen_once() -> None:
     assert looks.count(True) == 1
 
 
-def test_ready_once_the_status_line_shows(make_ctx) -> None:
+def after_idle_signal(data: bytes) -> int:
+    return data.index(tui.IDLE_SIGNAL) + len(tui.IDLE_SIGNAL)
+
+
+def test_ready_once_the_status_line_shows_and_codex_signalled_its_session_idle(make_ctx) -> None:
     terminal = Terminal(plugin, make_ctx)
-    [ready] = terminal.feed_to(APPROVAL, offset_after(APPROVAL, "? for shortcuts"))
+    # Drawn before Codex read the folder's trust: a trust question may still come over it.
+    assert terminal.feed_to(TURN, offset_after(TURN, "? for shortcuts")) == []
+    assert terminal.delay == READY_WITHOUT_SIGNAL_SECONDS
+    [ready] = terminal.feed_to(TURN, after_idle_signal(TURN))
     assert (ready.kind, ready.evidence.rule, ready.evidence.line) == ("ready", "status line", "? for shortcuts")
-    assert "ready" not in kinds(terminal.feed_to(APPROVAL, offset_after(APPROVAL, "ECHO:tui2")))
+    assert "ready" not in kinds(terminal.feed_to(TURN, len(TURN)))
+
+
+def test_the_idle_signal_cut_between_two_reads_is_seen(make_ctx) -> None:
+    terminal = Terminal(plugin, make_ctx)
+    cut = after_idle_signal(TURN) - 4
+    assert terminal.feed_to(TURN, cut) == []
+    assert kinds(terminal.feed_to(TURN, cut + 4)) == ["ready"]
+
+
+def test_a_status_line_that_stands_alone_long_enough_is_ready(make_ctx) -> None:
+    """A version without the idle signal is still seen ready, later."""
+    terminal = Terminal(plugin, make_ctx)
+    terminal.feed_to(TURN, offset_after(TURN, "? for shortcuts"))
+    [ready] = terminal.quiet()
+    assert (ready.kind, ready.evidence.rule) == ("ready", "status line, no idle signal after 3 s")
 
 
 def test_the_trust_dialog_asks_once_and_enter_answers_it(make_ctx) -> None:
     terminal = Terminal(plugin, make_ctx)
     opened = terminal.feed_to(TRUST_ANSWERED, offset_after(TRUST_ANSWERED, "Trust this folder?"))
-    assert kinds(opened) == ["ready", "approval_requested"]
-    asked = opened[1]
+    # Never idle before the question: the status line drawn under it had no idle signal.
+    assert kinds(opened) == ["approval_requested"]
+    asked = opened[0]
     assert (asked.reason, asked.dialog, asked.evidence.rule) == ("trust", "trust", "trust dialog")
+    assert asked.message == (
+        "Codex asks as it starts (before its prompt) whether to trust the workspace: Trust this folder?"
+    )
     # The chat view is back; whether it stays (Enter) or gives way to the command center (Esc)
     # shows a little later.
     assert terminal.feed_to(TRUST_ANSWERED, len(TRUST_ANSWERED)) == []
@@ -50,16 +79,20 @@ def test_the_trust_dialog_asks_once_and_enter_answers_it(make_ctx) -> None:
         "accepted",
         "trust dialog answered",
     )
+    # This recording ends before Codex's idle signal: its status line, standing, is ready later.
+    assert terminal.delay == READY_WITHOUT_SIGNAL_SECONDS
+    assert kinds(terminal.quiet()) == ["ready"]
 
 
 def test_esc_on_the_trust_dialog_is_a_rejection(make_ctx) -> None:
     terminal = Terminal(plugin, make_ctx)
     assert kinds(terminal.feed_to(TRUST_REJECTED, offset_after(TRUST_REJECTED, "Trust this folder?"))) == [
-        "ready",
-        "approval_requested",
+        "approval_requested"
     ]
     [left] = terminal.feed_to(TRUST_REJECTED, len(TRUST_REJECTED))
     assert (left.kind, left.answer, left.evidence.line) == ("approval_resolved", "rejected", "Agent command center")
+    # The command center signals idle under a status line, but it is not the workspace's prompt.
+    assert terminal.state.idle_signal
     assert terminal.quiet() == []  # the settle started by the chat view's flash is void
 
 
@@ -75,7 +108,8 @@ def test_the_command_dialog_is_reported_once_it_settled_with_the_command_on_scre
     terminal = Terminal(plugin, make_ctx)
     terminal.feed_to(APPROVAL, offset_after(APPROVAL, "ECHO:tui2"))
     drawn = offset_after(APPROVAL, "Press enter to confirm or esc to cancel")
-    assert terminal.feed_to(APPROVAL, drawn) == [] and terminal.delay == APPROVAL_SETTLE_SECONDS
+    # The prompt was typed before Codex had started: its status line is back only now.
+    assert kinds(terminal.feed_to(APPROVAL, drawn)) == ["ready"] and terminal.delay == APPROVAL_SETTLE_SECONDS
     [asked] = terminal.quiet()
     assert (asked.kind, asked.reason, asked.dialog) == ("approval_requested", "tool", "exec")
     assert asked.evidence.line == "touch codex_approved.txt"

@@ -2,7 +2,7 @@
 
 from typing import Any
 
-from wardian_codex import argv, home, parser, sessions
+from wardian_codex import argv, home, parser, sessions, trust, tui
 from wardian_codex.profile import INPUT_PROFILE, TESTED_VERSIONS
 from wardian_core import hookimpl
 from wardian_core.parsing.screen import ScreenSnapshot
@@ -12,6 +12,7 @@ from wardian_core.provider_models import (
     LaunchPlan,
     OutputSource,
     ParseResult,
+    ProviderEvent,
     ProviderInfo,
     ProviderSetting,
     SpawnContext,
@@ -93,3 +94,10 @@ def source_quiet(ctx: SpawnContext, source: OutputSource, state: Any) -> ParseRe
 @hookimpl
 def parse_screen(ctx: SpawnContext, source: OutputSource, screen: ScreenSnapshot, state: Any) -> ParseResult:
     return parser.screen(ctx, source, screen, state)
+
+
+@hookimpl
+def status_changed(ctx: SpawnContext, event: ProviderEvent | None) -> None:
+    """A trust accepted in this agent's Codex is carried to the user's config, for the next agent."""
+    if ctx.provider == "codex" and trust.is_trust_accepted(event, tui.TRUST_ANSWERED):
+        trust.carry_to_user(ctx.workspace, home.agent_codex_home(ctx), home.user_codex_home())

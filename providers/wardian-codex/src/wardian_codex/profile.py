@@ -9,6 +9,12 @@ TESTED_VERSIONS = TestedVersions(oldest="0.169.0", newest="0.169.0")
 # on screen this long, so an approval answered as soon as `action_required` shows is not lost.
 APPROVAL_SETTLE_SECONDS = 0.5
 
+# Codex 0.169 draws its chat view with `? for shortcuts` before it has read the folder's trust,
+# and its trust question 0.4-1.1 s later (measured); it says a session is ready with its
+# terminal state signal instead. A status line standing this long without it counts alone
+# (a version without the signal), a question drawn meanwhile wins.
+READY_WITHOUT_SIGNAL_SECONDS = 3.0
+
 # Esc on the trust dialog (0.169.0) draws the chat view with its status line for ~50 ms
 # before the Agent command center replaces it: the answer is read from a screen this old.
 TRUST_SETTLE_SECONDS = 0.5

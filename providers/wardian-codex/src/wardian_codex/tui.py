@@ -12,7 +12,13 @@ from pathlib import Path
 from typing import Literal
 
 from wardian_codex.hooks_log import pending_permission
-from wardian_codex.profile import APPROVAL_SETTLE_SECONDS, EXEC_DIALOG, TRUST_DIALOG, TRUST_SETTLE_SECONDS
+from wardian_codex.profile import (
+    APPROVAL_SETTLE_SECONDS,
+    EXEC_DIALOG,
+    READY_WITHOUT_SIGNAL_SECONDS,
+    TRUST_DIALOG,
+    TRUST_SETTLE_SECONDS,
+)
 from wardian_core.parsing.escapes import squeeze
 from wardian_core.parsing.events import event, screen_text
 from wardian_core.parsing.hook_payloads import tool_data, tool_summary
@@ -22,10 +28,15 @@ from wardian_core.parsing.settle import Settle
 from wardian_core.provider_models import OutputSource, ParseResult, ProviderEvent
 
 READY = "? for shortcuts"
+# Codex's terminal state signal (an OSC 7501 sequence, `state=idle:app=codex`): sent once its
+# session is up, never while its trust question waits. What makes the status line mean ready.
+IDLE_SIGNAL = b"\x1b]7501;state=idle"
 # Shown in a git workspace Codex does not trust yet; Enter trusts and continues.
 TRUST = "Trust this folder?"
 # Where Esc (or `2`) on the trust dialog leads: Codex's task list, not the workspace's chat.
 COMMAND_CENTER = "Agent command center"
+# The rule of a trust question answered with a trust: what carries it to the user (trust.py).
+TRUST_ANSWERED = "trust dialog answered"
 EXEC = "Would you like to run the following command?"
 # The lines Codex leaves in the chat once the command dialog is answered ("✔ You approved codex
 # to run touch a.txt this time", "✗ You canceled the request to run touch b.txt").
@@ -59,6 +70,13 @@ class TerminalState:
     command: str | None = None
     # The next look was asked for by a settle coming due.
     settled_look: bool = False
+    # Codex signalled its session idle (IDLE_SIGNAL), or its status line stood long enough alone.
+    idle_signal: bool = False
+    signal_tail: bytes = b""
+    status_line: Settle = field(default_factory=lambda: Settle(READY_WITHOUT_SIGNAL_SECONDS))
+    status_line_alone: bool = False
+    # The trust question was refused: Codex shows its command center, never the workspace's prompt.
+    trust_refused: bool = False
 
 
 def _markers(state: TerminalState) -> tuple[str, ...]:
@@ -68,8 +86,15 @@ def _markers(state: TerminalState) -> tuple[str, ...]:
 
 
 def watch_stream(data: bytes, state: TerminalState) -> ParseResult:
-    """Ask for the screen when the stream shows one of the markers the rules read."""
-    return ParseResult(want_screen=state.stream.saw_any(data, _markers(state)))
+    """Ask for the screen when the stream shows one of the markers the rules read, or, before
+    readiness, Codex's idle signal (an escape sequence: read from the bytes, cut or not)."""
+    signalled = False
+    if not state.ready:
+        seen = state.signal_tail + data
+        signalled = IDLE_SIGNAL in seen and not state.idle_signal
+        state.idle_signal = state.idle_signal or signalled
+        state.signal_tail = seen[-len(IDLE_SIGNAL) :]
+    return ParseResult(want_screen=state.stream.saw_any(data, _markers(state)) or signalled)
 
 
 def read_screen(
@@ -82,10 +107,25 @@ def read_screen(
     call_again = state.trust_settle.start() if _trust_answer_pending(text, state) else None
     exec_events, exec_call_again = _exec_dialog(source, screen.rows, settled, state, hooks_file)
     events += exec_events
-    if READY in text and not (state.ready or state.trust_open or state.exec_open):
-        state.ready = True
-        events.append(event("ready", source, "status line", READY))
-    return ParseResult(events=events, call_again_after=exec_call_again or call_again)
+    ready_call_again = None
+    if READY in text and not (state.ready or state.trust_open or state.exec_open or state.trust_refused):
+        events += _ready(source, state)
+        ready_call_again = None if state.ready or state.status_line.pending else state.status_line.start()
+    return ParseResult(events=events, call_again_after=exec_call_again or call_again or ready_call_again)
+
+
+def _ready(source: OutputSource, state: TerminalState) -> list[ProviderEvent]:
+    """The status line means ready once Codex signalled its session idle: drawn before that, a
+    trust question may still come over it (0.169 in a folder it does not trust)."""
+    if state.idle_signal:
+        rule = "status line"
+    elif state.status_line_alone:
+        rule = f"status line, no idle signal after {READY_WITHOUT_SIGNAL_SECONDS:g} s"
+    else:
+        return []
+    state.ready = True
+    state.status_line.cancel()
+    return [event("ready", source, rule, READY)]
 
 
 def settle_passed(source: OutputSource, state: TerminalState, hooks_file: Path | None = None) -> ParseResult:
@@ -99,6 +139,8 @@ def settle_passed(source: OutputSource, state: TerminalState, hooks_file: Path |
             events.append(_exec_requested(source, state, hooks_file))
     if state.trust_settle.due() and state.trust_open:
         look = True
+    if state.status_line.due() and not state.ready:
+        state.status_line_alone = look = True
     state.settled_look = look
     return ParseResult(events=events, want_screen=look)
 
@@ -106,10 +148,13 @@ def settle_passed(source: OutputSource, state: TerminalState, hooks_file: Path |
 def _trust_dialog(source: OutputSource, text: str, settled: bool, state: TerminalState) -> list[ProviderEvent]:
     if TRUST in text:
         state.trust_settle.cancel()
+        state.status_line.cancel()  # the status line under the question never meant ready
         if state.trust_open:
             return []
         state.trust_open = True
-        message = "Codex asks whether to trust the workspace"
+        # Asked as Codex starts, before its prompt: the row of the question says what it means.
+        question = next(line.strip() for line in text.splitlines() if TRUST in line)
+        message = f"Codex asks as it starts (before its prompt) whether to trust the workspace: {question}"
         return [
             event(
                 "approval_requested",
@@ -124,7 +169,7 @@ def _trust_dialog(source: OutputSource, text: str, settled: bool, state: Termina
     if not state.trust_open:
         return []
     if COMMAND_CENTER in text:
-        state.trust_open = False
+        state.trust_open, state.trust_refused = False, True
         state.trust_settle.cancel()
         message = "the workspace was not trusted: Codex shows its Agent command center"
         return [
@@ -132,7 +177,7 @@ def _trust_dialog(source: OutputSource, text: str, settled: bool, state: Termina
         ]
     if READY in text and settled:
         state.trust_open = False
-        return [event("approval_resolved", source, "trust dialog answered", READY, answer="accepted")]
+        return [event("approval_resolved", source, TRUST_ANSWERED, READY, answer="accepted")]
     return []
 
 
