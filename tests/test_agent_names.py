@@ -1,12 +1,14 @@
 """Agent names: every refusal says why and offers a valid name; generated names always fit."""
 
 import re
+import sqlite3
 
 import click
 import pytest
 
 from wardian_core import identity
 from wardian_core.db import open_writer
+from wardian_core.db.migrations import MIGRATIONS
 from wardian_core.errors import WardianError
 from wardian_host.cli.agent import agent
 
@@ -64,3 +66,34 @@ def test_free_names_keep_their_suffix_within_the_limit(wardian_home) -> None:
     with pytest.raises(WardianError) as caught:
         identity.create_agent(conn, class_name="C", provider="generic", workspace=None, name="m" * 64)
     assert caught.value.details["suggestion"] == "m" * 62 + "-2"
+
+
+def test_names_are_unique_whatever_their_case_and_found_in_any_case(wardian_home) -> None:
+    conn = open_writer(wardian_home)
+    shell = identity.create_agent(conn, class_name="Sh", provider="generic", workspace=None, name="shell")
+    with pytest.raises(WardianError) as caught:
+        identity.create_agent(conn, class_name="Sh", provider="generic", workspace=None, name="SHELL")
+    assert (caught.value.code, caught.value.details["suggestion"]) == ("duplicate_name", "SHELL-2")
+    assert identity.resolve_agent(conn, "SHELL")["uuid"] == shell["uuid"]
+    assert identity.find_in([shell], "Shell")["name"] == "shell"  # kept as typed
+
+
+def test_names_an_older_wardian_let_differ_in_case_are_kept_apart_on_upgrade(wardian_home) -> None:
+    db = wardian_home / "state.db"
+    wardian_home.mkdir(parents=True, exist_ok=True)
+    old = sqlite3.connect(db, isolation_level=None)
+    for step in MIGRATIONS[:6]:  # the schema before names were unique in any case
+        old.executescript(step)
+    for uuid, name in (("a" * 8 + "-1", "shell"), ("b" * 8 + "-2", "SHELL"), ("c" * 8 + "-3", "Shell")):
+        old.execute(
+            "INSERT INTO agents (uuid, name, class, provider, created_at) VALUES (?, ?, 'Sh', 'generic', 'now')",
+            (uuid, name),
+        )
+    old.execute("PRAGMA user_version = 6")
+    old.close()
+
+    conn = open_writer(wardian_home)
+    names = [row["name"] for row in conn.execute("SELECT name FROM agents ORDER BY rowid")]
+    assert names == ["shell", "SHELL-bbbbbbbb", "Shell-cccccccc"]  # the oldest keeps its name, no row lost
+    with pytest.raises(sqlite3.IntegrityError):
+        conn.execute("UPDATE agents SET name = 'SHELL' WHERE name = 'Shell-cccccccc'")

@@ -1,7 +1,8 @@
 """Agent names, creation with unique names, and resolving who an agent is.
 
-Names are CLI-friendly aliases of the uuid; the database's UNIQUE constraint is
-what makes them unique, so two concurrent creators cannot both win.
+Names are CLI-friendly aliases of the uuid, unique whatever their case (`shell` and `SHELL`
+cannot both exist, and either finds the agent), kept as typed. The database's UNIQUE index on
+the name (COLLATE NOCASE) is what makes them unique, so two concurrent creators cannot both win.
 """
 
 import os
@@ -217,11 +218,15 @@ def stale_session(session_id: str) -> WardianError:
 
 
 def find_in(agents: list[dict[str, Any]], reference: str) -> dict[str, Any]:
-    """Resolve by exact uuid first, then exact name, within a list of records."""
-    for key in ("uuid", "name"):
-        for agent in agents:
-            if agent[key] == reference:
-                return agent
+    """Resolve by exact uuid first, then name in any case (names are unique whatever their case),
+    within a list of records."""
+    for agent in agents:
+        if agent["uuid"] == reference:
+            return agent
+    wanted = reference.lower()  # names are ASCII: lower() is SQLite's NOCASE
+    for agent in agents:
+        if agent["name"].lower() == wanted:
+            return agent
     raise not_found(reference)
 
 

@@ -63,12 +63,12 @@ def get_agent(conn: sqlite3.Connection, agent_uuid: str) -> dict[str, Any] | Non
 
 
 def find_agent_by_name(conn: sqlite3.Connection, name: str) -> dict[str, Any] | None:
-    row = conn.execute(_SELECT + " WHERE name = ?", (name,)).fetchone()
+    row = conn.execute(_SELECT + " WHERE name = ? COLLATE NOCASE", (name,)).fetchone()
     return dict(row) if row else None
 
 
 def name_taken(conn: sqlite3.Connection, name: str) -> bool:
-    return conn.execute("SELECT 1 FROM agents WHERE name = ?", (name,)).fetchone() is not None
+    return conn.execute("SELECT 1 FROM agents WHERE name = ? COLLATE NOCASE", (name,)).fetchone() is not None
 
 
 def list_agents(

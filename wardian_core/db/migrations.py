@@ -91,6 +91,14 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX workflow_events_by_run ON workflow_events (run_id, id)
     """,
+    # 7: names are unique whatever their case (`shell` and `SHELL` were two agents no one could
+    # tell apart by ear). Of names an older Wardian let differ only in case, the oldest keeps its
+    # own and each other gets its uuid's first 8 characters appended, so nothing is lost.
+    """
+    UPDATE agents SET name = name || '-' || substr(uuid, 1, 8)
+    WHERE rowid NOT IN (SELECT min(rowid) FROM agents GROUP BY name COLLATE NOCASE);
+    CREATE UNIQUE INDEX agents_name_any_case ON agents (name COLLATE NOCASE)
+    """,
 ]
 
 CURRENT_VERSION = len(MIGRATIONS)
