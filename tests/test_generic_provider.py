@@ -38,6 +38,12 @@ class Feed:
     def quiet(self) -> tuple[list[str], float | None]:
         return self._answer(self.parser.quiet(self.ctx))
 
+    def quiet_spell(self) -> tuple[list[str], float | None]:
+        """A whole quiet time without output: while starting, the calls of each quarter."""
+        calls = [self.quiet() for _ in range(parser.STARTING_TICKS)]
+        assert all(call == ([], calls[0][1]) for call in calls[:-1]), calls
+        return calls[-1]
+
     @staticmethod
     def _answer(result: ParseResult) -> tuple[list[str], float | None]:
         return [event.kind for event in result.events], result.call_again_after
@@ -70,21 +76,45 @@ def test_build_argv_refuses_what_it_cannot_run(tmp_path: Path, extra_args, mode,
 
 def test_startup_output_keeps_starting_until_quiet_then_ready(tmp_path: Path) -> None:
     feed = Feed(context(tmp_path))
-    assert feed.opened() == ([], 1.5)  # the source opened: arm the quiet timer
-    assert feed(b"Welcome to the shell\r\n") == ([], 1.5)
-    assert feed.quiet() == (["ready"], None)
+    assert feed.opened() == ([], 0.375)  # the source opened: called every quarter of the quiet time
+    assert feed(b"Welcome to the shell\r\n") == ([], None)  # the call asked for stands
+    assert feed.quiet() == ([], 0.375)  # output came in this quarter
+    assert feed.quiet_spell() == (["ready"], None)
 
 
 def test_a_command_that_prints_nothing_is_ready_once_quiet(tmp_path: Path) -> None:
     feed = Feed(context(tmp_path, idle_quiet_seconds=0.25))
-    assert feed.opened() == ([], 0.25)
-    assert feed.quiet() == (["ready"], None)
+    assert feed.opened() == ([], 0.0625)
+    assert feed.quiet_spell() == (["ready"], None)
+
+
+def test_a_command_printing_through_a_quiet_time_from_launch_is_busy(tmp_path: Path) -> None:
+    # `yes`, a build started at launch: never quiet, so the quiet timer alone left it starting.
+    feed = Feed(context(tmp_path, idle_quiet_seconds=2))
+    feed.opened()
+    for _ in range(parser.STARTING_TICKS - 1):
+        assert feed(b"y\r\n") == ([], None)
+        assert feed.quiet() == ([], 0.5)
+    feed(b"y\r\n")
+    assert feed.quiet() == (["turn_started"], 2.0)
+    assert feed(b"y\r\n") == ([], 2.0)  # the quiet time as after any turn
+    assert feed.quiet() == (["turn_completed"], None)
+
+
+def test_a_pause_while_starting_begins_the_count_again(tmp_path: Path) -> None:
+    feed = Feed(context(tmp_path, idle_quiet_seconds=2))
+    feed.opened()
+    for heard in (True, True, True, False, True, True, True):
+        if heard:
+            feed(b"banner\r\n")
+        assert feed.quiet() == ([], 0.5)
+    assert feed.quiet_spell() == (["ready"], None)
 
 
 def test_output_after_quiet_starts_a_turn_and_quiet_ends_it(tmp_path: Path) -> None:
     feed = Feed(context(tmp_path, idle_quiet_seconds=4))
     feed.opened()
-    feed.quiet()
+    feed.quiet_spell()
     assert feed(b"ls\r\n") == (["turn_started"], 4.0)
     assert feed(b"a.txt b.txt\r\n") == ([], 4.0)
     assert feed.quiet() == (["turn_completed"], None)
@@ -94,7 +124,8 @@ def test_output_after_quiet_starts_a_turn_and_quiet_ends_it(tmp_path: Path) -> N
 def test_turn_started_evidence_names_the_line_that_showed_activity(tmp_path: Path) -> None:
     ctx = context(tmp_path)
     state = parser.GenericState()
-    parser.quiet(ctx, PTY_SOURCE, state)
+    for _ in range(parser.STARTING_TICKS):
+        parser.quiet(ctx, PTY_SOURCE, state)
     event = parser.parse(ctx, PTY_SOURCE, b"\x1b[1m\r\n  compiling foo\r\n", state).events[0]
     assert event.evidence.model_dump() == {"source": "pty", "rule": "output after quiet", "line": "compiling foo"}
 
@@ -134,7 +165,7 @@ def test_evidence_names_the_rule_in_force(tmp_path: Path) -> None:
 def test_escape_sequences_and_blank_redraws_are_not_activity(tmp_path: Path) -> None:
     feed = Feed(context(tmp_path))
     feed.opened()
-    feed.quiet()
+    feed.quiet_spell()
     assert feed(b"\x1b[?25l\x1b[2;1H\x1b[K \r\n") == ([], None)
     assert feed(b"\x1b]0;title\x07") == ([], None)
     assert feed(b"\x1b[3") == ([], None)  # an escape cut by the read
@@ -159,10 +190,11 @@ def test_replay_of_a_session_with_pauses_gives_the_status_timeline(tmp_path: Pat
         )
     )
     timeline = [(line["at"], line["to"]) for line in lines if line["type"] == "status"]
-    # Three 8-byte reads, 3 s apart, with a 2 s quiet time: each read is its own turn.
+    # Three 8-byte reads, 3 s apart, with a 2 s quiet time: each read is its own turn. The
+    # first quiet time is counted in quarters from the first read's quarter.
     assert timeline == [
         (0.0, "starting"),
-        (2.0, "idle"),
+        (2.5, "idle"),
         (3.0, "processing"),
         (5.0, "idle"),
         (6.0, "processing"),

@@ -111,3 +111,10 @@ def test_a_bad_setting_value_is_validation_failed_and_no_agent_is_made(
     assert (refused.returncode, error["code"]) == (1, "validation_failed")  # as docs/cli.md says
     assert error["details"]["setting"] == setting.split("=")[0] and error["hint"]
     assert run_wardian("agent", "list", "--scope", "all").json()["agents"] == []
+
+
+def test_a_command_printing_from_launch_is_processing_not_starting(spawn_with, wait_status, show) -> None:
+    spawn_with("chatty", [QUIET], "sh", "-c", "while :; do echo tick; sleep 0.05; done")
+    wait_status("chatty", "processing")  # it stayed `starting` for ever
+    evidence = show("chatty")["status_evidence"]
+    assert (evidence["event"], evidence["rule"]) == ("turn_started", "output through 0.5s from launch")

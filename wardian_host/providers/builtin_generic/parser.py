@@ -8,7 +8,10 @@
 3. Quiet time: output after a quiet spell starts a turn, `idle_quiet_seconds` without
    output ends it (the host calls back after the delay asked for; nothing polls).
 
-Each event's evidence names its rule. Until the command is first idle it is starting.
+Each event's evidence names its rule. Until the command is first idle it is starting, but
+under quiet time a command that prints through a whole quiet time from launch is busy: the
+quiet timer would never fire for it, so while starting the parser asks to be called every
+quarter of the quiet time and counts the calls with and without output between them.
 """
 
 import re
@@ -29,6 +32,9 @@ _LARGE_BATCH_BYTES = 16384
 RULE_PROMPT_MARK = "shell mark A (prompt)"
 RULE_COMMAND_MARK = "shell mark C (command started)"
 RULE_FINISHED_MARK = "shell mark D (command finished)"
+# While starting under quiet time: calls per quiet time; this many in a row with output
+# make the command busy, this many without make it ready (after at least the quiet time).
+STARTING_TICKS = 4
 
 
 @dataclass
@@ -39,6 +45,33 @@ class GenericState:
     marks: MarkScanner = field(default_factory=MarkScanner)
     shell_marks: bool = False  # a mark was seen: the other rules are off for this launch
     command_running: bool = False  # between a C and its D (or the next prompt)
+    starting_ticks: "StartingTicks" = field(default_factory=lambda: StartingTicks())
+
+
+@dataclass
+class StartingTicks:
+    """Quiet time's calls while starting: output heard since the last, and the runs of
+    calls with and without output."""
+
+    armed: bool = False
+    heard: bool = False
+    with_output: int = 0
+    without_output: int = 0
+
+    def arm(self, quiet_time: float) -> float:
+        self.armed = True
+        return quiet_time / STARTING_TICKS
+
+    def tick(self) -> Literal["busy", "quiet", "waiting"]:
+        """One call: whether output ran through a quiet time, or none came for one."""
+        self.armed = False
+        if self.heard:
+            self.heard, self.with_output, self.without_output = False, self.with_output + 1, 0
+        else:
+            self.with_output, self.without_output = 0, self.without_output + 1
+        if self.with_output >= STARTING_TICKS:
+            return "busy"
+        return "quiet" if self.without_output >= STARTING_TICKS else "waiting"
 
 
 def quiet_seconds(ctx: SpawnContext) -> float:
@@ -91,16 +124,25 @@ def _turn_started(state: GenericState, source: OutputSource, rule: str, line: st
     return [event("turn_started", source, rule, line)]
 
 
-def opened(ctx: SpawnContext) -> ParseResult:
+def opened(ctx: SpawnContext, state: GenericState) -> ParseResult:
     """A command that prints nothing is ready once quiet (the rule without a prompt pattern)."""
-    return ParseResult(call_again_after=None if prompt_pattern(ctx) else quiet_seconds(ctx))
+    return ParseResult(call_again_after=None if prompt_pattern(ctx) else state.starting_ticks.arm(quiet_seconds(ctx)))
 
 
 @never_raises
 def quiet(ctx: SpawnContext, source: OutputSource, state: GenericState) -> ParseResult:
     if state.shell_marks or prompt_pattern(ctx) is not None:
         return ParseResult()  # a timer armed before the first mark: marks decide now
-    return ParseResult(events=_went_idle(state, source, f"quiet for {quiet_seconds(ctx):g}s", None))
+    quiet_time = quiet_seconds(ctx)
+    if state.phase != "starting":
+        return ParseResult(events=_went_idle(state, source, f"quiet for {quiet_time:g}s", None))
+    found = state.starting_ticks.tick()
+    if found == "quiet":
+        return ParseResult(events=_went_idle(state, source, f"quiet for {quiet_time:g}s", None))
+    if found == "busy":  # from here on each output re-arms the quiet time, as after any turn
+        rule = f"output through {quiet_time:g}s from launch"
+        return ParseResult(events=_turn_started(state, source, rule, None), call_again_after=quiet_time)
+    return ParseResult(call_again_after=state.starting_ticks.arm(quiet_time))
 
 
 @never_raises
@@ -116,6 +158,10 @@ def parse(ctx: SpawnContext, source: OutputSource, data: bytes, state: GenericSt
     pattern = prompt_pattern(ctx)
     if pattern is not None:
         return ParseResult(events=_by_prompt(source, text, state, pattern))
+    if state.phase == "starting":
+        state.starting_ticks.heard = True
+        ticks = state.starting_ticks
+        return ParseResult(call_again_after=None if ticks.armed else ticks.arm(quiet_seconds(ctx)))
     started = _turn_started(state, source, "output after quiet", _first_line(text)) if state.phase == "idle" else []
     return ParseResult(events=started, call_again_after=quiet_seconds(ctx))
 

@@ -70,8 +70,8 @@ def parser_state() -> type:
 
 
 @hookimpl
-def source_opened(ctx: SpawnContext) -> ParseResult:
-    return parser.opened(ctx)
+def source_opened(ctx: SpawnContext, state: parser.GenericState) -> ParseResult:
+    return parser.opened(ctx, state)
 
 
 @hookimpl
