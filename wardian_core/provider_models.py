@@ -61,6 +61,11 @@ class DialogKeys(_Model):
         return self.accept if answer == "accept" else self.reject
 
 
+# The longest a provider may declare its turn-start signal takes (`turn_start_seconds`): a send
+# waits up to twice that (a second submit), and the CLI waits for the send's answer that long.
+TURN_START_LIMIT_SECONDS = 30.0
+
+
 class InputProfile(_Model):
     """How the host types into this provider's terminal."""
 
@@ -78,7 +83,7 @@ class InputProfile(_Model):
     turn_start_seconds: float | None = Field(
         None,
         gt=0,
-        le=60,
+        le=TURN_START_LIMIT_SECONDS,
         description="How soon after the submit key the provider's turn-start signal (a `turn_started` event) "
         "comes: `send` waits this long for it to confirm a prompt was taken. None: the provider offers none.",
     )

@@ -6,10 +6,14 @@ from wardian_core.durations import parse_duration
 from wardian_core.errors import SCHEMA_VERSION, WardianError
 from wardian_core.fields import VERBOSE_FIELDS, live_agent
 from wardian_core.statuses import STATUSES
-from wardian_host.cli.live import after_waiting, request
+from wardian_host.cli.live import LIFECYCLE_SECONDS, after_waiting, request
 from wardian_host.cli.message_source import given_sources, message_options, read_message
 from wardian_host.cli.option_checks import not_empty
 from wardian_host.cli.render import write_json
+
+# The host answers a send once each prompt is confirmed: up to two turn-start waits (a second
+# submit) of at most wardian_core.provider_models.TURN_START_LIMIT_SECONDS, not imported on this path.
+CONFIRMING_SECONDS = 60.0
 
 
 def _body(message: str | None, from_stdin: bool, file: str | None, approval: str | None) -> str | None:
@@ -54,7 +58,8 @@ def send(
         "timeout": timeout,
         "raw": raw,
     }
-    answer = request("send", params, timeout=None if wait_until and timeout is None else after_waiting(timeout or 0))
+    answering = after_waiting(timeout or 0, unset=CONFIRMING_SECONDS + LIFECYCLE_SECONDS / 2)
+    answer = request("send", params, timeout=None if wait_until and timeout is None else answering)
     if answer.get("agent") is not None:
         answer["agent"] = live_agent(answer["agent"], VERBOSE_FIELDS + ("status_evidence",))
     write_json({"schema": SCHEMA_VERSION} | answer)
