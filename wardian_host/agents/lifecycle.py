@@ -94,7 +94,7 @@ class AgentLifecycle:
         session (nothing, for a provider that cannot resume: it keeps its session id and
         starts as it would fresh).
         """
-        self._refuse_when_stopping(agent)
+        self._refuse_when_stopping(agent.name)
         provider = agent.row["provider"]
         info = self._plugins.info(provider)
         ctx = build_context(
@@ -123,6 +123,7 @@ class AgentLifecycle:
     def plan_for(self, ctx: SpawnContext, session_id: str) -> tuple[LaunchPlan, dict[str, str]]:
         """The provider's home, argv and environment for `ctx`, run as WARDIAN_SESSION_ID `session_id`
         (an agent's uuid, or a workflow node run's own id)."""
+        self._refuse_when_stopping(ctx.agent_name)  # a workflow node's launch comes here directly
         info = self._plugins.info(ctx.provider)
         ctx.agent_dir.mkdir(parents=True, exist_ok=True)
         home_plan = self._plugins.call(ctx.provider, "prepare_home", ctx=ctx) or HomePlan()
@@ -284,13 +285,13 @@ class AgentLifecycle:
                 raise identity.not_found(target)
             yield agent
 
-    def _refuse_when_stopping(self, agent: LiveAgent) -> None:
+    def _refuse_when_stopping(self, agent_name: str) -> None:
         if self._stopping:
             raise WardianError(
                 "host_stopping",
-                f"the host is stopping: agent {agent.name} is not launched",
+                f"the host is stopping: agent {agent_name} is not launched",
                 "Wait for `wardian host stop` to finish, then run the command again (it starts a new host).",
-                {"agent": agent.name},
+                {"agent": agent_name},
             )
 
     async def spawn(self, params: dict[str, Any]) -> dict[str, Any]:
