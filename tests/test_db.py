@@ -9,6 +9,7 @@ from wardian_core.clock import iso_days_ago
 from wardian_core.db import agents as agent_rows
 from wardian_core.db import events as event_rows
 from wardian_core.db import open_reader, open_writer
+from wardian_core.db.empty_file import take_notice
 from wardian_core.db.migrations import CURRENT_VERSION
 from wardian_core.errors import WardianError
 
@@ -111,3 +112,27 @@ def test_prune_keeps_newest_thousand_per_agent_and_drops_old_events(wardian_home
     kept = event_rows.list_events(conn, busy)
     assert len(kept) == 1000 and kept[0]["payload"] == {"n": 200} and kept[-1]["payload"] == {"n": 1199}
     assert [e["kind"] for e in event_rows.list_events(conn, quiet)] == ["recent"]
+
+
+def test_an_empty_state_db_is_used_as_new_and_noted_once(wardian_home: Path) -> None:
+    db = wardian_home / "state.db"
+    db.write_bytes(b"")  # what a truncation leaves
+    conn = open_writer(wardian_home)
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == CURRENT_VERSION
+    conn.close()
+    notice = take_notice(wardian_home)
+    assert notice is not None and notice.path == str(db) and "0 bytes" in notice.message
+    assert take_notice(wardian_home) is None  # said once
+    open_writer(wardian_home).close()  # a database now, not an empty file
+    assert take_notice(wardian_home) is None
+
+
+def test_a_new_state_db_leaves_no_notice(wardian_home: Path) -> None:
+    open_writer(wardian_home).close()
+    assert take_notice(wardian_home) is None
+
+
+def test_a_reader_that_finds_an_empty_state_db_leaves_the_notice_for_the_host(wardian_home: Path) -> None:
+    (wardian_home / "state.db").write_bytes(b"")
+    open_reader(wardian_home).close()  # `agent list` with no host migrates it first
+    assert take_notice(wardian_home) is not None

@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from wardian_core import paths
+from wardian_core.db.empty_file import is_empty_file, leave_notice
 from wardian_core.db.kept_writes import WriterConnection
 from wardian_core.db.migrations import CURRENT_VERSION, migrate, schema_version
 from wardian_core.errors import WardianError
@@ -110,6 +111,13 @@ def _create_private(db_path: Path) -> None:
 def open_writer(home: Path) -> sqlite3.Connection:
     """Open (creating if needed) state.db in WAL mode at the current schema."""
     db_path = paths.state_db(paths.ensure_home(home))
+    if is_empty_file(db_path):
+        try:
+            leave_notice(home, db_path)  # SQLite would take it as new without a word
+        except OSError as exc:
+            raise _unavailable(
+                db_path, f"state.db is empty and cannot be noted so: {exc.strerror}", "Check the home and the disk."
+            ) from exc
     _create_private(db_path)
     conn = _connect(str(db_path), db_path, uri=False, factory=WriterConnection)
     try:

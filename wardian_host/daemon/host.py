@@ -17,6 +17,7 @@ from typing import Any
 from wardian_core.clock import now_iso
 from wardian_core.control.protocol import PROTOCOL_VERSION
 from wardian_core.db import open_writer
+from wardian_core.db.empty_file import take_notice
 from wardian_core.db.events import prune_events
 from wardian_core.provider_models import ProviderEvent
 from wardian_core.pty_backend import chosen_backend
@@ -55,6 +56,9 @@ class Host:
         self._pty_backend = chosen_backend()  # a bad WARDIAN_PTY_BACKEND fails the start with its envelope
         settings = load_settings(home)
         self._conn = open_writer(home)
+        self._state_db_notice = take_notice(home)
+        if self._state_db_notice is not None:
+            log.warning("%s", self._state_db_notice.message)
         self._conn.execute("PRAGMA synchronous = NORMAL")  # WAL: durable at checkpoints, safe on crash
         self._plugins = load_plugins()
         for failure in self._plugins.failures:
@@ -124,6 +128,7 @@ class Host:
             "agents": len(agents),
             "running": sum(1 for agent in agents if agent.is_running),
             "pty_backend": self._pty_backend,
+            "state_db_notice": self._state_db_notice.model_dump() if self._state_db_notice else None,
         }
 
     def _prune(self) -> None:
