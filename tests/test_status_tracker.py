@@ -4,9 +4,10 @@ import json
 from pathlib import Path
 
 from wardian_core import identity
+from wardian_core.db import events as event_rows
 from wardian_core.db import open_writer
 from wardian_core.parsing.events import event
-from wardian_core.provider_models import PTY_SOURCE
+from wardian_core.provider_models import PTY_SOURCE, OutputSource
 from wardian_host.agents.live_agent import LiveAgent
 from wardian_host.agents.status_tracker import StatusTracker
 from wardian_host.output.buffer import OutputBuffer
@@ -38,4 +39,36 @@ def test_a_dialog_replacing_the_open_one_updates_the_evidence_and_wakes_listener
     # Leaving the dialog returns to the status before the first one and clears its time.
     tracker.apply_event(agent, event("approval_resolved", PTY_SOURCE, "prompt", answer="accepted"))
     assert (agent.status, agent.dialog_opened_at) == ("starting", None)
+    conn.close()
+
+
+def test_tool_calls_from_structured_sources_are_recorded_beside_status_changes_and_pruned(tmp_path: Path) -> None:
+    conn = open_writer(tmp_path)
+    row = identity.create_agent(conn, class_name="Coder", provider="claude", workspace=tmp_path, name="cc")
+    agent = LiveAgent(row=dict(row), buffer=OutputBuffer(1024))
+    tracker = StatusTracker(conn, lambda *_: None)
+    hooks = OutputSource(name="hooks", kind="file", path=tmp_path / "hooks.jsonl")
+    bash = {"tool_name": "Bash", "tool_input": {"command": "ls " + "x" * 5000}, "tool_use_id": "toolu_1"}
+
+    tracker.set_status(agent, "idle", {"source": "host"})
+    tracker.apply_event(agent, event("generating", hooks, "hook PreToolUse", "PreToolUse Bash: ls", data=bash))
+    tracker.apply_event(agent, event("generating", hooks, "hook PreToolUse", "PreToolUse Bash: ls", data=bash))
+    tracker.apply_event(agent, event("generating", PTY_SOURCE, "spinner", data={"tool_name": "Bash"}))  # a guess
+    tracker.apply_event(agent, event("generating", hooks, "hook PostToolUse", "PostToolUse Bash: ls", data=bash))
+
+    logged = [(e["kind"], e["payload"]) for e in event_rows.list_events(conn, agent.uuid)]
+    # idle; the call that made it processing, then the change; the call's end. The repeat and the guess: none.
+    assert [kind for kind, _ in logged] == ["status", "tool_call", "status", "tool_call"]
+    assert logged[2][1]["to"] == "processing"
+    assert logged[1][1] == {
+        "tool": "Bash",
+        "event": "generating",
+        "source": "hooks",
+        "rule": "hook PreToolUse",
+        "line": "PreToolUse Bash: ls",
+        "tool_use_id": "toolu_1",  # the input itself is not kept: it can be a whole file
+    }
+    assert logged[3][1]["rule"] == "hook PostToolUse"
+    event_rows.prune_events(conn, keep_per_agent=1)
+    assert [e["kind"] for e in event_rows.list_events(conn, agent.uuid)] == ["tool_call"]
     conn.close()

@@ -20,6 +20,11 @@ def add_event(
     )
 
 
+def add_tool_call(conn: sqlite3.Connection, agent_uuid: str, call: dict[str, Any]) -> None:
+    """A tool call a provider reported, beside the status changes; pruned with them."""
+    add_event(conn, agent_uuid, "tool_call", call)
+
+
 def list_events(conn: sqlite3.Connection, agent_uuid: str) -> list[dict[str, Any]]:
     rows = conn.execute(
         "SELECT id, agent, kind, payload, timestamp FROM events WHERE agent = ? ORDER BY id", (agent_uuid,)

@@ -14,6 +14,7 @@ from wardian_core.db import agents as agent_rows
 from wardian_core.provider_models import ProviderEvent
 from wardian_core.status_rules import next_status, status_before_dialog
 from wardian_host.agents.live_agent import LiveAgent
+from wardian_host.agents.tool_calls import ToolCallLog
 
 log = logging.getLogger(__name__)
 
@@ -22,10 +23,12 @@ class StatusTracker:
     def __init__(self, conn: sqlite3.Connection, observers: Any) -> None:
         self._conn = conn
         self._observers = observers  # callable(agent, previous, current, event)
+        self._tool_calls = ToolCallLog(conn)
 
     def apply_event(self, agent: LiveAgent, event: ProviderEvent) -> None:
         for listener in list(agent.provider_event_listeners):
             listener(event)
+        self._tool_calls.record(agent.uuid, event)
         if event.kind == "session_started" and event.session_id:
             self._store_session_id(agent, event.session_id)
         target = next_status(agent.status, event.kind, agent.status_before_dialog)

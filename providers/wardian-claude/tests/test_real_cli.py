@@ -15,6 +15,8 @@ import pytest
 from wardian_cli import ask_answer, ask_in_background, assert_replied_by_the_agent
 
 from wardian_claude import argv as claude_argv
+from wardian_core.db.connection import reading
+from wardian_core.db.events import list_events
 from wardian_core.provider_models import SpawnContext
 
 pytestmark = pytest.mark.real_cli
@@ -356,7 +358,9 @@ def test_agent_run_turn_resume_and_api_error(wardian: Callable, agent: Callable,
     claude_cli.assert_only_model_server_was_called()
 
 
-def test_the_agents_shell_tool_reaches_the_host_as_itself(wardian: Callable, agent: Callable, claude_cli: Any) -> None:
+def test_the_agents_shell_tool_reaches_the_host_as_itself(
+    wardian: Callable, agent: Callable, claude_cli: Any, wardian_home: Path
+) -> None:
     me = agent("cc")
     whoami = claude_cli.workspace / "whoami.json"
 
@@ -367,6 +371,11 @@ def test_the_agents_shell_tool_reaches_the_host_as_itself(wardian: Callable, age
     wardian("send", "--approval", "accept", "--to", "cc").json()
     wardian("agent", "wait", "cc", "--until", "idle", "--timeout", WAIT).json()
 
+    # The audit log in state.db has the call its hooks reported, beside the status changes.
+    with reading(wardian_home) as conn:
+        calls = [e["payload"] for e in list_events(conn, me["uuid"]) if e["kind"] == "tool_call"]
+    bash = [(call["tool"], call["rule"], call["source"]) for call in calls if "whoami" in call.get("line", "")]
+    assert ("Bash", "hook PreToolUse", HOOKS) in bash and ("Bash", "hook PostToolUse", HOOKS) in bash, calls
     caller = json.loads(whoami.read_text())["caller"]
     assert (caller["verification"], caller["tie"]) == ("verified", "ancestry"), caller
     assert (caller["agent"]["uuid"], caller["agent"]["name"]) == (me["uuid"], "cc"), caller
