@@ -2,8 +2,10 @@
 
 A caller is
 - `verified`: the peer process the kernel reports (`endpoint.peer_credentials`) is tied
-  to a live agent — the agent's process among its ancestors, the agent's session, or the
-  agent's PTY as its controlling terminal;
+  to an agent — it is in the agent's own cgroup (where the system allows them:
+  `terminal.agent_cgroups`; a process cannot leave it by itself, so this tie holds for a
+  process that escaped the tree), or, to a live agent, the agent's process among its
+  ancestors, the agent's session, or the agent's PTY as its controlling terminal;
 - `claimed`: no such tie, but its environment's WARDIAN_SESSION_ID names an agent (a
   process that escaped its agent's tree with `setsid -f`, or anyone who set the
   variable): recorded as that agent, unverified, never taken for a person;
@@ -26,10 +28,12 @@ from wardian_core import pty_backend
 from wardian_core.process_identity import ProcessIdentity
 from wardian_host.agents.live_agent import LiveAgent
 from wardian_host.terminal import process_tree
+from wardian_host.terminal.agent_cgroups import AgentCgroups, CgroupSupport
 from wardian_host.terminal.process_tree import SESSION_VARIABLE
 
 Verification = Literal["verified", "claimed", "none"]
-Tie = Literal["ancestry", "session", "terminal"]
+NO_CGROUPS = CgroupSupport(None, "the host was given no agent cgroups")
+Tie = Literal["cgroup", "ancestry", "session", "terminal"]
 
 
 @dataclass
@@ -73,11 +77,18 @@ class Caller:
     verification: Verification
     agent: LiveAgent | None = None  # verified: the agent the tie confirms; claimed: the one named
     tie: Tie | None = None  # how a verified caller is tied to its agent
+    cgroups: CgroupSupport = NO_CGROUPS  # whether the cgroup tie was there to hold
 
     def answer(self) -> dict[str, Any]:
         """`host whoami`'s answer."""
         agent = self.agent.snapshot() if self.agent else None
-        return {"pid": self.pid, "verification": self.verification, "agent": agent, "tie": self.tie}
+        return {
+            "pid": self.pid,
+            "verification": self.verification,
+            "agent": agent,
+            "tie": self.tie,
+            "cgroups": self.cgroups.answer(),
+        }
 
 
 def _terminal(pid: int) -> str | None:
@@ -111,20 +122,28 @@ def _find_tie(pid: int, by_pid: dict[int, LiveAgent]) -> tuple[LiveAgent, Tie] |
     return None
 
 
+def _cgroup_tie(pid: int, agents: list[LiveAgent], cgroups: AgentCgroups | None) -> tuple[LiveAgent, Tie] | None:
+    """The agent whose cgroup holds the caller, running or not: its escaped process is still its own."""
+    uuid = cgroups.agent_of(pid) if cgroups is not None else None
+    agent = next((agent for agent in agents if agent.uuid == uuid), None) if uuid else None
+    return (agent, "cgroup") if agent is not None else None
+
+
 def _claimed(pid: int, agents: list[LiveAgent]) -> LiveAgent | None:
     named = psutil.Process(pid).environ().get(SESSION_VARIABLE)
     return next((agent for agent in agents if agent.uuid == named), None) if named else None
 
 
-def classify_caller(peer: PeerProcess, agents: list[LiveAgent]) -> Caller:
-    nobody = Caller(peer.pid, "none")
+def classify_caller(peer: PeerProcess, agents: list[LiveAgent], cgroups: AgentCgroups | None = None) -> Caller:
+    support = cgroups.support if cgroups is not None else NO_CGROUPS
+    nobody = Caller(peer.pid, "none", cgroups=support)
     if not peer.alive():
         return nobody
     try:
-        tie = _find_tie(peer.pid, _live_agents_by_pid(agents))
-        caller = Caller(peer.pid, "verified", *tie) if tie else nobody
+        tie = _cgroup_tie(peer.pid, agents, cgroups) or _find_tie(peer.pid, _live_agents_by_pid(agents))
+        caller = Caller(peer.pid, "verified", *tie, cgroups=support) if tie else nobody
         if tie is None and (named := _claimed(peer.pid, agents)) is not None:
-            caller = Caller(peer.pid, "claimed", named)
+            caller = Caller(peer.pid, "claimed", named, cgroups=support)
     except (psutil.Error, OSError):
         return nobody
     # The peer outliving the look-up (its pidfd, or its start time) proves the pid was not reused while we looked.

@@ -41,7 +41,7 @@ def build_handlers(
         return {"stopping": True, "pid": os.getpid()}
 
     async def host_whoami(_: Any, request: RequestContext) -> dict[str, Any]:
-        return classify_caller(request.peer, registry.all()).answer()
+        return classify_caller(request.peer, registry.all(), terminals.cgroups).answer()
 
     async def agents_list(_: Any, request: RequestContext) -> dict[str, int]:
         return await list_agents(registry.all(), request)
@@ -82,7 +82,7 @@ def build_handlers(
 
     def _speaker(request: RequestContext) -> tuple[Speaker | None, bool]:
         """The calling agent (verified, or only claimed), else the workflow node run it is part of."""
-        caller = classify_caller(request.peer, registry.all())
+        caller = classify_caller(request.peer, registry.all(), terminals.cgroups)
         if caller.agent is None and (node_run := workflows.node_run_of(request.peer.pid)) is not None:
             return node_run, True
         return caller.agent, caller.verification == "verified"

@@ -37,6 +37,7 @@ from wardian_host.daemon.handlers import build_handlers
 from wardian_host.daemon.launcher_script import write_launcher
 from wardian_host.output.feed import OutputFeed
 from wardian_host.providers.manager import load_plugins
+from wardian_host.terminal.agent_cgroups import AgentCgroups
 from wardian_host.terminal.supervisor import TerminalSupervisor
 from wardian_host.workflows.runner import WorkflowRunner
 
@@ -66,7 +67,7 @@ class Host:
         self._registry = AgentRegistry(self._conn, settings.host.output_buffer_bytes)
         self._tracker = StatusTracker(self._conn, self._notify_status)
         self._headless_watch = HeadlessWatch(self._registry, self._tracker, self._conn)
-        terminals = TerminalSupervisor(loop, self._pty_backend)
+        terminals = TerminalSupervisor(loop, self._pty_backend, AgentCgroups.open(home))
         feed = OutputFeed(loop, self._plugins)
         self._lifecycle = AgentLifecycle(
             home,

@@ -22,7 +22,9 @@ from pathlib import Path
 from wardian_core.parsing import terminal_side
 from wardian_core.process_identity import TOKEN_VARIABLE, ProcessIdentity, new_token
 from wardian_core.pty_backend import Backend
-from wardian_host.terminal import Terminal, process_tree, spawn_terminal
+from wardian_host.terminal import Terminal, agent_cgroups, process_tree, spawn_terminal
+from wardian_host.terminal.agent_cgroups import AgentCgroups
+from wardian_host.terminal.posix import resolve_executable
 
 log = logging.getLogger(__name__)
 
@@ -47,9 +49,10 @@ class _Session:
 
 
 class TerminalSupervisor:
-    def __init__(self, loop: asyncio.AbstractEventLoop, backend: Backend) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, backend: Backend, cgroups: AgentCgroups | None = None) -> None:
         self._loop = loop
         self.backend = backend
+        self.cgroups = cgroups  # each agent's own cgroup, where the system allows one
         self._sessions: dict[str, _Session] = {}
 
     def launch(
@@ -57,6 +60,9 @@ class TerminalSupervisor:
     ) -> ProcessIdentity:
         """Start `argv` in a new PTY for agent `key`; returns what identifies its processes."""
         token = new_token()
+        procs = self.cgroups.prepare(key) if self.cgroups is not None else None
+        if procs is not None:  # resolved first, so a missing executable is still reported as one
+            argv = agent_cgroups.entering(procs, resolve_executable(argv[0], env, cwd), argv[1:])
         terminal = spawn_terminal(argv, env | {TOKEN_VARIABLE: token}, cwd, self.backend)
         session = _Session(key, terminal, on_output, on_exit)
         self._sessions[key] = session
@@ -97,6 +103,8 @@ class TerminalSupervisor:
         exit_code = terminal.reap()
         terminal.close()
         del self._sessions[session.key]
+        if self.cgroups is not None:
+            self.cgroups.release(session.key)
         try:
             session.on_exit(exit_code, session.stop_reason)
         finally:  # whoever stops the agent must hear of the exit even when its handler failed

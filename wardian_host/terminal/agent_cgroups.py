@@ -1,0 +1,143 @@
+"""A cgroup of its own for each agent, where the system lets Wardian make one.
+
+An agent's processes can leave its process tree (`setsid -f`, a daemon) and drop its
+`WARDIAN_SESSION_ID`, and then pass for a person. A cgroup v2 membership is inherited
+by every child and a process cannot leave it by itself unless it may write the
+`cgroup.procs` of a cgroup outside (root may: Wardian cannot stop root). So where the
+host may make cgroups under its own — as root, or in a systemd user delegation — each
+agent's launch is moved into `<the host's cgroup>/wardian-<home digest>/<agent uuid>`
+before it has started anything (the launched process first, then its descendants of the
+moment, so none forked meanwhile stays behind), and a caller is classified by the cgroup
+`/proc/<pid>/cgroup` names. Where that is not possible, `support.reason` says why and
+callers are classified by their process tree alone.
+"""
+
+import contextlib
+import hashlib
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+PROC = Path("/proc")
+
+
+@dataclass(frozen=True)
+class CgroupSupport:
+    folder: Path | None  # where agents' cgroups are made; None when they cannot be
+    reason: str | None = None  # why not
+
+    def answer(self) -> dict[str, object]:
+        """What `host whoami` says about this tie."""
+        folder = None if self.folder is None else str(self.folder)
+        return {"in_use": self.folder is not None, "folder": folder, "reason": self.reason}
+
+
+def cgroup2_mount(mountinfo: str) -> Path | None:
+    """Where the cgroup v2 hierarchy is mounted (/sys/fs/cgroup, or .../unified on a hybrid system)."""
+    for line in mountinfo.splitlines():
+        fields = line.split()
+        if "-" in fields:
+            separator = fields.index("-")
+            if fields[separator + 1 : separator + 2] == ["cgroup2"]:
+                return Path(fields[4])
+    return None
+
+
+def cgroup2_path(proc_cgroup: str) -> str | None:
+    """A process's cgroup v2 path from its /proc/<pid>/cgroup (the `0::` line)."""
+    for line in proc_cgroup.splitlines():
+        if line.startswith("0::"):
+            return line[3:]
+    return None
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text()
+    except OSError:
+        return None
+
+
+def probe(home: Path, proc: Path = PROC) -> CgroupSupport:
+    """Whether this host may make agents' cgroups, and where."""
+    mount = cgroup2_mount(_read(proc / "self" / "mountinfo") or "")
+    own = cgroup2_path(_read(proc / "self" / "cgroup") or "")
+    if mount is None or own is None:
+        return CgroupSupport(None, "this system has no cgroup v2 hierarchy")
+    digest = hashlib.sha256(os.fsencode(home)).hexdigest()[:16]
+    parent = mount / own.lstrip("/")
+    # Made with the first agent's launch (`prepare`), so a host without agents leaves nothing behind.
+    if not (os.access(parent, os.W_OK) and os.access(parent / "cgroup.procs", os.W_OK)):
+        return CgroupSupport(None, f"this user may not make cgroups in {parent} (root or a systemd delegation may)")
+    folder = parent / f"wardian-{digest}"
+    return CgroupSupport(folder)
+
+
+class AgentCgroups:
+    def __init__(self, support: CgroupSupport, proc: Path = PROC) -> None:
+        self.support = support
+        self._proc = proc
+
+    @classmethod
+    def open(cls, home: Path) -> "AgentCgroups":
+        support = probe(home)
+        if support.folder is None:
+            log.info("agents get no cgroup of their own: %s", support.reason)
+        return cls(support)
+
+    def prepare(self, agent_uuid: str) -> Path | None:
+        """The `cgroup.procs` file of the agent's cgroup, made if missing; None where it cannot be."""
+        folder = self.support.folder
+        if folder is None:
+            return None
+        target = folder / agent_uuid
+        try:
+            target.mkdir(parents=True, exist_ok=True)
+            self._sweep(keep=agent_uuid)
+        except OSError as exc:
+            log.warning("could not make a cgroup for agent %s: %s", agent_uuid, exc)
+            return None
+        return target / "cgroup.procs"
+
+    def agent_of(self, pid: int) -> str | None:
+        """The uuid of the agent whose cgroup holds `pid` (or a cgroup it made below its own)."""
+        folder = self.support.folder
+        path = cgroup2_path(_read(self._proc / str(pid) / "cgroup") or "")
+        if folder is None or path is None:
+            return None
+        parts = Path(path).parts
+        if folder.name not in parts:
+            return None
+        below = parts[parts.index(folder.name) + 1 :]
+        return below[0] if below else None
+
+    def release(self, agent_uuid: str) -> None:
+        """Remove an agent's cgroup once nothing is left in it (a process that outlived it keeps it),
+        and the home's folder with the last one (`place` makes it again)."""
+        folder = self.support.folder
+        if folder is not None:
+            for emptied in (folder / agent_uuid, folder):
+                with contextlib.suppress(OSError):
+                    emptied.rmdir()
+
+    def _sweep(self, keep: str) -> None:
+        """Remove the empty cgroups of agents no longer running (their exit could not remove them)."""
+        folder = self.support.folder
+        if folder is None:
+            return
+        for child in folder.iterdir():
+            if child.is_dir() and child.name != keep:
+                with contextlib.suppress(OSError):
+                    child.rmdir()
+
+
+def entering(procs: Path, executable: str, arguments: list[str]) -> list[str]:
+    """argv that joins the cgroup whose `cgroup.procs` is `procs` (writing 0 moves the writer
+    itself), then execs `executable`: the launch is inside before it runs anything, so nothing
+    it forks, however fast, is born outside. A cgroup that went meanwhile leaves the launch
+    where it was (tied by its process tree), never unstarted."""
+    script = '{ echo 0 > "$0"; } 2>/dev/null; exec "$@"'
+    return ["/bin/sh", "-c", script, os.fspath(procs), executable, *arguments]
