@@ -13,6 +13,7 @@ from typing import Any
 import psutil
 import pytest
 from full_disk import FLAG_VARIABLE, SITE
+from living_processes import carrying
 
 from wardian_core.db import agents as agent_rows
 from wardian_core.db import open_writer
@@ -70,23 +71,11 @@ def test_a_launch_state_db_cannot_record_is_ended_and_refused_so_no_crash_orphan
     assert resumed.returncode == 1, resumed.stdout
     error = resumed.error()
     assert error["code"] == "write_failed" and "Free space" in error["hint"]
-    assert _carrying(agent["uuid"]) == []
+    assert carrying(agent["uuid"]) == []
     _kill_host(run_wardian)
     full.unlink()
     assert run_wardian("host", "start").returncode == 0
-    assert (show("hz")["status"], _carrying(agent["uuid"])) == ("off", [])
-
-
-def _carrying(agent_uuid: str) -> list[int]:
-    """Living processes whose environment names the agent."""
-    found = []
-    for process in psutil.process_iter():
-        try:
-            if process.environ().get("WARDIAN_SESSION_ID") == agent_uuid and process.status() != psutil.STATUS_ZOMBIE:
-                found.append(process.pid)
-        except psutil.Error:
-            continue
-    return found
+    assert (show("hz")["status"], carrying(agent["uuid"])) == ("off", [])
 
 
 def test_a_kill_also_ends_children_forked_during_the_grace_period(
@@ -102,7 +91,7 @@ def test_a_kill_also_ends_children_forked_during_the_grace_period(
     children = [int(line) for line in (workspace / "children").read_text().split()]
     assert len(children) > 20, "children were forked during the grace period"
     assert [pid for pid in [root, *children] if not _gone(pid)] == []
-    assert _carrying(agent["uuid"]) == []
+    assert carrying(agent["uuid"]) == []
     assert show("forker")["status"] == "off"
 
 
@@ -223,9 +212,9 @@ def test_a_kill_spares_a_process_that_merely_carries_the_agents_variable(
     agent = spawn("real", "bash", "-c", "( setsid sleep 600 & ) ; echo up; exec sleep 600")
     wait_status("real", "idle")
     stranger = impostor(agent["uuid"])
-    assert stranger.pid in _carrying(agent["uuid"]) and len(_carrying(agent["uuid"])) > 2
+    assert stranger.pid in carrying(agent["uuid"]) and len(carrying(agent["uuid"])) > 2
     assert run_wardian("agent", "kill", "real").returncode == 0
-    assert _carrying(agent["uuid"]) == [stranger.pid], "the agent's own setsid'd grandchild is gone, not the stranger"
+    assert carrying(agent["uuid"]) == [stranger.pid], "the agent's own setsid'd grandchild is gone, not the stranger"
 
 
 def test_recovery_adopts_only_the_agents_own_processes(spawn, wait_status, show, run_wardian, impostor) -> None:

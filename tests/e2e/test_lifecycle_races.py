@@ -12,37 +12,13 @@ import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import psutil
 import pytest
+from living_processes import carrying, living_with
 
 WARDIAN = str(Path(sys.executable).parent / "wardian")
 # Hangs up in a FIFO when its group gets SIGHUP; SIGTERM is ignored, so only the SIGKILL
 # after the stop's grace period ends it, and a second command is queued meanwhile.
 STUBBORN = "trap 'echo hup > hung-up' HUP; trap '' TERM; echo up; while :; do sleep 600 & wait $!; done"
-
-
-def _living_with(variable: str, value: str) -> list[int]:
-    """Living processes but this one whose environment sets `variable` to `value`."""
-    found = []
-    for process in psutil.process_iter():
-        try:
-            if (
-                process.pid != os.getpid()
-                and process.environ().get(variable) == value
-                and process.status() != psutil.STATUS_ZOMBIE
-            ):
-                found.append(process.pid)
-        except psutil.Error:
-            continue
-    return found
-
-
-def _carrying(agent_uuid: str) -> list[int]:
-    return _living_with("WARDIAN_SESSION_ID", agent_uuid)
-
-
-def _of_home(home: Path) -> list[int]:
-    return _living_with("WARDIAN_HOME", str(home))
 
 
 @pytest.fixture
@@ -99,7 +75,7 @@ def test_a_restart_queued_behind_a_forced_delete_is_not_found_and_launches_nothi
     out, err = deleting.communicate(timeout=60)
     assert deleting.returncode == 0, err
     assert run_wardian("agent", "list", "--fields", "name").json()["agents"] == []
-    assert _carrying(agent["uuid"]) == [], "no process of the deleted agent was launched again"
+    assert carrying(agent["uuid"]) == [], "no process of the deleted agent was launched again"
 
 
 def test_a_rename_queued_behind_a_delete_is_not_found(stubborn, background, run_wardian, workspace: Path) -> None:
@@ -128,4 +104,4 @@ def test_a_stopping_host_refuses_a_spawn_and_leaves_nothing_running(
     assert stopping.returncode == 0
     listed = run_wardian("agent", "list", "--fields", "name,status").json()["agents"]
     assert listed == [{"name": "v", "status": "off"}], "the refused spawn left no row"
-    assert _of_home(wardian_home) == [], "nothing of the home outlived the host"
+    assert living_with("WARDIAN_HOME", str(wardian_home)) == [], "nothing of the home outlived the host"
