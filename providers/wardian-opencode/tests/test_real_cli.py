@@ -26,6 +26,8 @@ from wardian_cli import (
     ask_in_background,
     assert_no_process_with,
     assert_replied_by_the_agent,
+    never_asked,
+    new_repository,
 )
 
 from wardian_core.parsing.escapes import squeeze, strip_escapes
@@ -121,6 +123,23 @@ def test_spawn_is_idle_and_a_turn_is_told_by_the_event_stream(wardian: WardianCl
     assert "Wardian common rule: be brief." in body, "the include root's AGENTS.md did not reach the model"
     assert "zebra-painter" in body, "the include root's skill did not reach the model"
     assert not (wardian.workspace / "opencode.json").exists() and not (wardian.workspace / ".opencode").exists()
+
+
+def test_a_first_run_in_a_never_seen_repository_asks_nothing(wardian: WardianCli, tmp_path: Path) -> None:
+    """OpenCode 1.18 has no folder trust question (none in its binary): a new git repository
+    its configuration never saw is worked in at once, by each agent."""
+    first_run = WardianCli(wardian.home, new_repository(tmp_path), wardian.cli, "opencode")
+    for name, token in (("first", "fresh1"), ("second", "fresh2")):
+        spawn(first_run, name)
+        ready = first_run.wait(name, "idle", "ready")
+        assert (ready["status_evidence"]["source"], ready["status_evidence"]["rule"]) == ("pty", "ready footer")
+
+        sent = first_run("send", f"hello ECHO:{token}", "--to", name, "--wait-until", "idle", "--timeout", "60s")
+
+        assert_by_events(sent["agent"], "turn_completed", sent["agent"]["status_evidence"]["rule"])
+        assert never_asked(first_run, name)
+        assert f"ECHO:{token}" in turn_request(first_run, f"ECHO:{token}")
+        first_run.output_shows(name, f"MOCK-REPLY {token}")
 
 
 def test_a_shell_command_is_approved_then_a_second_refused(wardian: WardianCli) -> None:
