@@ -6,10 +6,14 @@ garbage) go down real connections, several per connection. Every frame must get 
 error envelope in order (or, for a frame that cannot be read to its end, one refusal and
 a clean close); the valid request that ends each batch must be answered on the same
 connection; and afterwards the host is the same process, its log has no traceback and
-state.db's rows are what they were. The case count is fixed (not a time budget), so a
-failure reproduces from its seed: about a minute on a 2-core machine, CI or not.
+state.db's rows are what they were. Deadlines are fuzzed too (past, far future, past a
+float's range, not numbers), and some connections attach to a live agent and send the
+attach stream's frames, valid ones then a malformed one, which ends the attach with
+`bad_request` while the connection goes on. The case count is fixed (not a time budget), so a
+failure reproduces from its seed: one to two minutes on a 2-core machine, CI or not.
 """
 
+import base64
 import contextlib
 import json
 import os
@@ -23,7 +27,7 @@ from typing import Any
 import psutil
 
 from wardian_core.control import endpoint
-from wardian_core.control.models import REQUEST_PARAMS
+from wardian_core.control.models import REQUEST_PARAMS, AttachClientFrame
 from wardian_core.control.protocol import MAX_FRAME_BYTES, PROTOCOL_VERSION
 from wardian_host.daemon.connection_limits import MAX_CONNECTIONS
 
@@ -31,6 +35,8 @@ SEED = int(os.environ.get("WARDIAN_FUZZ_SEED", "20261117"))
 CONNECTIONS = 3600
 LONGEST_BATCH = 12
 OVERSIZED_EVERY = 500  # an 8 MiB frame costs as much as thousands of small ones
+ATTACH_EVERY = 6  # every sixth connection attaches to the live agent
+LIVE_AGENT = "live"
 
 # What a malformed or pointless request may be answered with. `request_failed` is not
 # here: it is the host's own failure (an exception in a handler), which a fuzzer finds.
@@ -166,13 +172,21 @@ def _unknown_kind(rng: random.Random) -> Frame:
 
 def _huge_number(rng: random.Random) -> Frame:
     number = rng.choice(["1" + "0" * 400, "-" + "9" * 4000, "9" * 5000, "1e999", "-1e999", "1e308", "4e-400"])
-    field = rng.choice(["id", "timeout", "since", "rows", "cols", "v"])
+    field = rng.choice(["id", "timeout", "since", "rows", "cols", "v", "deadline"])
     frame = _well_formed(rng)
-    if field in ("id", "v"):
+    if field in ("id", "v", "deadline"):
         frame[field] = "NUMBER"
     else:
         frame["params"][field] = "NUMBER"
     return Frame(_encode(frame).replace(b'"NUMBER"', number.encode()))
+
+
+def _deadline(rng: random.Random) -> Frame:
+    """A request's deadline: past (refused as late), far off, past a float's range, or no time."""
+    frame = _well_formed(rng)
+    frame["deadline"] = "DEADLINE"
+    deadline = rng.choice(["0", "-1", "1e308", "4e-400", "1" + "0" * 400, "-" + "1" * 500, '"soon"', "true", "[]"])
+    return Frame(_encode(frame).replace(b'"DEADLINE"', deadline.encode()))
 
 
 def _garbage(rng: random.Random) -> Frame:
@@ -195,7 +209,58 @@ MUTATIONS = [
     _huge_number,
     _garbage,
     _many_values,
+    _deadline,
 ]
+
+
+def _stream_frame(rng: random.Random) -> bytes:
+    """A frame an attached client may send: typed input or a resize within bounds."""
+    if rng.random() < 0.5:
+        typed = bytes(rng.randrange(32, 127) for _ in range(rng.randrange(1, 20)))  # no ^C or ^D: cat lives
+        return _encode({"input": base64.b64encode(typed).decode()})
+    return _encode({"resize": [rng.randrange(1, 1001), rng.randrange(1, 1001)]})
+
+
+def _bad_stream_frame(rng: random.Random) -> bytes:
+    """A frame inside an attach stream the host must refuse as bad_request."""
+    choices = [
+        lambda: _encode({"resize": [10_000, 10_000]}),  # once froze the host's screen looks
+        lambda: _encode({"resize": [rng.choice([0, -1, 1001, 10**30]), 80]}),
+        lambda: _encode({"resize": _random_value(rng, 2)}),
+        lambda: _encode({"input": rng.choice(["a", "!!!", 5, None, [1]])}),
+        lambda: _encode({rng.choice(["bogus", "v", "kind"]): _random_value(rng, 2)}),
+        lambda: _encode(_random_value(rng, 2)) if rng.random() < 0.5 else b"[1]",
+        lambda: b'{"input": "' + b"A" * 70_000 + b'"}',  # longer than the reader keeps
+        lambda: b'{"resize": [' * 100 + b"]" * 100,
+        lambda: _garbage(rng).line or b"x",
+        lambda: _invalid_utf8(rng).line,
+        lambda: b'{"input": "\\udc00"}',
+    ]
+    while True:  # a random value may happen to be a valid frame (`{"resize": null}`, [1, 1])
+        line = rng.choice(choices)()
+        if not _valid_stream_frame(line):
+            return line
+
+
+def _valid_stream_frame(line: bytes) -> bool:
+    try:
+        AttachClientFrame.model_validate_json(line)
+    except ValueError:
+        return False
+    return line.strip() != b""
+
+
+def _attach_batch(rng: random.Random) -> tuple[list[Frame], list[str]]:
+    """An attach to the live agent, stream frames, then a malformed one or a detach, then a
+    probe: the outcome expected of each answer."""
+    request = {"v": PROTOCOL_VERSION, "id": rng.randrange(1, 10**9), "kind": "agent.attach", "params": {}}
+    request["params"] = {"target": LIVE_AGENT, "rows": rng.randrange(1, 1001), "cols": rng.randrange(1, 1001)}
+    stream = [Frame(_stream_frame(rng)) for _ in range(rng.randrange(4))]
+    if rng.random() < 0.8:
+        ending, outcome = Frame(_bad_stream_frame(rng)), "bad_request"
+    else:
+        ending, outcome = Frame(_encode({"detach": True})), "detached"
+    return [Frame(_encode(request)), *stream, ending, Frame(_encode(PROBE))], [outcome, "probe"]
 
 
 def _batch(rng: random.Random, index: int) -> list[Frame]:
@@ -230,6 +295,17 @@ def _exchange(home: Path, frames: list[Frame]) -> list[dict[str, Any]]:
     return answers
 
 
+def _check_attach_batch(outcomes: list[str], answers: list[dict[str, Any]], context: str) -> None:
+    assert len(answers) == len(outcomes), f"{context}: {answers}"[:3000]
+    attached, probe = answers
+    if outcomes[0] == "detached":
+        assert attached["ok"] and attached["result"]["reason"] == "detached", f"{context}: {attached}"
+    else:
+        error = attached.get("error") or {}
+        assert error.get("code") == "bad_request" and error.get("hint"), f"{context}: {attached}"
+    assert probe["ok"] is True and probe["id"] == PROBE["id"], f"{context}: the probe got {probe}"
+
+
 def _check_batch(frames: list[Frame], answers: list[dict[str, Any]], context: str) -> None:
     assert len(answers) == len(frames), f"{context}: {len(answers)} answers to {len(frames)} frames: {answers}"[:3000]
     for frame, answer in zip(frames, answers, strict=False):
@@ -251,7 +327,8 @@ def _agent_rows(home: Path) -> list[tuple]:
     conn = sqlite3.connect(home / "state.db")
     try:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        return conn.execute("SELECT * FROM agents ORDER BY uuid").fetchall()
+        # The live agent's row changes as it is typed to: only the others must stay as they were.
+        return conn.execute("SELECT * FROM agents WHERE name != ? ORDER BY uuid", (LIVE_AGENT,)).fetchall()
     finally:
         conn.close()
 
@@ -286,26 +363,34 @@ def _check_connection_floods(home: Path, host_pid: int, run_wardian) -> int:
     return len(idle) + len(busy) + len(extra)
 
 
-def test_malformed_control_frames_never_break_the_host(run_wardian, seed_agent, wardian_home: Path) -> None:
+def test_malformed_control_frames_never_break_the_host(run_wardian, seed_agent, spawn, wardian_home: Path) -> None:
     for name in ("keeper", "other"):
         seed_agent(name=name, status="idle")
     started = run_wardian("host", "start")
     assert started.returncode == 0, started.stderr
     host_pid = started.json()["host"]["pid"]
     rows = _agent_rows(wardian_home)
+    spawn(LIVE_AGENT, "cat")
 
     rng = random.Random(SEED)
     for index in range(CONNECTIONS):
+        context = f"seed {SEED}, connection {index}"
+        if index % ATTACH_EVERY == ATTACH_EVERY - 1:
+            frames, outcomes = _attach_batch(rng)
+            _check_attach_batch(outcomes, _exchange(wardian_home, frames), context)
+            continue
         frames = _batch(rng, index)
         answers = _exchange(wardian_home, frames)
-        _check_batch(frames, answers, f"seed {SEED}, connection {index}")
+        _check_batch(frames, answers, context)
+    screen = run_wardian("agent", "screen", LIVE_AGENT).json()["screen"]["size"]
+    assert screen["rows"] <= 1000 and screen["cols"] <= 1000
 
     flooded = _check_connection_floods(wardian_home, host_pid, run_wardian)
 
     status = run_wardian("host", "status")
     assert status.returncode == 0 and status.json()["host"]["pid"] == host_pid
     listed = run_wardian("agent", "list", "--fields", "name,status_source")
-    assert sorted(agent["name"] for agent in listed.json()["agents"]) == ["keeper", "other"]
+    assert sorted(agent["name"] for agent in listed.json()["agents"]) == ["keeper", LIVE_AGENT, "other"]
     assert _agent_rows(wardian_home) == rows
     log = (wardian_home / "logs" / "host.log").read_text()
     assert "Traceback" not in log and "ERROR" not in log
