@@ -72,11 +72,19 @@ class Run:
         if done.returncode == 0:
             self.sent.append(Sent(case, token, json.loads(done.stdout)))
         else:
-            self.sent.append(Sent(case, token, None, json.loads(done.stderr or "{}").get("error")))
+            self.sent.append(Sent(case, token, None, error_of(done.stderr)))
 
     def received(self, token: str, timeout: float = 60) -> None:
         """Wait until the model server saw `token` (a prompt lost is counted, not waited for forever)."""
         self.cli.server.wait_for(lambda request: f"ECHO:{token}" in request.body_text(), timeout)
+
+
+def error_of(stderr: str) -> dict[str, Any]:
+    """The error envelope's `error`; what else a failed CLI printed, as its message."""
+    try:
+        return dict(json.loads(stderr)["error"])
+    except (ValueError, KeyError, TypeError):
+        return {"code": "unparsed", "message": stderr.strip()[-2000:]}
 
 
 def host_environment(cli: RealCli, home: Path) -> dict[str, str]:
