@@ -116,3 +116,26 @@ def test_a_refused_trust_ends_claude_and_is_not_kept(wardian: WardianCli) -> Non
     # A refusal is not a trust: the next agent asks again.
     wardian.spawn("second")
     asks_to_trust(wardian, "second")
+
+
+@pytest.mark.parametrize("trusted", ["repository", "above the repository"])
+def test_a_trust_given_outside_wardian_covers_the_folders_below_it(wardian: WardianCli, trusted: str) -> None:
+    """A trust the user gave by hand covers a workspace below the folder, within its git
+    repository; 2.1.330 draws the line there (a folder above a repository does not cover it,
+    Claude's own rule), 2.1.197 does not."""
+    folder = wardian.workspace if trusted == "repository" else wardian.workspace.parent
+    config_file = Path(wardian.cli.env["CLAUDE_CONFIG_DIR"]) / ".claude.json"
+    config = json.loads(config_file.read_text())
+    config["projects"][str(folder)] = {"hasTrustDialogAccepted": True}
+    config_file.write_text(json.dumps(config))
+    below = WardianCli(wardian.home, wardian.workspace / "service", wardian.cli, "claude")
+    below.workspace.mkdir()
+
+    below.spawn("below")
+
+    if trusted != "repository" and "claude-2.1.197" not in str(wardian.cli.executable):
+        asks_to_trust(below, "below")
+        return
+    below.wait("below", "idle", "ready")
+    assert never_asked(below, "below")
+    takes_a_turn(below, "below", "above1")
