@@ -167,7 +167,9 @@ def test_approval_accepted_runs_the_tool_and_rejected_does_not(
     assert on_screen(wardian, "cc", "MOCK-REPLY tool-done acc1")
 
     wardian("send", f"run MOCK_TOOL:touch {rejected.name} ECHO:rej2", "--to", "cc").json()
-    wardian("agent", "wait", "cc", "--until", "action_required", "--next", "--timeout", WAIT).json()
+    # Idle before the send (above), so any action_required now is this dialog's. Not `--next`:
+    # `send` answers once the turn started, and the dialog may open before the wait begins.
+    wardian("agent", "wait", "cc", "--until", "action_required", "--timeout", WAIT).json()
     assert_evidence(fields(wardian, "cc"), "action_required", "approval_requested", HOOKS, "hook PermissionRequest")
 
     answer = wardian("send", "--approval", "reject", "--to", "cc").json()
