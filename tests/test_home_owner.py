@@ -15,6 +15,7 @@ import pytest
 
 from wardian_core import paths
 from wardian_core.errors import WardianError
+from wardian_host.testing.reaping import reap_home
 
 WARDIAN = str(Path(sys.executable).parent / "wardian")
 STRANGER_UID = 65534  # "nobody": any uid but the test's own
@@ -135,3 +136,26 @@ def test_another_user_pointing_at_this_home_gets_unauthorized(root_only_home: Pa
     error = json.loads(completed.stderr)["error"]
     assert error["code"] == "unauthorized" and error["details"]["uid"] == STRANGER_UID
     assert f"uid {os.getuid()}" in error["message"]
+
+
+@needs_root
+@pytest.mark.parametrize("planted", ["agents/0b7e6f3c-1111-4222-8333-444455556666", "bin/wardian"])
+def test_a_host_refuses_to_start_on_an_agent_folder_or_launcher_another_user_owns(
+    wardian_home: Path, run_wardian: Callable[..., Any], planted: str
+) -> None:
+    path = wardian_home / planted
+    path.parent.mkdir(parents=True)
+    if planted.startswith("agents"):
+        path.mkdir()
+    else:
+        path.write_text("#!/bin/sh\n")
+    os.chown(path, STRANGER_UID, STRANGER_UID)
+    before = _listing(wardian_home)
+    try:
+        result = run_wardian("host", "start")
+    finally:
+        reap_home(wardian_home)  # a host that started anyway (the bug) is not left running
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    error = result.error()
+    assert error["code"] == "unauthorized" and error["details"]["path"] == str(path)
+    assert _listing(wardian_home) == before

@@ -11,6 +11,7 @@ user who owns any of them could swap `bin/wardian`, first on every agent's PATH,
 have their code run as the caller.
 """
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -52,6 +53,21 @@ def check_owner(home: Path) -> None:
         foreign = owners - {os.getuid()}
         if foreign:
             raise _foreign_home(home, folder, f"it belongs to uid {foreign.pop()}")
+
+
+def check_owner_within(home: Path) -> None:
+    """`check_owner`, and each agent's folder and `bin/wardian` too: what a host writes into or
+    runs for agents (checked when a host starts; every command checks the top folders)."""
+    check_owner(home)
+    below = [bin_dir(home) / "wardian"]
+    for parent in (agents_dir(home), home / "workflow-runs"):
+        with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+            below += sorted(parent.iterdir())
+    for path in below:
+        with contextlib.suppress(FileNotFoundError):
+            owner = os.lstat(path).st_uid
+            if owner != os.getuid():
+                raise _foreign_home(home, path, f"it belongs to uid {owner}")
 
 
 def _foreign_home(home: Path, folder: Path, reason: str) -> WardianError:

@@ -60,6 +60,7 @@ async def _run_host(home: Path, on_ready: Callable[[], None]) -> None:
 def _prepare(home: Path, foreground: bool) -> tuple[StartLock, HostLock]:
     """The home made ready and both locks taken; a home the file system refuses is `write_failed`."""
     try:
+        paths.check_owner_within(home)  # before anything is written or tightened
         loose = home_modes.tighten(paths.ensure_home(home))
         configure_logging(home, foreground)
     except OSError as exc:  # a read-only or full home: the host cannot even log why
