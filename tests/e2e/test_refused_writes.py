@@ -14,6 +14,10 @@ from typing import Any
 import pytest
 from full_disk import FLAG_VARIABLE, SITE
 
+from wardian_core.control.client import ControlClient
+from wardian_core.errors import WardianError
+from wardian_host.daemon.log_throttle import LINES_PER_PEER
+
 WARDIAN = str(Path(sys.executable).parent / "wardian")
 UNSHARE = shutil.which("unshare") or "unshare"
 
@@ -65,3 +69,20 @@ def test_a_change_on_a_full_disk_is_write_failed_and_changes_nothing(
     full.unlink()
     listed = run_wardian("agent", "list", "--fields", "name,launch_config")
     assert [(agent["name"], agent["launch_config"]["model"]) for agent in listed.json()["agents"]] == [("first", None)]
+
+
+def test_a_client_repeating_a_refused_write_logs_a_few_lines(
+    spawn: Callable[..., dict[str, Any]], wardian_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    full = tmp_path / "disk-is-full"
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(SITE), os.environ.get("PYTHONPATH")])))
+    monkeypatch.setenv(FLAG_VARIABLE, str(full))
+    spawn("first", "sleep", "600")
+    full.touch()
+    with ControlClient.connect(wardian_home) as client:  # one peer: this test's process
+        for attempt in range(20):
+            with pytest.raises(WardianError) as refused:
+                client.request("agent.rename", {"target": "first", "new_name": f"renamed-{attempt}"})
+            assert refused.value.code == "write_failed"
+    logged = (wardian_home / "logs" / "host.log").read_text()
+    assert logged.count("request agent.rename: cannot write") == LINES_PER_PEER

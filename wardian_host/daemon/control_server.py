@@ -231,9 +231,11 @@ class ControlServer:
             return ok_frame(request_id, await handler(params, context))
         except WardianError:
             raise
-        except Exception as exc:  # a bug in one request must not take the host down
+        # A bug in one request must not take the host down; its traceback is logged (throttled).
+        except Exception as exc:  # noqa: BLE001
+            caller = context.peer.pid  # a client repeating a failing request gets few lines
             if (refused := as_write_failed(exc, self._home)) is not None:
-                log.warning("request %s: %s", kind, refused.message)
+                self._log.log(logging.WARNING, "write failed", caller, "request %s: %s", kind, refused.message)
                 raise refused from None
-            log.exception("request %s failed", kind)
+            self._log.log(logging.ERROR, "request failed", caller, "request %s failed", kind, exc_info=True)
             raise WardianError("request_failed", f"{kind} failed: {exc}") from None
