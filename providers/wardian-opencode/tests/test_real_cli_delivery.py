@@ -5,7 +5,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from delivery_checks import assert_a_send_is_confirmed_once
+from delivery_checks import assert_a_send_is_confirmed_once, assert_send_confirmed, times_received
 from wardian_cli import WardianCli
 
 from wardian_host.testing.reaping import reap_home
@@ -33,3 +33,21 @@ def wardian(opencode_cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
 def test_a_send_is_confirmed_by_the_session_turning_busy(wardian: WardianCli) -> None:
     assert_a_send_is_confirmed_once(wardian, "oc", {"session.status busy"})
     wardian.cli.assert_only_model_server_was_called()
+
+
+def test_a_send_during_a_turn_is_confirmed_by_its_user_message(wardian: WardianCli) -> None:
+    common = ["--provider", "opencode", "--class", "Coder", "--name", "oc", "--workspace", str(wardian.workspace)]
+    wardian("agent", "spawn", *common, "--provider-setting", "shell_permission=ask")
+    wardian.wait("oc", "idle", "ready")
+    wardian("send", "run MOCK_TOOL:touch ran.txt && sleep 5 ECHO:first1", "--to", "oc")
+    wardian.wait("oc", "action_required", "approval_requested")
+    wardian("send", "--approval", "accept", "--to", "oc", "--timeout", "30s")
+
+    # The approved command still sleeps: the session is busy and turns busy no second time.
+    answer = wardian("send", "queued behind it ECHO:queued2", "--to", "oc")
+
+    assert answer["results"][0]["queued"] is True
+    assert_send_confirmed(answer, {"message.updated user"})
+    wardian.cli.server.wait_for(lambda request: "ECHO:queued2" in request.body_text(), 60)
+    wardian.wait("oc", "idle", "turn_completed")
+    assert times_received(wardian.cli.server.requests, "ECHO:queued2") == 1

@@ -9,7 +9,7 @@ its patterns, the request id) and `permission.replied` (`once`, `always` or `rej
 `message.part.updated`. Events of other sessions (another TUI tab, a subagent) are ignored.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from wardian_core.parsing.events import event
@@ -26,6 +26,8 @@ ACCEPTING_REPLIES = ("once", "always")
 class EventsState:
     session_id: str | None = None
     busy: bool = False
+    # The user messages seen: each is reported once, however often it is updated.
+    user_messages: set[str] = field(default_factory=set)
 
 
 def parse_event(known_session: str | None, source: OutputSource, data: bytes, state: EventsState) -> ParseResult:
@@ -42,8 +44,12 @@ def _events(known_session: str | None, source: OutputSource, data: bytes, state:
     state.session_id = state.session_id or known_session
     if kind == "session.created":
         return _created(source, properties, line, state)
-    # A part names its session inside itself; the rest name it at the top.
-    session = text_field(properties, "sessionID") or text_field(object_field(properties, "part"), "sessionID")
+    # A part or a message names its session inside itself; the rest name it at the top.
+    session = (
+        text_field(properties, "sessionID")
+        or text_field(object_field(properties, "part"), "sessionID")
+        or text_field(object_field(properties, "info"), "sessionID")
+    )
     if session is None or session != state.session_id:
         return []
     handler = HANDLERS.get(kind)
@@ -68,6 +74,18 @@ def _status(source: OutputSource, properties: dict[str, Any], line: str, state: 
     if status == "idle":
         return _turn_end(source, rule, line, state)
     return []
+
+
+def _message(source: OutputSource, properties: dict[str, Any], line: str, state: EventsState) -> list[ProviderEvent]:
+    """A user message new to a busy session: a prompt typed during the turn, which 1.18.33 posts at
+    once and runs after it, with no `busy` of its own. What `wardian send` confirms it by."""
+    info = object_field(properties, "info")
+    message = text_field(info, "id")
+    if text_field(info, "role") != "user" or message is None or message in state.user_messages:
+        return []
+    state.user_messages.add(message)
+    # In an idle session the `busy` that follows starts the turn.
+    return [event("turn_started", source, "message.updated user", line)] if state.busy else []
 
 
 def _idle(source: OutputSource, properties: dict[str, Any], line: str, state: EventsState) -> list[ProviderEvent]:
@@ -137,4 +155,5 @@ HANDLERS = {
     "permission.replied": _replied,
     "session.error": _error,
     "message.part.updated": _part,
+    "message.updated": _message,
 }
