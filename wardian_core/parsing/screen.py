@@ -37,9 +37,9 @@ class _Screen(pyte.Screen):
         """Erased rows are dropped, not refilled: pyte wrote the cursor's attributes into every
         cell it erased, a million cells per `ESC[2J` on a 1000×1000 screen, and the model keeps
         text only, which a missing cell reads as blank. An unknown `how` (pyte raised) is ignored."""
-        erased = {0: range(self.cursor.y + 1, self.lines), 1: range(self.cursor.y)}.get(how, range(self.lines))
         if how not in (0, 1, 2, 3):
             return
+        erased = {0: range(self.cursor.y + 1, self.lines), 1: range(self.cursor.y)}.get(how, range(self.lines))
         self.dirty.update(erased)
         for row in erased:
             self.buffer.pop(row, None)
