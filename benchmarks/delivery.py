@@ -29,7 +29,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "support"))
 
-from model_server.server import ModelServer  # noqa: E402 - after the harness joins the path
+from delivery_checks import occurrences  # noqa: E402 - after the harness joins the path
+from model_server.server import ModelServer  # noqa: E402
 from real_cli_fixtures import RealCli, make_real_cli, pinned_clis  # noqa: E402
 from real_cli_plugin import bring_loopback_up, in_loopback_namespace, unshare_command  # noqa: E402
 
@@ -76,7 +77,7 @@ class Run:
 
     def received(self, token: str, timeout: float = 60) -> None:
         """Wait until the model server saw `token` (a prompt lost is counted, not waited for forever)."""
-        self.cli.server.wait_for(lambda request: f"ECHO:{token}" in request.body_text(), timeout)
+        self.cli.server.wait_for(lambda request: occurrences(request.body_text(), f"ECHO:{token}") > 0, timeout)
 
 
 def error_of(stderr: str) -> dict[str, Any]:
@@ -155,7 +156,8 @@ def drive(cli: RealCli, prompts: int, scratch: Path) -> Run:
 
 def times_in_a_request(cli: RealCli, token: str) -> int:
     """0: lost; 1: right; 2+: doubled (twice in one request's history, which holds every turn)."""
-    return max((request.body_text().count(f"ECHO:{token}") for request in cli.server.model_requests()), default=0)
+    bodies = [request.body_text() for request in cli.server.model_requests()]
+    return max((occurrences(body, f"ECHO:{token}") for body in bodies), default=0)
 
 
 def percentile(samples: list[float], fraction: float) -> float:

@@ -6,6 +6,7 @@ and a request that declares no tools (a title, Gemini's router) is not a turn.
 """
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -42,10 +43,15 @@ def turn_prompts(requests: list[RecordedRequest]) -> list[str]:
     return prompts
 
 
+def occurrences(text: str, token: str) -> int:
+    """How often `token` is in `text` as a whole token: `ECHO:a1` is not in `ECHO:a12`."""
+    return len(re.findall(re.escape(token) + r"(?![\w.-])", text))
+
+
 def times_received(requests: list[RecordedRequest], token: str) -> int:
     """How many times `token` reached the model as (part of) a turn's prompt: 1 is right, 0 lost,
     2 or more doubled (typed twice into one prompt, or submitted as two turns)."""
-    return sum(prompt.count(token) for prompt in turn_prompts(requests))
+    return sum(occurrences(prompt, token) for prompt in turn_prompts(requests))
 
 
 def assert_send_confirmed(answer: dict[str, Any], signals: set[str]) -> None:
