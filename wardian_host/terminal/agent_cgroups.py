@@ -3,7 +3,9 @@
 An agent's processes can leave its process tree (`setsid -f`, a daemon) and drop its
 `WARDIAN_SESSION_ID`, and then pass for a person. A cgroup v2 membership is inherited
 by every child and a process cannot leave it by itself unless it may write the
-`cgroup.procs` of a cgroup outside (root may: Wardian cannot stop root). So where the
+`cgroup.procs` of another cgroup: root may, and in a systemd delegation so may every
+process of that user, which can then move itself out, or into another agent's cgroup,
+on purpose (docs/cli.md says so); Wardian cannot stop that. So where the
 host may make cgroups under its own — as root, or in a systemd user delegation — each
 agent's launch is moved into `<the host's cgroup>/wardian-<home digest>/<agent uuid>`
 before it has started anything (the launched process first, then its descendants of the
