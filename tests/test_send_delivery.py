@@ -241,3 +241,20 @@ def test_the_cli_waits_for_a_send_as_long_as_its_confirmation_may_take(monkeypat
     # Two turn-start waits of the longest a provider may declare, then the usual time to answer.
     assert send_command.CONFIRMING_SECONDS == 2 * TURN_START_LIMIT_SECONDS
     assert asked[0] is not None and asked[0] >= 2 * TURN_START_LIMIT_SECONDS + LIFECYCLE_SECONDS / 2
+
+
+def test_a_turn_that_starts_before_the_submit_key_does_not_confirm_the_prompt(home: SimpleNamespace) -> None:
+    cc = home.agent("cc", status="processing")
+    write = home.terminal.write
+
+    def typed(uuid: str, data: bytes) -> None:
+        if data != SUBMIT:  # the running turn's queued prompt starts while the text is typed
+            home.terminal.start_turn(cc)
+        write(uuid, data)
+
+    home.terminal.write = typed
+    home.terminal.on_submit = lambda agent, count: agent.record_output(draw("❯ hello there", "─" * 20, "❯ "))
+
+    answer = send(home, "cc")
+
+    assert answer["delivery"]["confirmed_by"] == "screen"

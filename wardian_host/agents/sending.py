@@ -10,7 +10,7 @@ from wardian_host.agents.confirming import DeliveryFailed, confirm_taken, turn_s
 from wardian_host.agents.live_agent import LiveAgent, Speaker
 from wardian_host.agents.registry import AgentRegistry
 from wardian_host.agents.status_waits import wait_for_change, wait_for_status
-from wardian_host.agents.typing_input import type_prompt
+from wardian_host.agents.typing_input import type_body
 from wardian_host.providers.manager import Plugins
 from wardian_host.terminal.supervisor import TerminalSupervisor
 
@@ -138,11 +138,11 @@ class Sender:
             self._terminals.write(agent.uuid, data)
 
         try:
+            submit = await type_body(write, text, profile)
+            # Listening from the submit key on: a turn that starts before it is not this prompt's.
             with turn_start_watch(agent) as started:
-                await type_prompt(write, text, profile)
-                delivery = await confirm_taken(
-                    agent, profile, text, started, lambda: write(profile.submit_key.encode())
-                )
+                write(submit)
+                delivery = await confirm_taken(agent, profile, text, started, lambda: write(submit))
         except DeliveryFailed as failed:
             return result | {"result": "failed", "delivered": False, "reason": failed.reason}
         except (WardianError, OSError, RuntimeError) as exc:

@@ -18,9 +18,10 @@ def prompt_bytes(text: str, profile: InputProfile) -> tuple[bytes, bytes]:
     return body, profile.submit_key.encode()
 
 
-async def type_prompt(write: Callable[[bytes], None], text: str, profile: InputProfile) -> None:
+async def type_body(write: Callable[[bytes], None], text: str, profile: InputProfile) -> bytes:
+    """Type (or paste) the text and let it settle; the submit key, for the caller to press."""
     body, submit = prompt_bytes(text, profile)
     write(body)
     # TUIs debounce pastes: an Enter that arrives with the text is taken as a newline.
     await asyncio.sleep(profile.settle_seconds)
-    write(submit)
+    return submit
