@@ -244,7 +244,8 @@ def test_caller_identity_follows_the_process_not_the_claimed_variable(
     agent = spawn("asker", "bash", "-c", f"{WARDIAN} host whoami > whoami.json; echo asked; exec sleep 600")
     wait_status("asker", "idle")
     inside = json.loads((workspace / "whoami.json").read_text())["caller"]
-    assert inside["agent"]["uuid"] == agent["uuid"] and inside["tie"] == "ancestry"
+    tie = "cgroup" if inside["cgroups"]["in_use"] else "ancestry"  # the agent's own cgroup, where there is one
+    assert inside["agent"]["uuid"] == agent["uuid"] and inside["tie"] == tie
     claimed = run_wardian("host", "whoami", env={"WARDIAN_SESSION_ID": agent["uuid"]}).json()["caller"]
     assert (claimed["verification"], claimed["agent"]["uuid"], claimed["tie"]) == ("claimed", agent["uuid"], None)
     terminal = PtyProcessUnicode.spawn([WARDIAN, "host", "whoami"], env=dict(os.environ))
