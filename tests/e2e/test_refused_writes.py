@@ -41,6 +41,18 @@ def test_host_start_on_a_read_only_home_is_write_failed(wardian_home: Path) -> N
     assert list(wardian_home.iterdir()) == []
 
 
+@pytest.fixture
+def full_after_first(spawn: Callable[..., dict[str, Any]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A host with agent `first`, whose state.db writes then fail as on a full disk until the
+    returned flag file is removed."""
+    full = tmp_path / "disk-is-full"
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(SITE), os.environ.get("PYTHONPATH")])))
+    monkeypatch.setenv(FLAG_VARIABLE, str(full))
+    spawn("first", "sleep", "600")
+    full.touch()
+    return full
+
+
 @pytest.mark.parametrize(
     "command",
     [
@@ -50,35 +62,19 @@ def test_host_start_on_a_read_only_home_is_write_failed(wardian_home: Path) -> N
     ],
 )
 def test_a_change_on_a_full_disk_is_write_failed_and_changes_nothing(
-    spawn: Callable[..., dict[str, Any]],
-    run_wardian: Callable[..., Any],
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    command: tuple[str, ...],
+    full_after_first: Path, run_wardian: Callable[..., Any], command: tuple[str, ...]
 ) -> None:
-    full = tmp_path / "disk-is-full"
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(SITE), os.environ.get("PYTHONPATH")])))
-    monkeypatch.setenv(FLAG_VARIABLE, str(full))
-    spawn("first", "sleep", "600")
-    full.touch()
     result = run_wardian(*command)
     assert result.returncode == 1 and "Traceback" not in result.stderr
     error = result.error()
     assert (error["code"], error["details"]["errno"]) == ("write_failed", "ENOSPC")
     assert error["details"]["path"].endswith("state.db") and error["hint"].startswith("Free some space")
-    full.unlink()
+    full_after_first.unlink()
     listed = run_wardian("agent", "list", "--fields", "name,launch_config")
     assert [(agent["name"], agent["launch_config"]["model"]) for agent in listed.json()["agents"]] == [("first", None)]
 
 
-def test_a_client_repeating_a_refused_write_logs_a_few_lines(
-    spawn: Callable[..., dict[str, Any]], wardian_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    full = tmp_path / "disk-is-full"
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(SITE), os.environ.get("PYTHONPATH")])))
-    monkeypatch.setenv(FLAG_VARIABLE, str(full))
-    spawn("first", "sleep", "600")
-    full.touch()
+def test_a_client_repeating_a_refused_write_logs_a_few_lines(full_after_first: Path, wardian_home: Path) -> None:
     with ControlClient.connect(wardian_home) as client:  # one peer: this test's process
         for attempt in range(20):
             with pytest.raises(WardianError) as refused:
