@@ -3,10 +3,11 @@
 import json
 import os
 import subprocess
+from functools import partial
 from pathlib import Path
 
 from wardian_core.provider_models import OutputSource
-from wardian_gemini import home, plugin
+from wardian_gemini import home, hooks_log, plugin, trust
 
 SESSION = "f2e72aca-8440-49d5-a6d4-b2495d2a9c4b"
 
@@ -18,7 +19,7 @@ def user_gemini(tmp_path: Path, monkeypatch) -> Path:
     return user / ".gemini"
 
 
-def test_the_agents_home_links_sign_in_and_adds_wardians_hooks_to_the_users(
+def test_the_agents_home_links_sign_in_and_keeps_wardians_hooks_in_an_extension_of_its_own(
     make_ctx, tmp_path: Path, monkeypatch
 ) -> None:
     user = user_gemini(tmp_path, monkeypatch)
@@ -34,10 +35,14 @@ def test_the_agents_home_links_sign_in_and_adds_wardians_hooks_to_the_users(
     assert (gemini_dir / "oauth_creds.json").resolve() == (user / "oauth_creds.json").resolve()
     settings = json.loads((gemini_dir / "settings.json").read_text())
     assert settings["ui"] == {"theme": "x"} and settings["context"]["loadMemoryFromIncludeDirectories"] is True
-    assert settings["hooks"]["BeforeTool"][0] == theirs and len(settings["hooks"]["BeforeTool"]) == 2
-    for event in (*home.TOOL_HOOK_EVENTS, *home.OTHER_HOOK_EVENTS):
-        [ours] = [group for group in settings["hooks"][event] if group["hooks"][0]["name"] == "wardian"]
-        assert ("matcher" in ours) == (event in home.TOOL_HOOK_EVENTS)
+    # The user's hooks as they are; Wardian's are its extension's, which 0.61 runs in untrusted folders too.
+    assert settings["hooks"] == {"BeforeTool": [theirs]}
+    extension = gemini_dir / "extensions" / "wardian"
+    assert json.loads((extension / "gemini-extension.json").read_text())["name"] == "wardian"
+    hooks = json.loads((extension / "hooks" / "hooks.json").read_text())["hooks"]
+    assert set(hooks) == {*home.TOOL_HOOK_EVENTS, *home.OTHER_HOOK_EVENTS}
+    for event, [ours] in hooks.items():
+        assert ours["hooks"][0]["name"] == "wardian" and ("matcher" in ours) == (event in home.TOOL_HOOK_EVENTS)
     assert json.loads((user / "settings.json").read_text())["hooks"] == {"BeforeTool": [theirs]}, "never written"
 
 
@@ -45,8 +50,8 @@ def test_the_hook_command_appends_each_payload(make_ctx, tmp_path: Path, monkeyp
     user_gemini(tmp_path, monkeypatch)
     ctx = make_ctx(provider_session_id=SESSION)
     plugin.prepare_home(ctx=ctx)
-    settings = json.loads((ctx.agent_dir / "habitat" / ".gemini" / "settings.json").read_text())
-    command = settings["hooks"]["AfterAgent"][0]["hooks"][0]["command"]
+    hooks = json.loads((home.extension_dir(ctx) / "hooks" / "hooks.json").read_text())["hooks"]
+    command = hooks["AfterAgent"][0]["hooks"][0]["command"]
     payload = {"session_id": SESSION, "hook_event_name": "AfterAgent"}
     subprocess.run(command, shell=True, input=json.dumps(payload).encode(), check=True)
     assert [json.loads(line) for line in home.hooks_file(ctx).read_text().splitlines()] == [payload]
@@ -136,3 +141,36 @@ def test_an_interactive_gemini_keeps_its_relaunching_parent_which_restarts_it_on
     headless = plugin.build_argv(ctx=make_ctx(mode="headless", prompt="p")).env
     assert interactive["GEMINI_CLI_NO_RELAUNCH"] == ""  # unset to Gemini, whatever the host inherited
     assert "GEMINI_CLI_NO_RELAUNCH" not in headless
+
+
+def test_the_question_is_expected_only_where_no_rule_of_the_users_file_holds_the_workspace(
+    tmp_path: Path, monkeypatch
+) -> None:
+    user = user_gemini(tmp_path, monkeypatch)
+    repo = tmp_path / "code" / "repo"
+    (repo / "sub").mkdir(parents=True)
+    expected = partial(trust.question_expected, user, {})
+
+    def rules(rules: dict[str, str]) -> None:
+        (user / "trustedFolders.json").write_text(json.dumps(rules))
+
+    assert expected(repo)  # no file at all
+    rules({str(tmp_path / "elsewhere"): "TRUST_FOLDER", str(repo / "sub"): "TRUST_FOLDER"})
+    assert expected(repo), "a rule for a folder below or beside it holds nothing here"
+    assert not expected(repo / "sub" / "deeper")
+    rules({str(repo / "sibling"): "TRUST_PARENT"})  # its parent, the repo, and all below
+    assert not expected(repo / "sub")
+    rules({str(tmp_path / "code"): "DO_NOT_TRUST"})  # a refusal decides too: no question
+    assert not expected(repo)
+    rules({})
+    assert not trust.question_expected(user, {"GEMINI_CLI_TRUST_WORKSPACE": "true"}, repo)
+    (user / "settings.json").write_text(json.dumps({"security": {"folderTrust": {"enabled": False}}}))
+    assert not expected(repo)
+
+
+def test_session_end_ends_nothing_gemini_restarts_itself_in_the_same_terminal() -> None:
+    """0.61.0 fires SessionEnd (reason exit) when a trust answer restarts it, then SessionStart."""
+    payload = {"session_id": "s-1", "hook_event_name": "SessionEnd", "reason": "exit"}
+    source = OutputSource(name=home.HOOKS_SOURCE, kind="file", path=Path("hooks.jsonl"))
+    result = hooks_log.parse_hook("s-1", source, json.dumps(payload).encode() + b"\n", hooks_log.HookState())
+    assert result.events == []

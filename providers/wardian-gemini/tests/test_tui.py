@@ -25,13 +25,26 @@ WORKSPACE_REJECTED = (FIXTURES / "gemini-tui-workspace-trust-rejected.raw").read
 SESSION_START = {"hook_event_name": "SessionStart", "session_id": "s-1", "source": "startup"}
 
 
-@pytest.fixture
-def terminal(make_ctx) -> Terminal:
-    """As live: the launch left an empty hook log (a replay of bytes alone has none)."""
-    terminal = Terminal(plugin, make_ctx)
+def launched(terminal: Terminal, workspace_trusted: bool = True) -> Terminal:
+    """As live: the launch left an empty hook log (a replay of bytes alone has none), in a workspace
+    the user's trust file decides (the usual case) or one it has never seen."""
     home.hooks_file(terminal.ctx).parent.mkdir(parents=True, exist_ok=True)
     home.hooks_file(terminal.ctx).write_bytes(b"")
+    rules = {str(terminal.ctx.workspace): "TRUST_FOLDER"} if workspace_trusted else {}
+    trust_file = home.user_gemini_dir() / "trustedFolders.json"
+    trust_file.parent.mkdir(parents=True, exist_ok=True)
+    trust_file.write_text(json.dumps(rules))
     return terminal
+
+
+@pytest.fixture
+def terminal(make_ctx) -> Terminal:
+    return launched(Terminal(plugin, make_ctx))
+
+
+@pytest.fixture
+def new_folder(make_ctx) -> Terminal:
+    return launched(Terminal(plugin, make_ctx), workspace_trusted=False)
 
 
 def session_start_hook_fired(terminal: Terminal, source: str = "startup") -> None:
@@ -79,8 +92,7 @@ PROMPT_FRAME = CLEAR + f"│ >   {tui.READY}                │".encode()
 @pytest.fixture
 def resumed(make_ctx) -> Terminal:
     """A `--resume` launch: Gemini draws its prompt, then loads the earlier turns behind a banner."""
-    terminal = Terminal(plugin, lambda: make_ctx(session_mode="resume", resume_args=["--resume", "s-1"]))
-    home.hooks_file(terminal.ctx).parent.mkdir(parents=True, exist_ok=True)
+    terminal = launched(Terminal(plugin, lambda: make_ctx(session_mode="resume", resume_args=["--resume", "s-1"])))
     session_start_hook_fired(terminal, "resume")
     return terminal
 
@@ -170,19 +182,22 @@ def test_esc_on_the_trust_dialog_is_a_rejection_read_from_the_chat(terminal: Ter
     ]
 
 
-# The workspace's own question comes before any hook; live, SessionStart fires once it is answered.
+# The workspace's own question, on a folder the user's trust file does not decide. Live (0.61.0,
+# Wardian's hooks an extension's) SessionStart fires as the prompt is first drawn, before the question.
 
 
-def asked_about_the_workspace(terminal: Terminal, recording: bytes) -> ProviderEvent:
-    """Feed up to the question: the prompt drawn before it is no ready, and no later prompt will
-    count as ready without the hook (the hookless wait is off while the question stands)."""
-    [asked] = terminal.feed_to(recording, offset_after(recording, "3. Don't trust"))
-    assert terminal.quiet() == []
+def asked_about_the_workspace(new_folder: Terminal, recording: bytes) -> ProviderEvent:
+    """Up to the question: the prompt drawn before it is no ready, though the hook fired."""
+    session_start_hook_fired(new_folder)
+    assert new_folder.feed_to(recording, offset_after(recording, tui.READY)) == []
+    assert new_folder.delay == workspace_trust.QUESTION_SETTLE_SECONDS
+    [asked] = new_folder.feed_to(recording, offset_after(recording, workspace_trust.LAST_OPTION))
+    assert new_folder.quiet() == [], "the wait for a question ends with the question"
     return asked
 
 
-def test_the_workspace_question_asks_with_its_options_before_ready(terminal: Terminal) -> None:
-    asked = asked_about_the_workspace(terminal, WORKSPACE_ACCEPTED)
+def test_the_workspace_question_asks_with_its_options_before_ready(new_folder: Terminal) -> None:
+    asked = asked_about_the_workspace(new_folder, WORKSPACE_ACCEPTED)
     assert (asked.kind, asked.reason, asked.dialog, asked.evidence.rule, asked.evidence.line) == (
         "approval_requested",
         "trust",
@@ -196,34 +211,42 @@ def test_the_workspace_question_asks_with_its_options_before_ready(terminal: Ter
     )
 
 
-def test_the_numbered_tips_above_the_question_are_not_its_options(terminal: Terminal) -> None:
+def test_the_numbered_tips_above_the_question_are_not_its_options(new_folder: Terminal) -> None:
     tips = CLEAR + b"1. Create GEMINI.md files to customize your interactions\r\n"
     box = f"│ {workspace_trust.QUESTION} │\r\n│ ● 1. Trust folder (p) │\r\n│   {workspace_trust.LAST_OPTION} │".encode()
-    [asked] = terminal.feed(tips + box)
+    [asked] = new_folder.feed(tips + box)
     assert asked.message.endswith("(1. Trust folder (p) / 3. Don't trust)"), asked.message
 
 
-def test_trusting_the_workspace_is_read_from_the_restart_and_ready_follows_the_new_hook(terminal: Terminal) -> None:
-    asked_about_the_workspace(terminal, WORKSPACE_ACCEPTED)
-    [answered] = terminal.feed_to(WORKSPACE_ACCEPTED, offset_after(WORKSPACE_ACCEPTED, workspace_trust.RESTARTING))
+def test_trusting_the_workspace_is_read_from_the_restart_then_the_new_prompt_is_ready(new_folder: Terminal) -> None:
+    asked_about_the_workspace(new_folder, WORKSPACE_ACCEPTED)
+    [answered] = new_folder.feed_to(WORKSPACE_ACCEPTED, offset_after(WORKSPACE_ACCEPTED, workspace_trust.RESTARTING))
     assert (answered.kind, answered.answer, answered.evidence.rule) == (
         "approval_resolved",
         "accepted",
         workspace_trust.ACCEPTED_RULE,
     )
     # The restarted Gemini draws below the old box, which stays on screen: it is not asked again.
-    assert terminal.feed_to(WORKSPACE_ACCEPTED, offset_after(WORKSPACE_ACCEPTED, tui.READY, terminal.fed)) == []
-    session_start_hook_fired(terminal)
-    [ready] = look(terminal)
+    [ready] = new_folder.feed_to(WORKSPACE_ACCEPTED, offset_after(WORKSPACE_ACCEPTED, tui.READY, new_folder.fed))
     assert (ready.kind, ready.evidence.rule) == ("ready", "ready prompt after hook SessionStart")
-    assert terminal.feed_to(WORKSPACE_ACCEPTED, len(WORKSPACE_ACCEPTED)) == []
+    assert new_folder.feed_to(WORKSPACE_ACCEPTED, len(WORKSPACE_ACCEPTED)) == []
 
 
-def test_refusing_the_workspace_is_the_box_gone_with_no_restart(terminal: Terminal) -> None:
-    asked_about_the_workspace(terminal, WORKSPACE_REJECTED)
-    session_start_hook_fired(terminal)
-    left = terminal.feed_to(WORKSPACE_REJECTED, offset_after(WORKSPACE_REJECTED, tui.READY, terminal.fed))
+def test_refusing_the_workspace_is_the_box_gone_with_no_restart(new_folder: Terminal) -> None:
+    asked_about_the_workspace(new_folder, WORKSPACE_REJECTED)
+    left = new_folder.feed_to(WORKSPACE_REJECTED, offset_after(WORKSPACE_REJECTED, tui.READY, new_folder.fed))
     assert [(e.kind, e.answer, e.evidence.rule) for e in left] == [
         ("approval_resolved", "rejected", workspace_trust.REJECTED_RULE),
         ("ready", None, "ready prompt after hook SessionStart"),
     ]
+
+
+def test_a_new_folder_gemini_does_not_ask_about_is_ready_once_the_prompt_stood(new_folder: Terminal) -> None:
+    """Folder trust off, or decided by the IDE: the expected question never comes."""
+    session_start_hook_fired(new_folder)
+    assert new_folder.feed_to(TOOL_ACCEPTED, offset_after(TOOL_ACCEPTED, tui.READY)) == []
+    [ready] = new_folder.quiet()
+    assert (ready.kind, ready.evidence.rule) == (
+        "ready",
+        "ready prompt after hook SessionStart, no trust question within 2 s",
+    )

@@ -1,15 +1,18 @@
 """The per-agent Gemini home: `GEMINI_CLI_HOME=<agent_dir>/habitat`, projected from the user's.
 
 Gemini CLI keeps everything under `$GEMINI_CLI_HOME/.gemini` (else `~/.gemini`). Each agent
-gets its own, so Wardian's hooks live in the agent's `settings.json` and never in the user's,
-and its sessions (`tmp/<project>/chats`) stay apart from the user's and other agents'. From
+gets its own, so Wardian's hooks live in an extension of the agent's and never in the user's
+folder, and its sessions (`tmp/<project>/chats`) stay apart from the user's and other agents'. From
 the user's Gemini folder: sign-in and identity files are linked (one sign-in), `GEMINI.md`
-is linked (the user's global instructions), `settings.json` is merged (the user's keys, then
-Wardian's: its hooks added to the user's). Trust decisions are not copied: every agent reads
-and writes the user's own file (trust.py).
+is linked (the user's global instructions), `settings.json` is the user's with the memory of
+include directories on. Trust decisions are not copied: every agent reads and writes the
+user's own file (trust.py).
 
-Wardian's hooks are plain user-level hooks: Gemini 0.61 runs them without a trust step (a
-system-defaults file would be skipped under a group- or world-writable folder such as /tmp).
+Wardian's hooks are an extension's (`extensions/wardian/hooks/hooks.json`): Gemini 0.61 runs
+the hooks of settings files only in a trusted folder — it takes them all, the user's too, for
+project hooks — and an extension's in any folder, so an agent in a folder the user refused to
+trust is still seen. (A system-defaults file would be skipped under a group- or
+world-writable folder such as /tmp.)
 """
 
 import json
@@ -37,6 +40,7 @@ SHARED_FILES = (
 TOOL_HOOK_EVENTS = ("BeforeTool", "AfterTool", "Notification")
 OTHER_HOOK_EVENTS = ("SessionStart", "BeforeAgent", "AfterAgent", "SessionEnd")
 HOOK_NAME = "wardian"
+EXTENSION = "wardian"
 
 
 def user_gemini_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -57,6 +61,18 @@ def hooks_file(ctx: SpawnContext) -> Path:
     return wardian_dir(ctx) / "hooks.jsonl"
 
 
+def extension_dir(ctx: SpawnContext) -> Path:
+    return agent_home(ctx) / ".gemini" / "extensions" / EXTENSION
+
+
+def install_hooks(directory: Path, command: str) -> None:
+    """Wardian's hooks as the extension in `directory`, each running `command`."""
+    manifest = {"name": EXTENSION, "version": "1.0.0", "description": "Wardian's status hooks"}
+    (directory / "hooks").mkdir(parents=True, exist_ok=True)
+    write_if_changed(directory / "gemini-extension.json", json.dumps(manifest, indent=2) + "\n")
+    write_if_changed(directory / "hooks" / "hooks.json", json.dumps({"hooks": _hook_groups(command)}, indent=2) + "\n")
+
+
 def _hook_groups(command: str) -> dict[str, list[dict[str, Any]]]:
     handler = {"type": "command", "command": command, "name": HOOK_NAME}
     groups: dict[str, list[dict[str, Any]]] = {}
@@ -67,23 +83,10 @@ def _hook_groups(command: str) -> dict[str, list[dict[str, Any]]]:
     return groups
 
 
-def _is_ours(group: Any) -> bool:
-    hooks = group.get("hooks") if isinstance(group, dict) else None
-    return isinstance(hooks, list) and any(isinstance(h, dict) and h.get("name") == HOOK_NAME for h in hooks)
-
-
-def merged_settings(user_settings: dict[str, Any], command: str) -> dict[str, Any]:
-    """The user's settings with Wardian's hook groups added to theirs (an older copy of ours replaced)."""
-    settings = dict(user_settings)
-    hooks = dict(settings.get("hooks") or {}) if isinstance(settings.get("hooks"), dict) else {}
-    for event, groups in _hook_groups(command).items():
-        theirs = [group for group in hooks.get(event) or [] if not _is_ours(group)]
-        hooks[event] = [*theirs, *groups]
-    settings["hooks"] = hooks
-    # GEMINI.md of the include directories is read only with this on.
-    context = dict(settings.get("context") or {}) if isinstance(settings.get("context"), dict) else {}
-    settings["context"] = context | {"loadMemoryFromIncludeDirectories": True}
-    return settings
+def merged_settings(user_settings: dict[str, Any]) -> dict[str, Any]:
+    """The user's settings, the memory of include directories on (their GEMINI.md is read only then)."""
+    context = dict(user_settings.get("context") or {}) if isinstance(user_settings.get("context"), dict) else {}
+    return user_settings | {"context": context | {"loadMemoryFromIncludeDirectories": True}}
 
 
 def _read_json(path: Path) -> dict[str, Any]:
@@ -104,7 +107,8 @@ def prepare(ctx: SpawnContext, env: Mapping[str, str] | None = None) -> HomePlan
             if (user_dir / name).exists():
                 link(user_dir / name, gemini_dir / name)
     command = install_recorder(wardian_dir(ctx), hooks_file(ctx), fresh_log=ctx.mode == "interactive")
-    settings = merged_settings(_read_json(user_dir / "settings.json"), command)
+    install_hooks(extension_dir(ctx), command)
+    settings = merged_settings(_read_json(user_dir / "settings.json"))
     write_if_changed(gemini_dir / "settings.json", json.dumps(settings, indent=2) + "\n")
     link_skills(assigned_skills(ctx.include_roots), gemini_dir / "skills")
     trust_file = users_trust_file(user_dir, env)

@@ -3,7 +3,9 @@
 Seen on 0.61.0 (interactive): `SessionStart` (source `startup` / `resume`) as the TUI starts;
 per prompt `BeforeAgent`, then per tool `BeforeTool`, `Notification` of type `ToolPermission`
 when it asks for approval (its details name the command), `AfterTool` once the tool ran, and
-`AfterAgent` as the turn ends; `SessionEnd` on exit.
+`AfterAgent` as the turn ends; `SessionEnd` on exit — also when Gemini restarts itself in the
+same terminal to apply a trust answer (reason `exit`, then a new `SessionStart`) and on `/clear`:
+so it ends nothing here, the terminal's process ending does.
 """
 
 from dataclasses import dataclass
@@ -55,8 +57,6 @@ def parse_hook(known_session: str | None, source: OutputSource, data: bytes, sta
         state.approval_pending = False
         reply = text_field(record, "prompt_response")
         return ParseResult(events=[event("turn_completed", source, rule, f"{name} {reply or ''}", message=reply)])
-    if name == "SessionEnd":
-        return ParseResult(events=[event("session_ended", source, rule, f"{name} reason={record.get('reason')}")])
     return ParseResult()
 
 

@@ -5,13 +5,14 @@
 - `headless` (`headless`): `gemini --output-format stream-json`.
 """
 
+import os
 from pathlib import Path
 from typing import Any
 
 from wardian_core.parsing.guard import never_raises
 from wardian_core.parsing.screen import ScreenSnapshot
 from wardian_core.provider_models import OutputSource, ParseResult, SpawnContext
-from wardian_gemini import headless, home, hooks_log, tui
+from wardian_gemini import headless, home, hooks_log, trust, tui
 
 
 def state_class(source: OutputSource) -> type | None:
@@ -43,7 +44,16 @@ def quiet(state: Any) -> ParseResult:
 def screen(ctx: SpawnContext, source: OutputSource, snapshot: ScreenSnapshot, state: Any) -> ParseResult:
     if not isinstance(state, tui.TerminalState):
         return ParseResult()
-    return tui.read_screen(source, snapshot, state, _hooks_file(ctx), resumed=ctx.session_mode == "resume")
+    hooks_file = _hooks_file(ctx)
+    if state.workspace.expected is None:
+        # Looked up once, at the first look (an answer rewrites the file later in the launch);
+        # a replay of recorded bytes has no hook log and the screen alone decides.
+        state.workspace.expected = (
+            hooks_file is not None
+            and hooks_file.exists()
+            and trust.question_expected(home.user_gemini_dir(), os.environ, ctx.workspace)
+        )
+    return tui.read_screen(source, snapshot, state, hooks_file, resumed=ctx.session_mode == "resume")
 
 
 def telemetry_sources(ctx: SpawnContext) -> list[OutputSource]:

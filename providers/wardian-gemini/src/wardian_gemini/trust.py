@@ -25,6 +25,10 @@ from wardian_core.atomic_files import write_atomically
 
 TRUSTED_FOLDERS = "trustedFolders.json"
 TRUST_FOLDER = "TRUST_FOLDER"
+TRUST_PARENT = "TRUST_PARENT"
+LEVELS = (TRUST_FOLDER, TRUST_PARENT, "DO_NOT_TRUST")
+# Set to "true" or "false", it decides every folder before the file is read (0.61.0).
+DECIDING_VARIABLES = ("GEMINI_CLI_TRUST_WORKSPACE", "GEMINI_RESTRICTED_MODE")
 # Gemini writes the file under proper-lockfile's lock, a folder `<file>.lock` it counts as
 # stale after 10 s; Wardian takes the same lock so neither loses the other's rule.
 LOCK_STALE_SECONDS = 10.0
@@ -50,6 +54,29 @@ def trust_wardian_home(trust_file: Path, wardian_home: Path) -> bool:
             return False
         write_atomically(trust_file, json.dumps(rules | {folder: TRUST_FOLDER}, indent=2))
     return True
+
+
+def question_expected(gemini_dir: Path, env: Mapping[str, str], workspace: Path) -> bool:
+    """Whether Gemini will ask about `workspace`: folder trust on (the default) and no rule of the
+    user's file holding it (a rule's folder, or its parent for TRUST_PARENT, at or above it)."""
+    if any(env.get(name) in ("true", "false") for name in DECIDING_VARIABLES):
+        return False
+    settings = _read_rules(gemini_dir / "settings.json") or {}
+    folder_trust = (
+        (settings.get("security") or {}).get("folderTrust") if isinstance(settings.get("security"), dict) else None
+    )
+    if isinstance(folder_trust, dict) and folder_trust.get("enabled") is False:
+        return False
+    rules = _read_rules(users_trust_file(gemini_dir, env)) or {}
+    real = Path(os.path.realpath(workspace))
+    return not any(_holds(path, level, real) for path, level in rules.items())
+
+
+def _holds(path: str, level: Any, folder: Path) -> bool:
+    if level not in LEVELS:
+        return False
+    ruled = Path(os.path.realpath(os.path.dirname(path) if level == TRUST_PARENT else path))
+    return folder == ruled or ruled in folder.parents
 
 
 def _read_rules(trust_file: Path) -> dict[str, Any] | None:

@@ -108,10 +108,12 @@ def settle_passed(state: TerminalState) -> ParseResult:
     trust_due = state.trust_settle.due() and state.trust_open
     hookless_due = state.hookless.due() and not state.ready
     resume_due = state.resume_settle.due() and not state.ready
+    question_due = state.workspace.settle.due() and not state.ready
     state.settled_look = box_due or trust_due
     state.hookless_expired = state.hookless_expired or hookless_due
     state.resume_settled = state.resume_settled or resume_due
-    return ParseResult(want_screen=box_due or trust_due or hookless_due or resume_due)
+    state.workspace.settled = state.workspace.settled or question_due
+    return ParseResult(want_screen=box_due or trust_due or hookless_due or resume_due or question_due)
 
 
 def _ready(
@@ -121,6 +123,11 @@ def _ready(
     rule = ready_rule(hooks_file, state.hookless_expired, HOOKLESS_READY_SECONDS)
     if rule is None:
         return [], None if state.hookless.pending else state.hookless.start()
+    waiting, look_again = workspace_trust.ready_wait(state.workspace)
+    if waiting:
+        return [], look_again
+    if state.workspace.settled and not state.workspace.answered:
+        rule += f", no trust question within {workspace_trust.QUESTION_SETTLE_SECONDS:g} s"
     if resumed and not state.resume_settled:
         if not state.resume_banner_seen:
             # The prompt drawn before the resume began: wait for the banner, or for the settle.

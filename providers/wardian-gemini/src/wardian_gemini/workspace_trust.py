@@ -6,13 +6,18 @@ folder (<parent>)`, `3. Don't trust` — before any hook fires. A trust answer r
 the same terminal ("Gemini CLI is restarting to apply the trust changes...", then a fresh start
 drawn below the old box, which stays on screen); "Don't trust" closes the box and Gemini runs
 on with the folder untrusted, no restart. Both answers are written to the trust file.
+
+Wardian's hooks (an extension's) fire before the question, so the prompt drawn a moment
+before it would look ready: on a folder the trust file does not decide, ready waits for the
+question to be answered, or for the prompt to stand a while with no question.
 """
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from wardian_core.parsing.escapes import squeeze
 from wardian_core.parsing.events import event
+from wardian_core.parsing.settle import Settle
 from wardian_core.provider_models import OutputSource, ProviderEvent
 from wardian_gemini.profile import WORKSPACE_TRUST_DIALOG as DIALOG
 
@@ -26,6 +31,8 @@ OPTION = re.compile(r"^(?:● )?(\d\. .+)$")
 MESSAGE = "Gemini asks whether to trust the files in its workspace folder"
 ACCEPTED_RULE = "workspace trust dialog answered: Gemini restarts trusting the folder"
 REJECTED_RULE = "workspace trust dialog closed without a restart: the folder stays untrusted"
+# The question replaces the prompt within a few hundred ms of its first frame (0.61.0).
+QUESTION_SETTLE_SECONDS = 2.0
 
 
 @dataclass
@@ -33,6 +40,17 @@ class WorkspaceTrust:
     open: bool = False
     # Asked once per launch: after a trust answer the old box stays on screen above the restart.
     answered: bool = False
+    # No rule decides the workspace (trust.question_expected); None until looked up.
+    expected: bool | None = None
+    settle: Settle = field(default_factory=lambda: Settle(QUESTION_SETTLE_SECONDS))
+    settled: bool = False
+
+
+def ready_wait(state: WorkspaceTrust) -> tuple[bool, float | None]:
+    """Whether the prompt on screen must wait for the question; the delay to look again after."""
+    if not state.expected or state.answered or state.settled:
+        return False, None
+    return True, None if state.settle.pending else state.settle.start()
 
 
 def look(
@@ -48,6 +66,7 @@ def look(
         if state.open:
             return []
         state.open = True
+        state.settle.cancel()
         message = f"{MESSAGE} ({' / '.join(_options(lines))})"
         rule = "workspace trust dialog"
         return [event("approval_requested", source, rule, QUESTION, message=message, reason="trust", dialog=DIALOG)]
