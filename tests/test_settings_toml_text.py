@@ -1,10 +1,12 @@
 """Line-level TOML edits: every form a user may write, and nothing but the one key changes."""
 
+import subprocess
+import sys
 import tomllib
 
 import pytest
 
-from wardian_core.settings.toml_text import UneditableError, remove_value, scan, set_value
+from wardian_core.settings.toml_text import UneditableError, remove_value, set_value
 
 
 def test_a_value_is_replaced_in_place_keeping_its_trailing_comment() -> None:
@@ -95,13 +97,34 @@ def test_a_multiline_value_is_removed_whole() -> None:
     )
 
 
-def test_keys_under_an_array_of_tables_never_match() -> None:
-    headers, statements = scan("[[sessions]]\nregular = 1\n[sessions.inner]\nx = 2\n[host]\ny = 3\n")
-    assert [header.in_array for header in headers] == [True, True, False]
-    assert [statement.in_array for statement in statements] == [True, True, False]
+def test_keys_under_an_array_of_tables_are_refused_not_matched() -> None:
+    text = "[[sessions]]\nregular = 1\n[sessions.inner]\nx = 2\n[host]\ny = 3\n"
+    with pytest.raises(UneditableError, match="sessions is an array of tables"):
+        set_value(text, ("sessions", "regular"), "fresh")
+    with pytest.raises(UneditableError):
+        remove_value(text, ("sessions", "inner", "x"))
+    assert set_value(text, ("host", "y"), 4) == text.replace("y = 3", "y = 4")
 
 
 def test_strings_with_escapes_and_special_characters_are_quoted_correctly() -> None:
     path = 'C:\\Program Files\\"codex"\\codex.exe'
     edited = set_value("", ("providers", "codex", "executable"), path)
     assert tomllib.loads(edited)["providers"]["codex"]["executable"] == path
+
+
+def test_reading_settings_leaves_tomlkit_unloaded_and_only_a_write_loads_it(wardian_home) -> None:
+    # The host reads settings at every start; tomlkit's import is paid only by `settings set|unset`.
+    probe = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from wardian_core.settings import list_settings, load_settings, set_setting\n"
+        "home = Path(sys.argv[1])\n"
+        "load_settings(home)\n"
+        "list_settings(home)\n"
+        "read = 'tomlkit' in sys.modules\n"
+        "set_setting(home, 'sessions.regular', 'fresh')\n"
+        "print(read, 'tomlkit' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe, str(wardian_home)], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["False", "True"]

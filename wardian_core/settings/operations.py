@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from wardian_core import paths
 from wardian_core.atomic_files import write_atomically
 from wardian_core.errors import WardianError
-from wardian_core.settings import keys, store, toml_text
+from wardian_core.settings import keys, store
 from wardian_core.settings.model import Settings
 
 # A key the document does not hold; passed as a value, `_edit` removes the key.
@@ -88,6 +88,9 @@ def _check_alone(setting: keys.SettingKey, value: Any) -> None:
 
 
 def _edit(target: Path, text: str, document: dict[str, Any], path: tuple[str, ...], value: Any) -> Settings:
+    # Here, not at the top: the host and every read load this module, and only a write needs tomlkit.
+    from wardian_core.settings import toml_text
+
     try:
         new_text = toml_text.remove_value(text, path) if value is _ABSENT else toml_text.set_value(text, path, value)
     except toml_text.UneditableError as error:
