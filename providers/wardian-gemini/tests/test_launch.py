@@ -164,6 +164,8 @@ def test_the_question_is_expected_only_where_no_rule_of_the_users_file_holds_the
     assert not expected(repo)
     rules({})
     assert not trust.question_expected(user, {"GEMINI_CLI_TRUST_WORKSPACE": "true"}, repo)
+    assert not trust.question_expected(user, {"GEMINI_RESTRICTED_MODE": "true"}, repo)
+    assert trust.question_expected(user, {"GEMINI_RESTRICTED_MODE": "false"}, repo), "only 'true' restricts"
     (user / "settings.json").write_text(json.dumps({"security": {"folderTrust": {"enabled": False}}}))
     assert not expected(repo)
 

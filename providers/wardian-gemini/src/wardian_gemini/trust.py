@@ -27,8 +27,8 @@ TRUSTED_FOLDERS = "trustedFolders.json"
 TRUST_FOLDER = "TRUST_FOLDER"
 TRUST_PARENT = "TRUST_PARENT"
 LEVELS = (TRUST_FOLDER, TRUST_PARENT, "DO_NOT_TRUST")
-# Set to "true" or "false", it decides every folder before the file is read (0.61.0).
-DECIDING_VARIABLES = ("GEMINI_CLI_TRUST_WORKSPACE", "GEMINI_RESTRICTED_MODE")
+# These decide every folder before the file is read (0.61.0, checkPathTrust).
+TRUST_VARIABLE, RESTRICTED_VARIABLE = "GEMINI_CLI_TRUST_WORKSPACE", "GEMINI_RESTRICTED_MODE"
 # Gemini writes the file under proper-lockfile's lock, a folder `<file>.lock` it counts as
 # stale after 10 s; Wardian takes the same lock so neither loses the other's rule.
 LOCK_STALE_SECONDS = 10.0
@@ -49,7 +49,7 @@ def trust_wardian_home(trust_file: Path, wardian_home: Path) -> bool:
     accepts and Python's json does not) is left as it is."""
     folder = str(wardian_home.resolve())
     with _gemini_lock(trust_file):
-        rules = _read_rules(trust_file)
+        rules = _read_object(trust_file)
         if rules is None or folder in rules:
             return False
         write_atomically(trust_file, json.dumps(rules | {folder: TRUST_FOLDER}, indent=2))
@@ -59,17 +59,19 @@ def trust_wardian_home(trust_file: Path, wardian_home: Path) -> bool:
 def question_expected(gemini_dir: Path, env: Mapping[str, str], workspace: Path) -> bool:
     """Whether Gemini will ask about `workspace`: folder trust on (the default) and no rule of the
     user's file holding it (a rule's folder, or its parent for TRUST_PARENT, at or above it)."""
-    if any(env.get(name) in ("true", "false") for name in DECIDING_VARIABLES):
+    if env.get(TRUST_VARIABLE) in ("true", "false") or env.get(RESTRICTED_VARIABLE) == "true":
         return False
-    settings = _read_rules(gemini_dir / "settings.json") or {}
-    folder_trust = (
-        (settings.get("security") or {}).get("folderTrust") if isinstance(settings.get("security"), dict) else None
-    )
-    if isinstance(folder_trust, dict) and folder_trust.get("enabled") is False:
+    if _folder_trust_off(gemini_dir / "settings.json"):
         return False
-    rules = _read_rules(users_trust_file(gemini_dir, env)) or {}
+    rules = _read_object(users_trust_file(gemini_dir, env)) or {}
     real = Path(os.path.realpath(workspace))
     return not any(_holds(path, level, real) for path, level in rules.items())
+
+
+def _folder_trust_off(settings_file: Path) -> bool:
+    security = (_read_object(settings_file) or {}).get("security")
+    folder_trust = security.get("folderTrust") if isinstance(security, dict) else None
+    return isinstance(folder_trust, dict) and folder_trust.get("enabled") is False
 
 
 def _holds(path: str, level: Any, folder: Path) -> bool:
@@ -79,15 +81,16 @@ def _holds(path: str, level: Any, folder: Path) -> bool:
     return folder == ruled or ruled in folder.parents
 
 
-def _read_rules(trust_file: Path) -> dict[str, Any] | None:
-    """The file's rules ({} when there is no file yet), or None when it is not Wardian's to rewrite."""
+def _read_object(path: Path) -> dict[str, Any] | None:
+    """The file's JSON object ({} when there is no file yet), or None when it holds none: not
+    Wardian's to rewrite."""
     try:
-        rules = json.loads(trust_file.read_text(encoding="utf-8"))
+        value = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return {}
     except (OSError, ValueError):
         return None
-    return rules if isinstance(rules, dict) else None
+    return value if isinstance(value, dict) else None
 
 
 @contextlib.contextmanager
