@@ -8,8 +8,9 @@ Run after bumping a pinned version in `scripts/provider_cli_pins.json`:
 
 It installs the pinned CLIs when missing, then runs the real-CLI contract tests with
 `--record-cli-transcripts` (inside the loopback-only namespace, like every real-CLI run):
-each passing case writes its headless JSONL or raw PTY bytes, paths normalised as in
-`shared/fixtures`. Review the diff before committing it.
+each passing case writes its headless JSONL or raw PTY bytes, with machine-specific paths and
+the port normalised (`normalise` in tests/real_cli/conftest.py). Review the diff before
+committing it.
 """
 
 from __future__ import annotations

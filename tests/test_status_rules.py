@@ -1,4 +1,4 @@
-"""DESIGN's "Provider events and statuses" table, cell by cell."""
+"""docs/architecture.md's "Events and statuses" table, cell by cell."""
 
 import pytest
 

@@ -266,7 +266,7 @@ class Evidence(_Model):
 
 
 class ProviderEvent(_Model):
-    """One event of DESIGN's table; only the host turns events into statuses."""
+    """One event of docs/architecture.md's "Events and statuses"; only the host turns events into statuses."""
 
     kind: EventKind
     evidence: Evidence

@@ -4,8 +4,9 @@
   process held by a pidfd, agents started through util-linux `setsid --ctty` when present.
 - `ptyprocess`: the portable POSIX backend (macOS, the BSDs): exits learned from SIGCHLD,
   files followed by bounded polling, a caller's process checked by its start time, agents
-  started through a small Python trampoline. The name is the one DESIGN.md gives this
-  backend; docs/platforms.md says why it does not fork through the ptyprocess package.
+  started through a small Python trampoline. The name stays that of the package it was
+  planned on, a value users already set; docs/platforms.md says why it does not fork
+  through the ptyprocess package.
 
 `WARDIAN_PTY_BACKEND=linux|ptyprocess` forces one (the test suite runs its end-to-end
 suites under both); unset, the host takes `linux` wherever its means exist.

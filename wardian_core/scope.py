@@ -5,7 +5,7 @@ from typing import NamedTuple
 from wardian_core.errors import WardianError
 
 SUPPORTED_KINDS = ("workspace", "all")
-# Kinds the flag keeps for later (seed 000): recognised, so refused as not supported yet.
+# Kinds the flag keeps for later (teams, agent graphs): recognised, so refused as not supported yet.
 RESERVED_KINDS = ("team", "graph")
 
 

@@ -1,4 +1,4 @@
-"""How provider events become statuses: DESIGN's "Provider events and statuses" table,
+"""How provider events become statuses: docs/architecture.md's "Events and statuses" table,
 in one function the host, `providers replay` and tests share."""
 
 from dataclasses import dataclass

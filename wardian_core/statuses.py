@@ -1,4 +1,4 @@
-"""The agent statuses, spelled once: DESIGN's "Provider events and statuses".
+"""The agent statuses, spelled once (docs/architecture.md, "Events and statuses").
 
 `Status` types the pydantic models (AgentRecord, the control wire); `STATUSES` is
 the same list as plain data for the CLI's choices and the status rules.

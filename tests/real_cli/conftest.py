@@ -2,7 +2,7 @@
 
 One `CliContract` per CLI holds the argv of a headless turn, a resume and a tool call, how to
 pull the session id, the reply and the error out of its JSON lines, and the markers of its TUI
-(from `shared/fixtures/README.md`). Provider packages build on the same knowledge.
+(as `recordings/<cli>/` shows them). Provider packages build on the same knowledge.
 """
 
 from __future__ import annotations
@@ -209,7 +209,7 @@ class Recorder:
         (folder / filename).write_bytes(self.normalise(data))
 
     def normalise(self, data: bytes) -> bytes:
-        """Rewrite machine-specific paths and the port the way `shared/fixtures` does."""
+        """Rewrite machine-specific paths and the port to the fixed ones every recording uses."""
         replacements = [
             (str(self.cli.workspace), "/home/dev/proj"),
             (str(self.cli.home), f"/home/dev/homes/{self.cli.name}"),

@@ -1,8 +1,8 @@
 """Fixtures that run the real provider CLIs against the loopback model server.
 
 Each CLI fixture yields a `RealCli`: the installed executable, an isolated home under
-`tmp_path` configured the way `shared/fixtures/README.md` describes (model server as the API,
-telemetry, update checks and sign-in off), a workspace to run in, and helpers to run it
+`tmp_path` configured for a loopback run (the model server as the API; telemetry, update
+checks and sign-in off), a workspace to run in, and helpers to run it
 headless or in a pseudo-terminal. The plugin guarantees these only run inside a network
 namespace that has nothing but loopback.
 """

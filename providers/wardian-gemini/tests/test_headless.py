@@ -11,7 +11,7 @@ from wardian_core.provider_models import OutputSource, ParseResult
 from wardian_gemini.headless import HEADLESS_SOURCE, parse_headless
 
 # The recordings of Gemini CLI 0.61.0 are shared by every provider's work; a copy next to the tests wins.
-# The shared real transcripts of Gemini CLI 0.61.0 (`shared/fixtures/gemini`), copied here.
+# Real transcripts of Gemini CLI 0.61.0, copied here.
 FIXTURES = Path(__file__).parent / "fixtures" / "shared"
 
 SOURCE = OutputSource(name=HEADLESS_SOURCE, kind="headless")

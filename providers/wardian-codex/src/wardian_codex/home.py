@@ -24,7 +24,7 @@ from wardian_core.provider_homes import assigned_skills, link, link_skills
 from wardian_core.provider_models import HomePlan, SpawnContext
 
 SHARED_FILES = ("auth.json", "cap_sid")
-# Windows elevated-sandbox support (seed: provider runtime notes): the secrets and helper
+# Windows elevated-sandbox support (Codex's `.sandbox*` folders): the secrets and helper
 # binaries are shared, the setup marker copied, `.sandbox` itself (logs, errors) kept local.
 WINDOWS_SHARED = (".sandbox-secrets", ".sandbox-bin")
 WINDOWS_COPIED = (".sandbox/setup_marker.json",)
