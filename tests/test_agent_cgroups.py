@@ -134,3 +134,18 @@ def test_a_caller_in_an_agents_cgroup_is_verified_as_that_agent_with_no_tie_of_i
         assert caller.cgroups == cgroups.support
     finally:
         peer.close()
+
+
+def test_releasing_removes_empty_cgroups_and_keeps_those_still_holding_a_process(tmp_path: Path) -> None:
+    folder = tmp_path / "wardian-0123"
+    for name in ("ended", "held", AGENT_UUID):
+        (folder / name).mkdir(parents=True)
+    (folder / "held" / "cgroup.procs").write_text("4242\n")  # rmdir refuses it, as the kernel would
+    cgroups = AgentCgroups(CgroupSupport(folder))
+    cgroups.release(AGENT_UUID)
+    assert sorted(child.name for child in folder.iterdir()) == ["ended", "held"]
+    cgroups.release(None)  # a host starting after one that died
+    assert [child.name for child in folder.iterdir()] == ["held"]
+    (folder / "held" / "cgroup.procs").unlink()
+    cgroups.release("held")
+    assert not folder.exists()  # the last one takes the home's folder with it

@@ -88,7 +88,9 @@ class AgentCgroups:
         support = probe(home)
         if support.folder is None:
             log.info("agents get no cgroup of their own: %s", support.reason)
-        return cls(support)
+        opened = cls(support)
+        opened.release(None)  # what a host that died left of this home's cgroups, now empty
+        return opened
 
     def prepare(self, agent_uuid: str) -> Path | None:
         """The `cgroup.procs` file of the agent's cgroup, made if missing; None where it cannot be."""
@@ -116,24 +118,33 @@ class AgentCgroups:
         below = parts[parts.index(folder.name) + 1 :]
         return below[0] if below else None
 
-    def release(self, agent_uuid: str) -> None:
-        """Remove an agent's cgroup once nothing is left in it (a process that outlived it keeps it),
-        and the home's folder with the last one (`place` makes it again)."""
-        folder = self.support.folder
-        if folder is not None:
-            for emptied in (folder / agent_uuid, folder):
-                with contextlib.suppress(OSError):
-                    emptied.rmdir()
-
-    def _sweep(self, keep: str) -> None:
-        """Remove the empty cgroups of agents no longer running (their exit could not remove them)."""
+    def release(self, agent_uuid: str | None) -> None:
+        """Remove an agent's cgroup (None: every agent's) once nothing is left in it (a process that
+        outlived it keeps it), and the home's folder with the last one (`prepare` makes it again)."""
         folder = self.support.folder
         if folder is None:
             return
-        for child in folder.iterdir():
-            if child.is_dir() and child.name != keep:
-                with contextlib.suppress(OSError):
-                    child.rmdir()
+        emptied = [folder / agent_uuid] if agent_uuid else _subfolders(folder)
+        _remove_empty([*emptied, folder])
+
+    def _sweep(self, keep: str) -> None:
+        """Remove the empty cgroups of agents no longer running (their exit could not remove them)."""
+        if self.support.folder is not None:
+            _remove_empty([child for child in _subfolders(self.support.folder) if child.name != keep])
+
+
+def _subfolders(folder: Path) -> list[Path]:
+    try:
+        return [child for child in folder.iterdir() if child.is_dir()]
+    except FileNotFoundError:
+        return []
+
+
+def _remove_empty(folders: list[Path]) -> None:
+    """rmdir each: the kernel refuses a cgroup that still holds a process or a child cgroup."""
+    for folder in folders:
+        with contextlib.suppress(OSError):
+            folder.rmdir()
 
 
 def entering(procs: Path, executable: str, arguments: list[str]) -> list[str]:

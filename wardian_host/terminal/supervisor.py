@@ -162,4 +162,6 @@ class TerminalSupervisor:
             log.error("agent %s: processes %s survived SIGKILL", key, survivors)
         if session is not None and session.terminal.pid not in survivors:
             await session.exited.wait()
+        if self.cgroups is not None:  # its exit came before the rest of its tree was ended
+            self.cgroups.release(key)
         return survivors
