@@ -154,3 +154,17 @@ def test_send_of_a_file_over_the_limit_is_message_too_large_from_the_cli(
     error = result.error()
     assert error["code"] == "message_too_large" and "--file" in error["hint"]
     assert listening.received == []
+
+
+@pytest.mark.parametrize("value", ["-1", "0", "abc", "nan", "inf", "1e400", "9999999999"])
+def test_a_control_timeout_that_is_not_a_positive_number_is_usage_not_a_traceback(run_wardian, value: str) -> None:
+    result = run_wardian("host", "status", env={"WARDIAN_CONTROL_TIMEOUT": value})
+    assert "Traceback" not in result.stderr
+    error = result.error()
+    assert (result.returncode, error["code"], error["details"]["value"]) == (1, "usage", value)
+    assert "WARDIAN_CONTROL_TIMEOUT=30" in error["hint"]
+
+
+def test_a_control_timeout_with_blanks_around_it_is_read(run_wardian) -> None:
+    result = run_wardian("host", "status", env={"WARDIAN_CONTROL_TIMEOUT": " 2.5 "})
+    assert result.error()["code"] == "app_not_running"  # past the variable: it looked for the host

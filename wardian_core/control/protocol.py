@@ -18,13 +18,28 @@ DEFAULT_TIMEOUT_SECONDS = 10.0
 def default_timeout(unset: float = DEFAULT_TIMEOUT_SECONDS) -> float:
     """How long a request waits for the host: WARDIAN_CONTROL_TIMEOUT seconds when it is set,
     else `unset` (10 s, or more for a command whose work takes longer, e.g. stopping an agent)."""
+    import math
     import os
 
+    from wardian_core.durations import MAX_DURATION_SECONDS
+
     configured = os.environ.get("WARDIAN_CONTROL_TIMEOUT", "").strip()
-    try:
-        return float(configured) if configured else unset
-    except ValueError:
+    if not configured:
         return unset
+    try:
+        seconds = float(configured)
+    except ValueError:
+        seconds = math.nan
+    # A socket takes no negative, infinite or NaN timeout (a traceback), and 0 would not wait at all.
+    if not 0 < seconds <= MAX_DURATION_SECONDS:
+        raise WardianError(
+            "usage",
+            f"WARDIAN_CONTROL_TIMEOUT must be a number of seconds above 0 and at most 720h, not {configured!r}",
+            "Set it to the seconds a command may wait for the host, e.g. WARDIAN_CONTROL_TIMEOUT=30, "
+            "or unset it for the defaults (10 s; 60 s for lifecycle commands).",
+            {"variable": "WARDIAN_CONTROL_TIMEOUT", "value": configured},
+        )
+    return seconds
 
 
 def encode(frame: dict[str, Any]) -> bytes:
