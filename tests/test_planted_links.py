@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from wardian_core import paths
+from wardian_core.db import open_writer
 from wardian_core.errors import WardianError
 from wardian_host.daemon.home_modes import PrivateLogHandler
 from wardian_host.daemon.host_lock import HostLock, StartLock
@@ -113,3 +114,10 @@ def test_host_start_with_a_linked_host_log_is_refused_and_the_target_untouched(
     error = json.loads(result.stderr)["error"]
     assert error["code"] == "unauthorized" and error["details"]["path"] == str(log_file(wardian_home))
     assert victim.read_text() == VICTIM_TEXT and os.path.islink(log_file(wardian_home))
+
+
+@pytest.mark.parametrize("name", ["state.db", "state.db-wal", "state.db-shm"])
+def test_a_state_db_or_its_journal_that_is_a_link_is_refused(wardian_home: Path, victim: Path, name: str) -> None:
+    link = _plant(wardian_home / name, victim)
+    _refused(lambda: open_writer(wardian_home), link)
+    assert victim.read_text() == VICTIM_TEXT

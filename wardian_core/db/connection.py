@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from wardian_core import paths
+from wardian_core.atomic_files import planted_link
 from wardian_core.db.empty_file import is_empty_file, leave_notice
 from wardian_core.db.kept_writes import WriterConnection
 from wardian_core.db.migrations import CURRENT_VERSION, migrate, schema_version
@@ -99,7 +100,11 @@ def _connect(
 
 def _create_private(db_path: Path) -> None:
     """Create a missing state.db 0600 before SQLite does: it would follow the umask (0644), and
-    its -wal and -shm files take the database's mode."""
+    its -wal and -shm files take the database's mode. SQLite follows links: one planted in
+    their place is refused, so the host's writes cannot land elsewhere."""
+    for path in (db_path, db_path.with_name(db_path.name + "-wal"), db_path.with_name(db_path.name + "-shm")):
+        if os.path.islink(path):
+            raise planted_link(path)
     try:
         os.close(os.open(db_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, paths.PRIVATE_FILE_MODE))
     except FileExistsError:
