@@ -315,6 +315,7 @@ def test_wait_returns_at_once_times_out_and_reports_exit(spawn, wait_status, run
     timed_out = run_wardian("agent", "wait", "waiter", "--until", "idle", "--next", "--timeout", "500ms")
     assert timed_out.returncode == 1 and timed_out.error()["code"] == "wait_timeout"
     assert "stayed idle" in timed_out.error()["message"] and "did not become" not in timed_out.error()["message"]
+    assert "`wardian agent screen waiter`" in timed_out.error()["hint"]
     spawn("quitter", "bash", "-c", "read line; exit 4")
     wait_status("quitter", "idle")
     run_wardian("send", "bye", "--to", "quitter")

@@ -28,7 +28,8 @@ def _timed_out(agent: LiveAgent, until: str, timeout: float | None) -> WardianEr
             "wait_timeout",
             f"agent {agent.name} stayed {until} for {timeout} s: the wait counts a fresh arrival "
             f"(leaving {until} and coming back), and it took no new turn",
-            "Check that it got the work (`wardian agent screen`), or drop --next to accept its present status.",
+            f"Check that it got the work (`wardian agent screen {agent.name}`); `agent wait` without --next "
+            "accepts its present status.",
             details,
         )
     return WardianError(
