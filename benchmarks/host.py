@@ -22,6 +22,9 @@
 (g) the round trip of `wardian ask` answered at once by a scripted agent (it runs
     `wardian reply` as soon as it reads the question), beside `wardian send --wait-until
     idle` on the same agent (target <= 3x: the reply costs one more `wardian` start).
+(h) `host.status` answered while another client looks at an agent's screen of the largest
+    size (1000 x 1000) again and again, beside the same figure without the looks (target
+    p99 < 50 ms: a look must not hold the host's other requests).
 """
 
 import argparse
@@ -286,6 +289,54 @@ def stalled_readers(bench: Bench, megabytes: int) -> None:
     )
 
 
+def _status_latencies(bench: Bench, rounds: int) -> list[float]:
+    latencies = []
+    for _ in range(rounds):
+        started = time.perf_counter()
+        bench.request("host.status")
+        latencies.append(time.perf_counter() - started)
+    return latencies
+
+
+def _resize_by_attach(bench: Bench, name: str, rows: int, cols: int) -> None:
+    """An attach that sets the agent's size and detaches at once."""
+    sock = ControlClient.connect(bench.home).raw_socket()
+    sock.sendall(encode(request_frame(1, "agent.attach", {"target": name, "rows": rows, "cols": cols})))
+    sock.sendall(encode({"detach": True}))
+    with sock, sock.makefile("rb") as answers:
+        for answer in answers:
+            if b'"ok"' in answer:
+                return
+
+
+def big_screen_looks(bench: Bench, rounds: int = 300) -> None:
+    print("(h) host.status while another client looks at a 1000 x 1000 screen")
+    bench.spawn("wide", ["cat"])
+    bench.wait("wide", "idle")
+    _resize_by_attach(bench, "wide", 1000, 1000)
+    bench.request("send", {"to": "wide", "text": "x" * 900})  # a row drawn across the width
+    floor = _status_latencies(bench, rounds)
+    stop, looks = threading.Event(), [0]
+
+    def look() -> None:
+        while not stop.is_set():
+            bench.request("agent.screen", {"target": "wide"}, timeout=30)
+            looks[0] += 1
+
+    looker = threading.Thread(target=look)
+    looker.start()
+    measured = _status_latencies(bench, rounds)
+    stop.set()
+    looker.join()
+    p99 = percentile_ms(measured, 0.99)
+    line(
+        f"host.status p50 / p99 beside {looks[0]} screen looks",
+        f"{median_ms(measured):.1f} / {p99:.1f} ms",
+        f"{median_ms(floor):.1f} / {percentile_ms(floor, 0.99):.1f} ms alone",
+        "ok (p99 < 50 ms)" if p99 < 50 else "OVER TARGET",
+    )
+
+
 def wait_latency(bench: Bench, rounds: int = 20) -> None:
     print("(d) a waiting `wardian agent wait` woken by a status change")
     bench.spawn("echo", IDLE_COMMAND)
@@ -410,7 +461,7 @@ def main() -> None:
     parser.add_argument("--busy-agents", type=int, default=50)
     parser.add_argument("--busy-rate", type=int, default=100_000, help="bytes per second per busy agent")
     parser.add_argument("--stalled-mb", type=int, default=150, help="the flood read by nobody, in MB")
-    parser.add_argument("--sections", default="abcdefg", help="which figures to measure, e.g. ce")
+    parser.add_argument("--sections", default="abcdefgh", help="which figures to measure, e.g. ce")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         bench = Bench(Path(scratch) / "home")
@@ -431,6 +482,8 @@ def main() -> None:
                 stalled_readers(bench, args.stalled_mb)
             if "g" in args.sections:
                 ask_round_trip(bench)
+            if "h" in args.sections:
+                big_screen_looks(bench)
         finally:
             bench.cli("host", "stop")
         if not live:
