@@ -7,10 +7,9 @@ by every child and a process cannot leave it by itself unless it may write the
 process of that user, which can then move itself out, or into another agent's cgroup,
 on purpose (docs/cli.md says so); Wardian cannot stop that. So where the
 host may make cgroups under its own — as root, or in a systemd user delegation — each
-agent's launch is moved into `<the host's cgroup>/wardian-<home digest>/<agent uuid>`
-before it has started anything (the launched process first, then its descendants of the
-moment, so none forked meanwhile stays behind), and a caller is classified by the cgroup
-`/proc/<pid>/cgroup` names. Where that is not possible, `support.reason` says why and
+agent's launch joins `<the host's cgroup>/wardian-<home digest>/<agent uuid>` itself
+before it execs the agent (`entering`), so nothing it forks is born outside, and a caller
+is classified by the cgroup `/proc/<pid>/cgroup` names. Where that is not possible, `support.reason` says why and
 callers are classified by their process tree alone.
 """
 
