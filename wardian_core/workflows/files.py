@@ -10,6 +10,7 @@ that, nor raise RecursionError for the other files of a listing.
 import json
 import os
 import re
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -101,11 +102,15 @@ class CheckedFiles:
     def __init__(self, home: Path) -> None:
         self._home = home
         self._kept: dict[Path, tuple[tuple[int, ...], Checked]] = {}
+        # The host lists in worker threads: two at once must not change the dict under each other.
+        self._listing = threading.Lock()
 
     def summaries(self) -> list[dict[str, Any]]:
-        listed = workflow_files(self._home)
-        self._kept = {path: kept for path, kept in self._kept.items() if path in set(listed)}
-        return [_summary(path, self.check(path)) for path in listed]
+        with self._listing:
+            listed = workflow_files(self._home)
+            present = set(listed)
+            self._kept = {path: kept for path, kept in self._kept.items() if path in present}
+            return [_summary(path, self.check(path)) for path in listed]
 
     def check(self, path: Path) -> Checked | WardianError:
         try:
