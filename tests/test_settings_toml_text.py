@@ -1,10 +1,13 @@
-"""Line-level TOML edits: every form a user may write, and nothing but the one key changes."""
+"""Edits of settings.toml: every form a user may write, and nothing but the one key changes."""
 
 import subprocess
 import sys
 import tomllib
+from pathlib import Path
 
 import pytest
+import tomlkit
+import tomlkit.exceptions
 
 from wardian_core.settings.toml_text import UneditableError, remove_value, set_value
 
@@ -35,6 +38,17 @@ def test_a_new_table_is_appended_when_none_exists() -> None:
     assert set_value("", ("sessions", "regular"), "fresh") == '[sessions]\nregular = "fresh"\n'
     assert set_value("x = 1", ("host", "output_buffer_bytes"), 65536) == (
         "x = 1\n\n[host]\noutput_buffer_bytes = 65536\n"
+    )
+
+
+def test_a_new_table_beside_an_implicit_parent_goes_at_the_end_not_under_the_next_tables_comment() -> None:
+    text = '[providers.codex]\nsandbox_mode = "read-only"\n\n# my own table\n[mine]\nx = 1\n'
+    assert set_value(text, ("providers", "claude", "executable"), "claude") == (
+        text + '\n[providers.claude]\nexecutable = "claude"\n'
+    )
+    dotted = 'providers.codex.executable = "x"\n[mine]\nb = 2\n'
+    assert set_value(dotted, ("providers", "claude", "executable"), "c") == (
+        dotted + '\n[providers.claude]\nexecutable = "c"\n'
     )
 
 
@@ -112,7 +126,7 @@ def test_strings_with_escapes_and_special_characters_are_quoted_correctly() -> N
     assert tomllib.loads(edited)["providers"]["codex"]["executable"] == path
 
 
-def test_reading_settings_leaves_tomlkit_unloaded_and_only_a_write_loads_it(wardian_home) -> None:
+def test_reading_settings_leaves_tomlkit_unloaded_and_only_a_write_loads_it(wardian_home: Path) -> None:
     # The host reads settings at every start; tomlkit's import is paid only by `settings set|unset`.
     probe = (
         "import sys\n"
@@ -128,3 +142,15 @@ def test_reading_settings_leaves_tomlkit_unloaded_and_only_a_write_loads_it(ward
     done = subprocess.run([sys.executable, "-c", probe, str(wardian_home)], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["False", "True"]
+
+
+def test_a_file_the_toml_editor_cannot_read_is_refused_not_a_crash(monkeypatch: pytest.MonkeyPatch) -> None:
+    # No valid file is known to trip tomlkit; a stand-in parser proves the refusal path.
+    def refuse(text: str) -> None:
+        raise tomlkit.exceptions.ParseError(1, 1, "not for tomlkit")
+
+    monkeypatch.setattr(tomlkit, "parse", refuse)
+    with pytest.raises(UneditableError, match="cannot edit it"):
+        set_value("[sessions]\nregular = 1\n", ("sessions", "regular"), "fresh")
+    with pytest.raises(UneditableError):
+        remove_value("[sessions]\nregular = 1\n", ("sessions", "regular"))

@@ -10,10 +10,13 @@ Imported only by a settings write: reading settings never loads tomlkit.
 """
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import tomlkit
 from tomlkit.container import Container, OutOfOrderTableProxy
+from tomlkit.exceptions import TOMLKitError
 from tomlkit.items import AoT, InlineTable, Table
 
 # A table that holds keys: the document itself, a `[table]` or dotted-key table in it, or
@@ -27,20 +30,45 @@ class UneditableError(Exception):
 
 def set_value(text: str, path: tuple[str, ...], value: Any) -> str:
     """`text` with `path` set to `value`: replaced in place, added to its table, or in a new table."""
-    document = tomlkit.parse(text)
-    table = _table(document, path[:-1])
-    if table is not None and path[-1] in table:
-        table[path[-1]] = value  # keeps the line's trailing comment and spacing
-    else:
-        if text and not text.endswith("\n"):
-            # The last line must end before a new one, or a new [table] would share its line.
-            document = tomlkit.parse(text + _newline(text))
-        _add(_make_table(document, path[:-1]), path[-1], value)
-    return _with_newlines_of(text, document.as_string())
+    with _tomlkit_refusals():
+        return _set(text, path, value)
 
 
 def remove_value(text: str, path: tuple[str, ...]) -> str:
     """`text` without the line(s) that set `path`; unchanged when the file does not set it."""
+    with _tomlkit_refusals():
+        return _remove(text, path)
+
+
+@contextmanager
+def _tomlkit_refusals() -> Iterator[None]:
+    # tomllib already accepted the text; a form tomlkit reads or edits differently is refused, not a crash.
+    try:
+        yield
+    except TOMLKitError as error:
+        raise UneditableError(f"the TOML editor cannot edit it ({error})") from None
+
+
+def _set(text: str, path: tuple[str, ...], value: Any) -> str:
+    document = tomlkit.parse(text)
+    table = _table(document, path[:-1])
+    if table is not None and path[-1] in table:
+        table[path[-1]] = value  # keeps the line's trailing comment and spacing
+        return _with_newlines_of(text, document.as_string())
+    if text and not text.endswith("\n"):
+        # The last line must end before a new one, or a new [table] would share its line.
+        document = tomlkit.parse(text + _newline(text))
+        table = _table(document, path[:-1])
+    if table is None:
+        # At the end of the file, as `[a.b]`: inside an implicit `[a]` it would land under
+        # the comment that introduces the table after it.
+        document.append(path[0], _new_table(path[1:-1], path[-1], value))
+    else:
+        _add(table, path[-1], value)
+    return _with_newlines_of(text, document.as_string())
+
+
+def _remove(text: str, path: tuple[str, ...]) -> str:
     document = tomlkit.parse(text)
     table = _table(document, path[:-1])
     if table is None or path[-1] not in table:
@@ -59,15 +87,13 @@ def _table(document: Container, path: tuple[str, ...]) -> Node | None:
     return node
 
 
-def _make_table(document: Container, path: tuple[str, ...]) -> Node:
-    """The table at `path`, with the missing ones added as `[a.b]` headers at their parent's end."""
-    node: Node = document
-    for depth, part in enumerate(path, start=1):
-        if part not in node:
-            # Only the innermost table gets a header of its own: `[providers.codex]`, not `[providers]` too.
-            node[part] = tomlkit.table(is_super_table=depth < len(path))
-        node = _editable(node[part], path[:depth])
-    return node
+def _new_table(inner: tuple[str, ...], name: str, value: Any) -> Table:
+    """A table holding `name = value`, nested under `inner`; only the innermost gets a header."""
+    table = tomlkit.table()
+    table.append(name, value)
+    for part in reversed(inner):
+        table = tomlkit.table(is_super_table=True).append(part, table)
+    return table
 
 
 def _editable(node: Any, path: tuple[str, ...]) -> Table | OutOfOrderTableProxy:
@@ -98,7 +124,7 @@ def _add(table: Node, name: str, value: Any) -> None:
 
 
 def _is_table(item: Any) -> bool:
-    return isinstance(item, AoT | Table) and not isinstance(item, InlineTable)
+    return isinstance(item, AoT | Table)  # an InlineTable is a value, not a Table
 
 
 def _newline(text: str) -> str:
