@@ -11,7 +11,8 @@ For each CLI (its current pin) one agent is sent `--prompts` prompts, a quarter 
 Printed per CLI and case: prompts lost (sent, never in a model request; target 0), prompts
 doubled (one prompt's token twice in a request, or in two turns; target 0), sends that
 failed as not delivered, and the confirmation latency (submit key -> confirmation, from
-the answer's `delivery.seconds`) p50/p99 with what confirmed them.
+the answer's `delivery.seconds`) p50/p99 with what confirmed them and how many took a
+second submit key.
 """
 
 import argparse
@@ -176,11 +177,12 @@ def report(run: Run) -> None:
         delivered = [item.answer["delivery"] for item in sent if item.answer is not None]
         seconds = [delivery["seconds"] for delivery in delivered if "seconds" in delivery]
         by = Counter(delivery["confirmed_by"] for delivery in delivered)
+        resubmitted = sum(1 for delivery in delivered if delivery.get("resubmitted"))
         latency = f"p50 {statistics.median(seconds):.2f} s, p99 {percentile(seconds, 0.99):.2f} s" if seconds else "-"
         verdict = "ok" if lost == 0 and doubled == 0 and not failed else "OVER TARGET"
         print(
             f"  {case:<15} n={len(sent):<4} lost {lost} (target 0)  doubled {doubled} (target 0)  "
-            f"not delivered {len(failed)}  confirmed {latency}  by {dict(by)}  {verdict}"
+            f"not delivered {len(failed)}  confirmed {latency}  by {dict(by)}  resubmitted {resubmitted}  {verdict}"
         )
         for item in failed:
             print(f"      not delivered {item.token}: {(item.error or {}).get('message')}")
