@@ -1,5 +1,8 @@
 """docs/architecture.md's "Events and statuses" table, cell by cell."""
 
+import re
+from pathlib import Path
+
 import pytest
 
 from wardian_core.provider_models import EVENT_KINDS
@@ -104,3 +107,14 @@ def test_status_before_dialog_is_kept_only_while_the_dialog_is_open() -> None:
     assert status_before_dialog(None, "processing", "action_required") == "processing"
     assert status_before_dialog("processing", "action_required", "action_required") == "processing"
     assert status_before_dialog("processing", "action_required", "off") is None
+
+
+def test_the_documented_table_names_every_event_and_status_once() -> None:
+    page = (Path(__file__).resolve().parents[1] / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = page.split("## Events and statuses", 1)[1].split("\n## ", 1)[0]
+    documented = re.findall(r"^\| `(\w+)` \|", section, re.MULTILINE)
+    assert documented == list(EVENT_KINDS)
+    assert re.findall(r"`(\w+)`", section.split("|", 1)[0].split("The statuses are", 1)[1]) == [
+        "wardian_core",
+        *STATUSES,
+    ]
