@@ -96,7 +96,10 @@ def test_a_command_printing_through_a_quiet_time_from_launch_is_busy(tmp_path: P
         assert feed(b"y\r\n") == ([], None)
         assert feed.quiet() == ([], 0.5)
     feed(b"y\r\n")
-    assert feed.quiet() == (["turn_started"], 2.0)
+    started = feed.parser.quiet(feed.ctx)
+    assert ([event.kind for event in started.events], started.call_again_after) == (["turn_started"], 2.0)
+    evidence = started.events[0].evidence.model_dump()
+    assert evidence == {"source": "pty", "rule": "output through 2s from launch", "line": "y"}
     assert feed(b"y\r\n") == ([], 2.0)  # the quiet time as after any turn
     assert feed.quiet() == (["turn_completed"], None)
 

@@ -140,8 +140,8 @@ def quiet(ctx: SpawnContext, source: OutputSource, state: GenericState) -> Parse
     if found == "quiet":
         return ParseResult(events=_went_idle(state, source, f"quiet for {quiet_time:g}s", None))
     if found == "busy":  # from here on each output re-arms the quiet time, as after any turn
-        rule = f"output through {quiet_time:g}s from launch"
-        return ParseResult(events=_turn_started(state, source, rule, None), call_again_after=quiet_time)
+        rule, latest = f"output through {quiet_time:g}s from launch", state.tail.strip().rsplit("\n", 1)[-1]
+        return ParseResult(events=_turn_started(state, source, rule, excerpt(latest)), call_again_after=quiet_time)
     return ParseResult(call_again_after=state.starting_ticks.arm(quiet_time))
 
 
