@@ -11,6 +11,7 @@ check took 6.5 s and 2.1 GB). Then a `workflow list` of that file kept by its st
 
 import argparse
 import json
+import sys
 import tempfile
 import time
 import tracemalloc
@@ -19,19 +20,11 @@ from typing import Any
 
 from wardian_core.workflows.files import CheckedFiles, check_file
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "support"))
+from workflow_shapes import chained_workflow  # noqa: E402 - after the shared shapes join the path
+
 TARGET_SECONDS = 1.0
 TARGET_MB = 100.0
-
-
-def chain(length: int, reference: str | None) -> dict[str, Any]:
-    def command(index: int) -> str:
-        if reference is None or index == 0:
-            return "true"
-        return f"echo {{{{nodes.n{0 if reference == 'first' else index - 1}.output}}}}"
-
-    nodes = [{"id": f"n{index}", "kind": "shell", "command": command(index)} for index in range(length)]
-    edges = [{"from": f"n{index}", "to": f"n{index + 1}"} for index in range(length - 1)]
-    return {"id": "chain", "nodes": nodes, "edges": edges}
 
 
 def measured(work: Any) -> tuple[float, float]:
@@ -52,7 +45,7 @@ def main(nodes: int) -> None:
         path = home / "chain.json"
         print(f"{nodes} chained nodes")
         for reference in (None, "first", "previous"):
-            text = json.dumps(chain(nodes, reference))
+            text = json.dumps(chained_workflow(nodes, reference))
             path.write_text(text)
             floor, _ = measured(lambda: json.loads(text))  # noqa: B023  # called at once
             seconds, megabytes = measured(lambda: check_file(home, path))

@@ -10,9 +10,10 @@ import json
 import re
 import tracemalloc
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
+from workflow_shapes import chained_workflow
 
 from wardian_core.workflows.model import Workflow
 from wardian_core.workflows.validation import MAX_EDGES, MAX_NODES, validate_workflow
@@ -273,20 +274,6 @@ def test_the_worked_example_in_the_docs_is_valid() -> None:
     assert [node.kind for node in workflow.nodes] == ["shell", "agent", "approval"]
 
 
-def _chain(length: int, reference: str | None = None) -> dict[str, Any]:
-    """`length` shell nodes in a row, each after the one before; with `reference`, each uses
-    that node's output (`first`) or its predecessor's (`previous`)."""
-
-    def command(index: int) -> str:
-        if reference is None or index == 0:
-            return "true"
-        return f"echo {{{{nodes.n{0 if reference == 'first' else index - 1}.output}}}}"
-
-    nodes = [{"id": f"n{index}", "kind": "shell", "command": command(index)} for index in range(length)]
-    edges = [{"from": f"n{index}", "to": f"n{index + 1}"} for index in range(length - 1)]
-    return {"id": "chain", "nodes": nodes, "edges": edges}
-
-
 def _peak_bytes(raw: dict[str, Any]) -> int:
     tracemalloc.start()
     try:
@@ -298,9 +285,9 @@ def _peak_bytes(raw: dict[str, Any]) -> int:
 
 
 @pytest.mark.parametrize("reference", [None, "first", "previous"])
-def test_validation_memory_grows_linearly_with_a_chain(reference: str | None) -> None:
+def test_validation_memory_grows_linearly_with_a_chain(reference: Literal["first", "previous"] | None) -> None:
     # Every node's own ancestor set made it quadratic: 2.1 GB for 8,000 nodes.
-    short, long = _peak_bytes(_chain(1000, reference)), _peak_bytes(_chain(4000, reference))
+    short, long = _peak_bytes(chained_workflow(1000, reference)), _peak_bytes(chained_workflow(4000, reference))
     assert long < 6 * short, (short, long)  # linear: about 4x; quadratic: about 16x
 
 
