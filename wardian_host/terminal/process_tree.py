@@ -128,6 +128,10 @@ def processes_by_session(agent_uuids: set[str]) -> dict[str, list[psutil.Process
 KILL_ROUNDS = 5
 # How long a round waits for SIGKILLed processes to be gone.
 KILL_WAIT_SECONDS = 2.0
+# How long a hang-up is given before SIGTERM follows, as when a terminal window closes: a shell's
+# HUP trap runs at its next safe point, and a SIGTERM that arrived with the hang-up (both pending
+# while frozen) would end it before.
+HANG_UP_SECONDS = 0.5
 
 
 def _living(processes: list[psutil.Process]) -> list[psutil.Process]:
@@ -164,9 +168,10 @@ def _freeze(find: Callable[[], list[psutil.Process]]) -> list[psutil.Process]:
 def end_processes(
     find: Callable[[], list[psutil.Process]], grace_seconds: float, hang_up: Callable[[], None] | None = None
 ) -> list[psutil.Process]:
-    """End what `find` names: frozen first, then `hang_up` (the terminal's group gets SIGHUP)
-    and SIGTERM, then SIGKILL for what outlives the grace period, until nothing is left (at
-    most KILL_ROUNDS times); returns the survivors. Blocking: run in a thread.
+    """End what `find` names: frozen first, then `hang_up` (the terminal's group gets SIGHUP,
+    handled for up to HANG_UP_SECONDS), then SIGTERM, then SIGKILL for what outlives the grace
+    period, until nothing is left (at most KILL_ROUNDS times); returns the survivors. Blocking:
+    run in a thread.
 
     Every process found once is held to the end: a direct child that left the session and
     the environment is found only as a descendant, and once its parent dies of the hang-up
@@ -183,8 +188,11 @@ def end_processes(
     first = _freeze(found_or_held)
     if hang_up is not None:
         hang_up()
+        _signal_all(first, signal.SIGCONT)
+        psutil.wait_procs(first, timeout=min(grace_seconds, HANG_UP_SECONDS))
+        first = _freeze(found_or_held)
     _signal_all(first, signal.SIGTERM)
-    _signal_all(first, signal.SIGCONT)  # the hang-up and SIGTERM are handled now, as without the freeze
+    _signal_all(first, signal.SIGCONT)  # SIGTERM is handled now, as without the freeze
     psutil.wait_procs(first, timeout=grace_seconds)
     for _ in range(KILL_ROUNDS):
         frozen = _freeze(found_or_held)
