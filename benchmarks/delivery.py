@@ -8,9 +8,10 @@ For each CLI (its current pin) one agent is sent `--prompts` prompts, a quarter 
 (a) to the idle agent, (b) mid-turn: right after another prompt, while that turn runs,
 (c) right after `agent resume` returned (the send waits past `starting`), (d) right after
 `send --approval accept` answered a tool dialog, while the approved `sleep` runs.
-Printed per CLI and case: prompts lost (sent, never in a model request; target 0), prompts
-doubled (one prompt's token twice in a request, or in two turns; target 0), sends that
-failed as not delivered, and the confirmation latency (submit key -> confirmation, from
+Printed per CLI and case: prompts lost (answered as delivered, never in a model request;
+target 0), prompts doubled (one prompt's token twice in a request, or in two turns; target
+0), sends refused (not delivered, with why; target: none the model got all the same), and
+the confirmation latency (submit key -> confirmation, from
 the answer's `delivery.seconds`) p50/p99 with what confirmed them and how many took a
 second submit key.
 """
@@ -68,6 +69,9 @@ class Run:
 
     def wait(self, status: str) -> None:
         self.wardian("agent", "wait", self.name, "--until", status, "--timeout", WAIT)
+
+    def status(self) -> str:
+        return self.wardian("agent", self.name, "--field", "status").stdout.strip()
 
     def send(self, case: str, text: str, token: str) -> None:
         done = self.wardian("send", f"{text} ECHO:{token}", "--to", self.name, check=False)
@@ -128,7 +132,9 @@ def after_approval(run: Run, n: int) -> None:
     command = f"touch approved{n}.txt && sleep 3"
     run.wardian("send", f"run{directive} MOCK_TOOL:{command} ECHO:tool{n}", "--to", run.name)
     run.wait("action_required")
-    run.wardian("send", "--approval", "accept", "--to", run.name, "--timeout", "30s")
+    # OpenCode asks once per command of a `&&` chain: answer until no dialog is left.
+    while run.status() == "action_required":
+        run.wardian("send", "--approval", "accept", "--to", run.name, "--timeout", "30s")
     run.send("after approval", "right after the approval", f"approved{n}")
     run.received(f"approved{n}")
 
@@ -166,26 +172,35 @@ def percentile(samples: list[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
 
 
+def case_line(run: Run, case: str, sent: list[Sent]) -> str:
+    counts = {item.token: times_in_a_request(run.cli, item.token) for item in sent}
+    failed = [item for item in sent if item.answer is None]
+    # Lost: answered as delivered, never seen by the model. A refused send is no loss, unless
+    # the model got it all the same (a false refusal).
+    lost = sum(1 for item in sent if item.answer is not None and counts[item.token] == 0)
+    falsely_refused = sum(1 for item in failed if counts[item.token] > 0)
+    doubled = sum(1 for count in counts.values() if count > 1)
+    delivered = [item.answer["delivery"] for item in sent if item.answer is not None]
+    seconds = [delivery["seconds"] for delivery in delivered if "seconds" in delivery]
+    by = Counter(delivery["confirmed_by"] for delivery in delivered)
+    resubmitted = sum(1 for delivery in delivered if delivery.get("resubmitted"))
+    latency = f"p50 {statistics.median(seconds):.2f} s, p99 {percentile(seconds, 0.99):.2f} s" if seconds else "-"
+    verdict = "ok" if lost == 0 and doubled == 0 and falsely_refused == 0 else "OVER TARGET"
+    return (
+        f"  {case:<15} n={len(sent):<4} lost {lost} (target 0)  doubled {doubled} (target 0)  "
+        f"refused {len(failed)} (falsely {falsely_refused})  confirmed {latency}  by {dict(by)}  "
+        f"resubmitted {resubmitted}  {verdict}"
+    )
+
+
 def report(run: Run) -> None:
     for case in ("idle", *CASES[1:]):
         sent = [item for item in run.sent if item.case == case]
-        if not sent:
-            continue
-        counts = [times_in_a_request(run.cli, item.token) for item in sent]
-        lost, doubled = counts.count(0), sum(1 for count in counts if count > 1)
-        failed = [item for item in sent if item.answer is None]
-        delivered = [item.answer["delivery"] for item in sent if item.answer is not None]
-        seconds = [delivery["seconds"] for delivery in delivered if "seconds" in delivery]
-        by = Counter(delivery["confirmed_by"] for delivery in delivered)
-        resubmitted = sum(1 for delivery in delivered if delivery.get("resubmitted"))
-        latency = f"p50 {statistics.median(seconds):.2f} s, p99 {percentile(seconds, 0.99):.2f} s" if seconds else "-"
-        verdict = "ok" if lost == 0 and doubled == 0 and not failed else "OVER TARGET"
-        print(
-            f"  {case:<15} n={len(sent):<4} lost {lost} (target 0)  doubled {doubled} (target 0)  "
-            f"not delivered {len(failed)}  confirmed {latency}  by {dict(by)}  resubmitted {resubmitted}  {verdict}"
-        )
-        for item in failed:
-            print(f"      not delivered {item.token}: {(item.error or {}).get('message')}")
+        if sent:
+            print(case_line(run, case, sent))
+        for item in sent:
+            if item.answer is None:
+                print(f"      refused {item.token}: {(item.error or {}).get('message')}")
 
 
 def in_namespace(argv: list[str]) -> None:
