@@ -4,6 +4,7 @@ import asyncio
 import time
 from typing import Any
 
+from wardian_core.control.models import Approval, SendParams
 from wardian_core.errors import WardianError
 from wardian_core.provider_models import InputProfile
 from wardian_host.agents.confirming import DeliveryFailed, confirm_taken, turn_start_watch
@@ -25,11 +26,12 @@ def _not_received(missed: list[dict[str, Any]], answer: dict[str, Any]) -> Wardi
     others = any(result["result"] == "delivered" for result in answer["results"])
     and_others = "; the others received the text (see details.results)." if others else "."
     answer = answer | {"delivered": False}
-    if any(result["result"] == "not_live" for result in missed):
+    not_live = [result for result in missed if result["result"] == "not_live"]
+    if not_live:
         return WardianError(
             "not_live",
             f"not every target can receive input: {names} ({missed[0].get('reason', missed[0]['result'])})",
-            _not_live_hint(missed) + and_others,
+            _not_live_hint(not_live) + and_others,
             answer,
         )
     return WardianError(
@@ -41,16 +43,16 @@ def _not_received(missed: list[dict[str, Any]], answer: dict[str, Any]) -> Wardi
     )
 
 
-def _not_live_hint(missed: list[dict[str, Any]]) -> str:
+def _not_live_hint(not_live: list[dict[str, Any]]) -> str:
     """Resume brings back an agent that is off; a headless one still runs outside any terminal of
     this host (resume refuses it), so it has to end first."""
-    headless = [result["agent"] for result in missed if result["status"] == "headless"]
+    headless = [result["agent"] for result in not_live if result["status"] == "headless"]
     if headless:
         return (
             f"{headless[0]} runs headless, outside any terminal Wardian can type into: end it with "
             f"`wardian agent kill {headless[0]}`, then `wardian agent resume {headless[0]}`"
         )
-    return f"Resume it with `wardian agent resume {missed[0]['agent']}`"
+    return f"Resume it with `wardian agent resume {not_live[0]['agent']}`"
 
 
 def _skipped(agent: LiveAgent) -> dict[str, Any]:
@@ -155,9 +157,12 @@ class Sender:
         await self._past_start(agent)
         return await self._deliver(agent, self._from(sender, verified, agent, text))
 
-    async def send_message(self, params: Any, sender: Speaker | None, verified: bool = True) -> dict[str, Any]:
+    async def send_message(self, params: SendParams, sender: Speaker | None, verified: bool = True) -> dict[str, Any]:
         """Type `params.text` into every target; `sender` is the calling agent, if any, and
         `verified` says whether its process tree confirms it (else the caller only claims it)."""
+        text = params.text
+        if text is None:
+            raise WardianError("usage", "nothing to send", "Give a message, --stdin, --file, or --approval.")
         targets = self.resolve_targets(params.to)
         if params.wait_until and (len(targets) != 1 or params.to == "all" or params.to.startswith("class:")):
             raise WardianError(
@@ -177,7 +182,7 @@ class Sender:
         sender_tag = None if params.raw else sender
         results = list(
             await asyncio.gather(
-                *(self._deliver(agent, self._from(sender_tag, verified, agent, params.text)) for agent in targets)
+                *(self._deliver(agent, self._from(sender_tag, verified, agent, text)) for agent in targets)
             )
         )
         # `sender` stays the name it always was; whether the process tree confirmed it is beside it.
@@ -197,8 +202,8 @@ class Sender:
             answer["agent"] = await _delivered_then(waiter, results[0])
         return answer
 
-    async def answer_approval(self, params: Any) -> dict[str, Any]:
-        targets = self.resolve_targets(params.to)
+    async def answer_approval(self, to: str, approval: Approval, timeout: float | None) -> dict[str, Any]:
+        targets = self.resolve_targets(to)
         if len(targets) != 1:
             raise WardianError("usage", "--approval needs exactly one target", "Name one agent with --to.")
         agent = targets[0]
@@ -210,14 +215,14 @@ class Sender:
                 {"agent": agent.name, "status": agent.status},
             )
         dialog = (agent.status_evidence or {}).get("dialog")
-        keys, settle_seconds = self._dialog_keys(agent, dialog, params.approval)
+        keys, settle_seconds = self._dialog_keys(agent, dialog, approval)
         await self._let_dialog_settle(agent, settle_seconds)
-        timeout = params.timeout or APPROVAL_SETTLE_TIMEOUT
+        timeout = timeout or APPROVAL_SETTLE_TIMEOUT
         answered = await self._type_and_await_leaving(agent, keys.encode(), timeout)
         if not answered:
-            raise _not_answered(agent, dialog, params.approval, timeout)
+            raise _not_answered(agent, dialog, approval, timeout)
         return {
-            "results": [{"agent": agent.name, "uuid": agent.uuid, "result": "delivered", "approval": params.approval}],
+            "results": [{"agent": agent.name, "uuid": agent.uuid, "result": "delivered", "approval": approval}],
             "left_action_required": agent.status != "action_required",
             "agent": agent.snapshot(),
         }
