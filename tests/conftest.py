@@ -4,7 +4,7 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -14,6 +14,8 @@ import pytest
 from wardian_core import identity
 from wardian_core.db import agents as agent_rows
 from wardian_core.db import open_writer
+from wardian_host.testing.in_process import InProcessHost
+from wardian_host.testing.reaping import reap_home
 
 WARDIAN = str(Path(sys.executable).parent / "wardian")
 
@@ -87,3 +89,17 @@ def seed_agent(wardian_home: Path) -> Callable[..., dict[str, Any]]:
             conn.close()
 
     return seed
+
+
+@pytest.fixture
+def running_host(wardian_home: Path) -> Iterator[InProcessHost]:
+    """The real host of the test's home, run in this process (wardian_host.testing.in_process);
+    stopped with its agents at the end, and whatever outlived it reaped."""
+    host = InProcessHost(wardian_home)
+    try:
+        yield host
+    finally:
+        try:
+            host.close()
+        finally:
+            reap_home(wardian_home)

@@ -3,7 +3,9 @@
 Every part is built here, once, in `Host.__init__`, and handed the collaborators it
 uses: plugins, state.db, the agent registry, the status tracker, the output feed, the
 terminal supervisor, the lifecycle operations, the sender and the control server.
-`run` only starts and stops them.
+`run` only starts and stops them. The parts a request reaches are public attributes, so a
+test can build the host in its own process and call the one it means
+(`wardian_host.testing.in_process`): its failure then names a function, not a subprocess.
 """
 
 import asyncio
@@ -36,7 +38,7 @@ from wardian_host.daemon.control_server import ControlServer
 from wardian_host.daemon.handlers import build_handlers
 from wardian_host.daemon.launcher_script import write_launcher
 from wardian_host.output.feed import OutputFeed
-from wardian_host.providers.manager import load_plugins
+from wardian_host.providers.manager import Plugins, load_plugins
 from wardian_host.terminal.agent_cgroups import AgentCgroups
 from wardian_host.terminal.supervisor import TerminalSupervisor
 from wardian_host.workflows.runner import WorkflowRunner
@@ -49,7 +51,7 @@ PRUNE_INTERVAL_SECONDS = 3600.0
 class Host:
     """Built inside the event loop that will run it (`asyncio.run` of a coroutine that makes it)."""
 
-    def __init__(self, home: Path, base_env: dict[str, str] | None = None) -> None:
+    def __init__(self, home: Path, base_env: dict[str, str] | None = None, plugins: Plugins | None = None) -> None:
         loop = asyncio.get_running_loop()
         self.home = home
         self.started_at = now_iso()
@@ -61,33 +63,34 @@ class Host:
         if self._state_db_notice is not None:
             log.warning("%s", self._state_db_notice.message)
         self._conn.execute("PRAGMA synchronous = NORMAL")  # WAL: durable at checkpoints, safe on crash
-        self._plugins = load_plugins()
-        for failure in self._plugins.failures:
+        self.plugins = load_plugins() if plugins is None else plugins
+        for failure in self.plugins.failures:
             log.warning("plugin %s failed to load (%s): %s", failure.name, failure.stage, failure.error)
-        self._registry = AgentRegistry(self._conn, settings.host.output_buffer_bytes)
-        self._tracker = StatusTracker(self._conn, self._notify_status)
-        self._headless_watch = HeadlessWatch(self._registry, self._tracker, self._conn)
-        terminals = TerminalSupervisor(loop, self._pty_backend, AgentCgroups.open(home))
-        feed = OutputFeed(loop, self._plugins)
-        self._lifecycle = AgentLifecycle(
+        self.registry = AgentRegistry(self._conn, settings.host.output_buffer_bytes)
+        self.tracker = StatusTracker(self._conn, self._notify_status)
+        self._headless_watch = HeadlessWatch(self.registry, self.tracker, self._conn)
+        self.terminals = TerminalSupervisor(loop, self._pty_backend, AgentCgroups.open(home))
+        feed = OutputFeed(loop, self.plugins)
+        self.lifecycle = AgentLifecycle(
             home,
             self._conn,
-            self._plugins,
-            self._registry,
-            self._tracker,
-            terminals,
+            self.plugins,
+            self.registry,
+            self.tracker,
+            self.terminals,
             feed,
             dict(os.environ if base_env is None else base_env),
         )
-        sender = Sender(self._registry, self._plugins, terminals)
-        self._workflows = WorkflowRunner(home, self._conn, self._registry, self._lifecycle, self._lifecycle.base_env)
+        self.sender = Sender(self.registry, self.plugins, self.terminals)
+        self.desk = AskDesk(self._conn, self.registry, self.sender)
+        self.workflows = WorkflowRunner(home, self._conn, self.registry, self.lifecycle, self.lifecycle.base_env)
         handlers = build_handlers(
-            registry=self._registry,
-            lifecycle=self._lifecycle,
-            sender=sender,
-            desk=AskDesk(self._conn, self._registry, sender),
-            workflows=self._workflows,
-            terminals=terminals,
+            registry=self.registry,
+            lifecycle=self.lifecycle,
+            sender=self.sender,
+            desk=self.desk,
+            workflows=self.workflows,
+            terminals=self.terminals,
             describe_host=self._describe,
             request_stop=self.request_stop,
         )
@@ -98,27 +101,34 @@ class Host:
 
     async def run(self, on_ready: Callable[[], None]) -> None:
         loop = asyncio.get_running_loop()
-        recovery.reconcile(self._registry, self._tracker, self._conn)
-        self._headless_watch.start()
-        self._workflows.interrupt_leftovers()
-        self._prune()
-        write_launcher(self.home)
-        await self._server.start()
+        await self.start()
         for signal_number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             loop.add_signal_handler(signal_number, self._stop.set)
         log.info("host %s serving %s on %s", os.getpid(), self.home, self._server.path)
         on_ready()
         await self._stop.wait()
+        await self.shutdown()
+
+    async def start(self) -> None:
+        """Take over what a previous host left, then serve; the signals stay the caller's."""
+        recovery.reconcile(self.registry, self.tracker, self._conn)
+        self._headless_watch.start()
+        self.workflows.interrupt_leftovers()
+        self._prune()
+        write_launcher(self.home)
+        await self._server.start()
+
+    async def shutdown(self) -> None:
         log.info("host stopping")
-        self._lifecycle.stop_launching()  # before the workflows' stop yields: no spawn slips in meanwhile
+        self.lifecycle.stop_launching()  # before the workflows' stop yields: no spawn slips in meanwhile
         await self._headless_watch.close()
-        await self._workflows.stop_all()
-        await self._lifecycle.stop_all()
+        await self.workflows.stop_all()
+        await self.lifecycle.stop_all()
         await self._server.close()
         self._conn.close()
 
     def _describe(self) -> dict[str, Any]:
-        agents = self._registry.all()
+        agents = self.registry.all()
         return {
             "pid": os.getpid(),
             "home": str(self.home),
@@ -140,4 +150,4 @@ class Host:
 
     def _notify_status(self, agent: LiveAgent, previous: str, current: str, event: ProviderEvent | None) -> None:
         ctx = build_context(self.home, agent.row)
-        self._plugins.notify("status_changed", ctx=ctx, previous=previous, current=current, event=event)
+        self.plugins.notify("status_changed", ctx=ctx, previous=previous, current=current, event=event)

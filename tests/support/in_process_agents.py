@@ -1,0 +1,48 @@
+"""Generic agents on an in-process host (the `running_host` fixture): spawned, waited on, asked.
+
+Each helper awaits the host's own function, so a failure's traceback names it.
+"""
+
+from pathlib import Path
+from typing import Any
+
+from wardian_core.control.models import SpawnParams
+from wardian_core.db import agents as agent_rows
+from wardian_core.db import open_reader
+from wardian_host.agents.status_waits import wait_for_status
+from wardian_host.testing.in_process import InProcessHost
+
+WAIT_SECONDS = 20.0  # a bound for a hang, never reached by a passing test
+
+
+def spawn(
+    host: InProcessHost, workspace: Path, name: str, *command: str, settings: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """A generic agent `name` running `command` in `workspace` (with the generic provider's
+    `settings`): the host's answer to the spawn."""
+    launch_config = {"extra_args": list(command), "settings": settings or {}}
+    params = SpawnParams.model_validate(
+        {
+            "provider": "generic",
+            "class": "Coder",
+            "workspace": str(workspace),
+            "name": name,
+            "launch_config": launch_config,
+        }
+    )
+    return host.call(host.host.lifecycle.spawn(params.model_dump(by_alias=True)))
+
+
+def wait_until(host: InProcessHost, name: str, status: str, next_change: bool = False) -> dict[str, Any]:
+    """The agent's snapshot once it is `status` (`next_change`: a fresh arrival)."""
+    agent = host.host.registry.resolve(name)
+    return host.call(wait_for_status(agent, status, WAIT_SECONDS, next_change))
+
+
+def stored_agents(home: Path) -> dict[str, dict[str, Any]]:
+    """The agents' rows as state.db holds them, by uuid, read on a connection of its own."""
+    conn = open_reader(home)
+    try:
+        return {row["uuid"]: row for row in agent_rows.list_agents(conn)}
+    finally:
+        conn.close()

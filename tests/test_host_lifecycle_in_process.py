@@ -1,0 +1,77 @@
+"""The lifecycle operations on the in-process host (`running_host`): a failure names the
+`AgentLifecycle` function that broke. The same paths through `wardian` are in tests/e2e."""
+
+from pathlib import Path
+
+import psutil
+import pytest
+from in_process_agents import spawn, stored_agents, wait_until
+
+from wardian_core import paths
+from wardian_core.errors import WardianError
+from wardian_host.testing.in_process import InProcessHost
+
+
+def test_kill_ends_the_process_and_records_off_with_the_hosts_reason(
+    running_host: InProcessHost, tmp_path: Path
+) -> None:
+    spawned = spawn(running_host, tmp_path, "sleeper", "sleep", "600")
+    process = psutil.Process(spawned["pid"])
+
+    killed = running_host.call(running_host.host.lifecycle.stop("sleeper", "kill"))
+
+    assert (killed["status"], killed["status_evidence"]["rule"]) == ("off", "kill")
+    assert not process.is_running()
+    stored = stored_agents(running_host.host.home)[spawned["uuid"]]
+    assert (stored["status"], stored["pid"]) == ("off", None)
+
+
+def test_an_unexpected_exit_is_error_with_the_code_and_the_last_output(
+    running_host: InProcessHost, tmp_path: Path
+) -> None:
+    spawn(running_host, tmp_path, "crash", "sh", "-c", "echo boom-$((40+2)); exit 3")
+
+    crashed = wait_until(running_host, "crash", "error")
+
+    evidence = crashed["status_evidence"]
+    assert (evidence["event"], evidence["rule"], evidence["exit_code"]) == ("exit", "unexpected exit", 3)
+    assert "boom-42" in evidence["output_tail"]
+
+
+def test_pause_then_resume_relaunches_the_same_agent_in_a_new_process(
+    running_host: InProcessHost, tmp_path: Path
+) -> None:
+    spawned = spawn(running_host, tmp_path, "napper", "sleep", "600")
+    lifecycle = running_host.host.lifecycle
+
+    paused = running_host.call(lifecycle.stop("napper", "pause"))
+    resumed = running_host.call(lifecycle.resume("napper"))
+
+    assert (paused["status"], paused["pid"]) == ("off", None)
+    assert resumed["uuid"] == spawned["uuid"] and resumed["status"] == "starting"
+    assert resumed["pid"] != spawned["pid"] and psutil.Process(resumed["pid"]).is_running()
+    assert resumed["status_evidence"]["action"] == "resume"
+
+
+def test_a_spawn_whose_command_is_missing_leaves_nothing_behind(running_host: InProcessHost, tmp_path: Path) -> None:
+    home = running_host.host.home
+
+    with pytest.raises(WardianError) as refused:
+        spawn(running_host, tmp_path, "ghost", "no-such-command-anywhere")
+
+    assert refused.value.code == "request_failed"
+    assert refused.value.details["executable"] == "no-such-command-anywhere"
+    assert running_host.host.registry.all() == [] and stored_agents(home) == {}
+    assert list(paths.agents_dir(home).iterdir()) == []
+
+
+def test_a_stopping_host_launches_nothing_and_keeps_no_half_made_agent(
+    running_host: InProcessHost, tmp_path: Path
+) -> None:
+    running_host.host.lifecycle.stop_launching()
+
+    with pytest.raises(WardianError) as refused:
+        spawn(running_host, tmp_path, "late", "sleep", "600")
+
+    assert refused.value.code == "host_stopping"
+    assert running_host.host.registry.all() == [] and stored_agents(running_host.host.home) == {}
