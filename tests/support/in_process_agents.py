@@ -3,14 +3,19 @@
 Each helper awaits the host's own function, so a failure's traceback names it.
 """
 
+import asyncio
+import sqlite3
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from wardian_core.control.models import SpawnParams
+from wardian_core.control.models import AskParams, SpawnParams
 from wardian_core.db import agents as agent_rows
 from wardian_core.db import open_reader
 from wardian_host.agents.status_waits import wait_for_status
 from wardian_host.testing.in_process import InProcessHost
+
+T = TypeVar("T")
 
 WAIT_SECONDS = 20.0  # a bound for a hang, never reached by a passing test
 
@@ -39,10 +44,35 @@ def wait_until(host: InProcessHost, name: str, status: str, next_change: bool = 
     return host.call(wait_for_status(agent, status, WAIT_SECONDS, next_change))
 
 
-def stored_agents(home: Path) -> dict[str, dict[str, Any]]:
-    """The agents' rows as state.db holds them, by uuid, read on a connection of its own."""
+def read_state(home: Path, query: Callable[[sqlite3.Connection], T]) -> T:
+    """What `query` reads from state.db on a connection of its own: what the host made durable."""
     conn = open_reader(home)
     try:
-        return {row["uuid"]: row for row in agent_rows.list_agents(conn)}
+        return query(conn)
     finally:
         conn.close()
+
+
+def stored_agents(home: Path) -> dict[str, dict[str, Any]]:
+    """The agents' rows as state.db holds them, by uuid."""
+    return read_state(home, lambda conn: {row["uuid"]: row for row in agent_rows.list_agents(conn)})
+
+
+class StayingClient:
+    """The asking client of a request made in-process: it stays connected and sends nothing."""
+
+    def __init__(self) -> None:
+        self.reader = asyncio.StreamReader()  # never fed: the client never leaves
+        self.items: list[dict[str, Any]] = []
+
+    async def emit(self, item: dict[str, Any]) -> None:
+        self.items.append(item)
+
+
+def ask(host: InProcessHost, params: AskParams) -> dict[str, Any]:
+    """`wardian ask` as a person runs it (no asking agent): the host's answer."""
+
+    async def asked() -> dict[str, Any]:
+        return await host.host.desk.ask(params, None, False, StayingClient())
+
+    return host.call(asked())
