@@ -4,6 +4,7 @@ Each helper awaits the host's own function, so a failure's traceback names it.
 """
 
 import asyncio
+import os
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -76,3 +77,17 @@ def ask(host: InProcessHost, params: AskParams) -> dict[str, Any]:
         return await host.host.desk.ask(params, None, False, StayingClient())
 
     return host.call(asked())
+
+
+async def first_line(fifo: Path) -> str:
+    """The first line a process writes to `fifo`, awaited on the host's loop (the host serves meanwhile)."""
+    fd = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)  # read-write: opening waits for no writer, no EOF comes
+    loop = asyncio.get_running_loop()
+    readable: asyncio.Future[None] = loop.create_future()
+    loop.add_reader(fd, lambda: readable.done() or readable.set_result(None))
+    try:
+        await asyncio.wait_for(readable, WAIT_SECONDS)
+        return os.read(fd, 4096).decode().splitlines()[0]
+    finally:
+        loop.remove_reader(fd)
+        os.close(fd)

@@ -5,7 +5,8 @@ traceback then names the host's function that broke, not a `wardian` subprocess.
 socket served) on a loop of its own and holds the home's host lock, so a `wardian` an agent
 runs talks to this host and none other starts. The loop runs only inside `call`: each call
 runs one coroutine while the host serves (PTY output, exits, the control socket) and returns
-its result or raises its error. `close` stops the host the way `wardian host stop` does.
+its result or raises its error. `close` stops the host the way `wardian host stop` does (a
+test may close it early; closing again does nothing).
 """
 
 import asyncio
@@ -27,6 +28,7 @@ class InProcessHost:
         self._lock = HostLock(home)
         self._lock.acquire()
         self._runner = asyncio.Runner()
+        self._closed = False
         try:
             self.host = self._runner.run(self._started(home, plugins))
         except BaseException:
@@ -45,6 +47,9 @@ class InProcessHost:
 
     def close(self) -> None:
         """Stop every agent and workflow run, close the socket and state.db, release the home."""
+        if self._closed:
+            return
+        self._closed = True
         try:
             self._runner.run(self.host.shutdown())
         finally:
