@@ -91,8 +91,13 @@ def portable_backend_suites() -> list[str]:
     return ["tests/e2e", "tests/real_cli/test_interactive.py", "tests/real_cli/test_workflows.py", *providers]
 
 
+# Every run ends naming its slowest tests, so a test that starts paying for a wait shows at
+# once; docs/testing.md says why each of the slowest needs its time.
+SLOWEST_SHOWN = "--durations=25"
+
+
 def pytest_run(pytest_args: list[str], env: dict[str, str] | None = None) -> int:
-    code = run(PYTHON, "-m", "pytest", *pytest_args, env=env, check=False)
+    code = run(PYTHON, "-m", "pytest", SLOWEST_SHOWN, *pytest_args, env=env, check=False)
     if code == 5:  # pytest found no test: a hollow run is a failure here
         print("pytest collected no tests: failing the run", file=sys.stderr)
         return 1

@@ -57,9 +57,11 @@ def test_the_full_run_repeats_the_end_to_end_suites_under_the_portable_backend(m
     dev, runs = _recorded_pytest_runs(monkeypatch, [0, 0])
     assert dev.test([]) == 0
     (everything, first_env), (again, portable_env) = runs
-    assert everything == () and first_env is None
-    assert "tests/e2e" in again and all((ROOT / suite).exists() for suite in again)
-    assert "providers/wardian-claude/tests/test_real_cli.py" in again
+    assert everything == ("--durations=25",) and first_env is None
+    assert again[0] == "--durations=25"
+    suites = again[1:]
+    assert "tests/e2e" in suites and all((ROOT / suite).exists() for suite in suites)
+    assert "providers/wardian-claude/tests/test_real_cli.py" in suites
     assert portable_env is not None and portable_env["WARDIAN_PTY_BACKEND"] == "ptyprocess"
 
 
