@@ -64,4 +64,4 @@ def test_conformance_catches_a_provider_keeping_its_own_resume_flags_and_an_unus
     # Given the host's resume arguments, it added its own copy as well.
     assert "interactive resume launch given the host's ctx.resume_args ['--conformance-resume'" in report
     assert "does not carry them once: ['own-resume-cli', '--resume', 'conformance-session-0001']" in report
-    assert "parser_state(pty): provider 'own-resume' answered parser_state with" in report
+    assert "parse_output(pty): provider 'own-resume' answered parser_state with" in report

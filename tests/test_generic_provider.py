@@ -27,7 +27,8 @@ class Feed:
     def __init__(self, ctx: SpawnContext) -> None:
         self.ctx = ctx
         self.parser = SourceParser(load_plugins({"WARDIAN_PLUGINS": "generic"}), "generic", PTY_SOURCE)
-        assert isinstance(self.parser.state, parser.GenericState)
+        self.parser.start(ctx)
+        assert isinstance(self.parser.parser, parser.GenericParser)
 
     def __call__(self, data: bytes) -> tuple[list[str], float | None]:
         return self._answer(self.parser.parse(self.ctx, data))

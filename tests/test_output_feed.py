@@ -7,32 +7,72 @@ from typing import Any
 
 import pytest
 
+from wardian_core import hookimpl
 from wardian_core.parsing.events import event
-from wardian_core.provider_models import OutputSource, ParseResult, ProviderEvent
+from wardian_core.provider_models import (
+    CONTRACT_VERSION,
+    LaunchPlan,
+    OutputSource,
+    ParseResult,
+    ProviderEvent,
+    ProviderInfo,
+    SpawnContext,
+)
 from wardian_host.output import feed
 from wardian_host.output.feed import OutputFeed, ParserSession
+from wardian_host.providers.manager import Plugins
 from wardian_host.testing.contexts import spawn_context
 
 TIMEOUT = 10
 
 
 class StandInProvider:
-    """Answers the hooks the feed calls: the PTY says ready on `READY`; the stream reports nothing."""
+    """A provider object handed to `Plugins.register`: the PTY says ready on `READY`; the stream
+    reports nothing and keeps what it was fed."""
 
     def __init__(self, stream: OutputSource) -> None:
         self.stream = stream
         self.stream_lines: list[bytes] = []
 
-    def call(self, provider: str, hook: str, **kwargs: Any) -> Any:
-        if hook == "parser_state":
-            return None
-        if hook == "approval_source":
-            return [self.stream]
-        source: OutputSource = kwargs["source"]
-        if hook == "parse_output" and source.kind == "pty" and b"READY" in kwargs["data"]:
-            return ParseResult(events=[event("ready", source, "ready word", "READY")])
-        if hook == "parse_output":
-            self.stream_lines.append(kwargs["data"])
+    @hookimpl
+    def provider_info(self) -> ProviderInfo:
+        return ProviderInfo(
+            name="standin",
+            display_name="stand-in",
+            contract_version=CONTRACT_VERSION,
+            executable=None,
+            session_id_mode="assigned",
+            capabilities=["interactive"],
+        )
+
+    @hookimpl
+    def build_argv(self, ctx: SpawnContext) -> LaunchPlan:
+        return LaunchPlan(argv=["standin"], cwd=ctx.workspace)
+
+    @hookimpl
+    def approval_source(self) -> list[OutputSource]:
+        return [self.stream]
+
+    @hookimpl
+    def parse_output(self, source: OutputSource) -> "_PtyParser | _StreamParser":
+        return _PtyParser(source) if source.kind == "pty" else _StreamParser(self.stream_lines)
+
+
+@dataclass
+class _PtyParser:
+    source: OutputSource
+
+    def feed(self, data: bytes) -> ParseResult:
+        ready = [event("ready", self.source, "ready word", "READY")] if b"READY" in data else []
+        return ParseResult(events=ready)
+
+
+@dataclass
+class _StreamParser:
+    lines: list[bytes]
+
+    def feed(self, data: bytes) -> ParseResult:
+        self.lines.append(data)
         return ParseResult()
 
 
@@ -63,7 +103,10 @@ def _ready_said(tmp_path: Path, holds_ready: bool) -> Launch:
     stream_file = tmp_path / "stream.jsonl"
     stream = OutputSource(name="stream", kind="file", path=stream_file, holds_ready=holds_ready)
     provider = StandInProvider(stream)
-    output_feed = OutputFeed(asyncio.get_running_loop(), provider)  # type: ignore[arg-type]
+    plugins = Plugins()
+    plugins.register(provider, "standin")
+    assert plugins.failures == []
+    output_feed = OutputFeed(asyncio.get_running_loop(), plugins)
     seen: list[ProviderEvent] = []
     session = output_feed.new_session(spawn_context(tmp_path, "standin"), seen.append)
     output_feed.start(session)

@@ -1,14 +1,21 @@
-"""The provider contract: every hook a Wardian plugin may implement.
+"""The provider contract: every hook a Wardian plugin may implement, and the parser it answers.
 
 A provider implements the provider hooks for itself only; the host calls one
 provider's implementation at a time, always with keyword arguments, so a spec can
 grow an argument without breaking plugins (an implementation takes only the
 arguments it uses). Observer hooks are called on every plugin that implements them.
-Models come from `wardian_core.provider_models`; implementations are marked with
-`from wardian_core import hookimpl`. See docs/providers/writing-a-provider.md.
+Everything a provider needs is in `wardian_core`: these specs, `hookimpl`
+(`from wardian_core import hookimpl`), the models (`wardian_core.provider_models`) and
+the parsing kit (`wardian_core.parsing`). See docs/providers/writing-a-provider.md.
+
+The host's tables (which hooks exist, which a provider must implement, what each
+answers and what is assumed when one is left out) are read from the specs below:
+`PROVIDER_HOOKS` and `REQUIRED_HOOKS` are filled by `_provider_hook`, the answer type is
+the spec's return annotation.
 """
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 import pluggy
 
@@ -27,24 +34,76 @@ if TYPE_CHECKING:  # the screen model (pyte) is imported only by what draws scre
 
 hookspec = pluggy.HookspecMarker("wardian")
 
-# Hooks answered by the one provider an agent runs with.
-PROVIDER_HOOKS = (
-    "provider_info",
-    "prepare_home",
-    "build_argv",
-    "resume_args",
-    "parse_output",
-    "approval_source",
-    "parser_state",
-    "source_opened",
-    "source_quiet",
-    "parse_screen",
-)
+# Hooks answered by the one provider an agent runs with, in the order a launch asks them.
+PROVIDER_HOOKS: list[str] = []
+# Of those, the ones a provider must implement; the others have a default answer.
+REQUIRED_HOOKS: set[str] = set()
 # Hooks the host calls on every plugin; a failing observer is reported, never fatal.
-OBSERVER_HOOKS = ("agent_spawned", "status_changed", "agent_exited")
+OBSERVER_HOOKS: list[str] = []
+
+_Spec = TypeVar("_Spec", bound=Callable[..., Any])
 
 
-@hookspec
+def _provider_hook(*, required: bool = False) -> Callable[[_Spec], _Spec]:
+    def mark(spec: _Spec) -> _Spec:
+        PROVIDER_HOOKS.append(spec.__name__)
+        if required:
+            REQUIRED_HOOKS.add(spec.__name__)
+        return hookspec(spec)
+
+    return mark
+
+
+def _observer_hook(spec: _Spec) -> _Spec:
+    OBSERVER_HOOKS.append(spec.__name__)
+    return hookspec(spec)
+
+
+@runtime_checkable
+class SourceParser(Protocol):
+    """One source's parser for one launch, answered by `parse_output`; it keeps its own memory.
+
+    Only `feed` is required; `opened`, `quiet` and `screen` are called when present (a
+    parser without them answers nothing there). Every method answers a `ParseResult`. A
+    parser may raise on input it cannot read: the host catches it, logs it, counts it
+    against the provider (`wardian providers show`) and goes on with the next data.
+    Methods run on the host's loop: no blocking I/O.
+    """
+
+    def feed(self, data: bytes) -> ParseResult:
+        """Turn provider output into events (`ProviderEvent`, each with its evidence).
+
+        A `chunks` source (the PTY) gives raw terminal bytes in arbitrary chunks (a UTF-8
+        sequence or an escape may be split across calls; see `wardian_core.parsing` for the
+        decoder, escape stripper and JSON-lines helpers); every other source gives one line
+        (or SSE event, or file name) per call, without its newline. `data` is never empty.
+        """
+        ...
+
+
+class OpensSource(Protocol):
+    def opened(self) -> ParseResult:
+        """The source opened for this launch, before any of its data: a place to note what
+        exists already."""
+        ...
+
+
+class GoesQuiet(Protocol):
+    def quiet(self) -> ParseResult:
+        """The delay asked for through `ParseResult.call_again_after` passed (quiet-time
+        rules: a dialog still open after it settled)."""
+        ...
+
+
+class LooksAtScreens(Protocol):
+    def screen(self, snapshot: "ScreenSnapshot") -> ParseResult:
+        """The agent's screen as a person sees it (rows with their spaces, cursor, title),
+        after a call asked for it with `ParseResult.want_screen`. TUI rules match here; the
+        bytes given to `feed` only tell when to look."""
+        ...
+
+
+@_provider_hook(required=True)
 def provider_info() -> ProviderInfo:
     """Who this provider is: name (its entry-point name), display name, the contract
     version it implements (`wardian_core.provider_models.CONTRACT_VERSION`), the executable it
@@ -53,14 +112,14 @@ def provider_info() -> ProviderInfo:
     plugins load; must not touch the disk or the network."""
 
 
-@hookspec
+@_provider_hook()
 def prepare_home(ctx: SpawnContext) -> HomePlan:
     """Project the agent's provider home before a launch: per-agent config under
     `ctx.agent_dir`, generated settings, skill links, instruction roots from
     `ctx.include_roots`. Idempotent. Returns the environment variables to add."""
 
 
-@hookspec
+@_provider_hook(required=True)
 def build_argv(ctx: SpawnContext) -> LaunchPlan:
     """The process to start for this launch: argv, extra env and cwd, for an
     interactive (`ctx.mode == "interactive"`) or a headless run (`"headless"`, with
@@ -72,74 +131,68 @@ def build_argv(ctx: SpawnContext) -> LaunchPlan:
     `WardianError("not_supported", ...)` for a mode the provider does not offer."""
 
 
-@hookspec
+@_provider_hook()
 def resume_args(ctx: SpawnContext, session_id: str) -> list[str]:
     """The arguments that make the provider resume `session_id` in `ctx.mode` (e.g.
     `["--resume", session_id]`); an empty list when the provider cannot resume. The host
     decides fresh or resume (relaunch rules, restart, workflows); clone is always fresh."""
 
 
-@hookspec
-def parser_state(source: OutputSource) -> type | None:
-    """The class of the parser's memory for `source` (a dataclass or pydantic model
-    constructible without arguments), or None for a plain dict. The host creates one per
-    agent, launch and source, and passes it as `state` to every parser call of that source."""
-
-
-@hookspec
-def source_opened(ctx: SpawnContext, source: OutputSource, state: Any) -> ParseResult:
-    """`source` opened for this launch, before any of its data: a place to note what exists
-    already. Optional."""
-
-
-@hookspec
-def parse_output(ctx: SpawnContext, source: OutputSource, data: bytes, state: Any) -> ParseResult:
-    """Turn provider output into events (`ProviderEvent`, each with its evidence).
-
-    `source` says where `data` came from: `pty` gives raw terminal bytes in arbitrary
-    chunks (a UTF-8 sequence or an escape may be split across calls; see
-    `wardian_core.parsing` for the decoder, escape stripper and JSON-lines helpers);
-    every other source gives one line (or SSE event, or file name) per call, without its
-    newline; `data` is never empty. `ctx` is the launch's current context: it carries the
-    provider session id once an event made it known. `state` is this source's parser
-    memory (see `parser_state`): keep it there, never in globals. Runs on the host's
-    loop: no blocking I/O (name what you need to watch in `approval_source`). Must never
-    raise on malformed, truncated or binary input."""
-
-
-@hookspec
-def source_quiet(ctx: SpawnContext, source: OutputSource, state: Any) -> ParseResult:
-    """The delay asked for through `ParseResult.call_again_after` passed (quiet-time rules:
-    a dialog still open after it settled). Optional."""
-
-
-@hookspec
-def parse_screen(ctx: SpawnContext, source: OutputSource, screen: "ScreenSnapshot", state: Any) -> ParseResult:
-    """The agent's screen as a person sees it (rows with their spaces, cursor, title), after
-    a parser call asked for it with `ParseResult.want_screen`. TUI rules match here; the
-    stream given to `parse_output` only tells when to look. `source` is the PTY. Optional."""
-
-
-@hookspec
+@_provider_hook()
 def approval_source(ctx: SpawnContext) -> list[OutputSource]:
-    """The telemetry to follow besides the PTY: approval requests, turns, session ids
-    (a hook's JSONL file, a session log, a directory where session files appear, a local
-    server-sent-events URL, a command printing JSON lines). Asked at launch and again
-    whenever a `ParseResult` says `sources_changed`; a source still named is kept open,
-    one no longer named is closed. Headless runs are asked too. Cheap: no network."""
+    """Every telemetry source to follow besides the PTY, not only approvals: approval
+    requests, turns, session ids (a hook's JSONL file, a session log, a directory where
+    session files appear, a local server-sent-events URL, a command printing JSON lines).
+    Asked at launch and again whenever a `ParseResult` says `sources_changed`; a source
+    still named is kept open, one no longer named is closed. Headless runs are asked too.
+    Cheap: no network."""
 
 
-@hookspec
+@_provider_hook()
+def parse_output(ctx: SpawnContext, source: OutputSource, data: bytes, state: Any) -> SourceParser | None:
+    """The parser of `source` for this launch (see `SourceParser`): the PTY (`pty_source`,
+    format `chunks`), a headless run's stdout (`headless`) or one of the telemetry sources
+    `approval_source` named. Asked once per launch and source; the parser keeps its memory
+    itself, never in globals. `ctx` is the launch's context and stays current: its
+    `provider_session_id` is set in place once an event made it known, so a parser may keep
+    it. None: the source says nothing this provider reads.
+
+    TRANSITION: an implementation still taking `data` and `state` is contract 2's parser
+    function (with `parser_state`, `source_opened`, `source_quiet`, `parse_screen`)."""
+
+
+# TRANSITION: contract 2's parser hooks, until every provider answers a parser object.
+@_provider_hook()
+def parser_state(source: OutputSource) -> type | None:
+    """Contract 2: the class of a parser function's memory for `source`."""
+
+
+@_provider_hook()
+def source_opened(ctx: SpawnContext, source: OutputSource, state: Any) -> ParseResult:
+    """Contract 2: `source` opened."""
+
+
+@_provider_hook()
+def source_quiet(ctx: SpawnContext, source: OutputSource, state: Any) -> ParseResult:
+    """Contract 2: the delay asked for passed."""
+
+
+@_provider_hook()
+def parse_screen(ctx: SpawnContext, source: OutputSource, screen: "ScreenSnapshot", state: Any) -> ParseResult:
+    """Contract 2: the agent's screen."""
+
+
+@_observer_hook
 def agent_spawned(ctx: SpawnContext, plan: LaunchPlan, pid: int) -> None:
     """Observer: an agent's process started."""
 
 
-@hookspec
+@_observer_hook
 def status_changed(ctx: SpawnContext, previous: str, current: str, event: ProviderEvent | None) -> None:
     """Observer: an agent's status changed; `event` produced it (None when the host
     caused the change, e.g. a kill)."""
 
 
-@hookspec
+@_observer_hook
 def agent_exited(ctx: SpawnContext, exit_code: int | None, caused_by_host: bool) -> None:
     """Observer: an agent's process ended; `caused_by_host` for kill, pause, delete or stop."""

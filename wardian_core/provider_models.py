@@ -1,5 +1,5 @@
 """The models of the provider contract: what the host passes to a provider's hooks and
-what the hooks answer (see `wardian_host.providers.hookspecs`).
+what the hooks answer (see `wardian_core.hookspecs`).
 
 A provider imports these from `wardian_core` (never from `wardian_host`). They are
 kept apart from `wardian_core.models` so nothing on the CLI's read path imports them.
@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-# The version of the hook contract in `wardian_host.providers.hookspecs`. A provider declares the
+# The version of the hook contract in `wardian_core.hookspecs`. A provider declares the
 # version it was built for in `ProviderInfo.contract_version`; the host refuses any other.
 # 2: approval reasons and dialogs, resume through `resume_args`, several telemetry sources
 #    (files, directories, SSE, commands), typed parser state, explicit open/quiet/screen calls.

@@ -11,50 +11,56 @@ importlib.metadata stay off the CLI's read path.
 """
 
 import difflib
+import inspect
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
-from typing import Any
+from typing import Any, get_origin
 
 import pluggy
-from pydantic import TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
+from wardian_core import hookspecs
 from wardian_core.errors import WardianError
-from wardian_core.provider_models import CONTRACT_VERSION, HomePlan, LaunchPlan, OutputSource, ParseResult, ProviderInfo
-from wardian_host.providers import hookspecs
+from wardian_core.provider_models import (
+    CONTRACT_VERSION,
+    HomePlan,
+    LaunchPlan,
+    OutputSource,
+    ParseResult,
+    ProviderInfo,
+    SpawnContext,
+)
 
 GROUP = "wardian"
 ALLOW_LIST_VARIABLE = "WARDIAN_PLUGINS"
 
 log = logging.getLogger("wardian.plugins")
 
-# What each provider hook answers, and what the host assumes when a provider does not
-# implement an optional one (or answers None).
-_RESULT_TYPES: dict[str, Any] = {
-    "provider_info": ProviderInfo,
-    "prepare_home": HomePlan,
-    "build_argv": LaunchPlan,
-    "resume_args": list[str],
-    "parse_output": ParseResult,
-    "approval_source": list[OutputSource],
-    # A class, checked where it is made (`wardian_host.providers.source_parser`).
-    "parser_state": Any,
-    "source_opened": ParseResult,
-    "source_quiet": ParseResult,
-    "parse_screen": ParseResult,
-}
-_DEFAULT_RESULTS: dict[str, Any] = {
-    "prepare_home": HomePlan,
-    "resume_args": list,
-    "parse_output": ParseResult,
-    "approval_source": list,
-    "parser_state": lambda: None,
-    "source_opened": ParseResult,
-    "source_quiet": ParseResult,
-    "parse_screen": ParseResult,
-}
+
+def _answer_type(hook: str) -> Any:
+    """What `hook` answers: its spec's return annotation."""
+    return inspect.signature(getattr(hookspecs, hook)).return_annotation
+
+
+def _default_answer(hook: str) -> Any:
+    """What the host assumes when a provider leaves an optional hook out (or answers None):
+    an empty list, a model's defaults, or None where None is an answer."""
+    answer_type = _answer_type(hook)
+    if get_origin(answer_type) is list:
+        return []
+    if isinstance(answer_type, type) and issubclass(answer_type, BaseModel):
+        return answer_type()
+    return None
+
+
+def _adapter_for(answer_type: Any) -> TypeAdapter[Any]:
+    if isinstance(answer_type, type) and issubclass(answer_type, BaseModel):
+        return TypeAdapter(answer_type)
+    # A parser object is checked against its Protocol (it has a `feed`), not converted.
+    return TypeAdapter(answer_type, config=ConfigDict(arbitrary_types_allowed=True))
 
 
 @dataclass(frozen=True)
@@ -109,7 +115,7 @@ class Plugins:
         self._manager.add_hookspecs(hookspecs)
         self._records: dict[str, PluginRecord] = {}
         self._infos: dict[str, ProviderInfo] = {}
-        self._adapters: dict[str, TypeAdapter[Any]] = {}
+        self._adapters: dict[Any, TypeAdapter[Any]] = {}
         self._load_failures: list[PluginFailure] = []
         self._hook_failures: dict[tuple[str, str], PluginFailure] = {}
         self._callers: dict[tuple[str, str], Any] = {}
@@ -151,6 +157,22 @@ class Plugins:
 
     # -- calling -------------------------------------------------------------------
 
+    def prepare_home(self, provider: str, ctx: SpawnContext) -> HomePlan:
+        plan: HomePlan = self.call(provider, "prepare_home", ctx=ctx)
+        return plan
+
+    def build_argv(self, provider: str, ctx: SpawnContext) -> LaunchPlan:
+        plan: LaunchPlan = self.call(provider, "build_argv", ctx=ctx)
+        return plan
+
+    def resume_args(self, provider: str, ctx: SpawnContext, session_id: str) -> list[str]:
+        args: list[str] = self.call(provider, "resume_args", ctx=ctx, session_id=session_id)
+        return args
+
+    def approval_source(self, provider: str, ctx: SpawnContext) -> list[OutputSource]:
+        sources: list[OutputSource] = self.call(provider, "approval_source", ctx=ctx)
+        return sources
+
     def call(self, provider: str, hook: str, **kwargs: Any) -> Any:
         """Call `hook` of `provider` only, with keywords, and return its validated answer.
 
@@ -162,20 +184,47 @@ class Plugins:
         self._check_arguments(hook, kwargs)
         self.info(provider)
         caller = self._provider_caller(provider, hook)
+        answers = self._guarded(provider, hook, hook, lambda: caller(**kwargs))
+        return self._validated(provider, hook, answers[0] if answers else None)
+
+    def call_as(self, provider: str, hook: str, answer_type: Any, **kwargs: Any) -> Any:
+        """TRANSITION: `call`, checking the answer as `answer_type` (contract 2's parser functions)."""
+        self._check_arguments(hook, kwargs)
+        self.info(provider)
+        caller = self._provider_caller(provider, hook)
+        answers = self._guarded(provider, hook, hook, lambda: caller(**kwargs))
+        return self._checked(provider, hook, answers[0] if answers else ParseResult(), answer_type)
+
+    def hook_arguments(self, provider: str, hook: str) -> tuple[str, ...]:
+        """The arguments `provider`'s implementation of `hook` takes (none when it has none)."""
+        impls = getattr(self._manager.hook, hook).get_hookimpls()
+        return next((tuple(impl.argnames) for impl in impls if impl.plugin_name == provider), ())
+
+    def parser_call(self, provider: str, method: str, call: Callable[[], Any]) -> ParseResult:
+        """Call `method` of a parser `provider` answered from `parse_output`, guarded as a hook is:
+        what it raises is counted against `parse_output` and becomes `request_failed`."""
+        answer = self._guarded(provider, "parse_output", f"its parser's {method}", call)
+        if answer is None:
+            return ParseResult()
+        result: ParseResult = self._checked(provider, "parse_output", answer, ParseResult)
+        return result
+
+    def _guarded(self, provider: str, hook: str, what: str, call: Callable[[], Any]) -> Any:
+        """`call()`; a `WardianError` passes through, any other exception is recorded and
+        becomes `request_failed` carrying the plugin's error."""
         try:
-            answers = caller(**kwargs)
+            return call()
         except WardianError:
             raise
         except Exception as exc:
             self._record_failure(provider, hook, exc)
             raise WardianError(
                 "request_failed",
-                f"provider {provider!r} failed in {hook}: {_describe(exc)}",
+                f"provider {provider!r} failed in {what}: {_describe(exc)}",
                 f"This is a bug in the provider plugin; report it to the authors of its package "
                 f"(`wardian providers show {provider}`).",
                 {"provider": provider, "hook": hook, "error": _describe(exc)},
             ) from exc
-        return self._validated(provider, hook, answers[0] if answers else None)
 
     def _provider_caller(self, provider: str, hook: str) -> Any:
         """A hook caller that reaches `provider` only; built once, as parsers are called per output batch."""
@@ -227,6 +276,18 @@ class Plugins:
         except (Exception, SystemExit) as exc:  # noqa: BLE001 - a plugin that fails to import is listed, not fatal
             self._load_failures.append(PluginFailure(name, "import", _describe(exc), *package))
             return
+        self.register(plugin, name, entry_point.value, package)
+
+    def register(
+        self,
+        plugin: object,
+        name: str,
+        origin: str = "registered in-process",
+        package: tuple[str | None, str | None] = (None, None),
+    ) -> None:
+        """Register `plugin` (a module or an object with hook implementations) under `name`,
+        with every check an installed plugin passes; a refused one is in `failures`. The
+        entry-point loader ends here, and tests hand their stand-in providers in here."""
         try:
             self._manager.register(plugin, name=name)
         except Exception as exc:  # noqa: BLE001 - a plugin that fails to register is listed, not fatal
@@ -240,7 +301,7 @@ class Plugins:
             self._load_failures.append(PluginFailure(name, stage, error, *package))
             return
         hooks = tuple(sorted(caller.name for caller in self._manager.get_hookcallers(plugin) or []))
-        self._records[name] = PluginRecord(name, entry_point.value, *package, hooks)
+        self._records[name] = PluginRecord(name, origin, *package, hooks)
 
     def _validation_problem(self, plugin: object) -> tuple[str, str] | None:
         """What pluggy's `check_pending` would say about this plugin alone."""
@@ -261,14 +322,15 @@ class Plugins:
             if provider_hooks:
                 return "validate", f"implements {', '.join(provider_hooks)} but not provider_info"
             return None  # an observer-only plugin
-        if "build_argv" not in implemented:
-            return "validate", "a provider must implement build_argv"
+        missing = sorted(hookspecs.REQUIRED_HOOKS - implemented)
+        if missing:
+            return "validate", f"a provider must implement {', '.join(missing)}"
         try:
             answers = self._manager.subset_hook_caller(
                 "provider_info",
                 remove_plugins=[p for other, p in self._manager.list_name_plugin() if other != name],
             )()
-            info = self._adapter("provider_info").validate_python(answers[0] if answers else None)
+            info = _adapter_for(ProviderInfo).validate_python(answers[0] if answers else None)
         except (Exception, SystemExit) as exc:  # noqa: BLE001 - a raising provider_info marks the plugin broken
             return "info", _describe(exc)
         if info.contract_version != CONTRACT_VERSION:
@@ -283,22 +345,23 @@ class Plugins:
 
     # -- helpers -------------------------------------------------------------------
 
-    def _adapter(self, hook: str) -> TypeAdapter[Any]:
-        if hook not in self._adapters:
-            self._adapters[hook] = TypeAdapter(_RESULT_TYPES[hook])
-        return self._adapters[hook]
-
     def _validated(self, provider: str, hook: str, answer: Any) -> Any:
-        if answer is None and hook in _DEFAULT_RESULTS:
-            return _DEFAULT_RESULTS[hook]()
+        if answer is None and hook not in hookspecs.REQUIRED_HOOKS:
+            return _default_answer(hook)
+        return self._checked(provider, hook, answer, _answer_type(hook))
+
+    def _checked(self, provider: str, hook: str, answer: Any, answer_type: Any) -> Any:
+        adapter = self._adapters.get(answer_type)
+        if adapter is None:
+            adapter = self._adapters[answer_type] = _adapter_for(answer_type)
         try:
-            return self._adapter(hook).validate_python(answer)
+            return adapter.validate_python(answer)
         except ValidationError as exc:
             self._record_failure(provider, hook, exc)
             raise WardianError(
                 "validation_failed",
                 f"provider {provider!r} answered {hook} with something that is not a "
-                f"{getattr(_RESULT_TYPES[hook], '__name__', str(_RESULT_TYPES[hook]))}: {exc}",
+                f"{getattr(answer_type, '__name__', str(answer_type))}: {exc}",
                 "This is a bug in the provider plugin; report it to the authors of its package.",
                 {"provider": provider, "hook": hook},
             ) from exc

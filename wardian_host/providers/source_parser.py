@@ -1,70 +1,63 @@
-"""One source's parser: its provider's hooks for that source, and the memory they share.
+"""One source's parser for one launch, as every caller of a provider's parser sees it.
 
 Every caller that parses provider output — the live feed, headless runs, replays of
-recordings, the conformance suite — goes through this class, so each creates the
-parser's state and makes the open, data, quiet and screen calls the same way.
+recordings, the conformance suite — goes through this class: it asks the provider's
+`parse_output` for the source's parser once, keeps that parser's context current and
+makes the open, data, quiet and screen calls the same way, each guarded and checked by
+`Plugins.parser_call` (a raising parser is counted against its provider).
 """
 
-import dataclasses
+from collections.abc import Callable
 from typing import Any
 
-from pydantic import BaseModel
-
-from wardian_core.errors import WardianError
 from wardian_core.parsing.screen import ScreenSnapshot
 from wardian_core.provider_models import OutputSource, ParseResult, SpawnContext
+from wardian_host.providers.legacy_parser import LegacyParser, is_legacy
 from wardian_host.providers.manager import Plugins
 
 
-def new_parser_state(plugins: Plugins, provider: str, source: OutputSource) -> Any:
-    """The provider's declared state class for `source`, freshly made; a dict when it declares none."""
-    state_class = plugins.call(provider, "parser_state", source=source)
-    if state_class is None:
-        return {}
-    usable = isinstance(state_class, type) and (
-        dataclasses.is_dataclass(state_class) or issubclass(state_class, BaseModel)
-    )
-    if not usable:
-        raise WardianError(
-            "validation_failed",
-            f"provider {provider!r} answered parser_state with {state_class!r}, not a dataclass or pydantic model",
-            "This is a bug in the provider plugin; report it to the authors of its package.",
-            {"provider": provider, "hook": "parser_state"},
-        )
-    try:
-        return state_class()
-    except Exception as exc:
-        raise WardianError(
-            "validation_failed",
-            f"provider {provider!r}: its parser state {state_class.__name__} cannot be made without arguments: {exc}",
-            "This is a bug in the provider plugin; report it to the authors of its package.",
-            {"provider": provider, "hook": "parser_state"},
-        ) from exc
-
-
 class SourceParser:
+    """`source`'s parser from `provider`, asked for at the first call (with that call's context)."""
+
     def __init__(self, plugins: Plugins, provider: str, source: OutputSource) -> None:
         self._plugins = plugins
         self.provider = provider
         self.source = source
-        self.state = new_parser_state(plugins, provider, source)
+        self._ctx: SpawnContext | None = None
+        self.parser: Any = None
+
+    def start(self, ctx: SpawnContext) -> None:
+        """Ask the provider for the parser now; its `WardianError` (a bad answer) leaves the source unparsed."""
+        if self._ctx is not None:
+            return
+        # The provider's parser may keep this context: it is this parser's own copy, kept current in place.
+        self._ctx = ctx.model_copy()
+        if is_legacy(self._plugins, self.provider):
+            self.parser = LegacyParser(self._plugins, self.provider, self._ctx, self.source)
+        else:
+            self.parser = self._plugins.call(
+                self.provider, "parse_output", ctx=self._ctx, source=self.source, data=b"", state=None
+            )
 
     def opened(self, ctx: SpawnContext) -> ParseResult:
-        return self._call("source_opened", ctx)
+        return self._call(ctx, "opened", lambda method: method())
 
     def parse(self, ctx: SpawnContext, data: bytes) -> ParseResult:
         if not data:
             return ParseResult()  # data is never empty: that was v1's ambiguous "opened or quiet"
-        return self._call("parse_output", ctx, data=data)
+        return self._call(ctx, "feed", lambda method: method(data))
 
     def quiet(self, ctx: SpawnContext) -> ParseResult:
-        return self._call("source_quiet", ctx)
+        return self._call(ctx, "quiet", lambda method: method())
 
     def screen(self, ctx: SpawnContext, snapshot: ScreenSnapshot) -> ParseResult:
-        return self._call("parse_screen", ctx, screen=snapshot)
+        return self._call(ctx, "screen", lambda method: method(snapshot))
 
-    def _call(self, hook: str, ctx: SpawnContext, **extra: Any) -> ParseResult:
-        result: ParseResult = self._plugins.call(
-            self.provider, hook, ctx=ctx, source=self.source, state=self.state, **extra
-        )
-        return result
+    def _call(self, ctx: SpawnContext, name: str, call: Callable[[Callable[..., Any]], Any]) -> ParseResult:
+        self.start(ctx)
+        method = getattr(self.parser, name, None)
+        if method is None:
+            return ParseResult()  # no parser for this source, or one without this optional method
+        assert self._ctx is not None  # set by start
+        self._ctx.provider_session_id = ctx.provider_session_id
+        return self._plugins.parser_call(self.provider, name, lambda: call(method))

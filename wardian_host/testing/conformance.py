@@ -307,14 +307,9 @@ def check_parse_output(plugins: Plugins, provider: str, workdir: Path, launch: L
     info = plugins.info(provider)
     ctx = conformance_context(provider, workdir, launch=launch, provider_session_id=CONFORMANCE_SESSION_ID)
     for source in _sources(plugins, provider, ctx):
-        try:
-            parser = SourceParser(plugins, provider, source)
-        except WardianError as error:
-            problems.append(f"parser_state({source.name}): {error.message}")
+        parser = _started_parser(plugins, provider, source, ctx, problems)
+        if parser is None:
             continue
-        declared = plugins.call(provider, "parser_state", source=source)
-        if declared is not None and type(parser.state) is not declared:
-            problems.append(f"parser_state({source.name}): the state made is not a {declared.__name__}")
         for label, call in _parser_calls(parser, ctx):
             what = f"{label} on {source.name}"
             try:
@@ -323,9 +318,27 @@ def check_parse_output(plugins: Plugins, provider: str, workdir: Path, launch: L
                 problems.append(f"{what}: {error.code}: {error.message}")
                 break  # one failure per source says enough
             problems += _check_result(result, source, info, what)
-        if SourceParser(plugins, provider, source).state is parser.state:
-            problems.append(f"parser_state({source.name}): two parsers share one state object")
+        other = _started_parser(plugins, provider, source, ctx, [])
+        if parser.parser is not None and other is not None and _memory(other) is _memory(parser):
+            problems.append(f"parse_output({source.name}): two launches share one parser")
     return problems
+
+
+def _started_parser(
+    plugins: Plugins, provider: str, source: OutputSource, ctx: SpawnContext, problems: list[str]
+) -> SourceParser | None:
+    parser = SourceParser(plugins, provider, source)
+    try:
+        parser.start(ctx)
+    except WardianError as error:
+        problems.append(f"parse_output({source.name}): {error.message}")
+        return None
+    return parser
+
+
+def _memory(parser: SourceParser) -> object:
+    # TRANSITION: a contract 2 provider's memory is the state the host made for it.
+    return getattr(parser.parser, "state", parser.parser)
 
 
 CHECKS = (check_provider_info, check_build_argv, check_resume_launch, check_other_hooks, check_parse_output)

@@ -20,7 +20,6 @@ from typing import Literal
 
 from wardian_core.parsing.escapes import TerminalText, normalize_newlines
 from wardian_core.parsing.events import event
-from wardian_core.parsing.guard import never_raises
 from wardian_core.provider_models import OutputSource, ParseResult, ProviderEvent, SpawnContext, excerpt
 from wardian_host.providers.builtin_generic.profile import DEFAULT_IDLE_QUIET_SECONDS
 from wardian_host.providers.builtin_generic.shell_marks import MarkScanner, ShellMark
@@ -72,6 +71,24 @@ class StartingTicks:
         if self.with_output >= STARTING_TICKS:
             return "busy"
         return "quiet" if self.without_output >= STARTING_TICKS else "waiting"
+
+
+@dataclass
+class GenericParser:
+    """The parser of one launch's output (the PTY: generic reads nothing else)."""
+
+    ctx: SpawnContext
+    source: OutputSource
+    state: GenericState = field(default_factory=GenericState)
+
+    def opened(self) -> ParseResult:
+        return opened(self.ctx, self.state)
+
+    def feed(self, data: bytes) -> ParseResult:
+        return parse(self.ctx, self.source, data, self.state)
+
+    def quiet(self) -> ParseResult:
+        return quiet(self.ctx, self.source, self.state)
 
 
 def quiet_seconds(ctx: SpawnContext) -> float:
@@ -129,7 +146,6 @@ def opened(ctx: SpawnContext, state: GenericState) -> ParseResult:
     return ParseResult(call_again_after=None if prompt_pattern(ctx) else state.starting_ticks.arm(quiet_seconds(ctx)))
 
 
-@never_raises
 def quiet(ctx: SpawnContext, source: OutputSource, state: GenericState) -> ParseResult:
     if state.shell_marks or prompt_pattern(ctx) is not None:
         return ParseResult()  # a timer armed before the first mark: marks decide now
@@ -145,7 +161,6 @@ def quiet(ctx: SpawnContext, source: OutputSource, state: GenericState) -> Parse
     return ParseResult(call_again_after=state.starting_ticks.arm(quiet_time))
 
 
-@never_raises
 def parse(ctx: SpawnContext, source: OutputSource, data: bytes, state: GenericState) -> ParseResult:
     pieces = state.marks.feed(data)
     if state.shell_marks or any(isinstance(piece, ShellMark) for piece in pieces):

@@ -6,7 +6,6 @@ from wardian_core.provider_models import (
     HomePlan,
     LaunchPlan,
     OutputSource,
-    ParseResult,
     ProviderInfo,
     ProviderSetting,
     SpawnContext,
@@ -65,20 +64,5 @@ def resume_args() -> list[str]:
 
 
 @hookimpl
-def parser_state() -> type:
-    return parser.GenericState
-
-
-@hookimpl
-def source_opened(ctx: SpawnContext, state: parser.GenericState) -> ParseResult:
-    return parser.opened(ctx, state)
-
-
-@hookimpl
-def parse_output(ctx: SpawnContext, source: OutputSource, data: bytes, state: parser.GenericState) -> ParseResult:
-    return parser.parse(ctx, source, data, state)
-
-
-@hookimpl
-def source_quiet(ctx: SpawnContext, source: OutputSource, state: parser.GenericState) -> ParseResult:
-    return parser.quiet(ctx, source, state)
+def parse_output(ctx: SpawnContext, source: OutputSource) -> parser.GenericParser:
+    return parser.GenericParser(ctx, source)
