@@ -10,13 +10,14 @@ from typing import Any
 
 import pytest
 
+from wardian_core.control.models import NoParams
 from wardian_host.daemon import connection_limits
-from wardian_host.daemon.control_server import ControlServer, RequestContext
+from wardian_host.daemon.control_server import ControlServer, RequestContext, Route
 
 STATUS = b'{"v": 2, "id": 1, "kind": "host.status", "params": {}}\n'
 
 
-async def _status(_: Any, __: RequestContext) -> dict[str, Any]:
+async def _status(_: NoParams, __: RequestContext) -> dict[str, Any]:
     return {"up": True}
 
 
@@ -25,7 +26,7 @@ Scenario = Callable[[ControlServer], Awaitable[Any]]
 
 def _with_server(home: Path, scenario: Scenario) -> Any:
     async def run() -> Any:
-        server = ControlServer(home, {"host.status": _status})
+        server = ControlServer(home, {"host.status": Route(NoParams, _status)})
         await server.start()
         try:
             return await asyncio.wait_for(scenario(server), 30)

@@ -23,12 +23,13 @@ from ptyprocess import PtyProcess
 
 from wardian_core import pty_backend
 from wardian_core.control import endpoint
+from wardian_core.control.models import NoParams
 from wardian_core.errors import WardianError
 from wardian_core.process_identity import ProcessIdentity
 from wardian_host.agents.live_agent import LiveAgent
 from wardian_host.daemon import caller_identity
 from wardian_host.daemon.caller_identity import PeerProcess
-from wardian_host.daemon.control_server import ControlServer
+from wardian_host.daemon.control_server import ControlServer, Route
 
 # struct xucred as the C compiler lays it out: cr_version at 0, cr_uid at 4, cr_ngroups
 # (a short) at 8, two bytes of padding, cr_groups[16] at 12: 76 bytes.
@@ -152,7 +153,7 @@ def test_a_peer_gone_before_its_credentials_were_read_costs_the_server_nothing(
         return {"up": True}
 
     async def scenario() -> tuple[bytes, bytes, int]:
-        server = ControlServer(tmp_path / "home", {"host.status": status})
+        server = ControlServer(tmp_path / "home", {"host.status": Route(NoParams, status)})
         await server.start()
         try:
             dropped = await asyncio.open_unix_connection(str(server.path))

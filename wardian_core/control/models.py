@@ -94,12 +94,15 @@ class WaitParams(TargetParams):
     next: bool = False
 
 
+Approval = Literal["accept", "reject"]
+
+
 class SendParams(_Params):
     to: str = Field(min_length=1)
     text: str | None = None
     # Typed exactly as given: no `[from <agent>]` tag, whatever the target's provider wants.
     raw: bool = False
-    approval: Literal["accept", "reject"] | None = None
+    approval: Approval | None = None
     wait_until: Status | None = None
     timeout: float | None = Field(None, gt=0)
 

@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 
 from wardian_core.asks import new_request_id, prompt_with_instruction
 from wardian_core.clock import now_iso
+from wardian_core.control.models import AskParams, ReplyParams
 from wardian_core.db import requests as request_rows
 from wardian_core.db.kept_writes import cannot_write_now
 from wardian_core.errors import WardianError, not_live
@@ -47,7 +48,7 @@ class AskDesk:
             ) from None
 
     async def ask(
-        self, params: Any, asker: Speaker | None, asker_verified: bool, client: ClientStream
+        self, params: AskParams, asker: Speaker | None, asker_verified: bool, client: ClientStream
     ) -> dict[str, Any]:
         agent = self._registry.resolve(params.target)
         if not agent.is_running:
@@ -127,7 +128,7 @@ class AskDesk:
         elif not done:
             raise _no_reply(agent, request_id, timeout)
 
-    def reply(self, params: Any, caller: Speaker | None, verified: bool, caller_pid: int) -> dict[str, Any]:
+    def reply(self, params: ReplyParams, caller: Speaker | None, verified: bool, caller_pid: int) -> dict[str, Any]:
         """Take a reply from process `caller_pid`: `caller` is the agent it is tied to (`verified`)
         or only claims to be; None for a person."""
         record = request_rows.get_request(self._conn, params.request_id)
@@ -140,7 +141,7 @@ class AskDesk:
             )
         _refuse_foreign(record, caller, verified)
         source = "agent" if caller is not None else "human"
-        reply = {"status": params.status, "body": params.body, "source": source}
+        reply: dict[str, Any] = {"status": params.status, "body": params.body, "source": source}
         reply |= {"caller_pid": caller_pid, "caller_agent": caller.name if caller else None}
         taken = self._take(params.request_id, reply)
         return {"request_id": params.request_id, "agent": record["agent"], "reply": taken}

@@ -14,7 +14,7 @@ import base64
 from typing import Any
 
 from wardian_core.control.frame_checks import bad_request, checked_frame
-from wardian_core.control.models import AttachClientFrame
+from wardian_core.control.models import AttachClientFrame, AttachParams
 from wardian_core.errors import WardianError
 from wardian_host.agents.client_stream import ClientStream
 from wardian_host.agents.live_agent import LiveAgent
@@ -78,7 +78,9 @@ def _recent_output(buffer: OutputBuffer) -> int:
     return max(buffer.start_cursor, buffer.end_cursor - REPLAY_BYTES)
 
 
-async def attach(agent: LiveAgent, terminals: TerminalSupervisor, params: Any, request: ClientStream) -> dict[str, Any]:
+async def attach(
+    agent: LiveAgent, terminals: TerminalSupervisor, params: AttachParams, request: ClientStream
+) -> dict[str, Any]:
     if not agent.is_running:
         raise WardianError(
             "request_failed",

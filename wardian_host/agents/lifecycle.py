@@ -26,6 +26,7 @@ from pydantic import ValidationError
 
 from wardian_core import identity, paths
 from wardian_core.clock import now_iso
+from wardian_core.control.models import SpawnParams, UpdateParams
 from wardian_core.db import agents as agent_rows
 from wardian_core.errors import WardianError
 from wardian_core.process_identity import ProcessIdentity
@@ -294,14 +295,14 @@ class AgentLifecycle:
                 {"agent": agent_name},
             )
 
-    async def spawn(self, params: dict[str, Any]) -> dict[str, Any]:
-        config = self._checked_launch_config(params.get("launch_config") or {}, new_include_dirs=None)
+    async def spawn(self, params: SpawnParams) -> dict[str, Any]:
+        config = self._checked_launch_config(params.launch_config, new_include_dirs=None)
         return await self._create_and_launch(params, config, "spawn")
 
-    async def _create_and_launch(self, params: dict[str, Any], config: LaunchConfig, action: str) -> dict[str, Any]:
-        info = self._plugins.info(params["provider"])
+    async def _create_and_launch(self, params: SpawnParams, config: LaunchConfig, action: str) -> dict[str, Any]:
+        info = self._plugins.info(params.provider)
         config = config.model_copy(update={"settings": checked_provider_settings(info, config.settings)})
-        workspace = Path(params["workspace"])
+        workspace = Path(params.workspace)
         if not workspace.is_dir():
             raise WardianError(
                 "usage",
@@ -311,11 +312,11 @@ class AgentLifecycle:
             )
         row = identity.create_agent(
             self._conn,
-            class_name=params["class"],
-            provider=params["provider"],
+            class_name=params.class_name,
+            provider=params.provider,
             workspace=workspace,
-            name=params.get("name"),
-            description=params.get("description"),
+            name=params.name,
+            description=params.description,
         )
         agent = self._registry.add(row)
         async with agent.lock:
@@ -411,7 +412,7 @@ class AgentLifecycle:
         regular = load_settings(self.home).sessions.regular
         return session_mode_for(persistence, regular, bool(agent.row.get("provider_session_id")))
 
-    async def update(self, params: Any) -> dict[str, Any]:
+    async def update(self, params: UpdateParams) -> dict[str, Any]:
         """Change the stored launch configuration and description; the running process keeps its own."""
         async with self._locked(params.target) as agent:
             current = launch_config_of(agent.row)
@@ -464,13 +465,13 @@ class AgentLifecycle:
     async def clone(self, target: str, name: str | None) -> dict[str, Any]:
         """A new agent launched like `target` (configuration copied), in a fresh provider session."""
         source = self._registry.resolve(target)
-        params = {
-            "provider": source.row["provider"],
-            "class": source.row["class"],
-            "workspace": source.row["workspace"],
-            "name": name or identity.free_name_like(self._conn, source.name, "-copy"),
-            "description": source.row.get("description"),
-        }
+        params = SpawnParams(
+            provider=source.row["provider"],
+            class_name=source.row["class"],
+            workspace=source.row["workspace"],
+            name=name or identity.free_name_like(self._conn, source.name, "-copy"),
+            description=source.row.get("description"),
+        )
         return await self._create_and_launch(params, launch_config_of(source.row), "clone")
 
     async def rename(self, target: str, new_name: str) -> dict[str, Any]:

@@ -5,6 +5,7 @@ import json
 from collections import deque
 from typing import Any
 
+from wardian_core.control.models import WatchParams
 from wardian_core.control.protocol import MAX_FRAME_BYTES
 from wardian_core.errors import WardianError
 from wardian_core.parsing.escapes import strip_ansi
@@ -99,7 +100,7 @@ async def output_appears(agent: LiveAgent, text: str, timeout: float | None, pro
         agent.output_listeners.discard(on_output)
 
 
-async def watch(agent: LiveAgent, params: Any, request: ClientStream) -> dict[str, Any]:
+async def watch(agent: LiveAgent, params: WatchParams, request: ClientStream) -> dict[str, Any]:
     since = agent.buffer.start_cursor if params.since is None else params.since
     if since < agent.buffer.start_cursor:  # an expired cursor fails before any waiting
         raise _cursor_expired(agent, since)
@@ -134,7 +135,7 @@ class _StatusBacklog:
         return dropped
 
 
-async def _follow(agent: LiveAgent, since: int, params: Any, request: ClientStream) -> dict[str, Any]:
+async def _follow(agent: LiveAgent, since: int, params: WatchParams, request: ClientStream) -> dict[str, Any]:
     """Stream output and events (status changes, asks) until the client leaves.
 
     Output is read from the agent's buffer at this client's own cursor (`OutputCursor`);

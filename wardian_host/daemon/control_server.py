@@ -13,10 +13,11 @@ import contextlib
 import logging
 import os
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from wardian_core.control import endpoint, socket_record
 from wardian_core.control.deadline import refuse_if_late
@@ -28,7 +29,6 @@ from wardian_core.control.frame_checks import (
     quoted,
     shortened,
 )
-from wardian_core.control.models import REQUEST_PARAMS
 from wardian_core.control.protocol import (
     PROTOCOL_VERSION,
     encode,
@@ -68,7 +68,27 @@ class RequestContext:
         await self._writer.drain()
 
 
-Handler = Callable[[Any, RequestContext], Awaitable[Any]]
+Params = TypeVar("Params", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class Route(Generic[Params]):
+    """A request kind's parameters model and the handler that takes them validated: one pair,
+    so mypy checks that the handler reads the fields its model has."""
+
+    params: type[Params]
+    handler: Callable[[Params, RequestContext], Awaitable[Any]]
+
+    async def answer(self, kind: str, raw: dict[str, Any], context: RequestContext) -> Any:
+        try:
+            params = self.params.model_validate(raw)
+        except ValidationError as exc:
+            raise invalid_parameters(kind, exc) from None
+        return await self.handler(params, context)
+
+
+# Each route's model is its own: the table's type cannot name them all.
+Routes = dict[str, Route[Any]]
 
 
 class BadFrameLog:
@@ -96,10 +116,10 @@ class BadFrameLog:
 
 
 class ControlServer:
-    def __init__(self, home: Path, handlers: dict[str, Handler]) -> None:
+    def __init__(self, home: Path, routes: Routes) -> None:
         self.path = endpoint.serving_socket_path(home)
         self._home = home
-        self._handlers = handlers
+        self._routes = routes
         self._server: asyncio.AbstractServer | None = None
         self._connections: set[asyncio.Task[None]] = set()
         self._limits = ConnectionLimits()
@@ -219,16 +239,12 @@ class ControlServer:
         if request_id is None or not isinstance(kind, str) or not isinstance(frame.get("params", {}), dict):
             raise bad_request("a request needs an integer id, a string kind and an object of params")
         context.request_id = request_id
-        handler, params_model = self._handlers.get(kind), REQUEST_PARAMS.get(kind)
-        if handler is None or params_model is None:
+        route = self._routes.get(kind)
+        if route is None:
             raise WardianError("not_supported", f"unknown request kind {quoted(kind)}", "Upgrade the CLI or the host.")
         refuse_if_late(kind, frame.get("deadline"))
         try:
-            params = params_model.model_validate(frame.get("params", {}))
-        except ValidationError as exc:
-            raise invalid_parameters(kind, exc) from None
-        try:
-            return ok_frame(request_id, await handler(params, context))
+            return ok_frame(request_id, await route.answer(kind, frame.get("params", {}), context))
         except WardianError:
             raise
         # A bug in one request must not take the host down; its traceback is logged (throttled).

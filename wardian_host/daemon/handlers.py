@@ -1,10 +1,29 @@
-"""The control endpoint's request kinds, each a thin call into one of the host's parts."""
+"""The control endpoint's request kinds, each a thin call into one of the host's parts.
+
+The table pairs each kind with its model from `wardian_core.control.models` (the wire's
+catalogue, REQUEST_PARAMS, which a test holds this table to) and a handler typed by it.
+"""
 
 import os
 from collections.abc import Callable
 from typing import Any
 
-from wardian_core.errors import WardianError
+from wardian_core.control.models import (
+    AskParams,
+    AttachParams,
+    CloneParams,
+    DeleteParams,
+    NoParams,
+    RenameParams,
+    ReplyParams,
+    RunParams,
+    SendParams,
+    SpawnParams,
+    TargetParams,
+    UpdateParams,
+    WaitParams,
+    WatchParams,
+)
 from wardian_host.agents.asking import AskDesk
 from wardian_host.agents.attaching import attach
 from wardian_host.agents.lifecycle import AgentLifecycle
@@ -16,7 +35,7 @@ from wardian_host.agents.sending import Sender
 from wardian_host.agents.status_waits import wait_for_status
 from wardian_host.agents.watching import watch
 from wardian_host.daemon.caller_identity import classify_caller
-from wardian_host.daemon.control_server import Handler, RequestContext
+from wardian_host.daemon.control_server import RequestContext, Route, Routes
 from wardian_host.daemon.workflow_handlers import build_workflow_handlers
 from wardian_host.terminal.supervisor import TerminalSupervisor
 from wardian_host.workflows.runner import WorkflowRunner
@@ -32,51 +51,51 @@ def build_handlers(
     terminals: TerminalSupervisor,
     describe_host: Callable[[], dict[str, Any]],
     request_stop: Callable[[], None],
-) -> dict[str, Handler]:
-    async def host_status(_: Any, __: RequestContext) -> dict[str, Any]:
+) -> Routes:
+    async def host_status(_: NoParams, __: RequestContext) -> dict[str, Any]:
         return describe_host()
 
-    async def host_stop(_: Any, __: RequestContext) -> dict[str, Any]:
+    async def host_stop(_: NoParams, __: RequestContext) -> dict[str, Any]:
         request_stop()
         return {"stopping": True, "pid": os.getpid()}
 
-    async def host_whoami(_: Any, request: RequestContext) -> dict[str, Any]:
+    async def host_whoami(_: NoParams, request: RequestContext) -> dict[str, Any]:
         return classify_caller(request.peer, registry.all(), terminals.cgroups).answer()
 
-    async def agents_list(_: Any, request: RequestContext) -> dict[str, int]:
+    async def agents_list(_: NoParams, request: RequestContext) -> dict[str, int]:
         return await list_agents(registry.all(), request)
 
-    async def spawn(params: Any, _: RequestContext) -> dict[str, Any]:
-        return await lifecycle.spawn(params.model_dump(by_alias=True))
+    async def spawn(params: SpawnParams, _: RequestContext) -> dict[str, Any]:
+        return await lifecycle.spawn(params)
 
-    async def kill(params: Any, _: RequestContext) -> dict[str, Any]:
+    async def kill(params: TargetParams, _: RequestContext) -> dict[str, Any]:
         return await lifecycle.stop(params.target, "kill")
 
-    async def pause(params: Any, _: RequestContext) -> dict[str, Any]:
+    async def pause(params: TargetParams, _: RequestContext) -> dict[str, Any]:
         return await lifecycle.stop(params.target, "pause")
 
-    async def resume(params: Any, _: RequestContext) -> dict[str, Any]:
+    async def resume(params: TargetParams, _: RequestContext) -> dict[str, Any]:
         return await lifecycle.resume(params.target)
 
-    async def restart(params: Any, _: RequestContext) -> dict[str, Any]:
+    async def restart(params: TargetParams, _: RequestContext) -> dict[str, Any]:
         return await lifecycle.restart(params.target)
 
-    async def clear(params: Any, _: RequestContext) -> dict[str, Any]:
+    async def clear(params: TargetParams, _: RequestContext) -> dict[str, Any]:
         return await lifecycle.clear(params.target)
 
-    async def update(params: Any, _: RequestContext) -> dict[str, Any]:
+    async def update(params: UpdateParams, _: RequestContext) -> dict[str, Any]:
         return await lifecycle.update(params)
 
-    async def clone(params: Any, _: RequestContext) -> dict[str, Any]:
+    async def clone(params: CloneParams, _: RequestContext) -> dict[str, Any]:
         return await lifecycle.clone(params.target, params.name)
 
-    async def rename(params: Any, _: RequestContext) -> dict[str, Any]:
+    async def rename(params: RenameParams, _: RequestContext) -> dict[str, Any]:
         return await lifecycle.rename(params.target, params.new_name)
 
-    async def delete(params: Any, _: RequestContext) -> dict[str, Any]:
+    async def delete(params: DeleteParams, _: RequestContext) -> dict[str, Any]:
         return await lifecycle.delete(params.target, params.confirm, params.force)
 
-    async def wait(params: Any, _: RequestContext) -> dict[str, Any]:
+    async def wait(params: WaitParams, _: RequestContext) -> dict[str, Any]:
         agent = registry.resolve(params.target)
         return await wait_for_status(agent, params.until, params.timeout, params.next)
 
@@ -87,55 +106,53 @@ def build_handlers(
             return node_run, True
         return caller.agent, caller.verification == "verified"
 
-    async def send(params: Any, request: RequestContext) -> dict[str, Any]:
+    async def send(params: SendParams, request: RequestContext) -> dict[str, Any]:
         if params.approval is not None:
-            return await sender.answer_approval(params)
-        if params.text is None:
-            raise WardianError("usage", "nothing to send", "Give a message, --stdin, --file, or --approval.")
+            return await sender.answer_approval(params.to, params.approval, params.timeout)
         speaker, verified = _speaker(request)
         return await sender.send_message(params, speaker, verified)
 
-    async def ask(params: Any, request: RequestContext) -> dict[str, Any]:
+    async def ask(params: AskParams, request: RequestContext) -> dict[str, Any]:
         speaker, verified = _speaker(request)
         return await desk.ask(params, speaker, verified, request)
 
-    async def reply(params: Any, request: RequestContext) -> dict[str, Any]:
+    async def reply(params: ReplyParams, request: RequestContext) -> dict[str, Any]:
         speaker, verified = _speaker(request)
         return desk.reply(params, speaker, verified, request.peer.pid)
 
-    async def screen(params: Any, _: RequestContext) -> dict[str, Any]:
+    async def screen(params: TargetParams, _: RequestContext) -> dict[str, Any]:
         return await show_screen(registry.resolve(params.target))
 
-    async def watch_output(params: Any, request: RequestContext) -> dict[str, Any]:
+    async def watch_output(params: WatchParams, request: RequestContext) -> dict[str, Any]:
         return await watch(registry.resolve(params.target), params, request)
 
-    async def attach_terminal(params: Any, request: RequestContext) -> dict[str, Any]:
+    async def attach_terminal(params: AttachParams, request: RequestContext) -> dict[str, Any]:
         return await attach(registry.resolve(params.target), terminals, params, request)
 
-    async def run_headless(params: Any, _: RequestContext) -> dict[str, Any]:
+    async def run_headless(params: RunParams, _: RequestContext) -> dict[str, Any]:
         return await lifecycle.run_headless(params.target, params.prompt, params.resume, params.timeout)
 
     return build_workflow_handlers(lifecycle.home, workflows) | {
-        "agent.run": run_headless,
-        "send": send,
-        "ask": ask,
-        "reply": reply,
-        "agent.watch": watch_output,
-        "agent.screen": screen,
-        "agent.attach": attach_terminal,
-        "agent.wait": wait,
-        "host.status": host_status,
-        "host.stop": host_stop,
-        "host.whoami": host_whoami,
-        "agents.list": agents_list,
-        "agent.spawn": spawn,
-        "agent.kill": kill,
-        "agent.pause": pause,
-        "agent.resume": resume,
-        "agent.restart": restart,
-        "agent.clear": clear,
-        "agent.update": update,
-        "agent.clone": clone,
-        "agent.rename": rename,
-        "agent.delete": delete,
+        "agent.run": Route(RunParams, run_headless),
+        "send": Route(SendParams, send),
+        "ask": Route(AskParams, ask),
+        "reply": Route(ReplyParams, reply),
+        "agent.watch": Route(WatchParams, watch_output),
+        "agent.screen": Route(TargetParams, screen),
+        "agent.attach": Route(AttachParams, attach_terminal),
+        "agent.wait": Route(WaitParams, wait),
+        "host.status": Route(NoParams, host_status),
+        "host.stop": Route(NoParams, host_stop),
+        "host.whoami": Route(NoParams, host_whoami),
+        "agents.list": Route(NoParams, agents_list),
+        "agent.spawn": Route(SpawnParams, spawn),
+        "agent.kill": Route(TargetParams, kill),
+        "agent.pause": Route(TargetParams, pause),
+        "agent.resume": Route(TargetParams, resume),
+        "agent.restart": Route(TargetParams, restart),
+        "agent.clear": Route(TargetParams, clear),
+        "agent.update": Route(UpdateParams, update),
+        "agent.clone": Route(CloneParams, clone),
+        "agent.rename": Route(RenameParams, rename),
+        "agent.delete": Route(DeleteParams, delete),
     }

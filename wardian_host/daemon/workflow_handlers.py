@@ -5,24 +5,31 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+from wardian_core.control.models import (
+    NoParams,
+    WorkflowApproveParams,
+    WorkflowIdParams,
+    WorkflowRunParams,
+    WorkflowRunRef,
+)
 from wardian_core.errors import WardianError
 from wardian_core.workflows import files as workflow_files
 from wardian_core.workflows.files import load_workflow
-from wardian_host.daemon.control_server import Handler, RequestContext
+from wardian_host.daemon.control_server import RequestContext, Route, Routes
 from wardian_host.workflows.runner import WorkflowRunner
 
 
-def build_workflow_handlers(home: Path, runner: WorkflowRunner) -> dict[str, Handler]:
+def build_workflow_handlers(home: Path, runner: WorkflowRunner) -> Routes:
     # Files on disk: read off the event loop, so a slow disk does not stall the agents' output.
     checked_files = workflow_files.CheckedFiles(home)
 
-    async def workflow_list(_: Any, __: RequestContext) -> dict[str, Any]:
+    async def workflow_list(_: NoParams, __: RequestContext) -> dict[str, Any]:
         return {"workflows": await asyncio.to_thread(checked_files.summaries)}
 
-    async def workflow_show(params: Any, _: RequestContext) -> dict[str, Any]:
+    async def workflow_show(params: WorkflowIdParams, _: RequestContext) -> dict[str, Any]:
         return await asyncio.to_thread(workflow_files.show_workflow, home, params.workflow_id)
 
-    async def run(params: Any, _: RequestContext) -> dict[str, Any]:
+    async def run(params: WorkflowRunParams, _: RequestContext) -> dict[str, Any]:
         workflow = load_workflow(home, params.workflow_id)
         run_id = runner.start(workflow, params.inputs, Path(params.workspace))
         if params.wait and not await runner.wait(run_id, params.timeout):
@@ -35,20 +42,20 @@ def build_workflow_handlers(home: Path, runner: WorkflowRunner) -> dict[str, Han
             )
         return {"run": runner.describe(run_id)}
 
-    async def stop(params: Any, _: RequestContext) -> dict[str, Any]:
+    async def stop(params: WorkflowRunRef, _: RequestContext) -> dict[str, Any]:
         runner.describe(params.run_id)  # not_found first
         await runner.stop(params.run_id)
         return {"run": runner.describe(params.run_id)}
 
-    async def approve(params: Any, _: RequestContext) -> dict[str, Any]:
+    async def approve(params: WorkflowApproveParams, _: RequestContext) -> dict[str, Any]:
         runner.describe(params.run_id)
         await runner.approve(params.run_id, params.node, params.approve)
         return {"run": runner.describe(params.run_id)}
 
     return {
-        "workflow.list": workflow_list,
-        "workflow.show": workflow_show,
-        "workflow.run": run,
-        "workflow.stop": stop,
-        "workflow.approve": approve,
+        "workflow.list": Route(NoParams, workflow_list),
+        "workflow.show": Route(WorkflowIdParams, workflow_show),
+        "workflow.run": Route(WorkflowRunParams, run),
+        "workflow.stop": Route(WorkflowRunRef, stop),
+        "workflow.approve": Route(WorkflowApproveParams, approve),
     }
