@@ -6,8 +6,7 @@ from typing import Any
 import pytest
 
 from wardian_claude import parser
-from wardian_claude.hooks_log import HookState
-from wardian_claude.tui import HOOKLESS_READY_SECONDS, SCREEN_APPROVAL_GRACE_SECONDS, ScreenState
+from wardian_claude.tui import HOOKLESS_READY_SECONDS, SCREEN_APPROVAL_GRACE_SECONDS
 from wardian_core.parsing.screen import ScreenModel
 from wardian_core.provider_models import HEADLESS_SOURCE, PTY_SOURCE, OutputSource, ParseResult, SpawnContext
 
@@ -17,12 +16,15 @@ TUI_SESSION = "22222222-2222-4333-8444-555555555555"
 
 
 def feed_lines(path: Path, source: OutputSource, session_id: str | None = None) -> list[Any]:
-    state = parser.state_class(source)
-    state = state() if state else None
+    source_parser = parser.parser_for(session_context(session_id), source)
     events = []
     for line in path.read_bytes().splitlines():
-        events += parser.parse(session_id, source, line, state).events
+        events += source_parser.feed(line).events
     return events
+
+
+def session_context(session_id: str | None) -> SpawnContext:
+    return tui_context(FIXTURES).model_copy(update={"provider_session_id": session_id})
 
 
 def tui_context(agent_dir: Path) -> SpawnContext:
@@ -44,25 +46,25 @@ class Tui:
 
     def __init__(self, agent_dir: Path = FIXTURES) -> None:
         self.ctx = tui_context(agent_dir)
-        self.state = ScreenState()
+        self.parser = parser.TuiParser(self.ctx, PTY_SOURCE)
         self.screen = ScreenModel()
         self.events: list[Any] = []
         self.quiet_asked: float | None = None
 
     def feed(self, data: bytes) -> list[Any]:
         self.screen.feed(data)
-        return self._take(parser.parse(None, PTY_SOURCE, data, self.state))
+        return self._take(self.parser.feed(data))
 
     def quiet(self) -> list[Any]:
         self.quiet_asked = None
-        return self._take(parser.quiet(self.state))
+        return self._take(self.parser.quiet())
 
     def _take(self, result: ParseResult) -> list[Any]:
         events = list(result.events)
         if result.call_again_after is not None:
             self.quiet_asked = result.call_again_after
         if result.want_screen:
-            events += self._take(parser.screen(self.ctx, PTY_SOURCE, self.screen.snapshot(), self.state))
+            events += self._take(self.parser.screen(self.screen.snapshot()))
         self.events += result.events
         return events
 
@@ -114,12 +116,12 @@ def test_a_new_session_start_is_adopted_and_its_payloads_followed() -> None:
 
 
 def test_payloads_of_a_stranger_session_after_ours_started_are_ignored() -> None:
-    state = HookState()
+    hooks = parser.HookParser(session_context("ours"), HOOKS)
     ours = b'{"hook_event_name":"SessionStart","session_id":"ours","source":"startup"}'
     theirs = b'{"hook_event_name":"Stop","session_id":"theirs","last_assistant_message":"x"}'
-    parser.parse("ours", HOOKS, ours, state)
+    hooks.feed(ours)
 
-    assert parser.parse("ours", HOOKS, theirs, state).events == []
+    assert hooks.feed(theirs).events == []
 
 
 def test_print_mode_hook_log_has_no_approval_and_ends_each_turn() -> None:
@@ -136,7 +138,7 @@ def test_stop_failure_hook_is_an_error_with_the_api_message() -> None:
         b'"last_assistant_message":"API Error: 400 mock error 400 requested"}'
     )
 
-    [event] = parser.parse("s", HOOKS, line, HookState()).events
+    [event] = parser.HookParser(session_context("s"), HOOKS).feed(line).events
 
     assert event.kind == "error"
     assert event.message == "API Error: 400 mock error 400 requested"
@@ -349,8 +351,7 @@ def test_unreachable_anthropic_is_an_error() -> None:
 )
 @pytest.mark.parametrize("source", [HOOKS, HEADLESS_SOURCE])
 def test_malformed_lines_give_no_events(data: bytes, source: OutputSource) -> None:
-    state = parser.state_class(source)
-    assert parser.parse("s", source, data, state() if state else None).events == []
+    assert parser.parser_for(session_context("s"), source).feed(data).events == []
 
 
 def test_the_prompt_box_after_a_turn_shows_readiness_without_the_hint() -> None:
@@ -363,7 +364,7 @@ def test_the_prompt_box_after_a_turn_shows_readiness_without_the_hint() -> None:
     # A `❯` that is history (no rule right above it) is no prompt.
     history = Tui()
     history.feed(b"\x1b[2J\x1b[H\xe2\x95\xb0\xe2\x94\x80\xe2\x95\xaf\r\n\xe2\x9d\xaf hello\r\n")
-    assert history._take(parser.screen(history.ctx, PTY_SOURCE, history.screen.snapshot(), history.state)) == []
+    assert history._take(history.parser.screen(history.screen.snapshot())) == []
 
 
 READY_330 = (
@@ -388,13 +389,13 @@ def test_ready_waits_for_the_session_start_hook_when_hooks_are_installed(tmp_pat
     hooks_file.write_bytes(b'{"hook_event_name":"SessionStart","session_id":"s1","source":"startup"}\n')
     session = feed_lines(hooks_file, HOOKS)
     assert kinds(session) == ["session_started"]
-    assert parser.parse(None, HOOKS, hooks_file.read_bytes(), HookState()).want_screen
-    events = tui._take(parser.screen(tui.ctx, PTY_SOURCE, tui.screen.snapshot(), tui.state))
+    assert parser.HookParser(session_context(None), HOOKS).feed(hooks_file.read_bytes()).want_screen
+    events = tui._take(tui.parser.screen(tui.screen.snapshot()))
     assert [(e.kind, e.evidence.source, e.evidence.rule) for e in events] == [
         ("ready", "pty", "ready prompt after hook SessionStart")
     ]
     # Only once.
-    assert tui._take(parser.screen(tui.ctx, PTY_SOURCE, tui.screen.snapshot(), tui.state)) == []
+    assert tui._take(tui.parser.screen(tui.screen.snapshot())) == []
 
 
 def test_a_prompt_whose_hook_never_comes_is_ready_after_a_while(tmp_path: Path) -> None:

@@ -1,45 +1,56 @@
-"""Claude Code output → provider events. Never raises on bad input.
+"""Claude Code output → provider events: the parser of each source, holding its own memory.
 
-Three sources, each with its own state:
-
-- `claude-hooks` (primary, `hooks_log`): the JSONL our hooks append.
 - `pty` (`tui`): the TUI's screen — readiness, first-run screens, a rejected approval.
-- `headless` (`stream_json`): `-p --output-format stream-json --verbose` lines.
+- `claude-hooks` (primary, `hooks_log`): the JSONL our hooks append.
+- `headless` (`headless`): `-p --output-format stream-json --verbose` lines.
 """
 
-from typing import Any
+from dataclasses import dataclass, field
 
-from wardian_claude import home, hooks_log, stream_json, tui
+from wardian_claude import headless, home, hooks_log, tui
+from wardian_core.hookspecs import SourceParser
 from wardian_core.parsing.screen import ScreenSnapshot
-from wardian_core.provider_models import OutputSource, ParseResult, SpawnContext
+from wardian_core.provider_models import HEADLESS_SOURCE, OutputSource, ParseResult, SpawnContext
 
 
-def state_class(source: OutputSource) -> type | None:
+@dataclass
+class TuiParser:
+    ctx: SpawnContext
+    source: OutputSource
+    state: tui.TerminalState = field(default_factory=tui.TerminalState)
+
+    def feed(self, data: bytes) -> ParseResult:
+        return tui.watch_stream(self.source, data, self.state)
+
+    def quiet(self) -> ParseResult:
+        return tui.grace_passed(self.state)
+
+    def screen(self, snapshot: ScreenSnapshot) -> ParseResult:
+        hooks_file = home.hooks_file(self.ctx) if self.ctx.mode == "interactive" else None
+        return tui.read_screen(self.source, snapshot, self.state, hooks_file)
+
+
+@dataclass
+class HookParser:
+    ctx: SpawnContext
+    source: OutputSource
+    state: hooks_log.HookState = field(default_factory=hooks_log.HookState)
+
+    def feed(self, data: bytes) -> ParseResult:
+        return hooks_log.parse_hook(self.ctx.provider_session_id, self.source, data, self.state)
+
+
+@dataclass
+class HeadlessParser:
+    source: OutputSource
+
+    def feed(self, data: bytes) -> ParseResult:
+        return headless.parse_headless(self.source, data)
+
+
+def parser_for(ctx: SpawnContext, source: OutputSource) -> SourceParser:
     if source.format == "chunks":
-        return tui.ScreenState
-    return None if source.name == "headless" else hooks_log.HookState
-
-
-def parse(ctx_session_id: str | None, source: OutputSource, data: bytes, state: Any) -> ParseResult:
-    try:
-        if isinstance(state, tui.ScreenState):
-            return tui.watch_stream(source, data, state)
-        if isinstance(state, hooks_log.HookState):
-            return hooks_log.parse_hook(ctx_session_id, source, data, state)
-        return stream_json.parse_stream_line(source, data)
-    except Exception:  # noqa: BLE001 - a parser must never take an agent down with it
-        return ParseResult()
-
-
-def quiet(state: Any) -> ParseResult:
-    return tui.grace_passed(state) if isinstance(state, tui.ScreenState) else ParseResult()
-
-
-def screen(ctx: SpawnContext, source: OutputSource, snapshot: ScreenSnapshot, state: Any) -> ParseResult:
-    if not isinstance(state, tui.ScreenState):
-        return ParseResult()
-    hooks_file = home.hooks_file(ctx) if ctx.mode == "interactive" else None
-    try:
-        return tui.read_screen(source, snapshot, state, hooks_file)
-    except Exception:  # noqa: BLE001 - as in parse
-        return ParseResult()
+        return TuiParser(ctx, source)
+    if source.name == HEADLESS_SOURCE.name:
+        return HeadlessParser(source)
+    return HookParser(ctx, source)

@@ -1,17 +1,14 @@
 """The hooks of the Claude Code provider; each delegates to a module of its own."""
 
-from typing import Any
-
 from wardian_claude import argv, home, parser
 from wardian_claude.profile import INPUT_PROFILE, SETTINGS, TESTED_VERSIONS
 from wardian_core import hookimpl
-from wardian_core.parsing.screen import ScreenSnapshot
+from wardian_core.hookspecs import SourceParser
 from wardian_core.provider_models import (
     CONTRACT_VERSION,
     HomePlan,
     LaunchPlan,
     OutputSource,
-    ParseResult,
     ProviderInfo,
     SpawnContext,
 )
@@ -50,23 +47,8 @@ def resume_args(session_id: str) -> list[str]:
 
 
 @hookimpl
-def parser_state(source: OutputSource) -> type | None:
-    return parser.state_class(source)
-
-
-@hookimpl
-def parse_output(ctx: SpawnContext, source: OutputSource, data: bytes, state: Any) -> ParseResult:
-    return parser.parse(ctx.provider_session_id, source, data, state)
-
-
-@hookimpl
-def source_quiet(state: Any) -> ParseResult:
-    return parser.quiet(state)
-
-
-@hookimpl
-def parse_screen(ctx: SpawnContext, source: OutputSource, screen: ScreenSnapshot, state: Any) -> ParseResult:
-    return parser.screen(ctx, source, screen, state)
+def parse_output(ctx: SpawnContext, source: OutputSource) -> SourceParser:
+    return parser.parser_for(ctx, source)
 
 
 @hookimpl

@@ -79,7 +79,7 @@ HOOKLESS_READY_SECONDS = 5.0
 
 
 @dataclass
-class ScreenState:
+class TerminalState:
     stream: MarkerWatch = field(default_factory=MarkerWatch)
     ready: bool = False
     unreachable: bool = False
@@ -98,18 +98,18 @@ class ScreenState:
     refusal: MarkerWatch = field(default_factory=MarkerWatch)
 
 
-def _triggers(state: ScreenState) -> tuple[str, ...]:
+def _triggers(state: TerminalState) -> tuple[str, ...]:
     waiting = not state.ready or state.first_run is not None or state.dialog_shown or state.dialog_seen
     return ALWAYS + (PROMPT_MARKERS if waiting else ()) + ((INTERRUPTED_MARKER,) if state.dialog_seen else ())
 
 
-def watch_stream(source: OutputSource, data: bytes, state: ScreenState) -> ParseResult:
+def watch_stream(source: OutputSource, data: bytes, state: TerminalState) -> ParseResult:
     """Ask for the screen when the stream shows one of the markers the rules read."""
     want_screen = state.stream.saw_any(data, _triggers(state))
     return ParseResult(events=_refused(source, data, state), want_screen=want_screen)
 
 
-def _refused(source: OutputSource, data: bytes, state: ScreenState) -> list[ProviderEvent]:
+def _refused(source: OutputSource, data: bytes, state: TerminalState) -> list[ProviderEvent]:
     if state.first_run is None or state.first_run.reason != "trust":
         return []
     if not state.refusal.saw_any(data, (REFUSED_MARKER,)):
@@ -129,7 +129,7 @@ def input_box_shown(rows: list[str]) -> bool:
 
 
 def read_screen(
-    source: OutputSource, screen: ScreenSnapshot, state: ScreenState, hooks_file: Path | None
+    source: OutputSource, screen: ScreenSnapshot, state: TerminalState, hooks_file: Path | None
 ) -> ParseResult:
     """`hooks_file`: where the agent's hooks write (None for a headless run)."""
     text = screen_text(screen.rows)
@@ -169,7 +169,7 @@ def _first_run_opened(source: OutputSource, screen: FirstRunScreen, rows: list[s
     )
 
 
-def _prompt_shown(source: OutputSource, state: ScreenState, marker: str) -> list[ProviderEvent]:
+def _prompt_shown(source: OutputSource, state: TerminalState, marker: str) -> list[ProviderEvent]:
     events = []
     if state.first_run is not None:
         # A person (or `send --approval`) got past the first-run screen.
@@ -179,7 +179,7 @@ def _prompt_shown(source: OutputSource, state: ScreenState, marker: str) -> list
     return events
 
 
-def _ready(source: OutputSource, state: ScreenState, marker: str, hooks_file: Path | None) -> list[ProviderEvent]:
+def _ready(source: OutputSource, state: TerminalState, marker: str, hooks_file: Path | None) -> list[ProviderEvent]:
     """Ready once the prompt shows and Claude has started its session (its SessionStart hook):
     the hook alone can fire under a first-run screen, the prompt alone before the session is up."""
     rule = ready_rule(hooks_file, state.hookless_expired, HOOKLESS_READY_SECONDS)
@@ -190,7 +190,7 @@ def _ready(source: OutputSource, state: ScreenState, marker: str, hooks_file: Pa
     return [event("ready", source, rule, marker)]
 
 
-def _tool_dialog(source: OutputSource, text: str, state: ScreenState) -> list[ProviderEvent]:
+def _tool_dialog(source: OutputSource, text: str, state: TerminalState) -> list[ProviderEvent]:
     shown = APPROVAL in text
     events = []
     if state.confirming and shown:
@@ -226,13 +226,13 @@ def _tool_dialog(source: OutputSource, text: str, state: ScreenState) -> list[Pr
     return events
 
 
-def _grace(text: str, state: ScreenState) -> float | None:
+def _grace(text: str, state: TerminalState) -> float | None:
     if APPROVAL in text and not (state.grace.pending or state.confirming or state.dialog_reported):
         return state.grace.start()
     return None
 
 
-def grace_passed(state: ScreenState) -> ParseResult:
+def grace_passed(state: TerminalState) -> ParseResult:
     """After a settle delay: look again, to report a dialog that is still there or a prompt
     whose SessionStart hook never came."""
     if state.hookless.due() and not state.ready:

@@ -24,7 +24,7 @@ def _content_summary(message: Any) -> str:
     return " ".join(parts)
 
 
-def parse_stream_line(source: OutputSource, data: bytes) -> ParseResult:
+def parse_headless(source: OutputSource, data: bytes) -> ParseResult:
     record = json_object(data)
     if record is None:
         return ParseResult()
