@@ -36,7 +36,7 @@ def spawn(
             "launch_config": launch_config,
         }
     )
-    return host.call(host.host.lifecycle.spawn(params.model_dump(by_alias=True)))
+    return host.call(host.host.lifecycle.spawn(params))
 
 
 def wait_until(host: InProcessHost, name: str, status: str, next_change: bool = False) -> dict[str, Any]:
