@@ -1,10 +1,9 @@
 """A provider's PTY parser fed recorded bytes the way the host feeds it, for its TUI unit tests.
 
-`Terminal` keeps a screen model beside the parser's state, looks at the screen when the parser
+`Terminal` keeps a screen model beside the parser, looks at the screen when the parser
 asks, and holds the delay of a `call_again_after` for the test to run the quiet call itself.
 """
 
-import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -29,20 +28,20 @@ def offset_after(data: bytes, text: str, start: int = 0) -> int:
 
 
 class Terminal:
-    """The PTY parser of `plugin` (a provider's hook implementations) with a screen model."""
+    """The PTY parser `plugin` (a provider's hook implementations) answers, with a screen model."""
 
     def __init__(self, plugin: Any, make_ctx: Callable[[], SpawnContext]) -> None:
         self.plugin = plugin
         self.ctx = make_ctx()
         self.screen = ScreenModel()
-        self.state = plugin.parser_state(source=PTY_SOURCE)()
+        self.parser = plugin.parse_output(ctx=self.ctx, source=PTY_SOURCE)
         self.fed = 0
         self.delay: float | None = None
 
     def feed(self, data: bytes) -> list[ProviderEvent]:
         self.screen.feed(data)
         self.fed += len(data)
-        return self._take(self.plugin.parse_output(ctx=self.ctx, source=PTY_SOURCE, data=data, state=self.state))
+        return self._take(self.parser.feed(data))
 
     def feed_to(self, data: bytes, end: int) -> list[ProviderEvent]:
         """Feed `data` up to `end`, in reads of at most 512 bytes."""
@@ -54,7 +53,7 @@ class Terminal:
     def quiet(self) -> list[ProviderEvent]:
         assert self.delay is not None, "no quiet call was asked for"
         self.delay = None
-        return self._take(_call(self.plugin.source_quiet, ctx=self.ctx, source=PTY_SOURCE, state=self.state))
+        return self._take(self.parser.quiet())
 
     def _take(self, result: ParseResult) -> list[ProviderEvent]:
         events = list(result.events)
@@ -62,15 +61,8 @@ class Terminal:
             self.delay = result.call_again_after
         if result.want_screen:
             snapshot = self.screen.snapshot()
-            look = self.plugin.parse_screen(ctx=self.ctx, source=PTY_SOURCE, screen=snapshot, state=self.state)
-            events += self._take(look)
+            events += self._take(self.parser.screen(snapshot))
         return events
-
-
-def _call(hook: Callable[..., ParseResult], **arguments: Any) -> ParseResult:
-    """Call a hook implementation with the arguments it declares, as pluggy does."""
-    declared = inspect.signature(hook).parameters
-    return hook(**{name: value for name, value in arguments.items() if name in declared})
 
 
 def kinds(events: list[ProviderEvent]) -> list[str]:

@@ -25,12 +25,11 @@ def line_of(payload_type: str) -> bytes:
 
 
 def parse(ctx, source: OutputSource, line: bytes):
-    state_class = plugin.parser_state(source=source)
-    return plugin.parse_output(ctx=ctx, source=source, data=line, state=state_class() if state_class else {})
+    return plugin.parse_output(ctx=ctx, source=source).feed(line)
 
 
-def test_rollout_lines_need_no_parser_memory() -> None:
-    assert plugin.parser_state(source=ROLLOUT_SOURCE) is None
+def test_rollout_lines_need_no_parser_memory(make_ctx) -> None:
+    assert not hasattr(plugin.parse_output(ctx=make_ctx(), source=ROLLOUT_SOURCE), "state")
 
 
 def test_rollout_turn_events_and_commentary(make_ctx) -> None:
@@ -87,20 +86,20 @@ def test_headless_lines_map_to_events(make_ctx) -> None:
 
 def test_a_headless_turn_completes_with_its_last_agent_message(make_ctx) -> None:
     ctx = make_ctx(mode="headless", prompt="x")
-    state = plugin.parser_state(source=HEADLESS_SOURCE)()
+    headless = plugin.parse_output(ctx=ctx, source=HEADLESS_SOURCE)
     preamble = {"type": "item.completed", "item": {"id": "item_0", "type": "agent_message", "text": "Running it."}}
     lines = [
         json.dumps(preamble).encode(),
         *(FIXTURES / "shared" / "codex-exec-tool-json.jsonl").read_bytes().splitlines(),
     ]
-    results = [plugin.parse_output(ctx=ctx, source=HEADLESS_SOURCE, data=line, state=state) for line in lines]
+    results = [headless.feed(line) for line in lines]
 
     [completed] = [event for result in results for event in result.events if event.kind == "turn_completed"]
     # `turn.completed` itself says nothing: the reply is the turn's last agent message.
     assert completed.message == "MOCK-REPLY tool-done ctok3"
     assert all(event.kind != "turn_completed" for event in results[-2].events)
     # The next turn starts without it: a turn with no message completes with none.
-    ended = plugin.parse_output(ctx=ctx, source=HEADLESS_SOURCE, data=lines[-1], state=state)
+    ended = headless.feed(lines[-1])
     assert [(event.kind, event.message) for event in ended.events] == [("turn_completed", None)]
 
 

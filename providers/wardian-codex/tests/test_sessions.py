@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from wardian_codex import plugin, sessions
+from wardian_codex import plugin
 from wardian_core.provider_models import OutputSource, ParseResult
 
 THREAD = "01a2002d-bdb3-7ee1-918a-96982cc53b81"
@@ -26,9 +26,8 @@ def without_hooks(sources: list[OutputSource]) -> list[OutputSource]:
 
 
 def parsed(ctx, source: OutputSource, line: bytes):
-    state_class = plugin.parser_state(source=source)
-    state = state_class() if state_class else {}
-    return plugin.parse_output(ctx=ctx, source=source, data=line, state=state), state
+    parser = plugin.parse_output(ctx=ctx, source=source)
+    return parser.feed(line), getattr(parser, "state", None)
 
 
 def test_a_fresh_launch_watches_for_the_threads_lock(make_ctx) -> None:
@@ -68,12 +67,12 @@ def test_headless_runs_follow_nothing(make_ctx) -> None:
 def test_a_new_lock_tells_the_thread_id_once_and_asks_for_new_sources(make_ctx) -> None:
     ctx = make_ctx()
     [locks] = without_hooks(plugin.approval_source(ctx=ctx))
-    state = sessions.LockState()
-    found = plugin.parse_output(ctx=ctx, source=locks, data=f"{THREAD}.lock".encode(), state=state)
+    parser = plugin.parse_output(ctx=ctx, source=locks)
+    found = parser.feed(f"{THREAD}.lock".encode())
     assert [event.kind for event in found.events] == ["session_started"] and found.sources_changed
     assert found.events[0].session_id == THREAD and found.events[0].evidence.source == "thread-locks"
     other = b"01a20000-0000-7000-8000-000000000000.lock"
-    assert plugin.parse_output(ctx=ctx, source=locks, data=other, state=state) == ParseResult()
+    assert parser.feed(other) == ParseResult()
 
 
 def test_locks_that_are_no_thread_or_come_after_the_id_is_known_say_nothing(make_ctx) -> None:

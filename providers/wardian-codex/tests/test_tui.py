@@ -92,7 +92,7 @@ def test_esc_on_the_trust_dialog_is_a_rejection(make_ctx) -> None:
     [left] = terminal.feed_to(TRUST_REJECTED, len(TRUST_REJECTED))
     assert (left.kind, left.answer, left.evidence.line) == ("approval_resolved", "rejected", "Agent command center")
     # The command center signals idle under a status line, but it is not the workspace's prompt.
-    assert terminal.state.idle_signal
+    assert terminal.parser.state.idle_signal
     assert terminal.quiet() == []  # the settle started by the chat view's flash is void
 
 
@@ -141,7 +141,7 @@ def test_a_command_dialog_asked_for_by_a_permission_request_hook_is_named_by_it(
 def test_a_command_dialog_not_drawn_whole_yet_is_read_again_when_it_settled(make_ctx) -> None:
     terminal = Terminal(plugin, make_ctx)
     terminal.feed_to(APPROVAL, offset_after(APPROVAL, "Would you like to run the following command?"))
-    assert terminal.state.command is None and terminal.delay == APPROVAL_SETTLE_SECONDS
+    assert terminal.parser.state.command is None and terminal.delay == APPROVAL_SETTLE_SECONDS
     terminal.feed_to(APPROVAL, offset_after(APPROVAL, "Press enter to confirm or esc to cancel"))
     [asked] = terminal.quiet()
     assert asked.evidence.line == "touch codex_approved.txt"

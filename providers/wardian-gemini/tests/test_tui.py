@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from wardian_core.provider_models import PTY_SOURCE, ProviderEvent
+from wardian_core.provider_models import ProviderEvent
 from wardian_gemini import home, plugin, tui, workspace_trust
 from wardian_gemini.profile import TOOL_DIALOG, TRUST_DIALOG, WORKSPACE_TRUST_DIALOG
 from wardian_host.testing.terminal_replay import Terminal, kinds, offset_after
@@ -54,7 +54,7 @@ def session_start_hook_fired(terminal: Terminal, source: str = "startup") -> Non
 
 def look(terminal: Terminal) -> list:
     snapshot = terminal.screen.snapshot()
-    return list(plugin.parse_screen(ctx=terminal.ctx, source=PTY_SOURCE, screen=snapshot, state=terminal.state).events)
+    return list(terminal.parser.screen(snapshot).events)
 
 
 def test_the_stream_asks_for_a_look_at_markers_only() -> None:

@@ -1,17 +1,14 @@
 """The hooks of the Codex provider; each delegates to a module of its own."""
 
-from typing import Any
-
 from wardian_codex import argv, home, parser, sessions, trust, tui
 from wardian_codex.profile import INPUT_PROFILE, TESTED_VERSIONS
 from wardian_core import hookimpl
-from wardian_core.parsing.screen import ScreenSnapshot
+from wardian_core.hookspecs import SourceParser
 from wardian_core.provider_models import (
     CONTRACT_VERSION,
     HomePlan,
     LaunchPlan,
     OutputSource,
-    ParseResult,
     ProviderEvent,
     ProviderInfo,
     ProviderSetting,
@@ -77,23 +74,8 @@ def approval_source(ctx: SpawnContext) -> list[OutputSource]:
 
 
 @hookimpl
-def parser_state(source: OutputSource) -> type | None:
-    return parser.state_class(source)
-
-
-@hookimpl
-def parse_output(ctx: SpawnContext, source: OutputSource, data: bytes, state: Any) -> ParseResult:
-    return parser.parse(ctx, source, data, state)
-
-
-@hookimpl
-def source_quiet(ctx: SpawnContext, source: OutputSource, state: Any) -> ParseResult:
-    return parser.quiet(ctx, source, state)
-
-
-@hookimpl
-def parse_screen(ctx: SpawnContext, source: OutputSource, screen: ScreenSnapshot, state: Any) -> ParseResult:
-    return parser.screen(ctx, source, screen, state)
+def parse_output(ctx: SpawnContext, source: OutputSource) -> SourceParser:
+    return parser.parser_for(ctx, source)
 
 
 @hookimpl

@@ -1,4 +1,4 @@
-"""Gemini CLI output → provider events. One parser per source; never raises (`never_raises`).
+"""Gemini CLI output → provider events: the parser of each source, holding its own memory.
 
 - `pty` (`tui`): readiness and the tool approval box, read from the screen.
 - `gemini-hooks` (`hooks_log`): turns, tools, approvals and the session, from Wardian's hooks.
@@ -6,54 +6,64 @@
 """
 
 import os
-from pathlib import Path
-from typing import Any
+from dataclasses import dataclass, field
 
-from wardian_core.parsing.guard import never_raises
+from wardian_core.hookspecs import SourceParser
 from wardian_core.parsing.screen import ScreenSnapshot
 from wardian_core.provider_models import OutputSource, ParseResult, SpawnContext
 from wardian_gemini import headless, home, hooks_log, trust, tui
 
 
-def state_class(source: OutputSource) -> type | None:
+@dataclass
+class TuiParser:
+    ctx: SpawnContext
+    source: OutputSource
+    state: tui.TerminalState = field(default_factory=tui.TerminalState)
+
+    def feed(self, data: bytes) -> ParseResult:
+        return tui.watch_stream(data, self.state)
+
+    def quiet(self) -> ParseResult:
+        return tui.settle_passed(self.state)
+
+    def screen(self, snapshot: ScreenSnapshot) -> ParseResult:
+        hooks_file = home.hooks_file(self.ctx) if self.ctx.mode == "interactive" else None
+        if self.state.workspace.expected is None:
+            # Looked up once, at the first look (an answer rewrites the file later in the launch);
+            # a replay of recorded bytes has no hook log and the screen alone decides.
+            self.state.workspace.expected = (
+                hooks_file is not None
+                and hooks_file.exists()
+                and trust.question_expected(home.user_gemini_dir(), os.environ, self.ctx.workspace)
+            )
+        resumed = self.ctx.session_mode == "resume"
+        return tui.read_screen(self.source, snapshot, self.state, hooks_file, resumed=resumed)
+
+
+@dataclass
+class HookParser:
+    ctx: SpawnContext
+    source: OutputSource
+    state: hooks_log.HookState = field(default_factory=hooks_log.HookState)
+
+    def feed(self, data: bytes) -> ParseResult:
+        return hooks_log.parse_hook(self.ctx.provider_session_id, self.source, data, self.state)
+
+
+@dataclass
+class HeadlessParser:
+    source: OutputSource
+
+    def feed(self, data: bytes) -> ParseResult:
+        return headless.parse_headless(self.source, data)
+
+
+def parser_for(ctx: SpawnContext, source: OutputSource) -> SourceParser:
     if source.format == "chunks":
-        return tui.TerminalState
+        return TuiParser(ctx, source)
     if source.name == home.HOOKS_SOURCE:
-        return hooks_log.HookState
-    return None
-
-
-def _hooks_file(ctx: SpawnContext) -> Path | None:
-    return home.hooks_file(ctx) if ctx.mode == "interactive" else None
-
-
-@never_raises
-def parse(ctx: SpawnContext, source: OutputSource, data: bytes, state: Any) -> ParseResult:
-    if isinstance(state, tui.TerminalState):
-        return tui.watch_stream(data, state)
-    if isinstance(state, hooks_log.HookState):
-        return hooks_log.parse_hook(ctx.provider_session_id, source, data, state)
-    return headless.parse_headless(source, data)
-
-
-def quiet(state: Any) -> ParseResult:
-    return tui.settle_passed(state) if isinstance(state, tui.TerminalState) else ParseResult()
-
-
-@never_raises
-def screen(ctx: SpawnContext, source: OutputSource, snapshot: ScreenSnapshot, state: Any) -> ParseResult:
-    if not isinstance(state, tui.TerminalState):
-        return ParseResult()
-    hooks_file = _hooks_file(ctx)
-    if state.workspace.expected is None:
-        # Looked up once, at the first look (an answer rewrites the file later in the launch);
-        # a replay of recorded bytes has no hook log and the screen alone decides.
-        state.workspace.expected = (
-            hooks_file is not None
-            and hooks_file.exists()
-            and trust.question_expected(home.user_gemini_dir(), os.environ, ctx.workspace)
-        )
-    return tui.read_screen(source, snapshot, state, hooks_file, resumed=ctx.session_mode == "resume")
+        return HookParser(ctx, source)
+    return HeadlessParser(source)
 
 
 def telemetry_sources(ctx: SpawnContext) -> list[OutputSource]:

@@ -1,5 +1,5 @@
 """OpenCode headless output → provider events: one stdout line of `opencode run --format json`
-(OpenCode 1.18.33) per call (parser.py guards the hook against anything unforeseen).
+(OpenCode 1.18.33) per call.
 
 Every record names its session (`sessionID`, `ses_…`). A turn is one or more steps: `step_start`,
 then `text` (the whole text of a part, no deltas) and `tool_use` (a tool's final state), then

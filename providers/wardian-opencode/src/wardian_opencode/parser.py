@@ -1,48 +1,60 @@
-"""OpenCode output → provider events. One parser per source; never raises (`never_raises`).
+"""OpenCode output → provider events: the parser of each source, holding its own memory.
 
 - `pty` (`tui`): readiness and, as a fallback, the permission panel, read from the screen.
 - `opencode-events` (`events`): the session, turns, permissions and errors, from OpenCode's server.
 - `headless` (`headless`): `opencode run --format json`.
 """
 
-from typing import Any
+from dataclasses import dataclass, field
 
-from wardian_core.parsing.guard import never_raises
+from wardian_core.hookspecs import SourceParser
 from wardian_core.parsing.screen import ScreenSnapshot
 from wardian_core.provider_models import OutputSource, ParseResult, SpawnContext
 from wardian_opencode import events, headless, server, tui
 
 
-def state_class(source: OutputSource) -> type | None:
+@dataclass
+class TuiParser:
+    source: OutputSource
+    state: tui.TerminalState = field(default_factory=tui.TerminalState)
+
+    def feed(self, data: bytes) -> ParseResult:
+        return tui.watch_stream(data, self.state)
+
+    def quiet(self) -> ParseResult:
+        return tui.settle_passed(self.state)
+
+    def screen(self, snapshot: ScreenSnapshot) -> ParseResult:
+        return tui.read_screen(self.source, snapshot, self.state)
+
+
+@dataclass
+class EventsParser:
+    ctx: SpawnContext
+    source: OutputSource
+    state: events.EventsState = field(default_factory=events.EventsState)
+
+    def feed(self, data: bytes) -> ParseResult:
+        return events.parse_event(self.ctx.provider_session_id, self.source, data, self.state)
+
+
+@dataclass
+class HeadlessParser:
+    source: OutputSource
+    state: headless.HeadlessState = field(default_factory=headless.HeadlessState)
+
+    def feed(self, data: bytes) -> ParseResult:
+        return headless.parse_headless(self.source, data, self.state)
+
+
+def parser_for(ctx: SpawnContext, source: OutputSource) -> SourceParser | None:
     if source.format == "chunks":
-        return tui.TerminalState
+        return TuiParser(source)
     if source.name == server.EVENTS_SOURCE:
-        return events.EventsState
+        return EventsParser(ctx, source)
     if source.kind == "headless":
-        return headless.HeadlessState
+        return HeadlessParser(source)
     return None
-
-
-@never_raises
-def parse(ctx: SpawnContext, source: OutputSource, data: bytes, state: Any) -> ParseResult:
-    if isinstance(state, tui.TerminalState):
-        return tui.watch_stream(data, state)
-    if isinstance(state, events.EventsState):
-        return events.parse_event(ctx.provider_session_id, source, data, state)
-    if isinstance(state, headless.HeadlessState):
-        return headless.parse_headless(source, data, state)
-    return ParseResult()
-
-
-def quiet(state: Any) -> ParseResult:
-    return tui.settle_passed(state) if isinstance(state, tui.TerminalState) else ParseResult()
-
-
-@never_raises
-def screen(source: OutputSource, snapshot: ScreenSnapshot, state: Any) -> ParseResult:
-    if not isinstance(state, tui.TerminalState):
-        return ParseResult()
-    return tui.read_screen(source, snapshot, state)
 
 
 def telemetry_sources(ctx: SpawnContext) -> list[OutputSource]:

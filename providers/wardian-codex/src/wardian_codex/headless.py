@@ -1,0 +1,47 @@
+"""Headless runs: `codex exec --json` (thread.started, turn.started, item.*, turn.completed,
+error, turn.failed). Its turn.completed carries no text: the turn's last `agent_message`
+item is kept and becomes the turn_completed's message (a workflow node's output).
+
+Commentary (`agent_message`) is never a status change.
+"""
+
+from dataclasses import dataclass
+
+from wardian_core.parsing.events import event
+from wardian_core.parsing.jsonl import api_error_message, json_object, object_field, text_field
+from wardian_core.provider_models import OutputSource, ParseResult
+
+
+@dataclass
+class HeadlessState:
+    """`codex exec --json`: the text of the turn's newest agent message, until the turn ends."""
+
+    reply: str | None = None
+
+
+def parse_headless(source: OutputSource, data: bytes, state: HeadlessState) -> ParseResult:
+    record = json_object(data)
+    if record is None:
+        return ParseResult()
+    line = data.decode("utf-8", "replace")
+    kind = record.get("type")
+    rule = f"type={kind}"
+    thread_id = text_field(record, "thread_id")
+    if kind == "thread.started" and thread_id:
+        return ParseResult(events=[event("session_started", source, rule, line, session_id=thread_id)])
+    if kind == "turn.started":
+        return ParseResult(events=[event("turn_started", source, rule, line)])
+    item = object_field(record, "item")
+    if kind in ("item.started", "item.updated", "item.completed") and item.get("type") == "command_execution":
+        return ParseResult(events=[event("generating", source, f"{rule} command_execution", line)])
+    if kind == "item.completed" and item.get("type") == "agent_message":
+        state.reply = text_field(item, "text") or state.reply
+        return ParseResult()
+    if kind == "turn.completed":
+        reply, state.reply = state.reply, None
+        return ParseResult(events=[event("turn_completed", source, rule, line, message=reply)])
+    if kind == "error":
+        return ParseResult(events=[event("error", source, rule, line, message=api_error_message(record))])
+    if kind == "turn.failed":
+        return ParseResult(events=[event("error", source, rule, line, message=api_error_message(record.get("error")))])
+    return ParseResult()
