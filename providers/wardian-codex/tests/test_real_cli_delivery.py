@@ -7,8 +7,7 @@ from typing import Any
 import pytest
 from delivery_checks import assert_a_send_is_confirmed_once
 from wardian_cli import WardianCli
-
-from wardian_host.testing.reaping import reap_home
+from wardian_homes import wardian_for
 
 pytestmark = pytest.mark.real_cli
 
@@ -20,17 +19,9 @@ TURN_STARTS = {"hook UserPromptSubmit", "event_msg/task_started"}
 @pytest.fixture
 def wardian(codex_cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[WardianCli]:
     """`wardian` with the real Codex: the user's Codex home (HOME/.codex) points at the model server."""
-    wardian_home = tmp_path / "wardian-home"
-    wardian_home.mkdir(exist_ok=True)
-    monkeypatch.setenv("WARDIAN_HOME", str(wardian_home))
-    monkeypatch.setenv("WARDIAN_CODEX_EXECUTABLE", str(codex_cli.executable))
-    monkeypatch.setenv("MOCK_MODEL_API_KEY", MOCK_API_KEY)
-    monkeypatch.setenv("WARDIAN_PLUGINS", "codex")
     monkeypatch.delenv("CODEX_HOME", raising=False)
-    try:
-        yield WardianCli(wardian_home, codex_cli.workspace.resolve(), codex_cli, "codex")
-    finally:
-        reap_home(wardian_home)
+    with wardian_for(codex_cli, tmp_path, monkeypatch, {"MOCK_MODEL_API_KEY": MOCK_API_KEY}) as wardian:
+        yield wardian
 
 
 def test_a_send_is_confirmed_by_the_turn_start(wardian: WardianCli) -> None:

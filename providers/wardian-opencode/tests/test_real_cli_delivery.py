@@ -7,8 +7,7 @@ from typing import Any
 import pytest
 from delivery_checks import assert_a_send_is_confirmed_once, assert_send_confirmed, times_received
 from wardian_cli import WardianCli
-
-from wardian_host.testing.reaping import reap_home
+from wardian_homes import wardian_for
 
 pytestmark = pytest.mark.real_cli
 
@@ -16,18 +15,9 @@ pytestmark = pytest.mark.real_cli
 @pytest.fixture
 def wardian(opencode_cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[WardianCli]:
     """`wardian` whose host (and so every agent) inherits the OPENCODE_CONFIG naming the model server."""
-    wardian_home = tmp_path / "wardian-home"
-    wardian_home.mkdir(exist_ok=True)
-    monkeypatch.setenv("WARDIAN_HOME", str(wardian_home))
-    monkeypatch.setenv("WARDIAN_OPENCODE_EXECUTABLE", str(opencode_cli.executable))
-    monkeypatch.setenv("WARDIAN_PLUGINS", "opencode")
-    for name, value in opencode_cli.env.items():
-        if name.startswith("OPENCODE_"):
-            monkeypatch.setenv(name, value)
-    try:
-        yield WardianCli(wardian_home, opencode_cli.workspace.resolve(), opencode_cli, "opencode")
-    finally:
-        reap_home(wardian_home)
+    inherited = {name: value for name, value in opencode_cli.env.items() if name.startswith("OPENCODE_")}
+    with wardian_for(opencode_cli, tmp_path, monkeypatch, inherited) as wardian:
+        yield wardian
 
 
 def test_a_send_is_confirmed_by_the_session_turning_busy(wardian: WardianCli) -> None:
@@ -39,7 +29,8 @@ def test_a_send_during_a_turn_is_confirmed_by_its_user_message(wardian: WardianC
     common = ["--provider", "opencode", "--class", "Coder", "--name", "oc", "--workspace", str(wardian.workspace)]
     wardian("agent", "spawn", *common, "--provider-setting", "shell_permission=ask")
     wardian.wait("oc", "idle", "ready")
-    wardian("send", "run MOCK_TOOL:touch ran.txt && sleep 5 ECHO:first1", "--to", "oc")
+    # One command, one dialog: OpenCode may ask once per command of a `&&` chain.
+    wardian("send", "run MOCK_TOOL:sleep 5 ECHO:first1", "--to", "oc")
     wardian.wait("oc", "action_required", "approval_requested")
     wardian("send", "--approval", "accept", "--to", "oc", "--timeout", "30s")
 
