@@ -55,7 +55,7 @@ def test_conformance_passes_on_the_example_provider(provider_packages: Path, tmp
     run_conformance("example", tmp_path)
 
 
-def test_conformance_catches_a_provider_keeping_its_own_resume_flags_and_an_unusable_state(
+def test_conformance_catches_a_provider_keeping_its_own_resume_flags_and_an_unusable_parser(
     provider_packages: Path, tmp_path: Path
 ) -> None:
     with pytest.raises(AssertionError) as caught:
@@ -64,4 +64,4 @@ def test_conformance_catches_a_provider_keeping_its_own_resume_flags_and_an_unus
     # Given the host's resume arguments, it added its own copy as well.
     assert "interactive resume launch given the host's ctx.resume_args ['--conformance-resume'" in report
     assert "does not carry them once: ['own-resume-cli', '--resume', 'conformance-session-0001']" in report
-    assert "parse_output(pty): provider 'own-resume' answered parser_state with" in report
+    assert "parse_output(pty): provider 'own-resume' answered parse_output with something that is not a" in report

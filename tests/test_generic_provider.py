@@ -51,9 +51,7 @@ class Feed:
 
 
 def test_build_argv_runs_the_command_given_after_the_double_dash(tmp_path: Path) -> None:
-    plan = load_plugins({"WARDIAN_PLUGINS": "generic"}).call(
-        "generic", "build_argv", ctx=context(tmp_path, ["python3", "-i"])
-    )
+    plan = load_plugins({"WARDIAN_PLUGINS": "generic"}).build_argv("generic", ctx=context(tmp_path, ["python3", "-i"]))
     assert (plan.argv, plan.env, plan.cwd) == (["python3", "-i"], {}, tmp_path)
 
 
@@ -71,7 +69,7 @@ def test_build_argv_runs_the_command_given_after_the_double_dash(tmp_path: Path)
 def test_build_argv_refuses_what_it_cannot_run(tmp_path: Path, extra_args, mode, settings, code) -> None:
     plugins = load_plugins({"WARDIAN_PLUGINS": "generic"})
     with pytest.raises(WardianError) as caught:
-        plugins.call("generic", "build_argv", ctx=context(tmp_path, extra_args, mode, **settings))
+        plugins.build_argv("generic", ctx=context(tmp_path, extra_args, mode, **settings))
     assert caught.value.code == code
 
 
@@ -210,8 +208,8 @@ def launch(tmp_path: Path, command: list[str], **settings: Any) -> tuple[list[st
     """What the host would run: the plugin's prepare_home, then build_argv."""
     plugins = load_plugins({"WARDIAN_PLUGINS": "generic"})
     ctx = context(tmp_path, command, **settings)
-    home = plugins.call("generic", "prepare_home", ctx=ctx)
-    return plugins.call("generic", "build_argv", ctx=ctx).argv, home.env
+    home = plugins.prepare_home("generic", ctx=ctx)
+    return plugins.build_argv("generic", ctx=ctx).argv, home.env
 
 
 def test_a_bash_agent_reads_a_per_agent_rcfile_that_sources_the_users(tmp_path: Path) -> None:

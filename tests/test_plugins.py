@@ -8,8 +8,10 @@ from pathlib import Path
 import pytest
 
 from wardian_core.errors import WardianError
-from wardian_core.provider_models import PTY_SOURCE, LaunchConfig, SpawnContext
+from wardian_core.parsing.screen import ScreenModel
+from wardian_core.provider_models import PTY_SOURCE, LaunchConfig, ParseResult, SpawnContext
 from wardian_host.providers.manager import PluginFailure, load_plugins
+from wardian_host.providers.source_parser import SourceParser
 
 sys.path.insert(0, str(Path(__file__).parent / "example_provider"))
 pytest_plugins = ["wardian_test_packages"]
@@ -133,7 +135,7 @@ def test_info_of_a_broken_plugin_explains_why_it_is_unavailable(provider_package
 def test_unknown_provider_is_not_found_and_the_hint_lists_known_ones(provider_packages: Path) -> None:
     plugins = load_plugins({"WARDIAN_PLUGINS": "example,generic"})
     with pytest.raises(WardianError) as caught:
-        plugins.call("nope", "build_argv", ctx=context(Path("/tmp"), "nope"))
+        plugins.build_argv("nope", ctx=context(Path("/tmp"), "nope"))
     assert (caught.value.code, caught.value.exit_code) == ("not_found", 2)
     assert caught.value.hint == "Known providers: example, generic. WARDIAN_PLUGINS does not name it."
 
@@ -153,44 +155,48 @@ def test_a_provider_installed_after_loading_is_found_when_named(
 def test_call_dispatches_to_the_named_provider_only(provider_packages: Path, tmp_path: Path) -> None:
     plugins = load_plugins({"WARDIAN_PLUGINS": "example,generic"})
     ctx = context(tmp_path, "generic", ["bash", "-l"])
-    assert plugins.call("generic", "build_argv", ctx=ctx).argv == ["bash", "-l"]
-    assert plugins.call("example", "build_argv", ctx=ctx).argv == [
+    assert plugins.build_argv("generic", ctx=ctx).argv == ["bash", "-l"]
+    assert plugins.build_argv("example", ctx=ctx).argv == [
         "wardian-example-cli",
         "--tone",
         "plain",
         "bash",
         "-l",
     ]
-    assert plugins.call("generic", "resume_args", ctx=ctx, session_id="s-1") == []
-    assert plugins.call("example", "resume_args", ctx=ctx, session_id="s-1") == ["--resume", "s-1"]
+    assert plugins.resume_args("generic", ctx=ctx, session_id="s-1") == []
+    assert plugins.resume_args("example", ctx=ctx, session_id="s-1") == ["--resume", "s-1"]
 
 
 def test_hook_a_provider_does_not_implement_gets_the_neutral_answer(tmp_path: Path) -> None:
     plugins = load_plugins({"WARDIAN_PLUGINS": "generic"})
     ctx = context(tmp_path, "generic", ["bash"])
-    assert plugins.call("generic", "prepare_home", ctx=ctx).env == {}
-    assert plugins.call("generic", "approval_source", ctx=ctx) == []
-    assert plugins.call("generic", "parse_screen", ctx=ctx, source=PTY_SOURCE, screen=None, state={}).events == []
+    assert plugins.prepare_home("generic", ctx=ctx).env == {}
+    assert plugins.approval_source("generic", ctx=ctx) == []
+    # generic's parser has no `screen`: the optional method answers nothing.
+    assert SourceParser(plugins, "generic", PTY_SOURCE).screen(ctx, ScreenModel().snapshot()) == ParseResult()
 
 
 def test_raising_provider_becomes_request_failed_and_is_recorded(provider_packages: Path, tmp_path: Path) -> None:
     plugins = load_plugins({"WARDIAN_PLUGINS": "raising,generic"})
     ctx = context(tmp_path, "raising")
     with pytest.raises(WardianError) as caught:
-        plugins.call("raising", "parse_output", ctx=ctx, source=PTY_SOURCE, data=b"x", state={})
+        SourceParser(plugins, "raising", PTY_SOURCE).parse(ctx, b"x")
     assert caught.value.code == "request_failed"
-    assert caught.value.message == "provider 'raising' failed in parse_output: RuntimeError: raising chokes on output"
+    assert caught.value.message == (
+        "provider 'raising' failed in its parser's feed: RuntimeError: raising chokes on output"
+    )
     assert failure_of(plugins, "raising").stage == "parse_output"
     # The others are untouched.
-    assert plugins.call("generic", "build_argv", ctx=context(tmp_path, "generic", ["sh"])).argv == ["sh"]
+    assert plugins.build_argv("generic", ctx=context(tmp_path, "generic", ["sh"])).argv == ["sh"]
 
 
 def test_a_hook_that_keeps_raising_is_counted_not_recorded_again(provider_packages: Path, tmp_path: Path) -> None:
     plugins = load_plugins({"WARDIAN_PLUGINS": "raising"})
     ctx = context(tmp_path, "raising")
+    parser = SourceParser(plugins, "raising", PTY_SOURCE)
     for _ in range(1000):
         with pytest.raises(WardianError):
-            plugins.call("raising", "parse_output", ctx=ctx, source=PTY_SOURCE, data=b"x", state={})
+            parser.parse(ctx, b"x")
         plugins.notify("status_changed", ctx=ctx, previous="idle", current="processing", event=None)
     by_stage = {failure.stage: failure for failure in plugins.failures if failure.name == "raising"}
     assert set(by_stage) == {"parse_output", "status_changed"}
@@ -201,14 +207,14 @@ def test_a_hook_that_keeps_raising_is_counted_not_recorded_again(provider_packag
 def test_answer_of_the_wrong_type_is_validation_failed(provider_packages: Path, tmp_path: Path) -> None:
     plugins = load_plugins({"WARDIAN_PLUGINS": "raising"})
     with pytest.raises(WardianError) as caught:
-        plugins.call("raising", "resume_args", ctx=context(tmp_path, "raising"), session_id="s")
+        plugins.resume_args("raising", ctx=context(tmp_path, "raising"), session_id="s")
     assert caught.value.code == "validation_failed"
 
 
 def test_wardian_error_raised_by_a_provider_passes_through(tmp_path: Path) -> None:
     plugins = load_plugins({"WARDIAN_PLUGINS": "generic"})
     with pytest.raises(WardianError) as caught:
-        plugins.call("generic", "build_argv", ctx=context(tmp_path, "generic", []))
+        plugins.build_argv("generic", ctx=context(tmp_path, "generic", []))
     assert caught.value.code == "usage"
     assert plugins.failures == []
 
@@ -216,9 +222,9 @@ def test_wardian_error_raised_by_a_provider_passes_through(tmp_path: Path) -> No
 def test_hooks_are_called_with_exactly_their_keywords(tmp_path: Path) -> None:
     plugins = load_plugins({"WARDIAN_PLUGINS": "generic"})
     with pytest.raises(TypeError, match="build_argv takes exactly"):
-        plugins.call("generic", "build_argv")
+        plugins._call("generic", "build_argv")
     with pytest.raises(ValueError, match="not a provider hook"):
-        plugins.call("generic", "status_changed", ctx=None, previous="a", current="b", event=None)
+        plugins._call("generic", "status_changed", ctx=None, previous="a", current="b", event=None)
 
 
 def test_notify_reaches_every_observer_and_survives_a_raising_one(provider_packages: Path, tmp_path: Path) -> None:

@@ -149,37 +149,13 @@ def approval_source(ctx: SpawnContext) -> list[OutputSource]:
 
 
 @_provider_hook()
-def parse_output(ctx: SpawnContext, source: OutputSource, data: bytes, state: Any) -> SourceParser | None:
+def parse_output(ctx: SpawnContext, source: OutputSource) -> SourceParser | None:
     """The parser of `source` for this launch (see `SourceParser`): the PTY (`pty_source`,
     format `chunks`), a headless run's stdout (`headless`) or one of the telemetry sources
     `approval_source` named. Asked once per launch and source; the parser keeps its memory
     itself, never in globals. `ctx` is the launch's context and stays current: its
     `provider_session_id` is set in place once an event made it known, so a parser may keep
-    it. None: the source says nothing this provider reads.
-
-    TRANSITION: an implementation still taking `data` and `state` is contract 2's parser
-    function (with `parser_state`, `source_opened`, `source_quiet`, `parse_screen`)."""
-
-
-# TRANSITION: contract 2's parser hooks, until every provider answers a parser object.
-@_provider_hook()
-def parser_state(source: OutputSource) -> type | None:
-    """Contract 2: the class of a parser function's memory for `source`."""
-
-
-@_provider_hook()
-def source_opened(ctx: SpawnContext, source: OutputSource, state: Any) -> ParseResult:
-    """Contract 2: `source` opened."""
-
-
-@_provider_hook()
-def source_quiet(ctx: SpawnContext, source: OutputSource, state: Any) -> ParseResult:
-    """Contract 2: the delay asked for passed."""
-
-
-@_provider_hook()
-def parse_screen(ctx: SpawnContext, source: OutputSource, screen: "ScreenSnapshot", state: Any) -> ParseResult:
-    """Contract 2: the agent's screen."""
+    it. None: the source says nothing this provider reads."""
 
 
 @_observer_hook

@@ -293,10 +293,10 @@ class ProviderEvent(_Model):
 class ParseResult(_Model):
     """What every parser call answers.
 
-    `call_again_after`: seconds after which the host calls `source_quiet` for the same
+    `call_again_after`: seconds after which the host calls the parser's `quiet` for the same
     source, replacing any quiet call pending for it; None leaves a pending one in place.
     `want_screen`: the host brings the agent's screen model up to date (off its loop) and
-    calls `parse_screen` with it once; set again while one is pending, it is still one call.
+    calls the parser's `screen` with it once; set again while one is pending, it is still one call.
     `sources_changed`: the host asks `approval_source` again and opens what is new.
     """
 

@@ -40,7 +40,7 @@ def strip_ansi(data: bytes) -> str:
 
 def squeeze(text: str) -> str:
     """`text` without whitespace: a TUI draws spaces by moving the cursor, so a stream
-    rule compares squeezed text (the screen, see `parse_screen`, keeps the spaces)."""
+    rule compares squeezed text (the screen, see the parser's `screen`, keeps the spaces)."""
     return "".join(text.split())
 
 

@@ -3,7 +3,7 @@
 A dialog drawn a moment ago may not take a key yet, or may be gone again before a
 hook reports it. The parser starts the timer (its delay goes into
 `ParseResult.call_again_after`), cancels it when the thing goes away, and asks in
-`source_quiet` whether it came due.
+the parser's `quiet` whether it came due.
 """
 
 from dataclasses import dataclass

@@ -127,8 +127,8 @@ class AgentLifecycle:
         self._refuse_when_stopping(ctx.agent_name)  # a workflow node's launch comes here directly
         info = self._plugins.info(ctx.provider)
         ctx.agent_dir.mkdir(parents=True, exist_ok=True)
-        home_plan = self._plugins.call(ctx.provider, "prepare_home", ctx=ctx) or HomePlan()
-        plan = self._with_executable_override(info, self._plugins.call(ctx.provider, "build_argv", ctx=ctx), ctx)
+        home_plan = self._plugins.prepare_home(ctx.provider, ctx=ctx) or HomePlan()
+        plan = self._with_executable_override(info, self._plugins.build_argv(ctx.provider, ctx=ctx), ctx)
         return plan, agent_environment(self._base_env, self.home, session_id, home_plan.env, plan.env)
 
     def new_session_id(self, provider: str) -> str | None:
@@ -138,7 +138,7 @@ class AgentLifecycle:
     def _with_resume_args(self, ctx: SpawnContext, info: ProviderInfo) -> SpawnContext:
         if not ctx.provider_session_id:
             return ctx
-        args = self._plugins.call(info.name, "resume_args", ctx=ctx, session_id=ctx.provider_session_id)
+        args = self._plugins.resume_args(info.name, ctx=ctx, session_id=ctx.provider_session_id)
         return ctx.model_copy(update={"resume_args": args})
 
     def _record_settings_in_force(self, agent: LiveAgent, settings: dict[str, Any]) -> None:

@@ -127,7 +127,7 @@ class OutputFeed:
         if not session.open:
             return
         try:
-            wanted: list[OutputSource] = self._plugins.call(session.ctx.provider, "approval_source", ctx=session.ctx)
+            wanted: list[OutputSource] = self._plugins.approval_source(session.ctx.provider, ctx=session.ctx)
         except WardianError as error:  # the PTY still tells the status; say why the rest is missing
             log.warning("agent %s: no telemetry sources: %s", session.ctx.agent_name, error.message)
             return

@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from wardian_core import hookspecs
 from wardian_core.errors import WardianError
+from wardian_core.hookspecs import SourceParser
 from wardian_core.provider_models import (
     CONTRACT_VERSION,
     HomePlan,
@@ -158,22 +159,26 @@ class Plugins:
     # -- calling -------------------------------------------------------------------
 
     def prepare_home(self, provider: str, ctx: SpawnContext) -> HomePlan:
-        plan: HomePlan = self.call(provider, "prepare_home", ctx=ctx)
+        plan: HomePlan = self._call(provider, "prepare_home", ctx=ctx)
         return plan
 
     def build_argv(self, provider: str, ctx: SpawnContext) -> LaunchPlan:
-        plan: LaunchPlan = self.call(provider, "build_argv", ctx=ctx)
+        plan: LaunchPlan = self._call(provider, "build_argv", ctx=ctx)
         return plan
 
     def resume_args(self, provider: str, ctx: SpawnContext, session_id: str) -> list[str]:
-        args: list[str] = self.call(provider, "resume_args", ctx=ctx, session_id=session_id)
+        args: list[str] = self._call(provider, "resume_args", ctx=ctx, session_id=session_id)
         return args
 
     def approval_source(self, provider: str, ctx: SpawnContext) -> list[OutputSource]:
-        sources: list[OutputSource] = self.call(provider, "approval_source", ctx=ctx)
+        sources: list[OutputSource] = self._call(provider, "approval_source", ctx=ctx)
         return sources
 
-    def call(self, provider: str, hook: str, **kwargs: Any) -> Any:
+    def parse_output(self, provider: str, ctx: SpawnContext, source: OutputSource) -> SourceParser | None:
+        parser: SourceParser | None = self._call(provider, "parse_output", ctx=ctx, source=source)
+        return parser
+
+    def _call(self, provider: str, hook: str, **kwargs: Any) -> Any:
         """Call `hook` of `provider` only, with keywords, and return its validated answer.
 
         A `WardianError` the provider raises passes through; any other exception
@@ -186,19 +191,6 @@ class Plugins:
         caller = self._provider_caller(provider, hook)
         answers = self._guarded(provider, hook, hook, lambda: caller(**kwargs))
         return self._validated(provider, hook, answers[0] if answers else None)
-
-    def call_as(self, provider: str, hook: str, answer_type: Any, **kwargs: Any) -> Any:
-        """TRANSITION: `call`, checking the answer as `answer_type` (contract 2's parser functions)."""
-        self._check_arguments(hook, kwargs)
-        self.info(provider)
-        caller = self._provider_caller(provider, hook)
-        answers = self._guarded(provider, hook, hook, lambda: caller(**kwargs))
-        return self._checked(provider, hook, answers[0] if answers else ParseResult(), answer_type)
-
-    def hook_arguments(self, provider: str, hook: str) -> tuple[str, ...]:
-        """The arguments `provider`'s implementation of `hook` takes (none when it has none)."""
-        impls = getattr(self._manager.hook, hook).get_hookimpls()
-        return next((tuple(impl.argnames) for impl in impls if impl.plugin_name == provider), ())
 
     def parser_call(self, provider: str, method: str, call: Callable[[], Any]) -> ParseResult:
         """Call `method` of a parser `provider` answered from `parse_output`, guarded as a hook is:

@@ -49,7 +49,7 @@ def resolve_source(plugins: Plugins, provider: str, ctx: SpawnContext, name: str
         return PTY_SOURCE
     if name == "headless":
         return HEADLESS_SOURCE
-    announced: list[OutputSource] = plugins.call(provider, "approval_source", ctx=ctx)
+    announced: list[OutputSource] = plugins.approval_source(provider, ctx=ctx)
     named = next((source for source in announced if source.name == name), None)
     # Whatever the source is live (a directory, a stream), its recording is a file.
     return OutputSource(name=name, kind="file", format=named.format if named else "lines", path=file)

@@ -12,7 +12,6 @@ from typing import Any
 
 from wardian_core.parsing.screen import ScreenSnapshot
 from wardian_core.provider_models import OutputSource, ParseResult, SpawnContext
-from wardian_host.providers.legacy_parser import LegacyParser, is_legacy
 from wardian_host.providers.manager import Plugins
 
 
@@ -32,12 +31,7 @@ class SourceParser:
             return
         # The provider's parser may keep this context: it is this parser's own copy, kept current in place.
         self._ctx = ctx.model_copy()
-        if is_legacy(self._plugins, self.provider):
-            self.parser = LegacyParser(self._plugins, self.provider, self._ctx, self.source)
-        else:
-            self.parser = self._plugins.call(
-                self.provider, "parse_output", ctx=self._ctx, source=self.source, data=b"", state=None
-            )
+        self.parser = self._plugins.parse_output(self.provider, ctx=self._ctx, source=self.source)
 
     def opened(self, ctx: SpawnContext) -> ParseResult:
         return self._call(ctx, "opened", lambda method: method())

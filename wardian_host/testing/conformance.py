@@ -15,9 +15,9 @@ is complete (tested CLI versions, keys for the dialogs of an `approvals` provide
 `build_argv` answers a list of strings for fresh, resume and headless launches (or
 `not_supported` for one the provider does not declare), and a resume launch carries
 exactly the `ctx.resume_args` the host hands it, never a copy of the provider's own;
-the other hooks answer their declared types; each source's parser state is the
-provider's declared class, made fresh; the parser calls (open, data, quiet, screen)
-never raise on random bytes, truncated UTF-8, truncated or odd JSON lines, cut escape
+the other hooks answer their declared types; `parse_output` answers each source a
+parser of its own (two launches never share one); the parser's calls (opened, feed,
+quiet, screen) never raise on random bytes, truncated UTF-8, truncated or odd JSON lines, cut escape
 sequences and garbled screens, and emit only declared events, each naming the source
 it came from, every dialog one the input profile can answer.
 """
@@ -162,12 +162,12 @@ def _contains(argv: list[str], part: list[str]) -> int:
 
 
 def _resume_problems(plugins: Plugins, provider: str, ctx: SpawnContext, mode: str, resumes: bool) -> list[str]:
-    own = plugins.call(provider, "resume_args", ctx=ctx, session_id=CONFORMANCE_SESSION_ID)
+    own = plugins.resume_args(provider, ctx=ctx, session_id=CONFORMANCE_SESSION_ID)
     if not own:  # the host never resumes it: a relaunch is fresh
         return [f"declares `resume` but resume_args answered nothing for a {mode} launch"] if resumes else []
     problems = []
     for handed, label in ((own, "its resume_args"), (RESUME_SENTINEL, "the host's ctx.resume_args")):
-        argv = plugins.call(provider, "build_argv", ctx=ctx.model_copy(update={"resume_args": handed})).argv
+        argv = plugins.build_argv(provider, ctx=ctx.model_copy(update={"resume_args": handed})).argv
         if _contains(argv, handed) != 1:
             problems.append(f"a {mode} resume launch given {label} {handed} does not carry them once: {argv}")
         elif handed is RESUME_SENTINEL and _contains(argv, own):
@@ -219,7 +219,7 @@ def check_build_argv(plugins: Plugins, provider: str, workdir: Path, launch: Lau
             resume_args=RESUME_SENTINEL if session_mode == "resume" else None,
         )
         try:
-            plan = plugins.call(provider, "build_argv", ctx=ctx)
+            plan = plugins.build_argv(provider, ctx=ctx)
         except WardianError as error:
             if error.code == "not_supported" and capability not in capabilities:
                 continue
@@ -234,12 +234,12 @@ def check_other_hooks(plugins: Plugins, provider: str, workdir: Path, launch: La
     problems = []
     ctx = conformance_context(provider, workdir, launch=launch, provider_session_id=CONFORMANCE_SESSION_ID)
     calls: dict[str, Callable[[], Any]] = {
-        "prepare_home": lambda: plugins.call(provider, "prepare_home", ctx=ctx),
-        "prepare_home (again: must be idempotent)": lambda: plugins.call(provider, "prepare_home", ctx=ctx),
-        "resume_args": lambda: plugins.call(provider, "resume_args", ctx=ctx, session_id=CONFORMANCE_SESSION_ID),
-        "approval_source": lambda: plugins.call(provider, "approval_source", ctx=ctx),
-        "approval_source (session unknown)": lambda: plugins.call(
-            provider, "approval_source", ctx=ctx.model_copy(update={"provider_session_id": None})
+        "prepare_home": lambda: plugins.prepare_home(provider, ctx=ctx),
+        "prepare_home (again: must be idempotent)": lambda: plugins.prepare_home(provider, ctx=ctx),
+        "resume_args": lambda: plugins.resume_args(provider, ctx=ctx, session_id=CONFORMANCE_SESSION_ID),
+        "approval_source": lambda: plugins.approval_source(provider, ctx=ctx),
+        "approval_source (session unknown)": lambda: plugins.approval_source(
+            provider, ctx=ctx.model_copy(update={"provider_session_id": None})
         ),
     }
     answers = {}
@@ -258,8 +258,8 @@ def _sources(plugins: Plugins, provider: str, ctx: SpawnContext) -> list[OutputS
     sources = [PTY_SOURCE, HEADLESS_SOURCE]
     for session_id in (None, ctx.provider_session_id):
         try:
-            announced = plugins.call(
-                provider, "approval_source", ctx=ctx.model_copy(update={"provider_session_id": session_id})
+            announced = plugins.approval_source(
+                provider, ctx=ctx.model_copy(update={"provider_session_id": session_id})
             )
         except WardianError:
             announced = []  # reported by check_other_hooks
@@ -287,19 +287,19 @@ def _garbled_screens() -> list[ScreenSnapshot]:
 
 
 def _parser_calls(parser: SourceParser, ctx: SpawnContext) -> list[tuple[str, Callable[[], ParseResult]]]:
-    calls: list[tuple[str, Callable[[], ParseResult]]] = [("source_opened", lambda: parser.opened(ctx))]
+    calls: list[tuple[str, Callable[[], ParseResult]]] = [("opened", lambda: parser.opened(ctx))]
     inputs = malformed_inputs()
     if parser.source.format == "chunks":
         # The same bytes again, cut at odd places, as a PTY read may cut them.
         joined = b"".join(inputs[:30])
         inputs += [joined[i : i + 7] for i in range(0, len(joined), 7)]
     for index, data in enumerate(inputs):
-        calls.append((f"parse_output(input #{index}: {data[:40]!r})", functools.partial(parser.parse, ctx, data)))
+        calls.append((f"feed(input #{index}: {data[:40]!r})", functools.partial(parser.parse, ctx, data)))
         if index % 10 == 0:
-            calls.append(("source_quiet", lambda: parser.quiet(ctx)))
+            calls.append(("quiet", lambda: parser.quiet(ctx)))
     if parser.source.format == "chunks":
-        calls += [("parse_screen", functools.partial(parser.screen, ctx, screen)) for screen in _garbled_screens()]
-    return calls + [("source_quiet", lambda: parser.quiet(ctx))]
+        calls += [("screen", functools.partial(parser.screen, ctx, screen)) for screen in _garbled_screens()]
+    return calls + [("quiet", lambda: parser.quiet(ctx))]
 
 
 def check_parse_output(plugins: Plugins, provider: str, workdir: Path, launch: LaunchConfig | None = None) -> list[str]:
@@ -319,7 +319,7 @@ def check_parse_output(plugins: Plugins, provider: str, workdir: Path, launch: L
                 break  # one failure per source says enough
             problems += _check_result(result, source, info, what)
         other = _started_parser(plugins, provider, source, ctx, [])
-        if parser.parser is not None and other is not None and _memory(other) is _memory(parser):
+        if parser.parser is not None and other is not None and other.parser is parser.parser:
             problems.append(f"parse_output({source.name}): two launches share one parser")
     return problems
 
@@ -334,11 +334,6 @@ def _started_parser(
         problems.append(f"parse_output({source.name}): {error.message}")
         return None
     return parser
-
-
-def _memory(parser: SourceParser) -> object:
-    # TRANSITION: a contract 2 provider's memory is the state the host made for it.
-    return getattr(parser.parser, "state", parser.parser)
 
 
 CHECKS = (check_provider_info, check_build_argv, check_resume_launch, check_other_hooks, check_parse_output)

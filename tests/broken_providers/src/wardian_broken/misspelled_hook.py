@@ -14,5 +14,5 @@ def build_argv(ctx):
 
 
 @hookimpl
-def parse_outputs(ctx, source, data, state):  # misspelled: the hook is parse_output
+def parse_outputs(ctx, source):  # misspelled: the hook is parse_output
     return None

@@ -23,10 +23,10 @@ def build_argv(ctx):
     return LaunchPlan(argv=argv, cwd=ctx.workspace)
 
 
-class NotAModel:
+class NotAParser:
     pass
 
 
 @hookimpl
-def parser_state(source):
-    return NotAModel  # neither a dataclass nor a pydantic model
+def parse_output(source):
+    return NotAParser()  # has no feed

@@ -14,9 +14,14 @@ def build_argv(ctx):
     raise RuntimeError("raising cannot build an argv")
 
 
+class ChokingParser:
+    def feed(self, data):
+        raise RuntimeError("raising chokes on output")
+
+
 @hookimpl
-def parse_output(data):
-    raise RuntimeError("raising chokes on output")
+def parse_output():
+    return ChokingParser()
 
 
 @hookimpl

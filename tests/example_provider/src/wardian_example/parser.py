@@ -1,4 +1,4 @@
-"""`wardian-example-cli` output → provider events. Never raises on bad input."""
+"""`wardian-example-cli` output → provider events: a parser object per source."""
 
 from dataclasses import dataclass, field
 
@@ -81,3 +81,20 @@ def parse_terminal(source: OutputSource, data: bytes, state: TerminalState) -> P
         events.append(event(kind, source, "prompt", PROMPT))
     state.tail = "" if events else text[-len(APPROVAL) :]
     return ParseResult(events=events)
+
+
+@dataclass
+class TerminalParser:
+    source: OutputSource
+    state: TerminalState = field(default_factory=TerminalState)
+
+    def feed(self, data: bytes) -> ParseResult:
+        return parse_terminal(self.source, data, self.state)
+
+
+@dataclass
+class LineParser:
+    source: OutputSource
+
+    def feed(self, data: bytes) -> ParseResult:
+        return parse_line(self.source, data)

@@ -6,7 +6,6 @@ from wardian_core.provider_models import (
     HomePlan,
     LaunchPlan,
     OutputSource,
-    ParseResult,
     ProviderInfo,
     ProviderSetting,
     SpawnContext,
@@ -57,15 +56,8 @@ def resume_args(session_id: str) -> list[str]:
 
 
 @hookimpl
-def parser_state(source: OutputSource) -> type | None:
-    return parser.TerminalState if source.format == "chunks" else None
-
-
-@hookimpl
-def parse_output(source: OutputSource, data: bytes, state: parser.TerminalState) -> ParseResult:
-    if source.format == "chunks":
-        return parser.parse_terminal(source, data, state)
-    return parser.parse_line(source, data)
+def parse_output(source: OutputSource) -> parser.TerminalParser | parser.LineParser:
+    return parser.TerminalParser(source) if source.format == "chunks" else parser.LineParser(source)
 
 
 @hookimpl
