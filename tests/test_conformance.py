@@ -35,7 +35,7 @@ def test_conformance_reports_a_parser_that_raises(provider_packages: Path, tmp_p
     with pytest.raises(AssertionError) as caught:
         run_conformance("raising", tmp_path)
     report = str(caught.value)
-    assert "parse_output(input #0: b'\\xe2\\x82') on pty" in report
+    assert "feed(input #0: b'\\xe2\\x82') on pty" in report
     assert "RuntimeError: raising chokes on output" in report
     assert "build_argv for a fresh interactive launch" in report
     assert "resume_args: validation_failed" in report

@@ -16,7 +16,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 # version it was built for in `ProviderInfo.contract_version`; the host refuses any other.
 # 2: approval reasons and dialogs, resume through `resume_args`, several telemetry sources
 #    (files, directories, SSE, commands), typed parser state, explicit open/quiet/screen calls.
-CONTRACT_VERSION = 2
+# 3: `parse_output(ctx, source)` answers one parser object per source (feed, opened, quiet,
+#    screen) holding its own memory; parser_state, source_opened, source_quiet and
+#    parse_screen are gone; the specs live in `wardian_core.hookspecs`.
+CONTRACT_VERSION = 3
 
 EventKind = Literal[
     "session_started",
