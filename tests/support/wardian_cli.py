@@ -61,31 +61,7 @@ class WardianCli:
         return self("agent", "watch", name)["watch"]
 
     def output_shows(self, name: str, text: str, timeout: float = 10) -> None:
-        """Follow the agent's output from the oldest kept (`agent watch --follow`) until `text` shows,
-        whitespace ignored: TUIs draw spaces by moving the cursor."""
-        wanted, seen = "".join(text.split()), ""
-        follow = subprocess.Popen(
-            [WARDIAN, "agent", "watch", name, "--follow"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            stdin=subprocess.DEVNULL,
-            env=dict(os.environ),
-        )
-        assert follow.stdout is not None
-        pending, deadline = b"", time.monotonic() + timeout
-        try:
-            while wanted not in seen:
-                remaining = deadline - time.monotonic()
-                assert remaining > 0 and select.select([follow.stdout], [], [], remaining)[0], (
-                    f"{text!r} not in {name}'s output within {timeout} s"
-                )
-                chunk = os.read(follow.stdout.fileno(), 65536)
-                assert chunk, f"the watch of {name} ended before {text!r} showed"
-                *lines, pending = (pending + chunk).split(b"\n")
-                seen += "".join("".join(json.loads(line).get("output", "").split()) for line in lines if line)
-        finally:
-            follow.kill()
-            follow.wait()
+        output_shows(name, text, timeout)
 
     def run(self, name: str, prompt: str, *flags: str) -> subprocess.CompletedProcess[str]:
         """`wardian agent run`: one headless turn of the agent's provider; its exit code is the caller's to check."""
@@ -102,6 +78,35 @@ class WardianCli:
     def run_record(completed: subprocess.CompletedProcess[str]) -> dict[str, Any]:
         assert completed.returncode == 0, completed.stderr
         return json.loads(completed.stdout)["run"]
+
+
+def output_shows(name: str, text: str, timeout: float = 10) -> None:
+    """Follow the agent's output from the oldest kept (`agent watch --follow`) until `text` shows,
+    whitespace ignored: TUIs draw spaces by moving the cursor. Output already printed counts,
+    unlike `agent watch --until output:`, which waits for output after the call."""
+    wanted, seen = "".join(text.split()), ""
+    follow = subprocess.Popen(
+        [WARDIAN, "agent", "watch", name, "--follow"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+        env=dict(os.environ),
+    )
+    assert follow.stdout is not None
+    pending, deadline = b"", time.monotonic() + timeout
+    try:
+        while wanted not in seen:
+            remaining = deadline - time.monotonic()
+            assert remaining > 0 and select.select([follow.stdout], [], [], remaining)[0], (
+                f"{text!r} not in {name}'s output within {timeout} s"
+            )
+            chunk = os.read(follow.stdout.fileno(), 65536)
+            assert chunk, f"the watch of {name} ended before {text!r} showed"
+            *lines, pending = (pending + chunk).split(b"\n")
+            seen += "".join("".join(json.loads(line).get("output", "").split()) for line in lines if line)
+    finally:
+        follow.kill()
+        follow.wait()
 
 
 def replay(provider: str, file: Path, *args: str) -> list[dict[str, Any]]:
