@@ -6,6 +6,7 @@ from collections.abc import Mapping
 
 from wardian_claude import home
 from wardian_claude.profile import permission_mode
+from wardian_core import hookimpl
 from wardian_core.errors import WardianError
 from wardian_core.provider_models import LaunchPlan, SpawnContext
 
@@ -14,6 +15,7 @@ HEADLESS_FLAGS = ["--output-format", "stream-json", "--verbose"]
 _SECRET_NAME = re.compile(r"(_API_KEY|_TOKEN|_SECRET|_PASSWORD)$", re.IGNORECASE)
 
 
+@hookimpl
 def resume_args(session_id: str) -> list[str]:
     return ["--resume", session_id]
 
@@ -54,6 +56,7 @@ def include_args(ctx: SpawnContext) -> list[str]:
     return args
 
 
+@hookimpl(specname="build_argv")
 def launch_plan(ctx: SpawnContext) -> LaunchPlan:
     argv = [EXECUTABLE]
     if ctx.mode == "headless":

@@ -11,9 +11,10 @@ import os
 from pathlib import Path
 
 from wardian_claude.trust import claude_config_file, trust_folder
+from wardian_core import hookimpl
 from wardian_core.hook_recorder import install_recorder, write_if_changed
 from wardian_core.provider_homes import SKILLS_FOLDER, link
-from wardian_core.provider_models import HomePlan, SpawnContext
+from wardian_core.provider_models import HomePlan, OutputSource, SpawnContext
 
 HOOKS_SOURCE_NAME = "claude-hooks"
 # Every hook event the parser reads (plus Notification and the failure variants, kept for
@@ -54,6 +55,7 @@ def link_skills(root: Path, home: Path) -> None:
         link(Path("..") / SKILLS_FOLDER, root / ".claude" / "skills", inside=home)
 
 
+@hookimpl(specname="prepare_home")
 def prepare(ctx: SpawnContext) -> HomePlan:
     directory = claude_dir(ctx)
     directory.mkdir(parents=True, exist_ok=True)
@@ -66,3 +68,10 @@ def prepare(ctx: SpawnContext) -> HomePlan:
         trust_folder(claude_config_file(os.environ), ctx.wardian_home)
     # Claude reads CLAUDE.md from --add-dir roots only with this set (2.1.197).
     return HomePlan(env={"CLAUDE_CODE_ADDITIONAL_DIRECTORIES_CLAUDE_MD": "1"})
+
+
+@hookimpl(specname="approval_source")
+def telemetry_sources(ctx: SpawnContext) -> list[OutputSource]:
+    if ctx.mode != "interactive":
+        return []  # headless runs report everything on stdout
+    return [OutputSource(name=HOOKS_SOURCE_NAME, kind="file", path=hooks_file(ctx))]

@@ -8,6 +8,7 @@
 from dataclasses import dataclass, field
 
 from wardian_claude import headless, home, hooks_log, tui
+from wardian_core import hookimpl
 from wardian_core.hookspecs import SourceParser
 from wardian_core.parsing.screen import ScreenSnapshot
 from wardian_core.provider_models import HEADLESS_SOURCE, OutputSource, ParseResult, SpawnContext
@@ -48,6 +49,7 @@ class HeadlessParser:
         return headless.parse_headless(self.source, data)
 
 
+@hookimpl(specname="parse_output")
 def parser_for(ctx: SpawnContext, source: OutputSource) -> SourceParser:
     if source.format == "chunks":
         return TuiParser(ctx, source)

@@ -1,17 +1,16 @@
-"""The hooks of the Claude Code provider; each delegates to a module of its own."""
+"""The Claude Code provider's plugin: who it is, and its hooks, each marked where its work is done."""
 
-from wardian_claude import argv, home, parser
+from wardian_claude import argv
+from wardian_claude.argv import launch_plan as build_argv
+from wardian_claude.argv import resume_args
+from wardian_claude.home import prepare as prepare_home
+from wardian_claude.home import telemetry_sources as approval_source
+from wardian_claude.parser import parser_for as parse_output
 from wardian_claude.profile import INPUT_PROFILE, SETTINGS, TESTED_VERSIONS
 from wardian_core import hookimpl
-from wardian_core.hookspecs import SourceParser
-from wardian_core.provider_models import (
-    CONTRACT_VERSION,
-    HomePlan,
-    LaunchPlan,
-    OutputSource,
-    ProviderInfo,
-    SpawnContext,
-)
+from wardian_core.provider_models import CONTRACT_VERSION, ProviderInfo
+
+__all__ = ["approval_source", "build_argv", "parse_output", "prepare_home", "provider_info", "resume_args"]
 
 
 @hookimpl
@@ -29,30 +28,3 @@ def provider_info() -> ProviderInfo:
         tested_versions=TESTED_VERSIONS,
         settings=SETTINGS,
     )
-
-
-@hookimpl
-def prepare_home(ctx: SpawnContext) -> HomePlan:
-    return home.prepare(ctx)
-
-
-@hookimpl
-def build_argv(ctx: SpawnContext) -> LaunchPlan:
-    return argv.launch_plan(ctx)
-
-
-@hookimpl
-def resume_args(session_id: str) -> list[str]:
-    return argv.resume_args(session_id)
-
-
-@hookimpl
-def parse_output(ctx: SpawnContext, source: OutputSource) -> SourceParser:
-    return parser.parser_for(ctx, source)
-
-
-@hookimpl
-def approval_source(ctx: SpawnContext) -> list[OutputSource]:
-    if ctx.mode != "interactive":
-        return []  # headless runs report everything on stdout
-    return [OutputSource(name=home.HOOKS_SOURCE_NAME, kind="file", path=home.hooks_file(ctx))]

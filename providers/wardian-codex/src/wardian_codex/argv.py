@@ -1,5 +1,7 @@
 """Launch and resume arguments of `codex`: interactive TUI, `exec --json` headless runs."""
 
+from wardian_codex import home
+from wardian_core import hookimpl
 from wardian_core.errors import WardianError
 from wardian_core.provider_models import LaunchPlan, SpawnContext
 
@@ -9,6 +11,7 @@ EXECUTABLE = "codex"
 EXEC_FLAGS = ["--json", "--skip-git-repo-check"]
 
 
+@hookimpl
 def resume_args(session_id: str) -> list[str]:
     """`codex resume <id>`; `codex exec` takes the same words after its own flags."""
     return ["resume", session_id]
@@ -56,3 +59,9 @@ def headless_argv(ctx: SpawnContext) -> list[str]:
 def launch_plan(ctx: SpawnContext, env: dict[str, str]) -> LaunchPlan:
     argv = headless_argv(ctx) if ctx.mode == "headless" else interactive_argv(ctx)
     return LaunchPlan(argv=argv, env=env, cwd=ctx.workspace)
+
+
+@hookimpl
+def build_argv(ctx: SpawnContext) -> LaunchPlan:
+    """The launch, in the agent's own Codex home."""
+    return launch_plan(ctx, {"CODEX_HOME": str(home.agent_codex_home(ctx))})

@@ -20,6 +20,7 @@ from typing import Any
 import tomli_w
 
 from wardian_codex import hooks, reach
+from wardian_core import hookimpl
 from wardian_core.provider_homes import assigned_skills, link, link_skills
 from wardian_core.provider_models import HomePlan, SpawnContext
 
@@ -151,6 +152,7 @@ def write_instructions(ctx: SpawnContext, user_home: Path, codex_home: Path) -> 
         target.write_text(text, encoding="utf-8")
 
 
+@hookimpl(specname="prepare_home")
 def prepare(ctx: SpawnContext, env: dict[str, str] | None = None, windows: bool | None = None) -> HomePlan:
     windows = sys.platform == "win32" if windows is None else windows
     user_home = user_codex_home(env)

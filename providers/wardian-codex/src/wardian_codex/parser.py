@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from wardian_codex import headless, hooks, hooks_log, rollout, sessions, tui
+from wardian_core import hookimpl
 from wardian_core.hookspecs import SourceParser
 from wardian_core.parsing.screen import ScreenSnapshot
 from wardian_core.provider_models import HEADLESS_SOURCE, OutputSource, ParseResult, SpawnContext
@@ -78,6 +79,7 @@ class HeadlessParser:
         return headless.parse_headless(self.source, data, self.state)
 
 
+@hookimpl(specname="parse_output")
 def parser_for(ctx: SpawnContext, source: OutputSource) -> SourceParser:
     if source.name == HEADLESS_SOURCE.name:
         return HeadlessParser(source)

@@ -1,19 +1,29 @@
-"""The hooks of the Codex provider; each delegates to a module of its own."""
+"""The Codex provider's plugin: who it is, and its hooks, each marked where its work is done."""
 
-from wardian_codex import argv, home, parser, sessions, trust, tui
+from wardian_codex import argv, home, trust, tui
+from wardian_codex.argv import build_argv, resume_args
+from wardian_codex.home import prepare as prepare_home
+from wardian_codex.parser import parser_for as parse_output
 from wardian_codex.profile import INPUT_PROFILE, TESTED_VERSIONS
+from wardian_codex.sessions import telemetry_sources as approval_source
 from wardian_core import hookimpl
-from wardian_core.hookspecs import SourceParser
 from wardian_core.provider_models import (
     CONTRACT_VERSION,
-    HomePlan,
-    LaunchPlan,
-    OutputSource,
     ProviderEvent,
     ProviderInfo,
     ProviderSetting,
     SpawnContext,
 )
+
+__all__ = [
+    "approval_source",
+    "build_argv",
+    "parse_output",
+    "prepare_home",
+    "provider_info",
+    "resume_args",
+    "status_changed",
+]
 
 # What argv.py (sandbox_mode, approval_policy) and home.py (trust_workspace) read from the launch.
 SETTINGS = [
@@ -51,31 +61,6 @@ def provider_info() -> ProviderInfo:
         tested_versions=TESTED_VERSIONS,
         settings=SETTINGS,
     )
-
-
-@hookimpl
-def prepare_home(ctx: SpawnContext) -> HomePlan:
-    return home.prepare(ctx)
-
-
-@hookimpl
-def build_argv(ctx: SpawnContext) -> LaunchPlan:
-    return argv.launch_plan(ctx, {"CODEX_HOME": str(home.agent_codex_home(ctx))})
-
-
-@hookimpl
-def resume_args(session_id: str) -> list[str]:
-    return argv.resume_args(session_id)
-
-
-@hookimpl
-def approval_source(ctx: SpawnContext) -> list[OutputSource]:
-    return sessions.telemetry_sources(ctx)
-
-
-@hookimpl
-def parse_output(ctx: SpawnContext, source: OutputSource) -> SourceParser:
-    return parser.parser_for(ctx, source)
 
 
 @hookimpl

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from wardian_codex import hooks
 from wardian_codex.home import agent_codex_home
+from wardian_core import hookimpl
 from wardian_core.parsing.events import event
 from wardian_core.provider_models import OutputSource, ParseResult, SpawnContext
 
@@ -43,6 +44,7 @@ def rollout_file(codex_home: Path, thread_id: str) -> Path | None:
     return found[-1] if found else None
 
 
+@hookimpl(specname="approval_source")
 def telemetry_sources(ctx: SpawnContext) -> list[OutputSource]:
     if ctx.mode != "interactive":
         return []

@@ -1,7 +1,9 @@
 """Launch and resume arguments of Gemini CLI (checked against 0.61.0)."""
 
+from wardian_core import hookimpl
 from wardian_core.errors import WardianError
 from wardian_core.provider_models import LaunchPlan, SpawnContext
+from wardian_gemini import home
 from wardian_gemini.profile import SETTINGS
 
 EXECUTABLE = "gemini"
@@ -13,6 +15,7 @@ APPROVAL_MODE_DEFAULT = str(SETTINGS[0].default)
 NO_RELAUNCH = "GEMINI_CLI_NO_RELAUNCH"
 
 
+@hookimpl
 def resume_args(session_id: str) -> list[str]:
     return ["--resume", session_id]
 
@@ -48,3 +51,9 @@ def launch_plan(ctx: SpawnContext, env: dict[str, str]) -> LaunchPlan:
     if ctx.mode == "interactive":
         env = env | {NO_RELAUNCH: ""}
     return LaunchPlan(argv=argv, env=env, cwd=ctx.workspace)
+
+
+@hookimpl
+def build_argv(ctx: SpawnContext) -> LaunchPlan:
+    """The launch, in the agent's own Gemini home."""
+    return launch_plan(ctx, {"GEMINI_CLI_HOME": str(home.agent_home(ctx))})

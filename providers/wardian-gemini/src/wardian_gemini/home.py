@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from wardian_core import hookimpl
 from wardian_core.hook_recorder import install_recorder, write_if_changed
 from wardian_core.provider_homes import assigned_skills, link, link_skills
 from wardian_core.provider_models import HomePlan, SpawnContext
@@ -97,6 +98,7 @@ def _read_json(path: Path) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+@hookimpl(specname="prepare_home")
 def prepare(ctx: SpawnContext, env: Mapping[str, str] | None = None) -> HomePlan:
     env = os.environ if env is None else env
     user_dir = user_gemini_dir(env)

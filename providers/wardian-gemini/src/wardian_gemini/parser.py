@@ -8,6 +8,7 @@
 import os
 from dataclasses import dataclass, field
 
+from wardian_core import hookimpl
 from wardian_core.hookspecs import SourceParser
 from wardian_core.parsing.screen import ScreenSnapshot
 from wardian_core.provider_models import OutputSource, ParseResult, SpawnContext
@@ -58,6 +59,7 @@ class HeadlessParser:
         return headless.parse_headless(self.source, data)
 
 
+@hookimpl(specname="parse_output")
 def parser_for(ctx: SpawnContext, source: OutputSource) -> SourceParser:
     if source.format == "chunks":
         return TuiParser(ctx, source)
@@ -66,6 +68,7 @@ def parser_for(ctx: SpawnContext, source: OutputSource) -> SourceParser:
     return HeadlessParser(source)
 
 
+@hookimpl(specname="approval_source")
 def telemetry_sources(ctx: SpawnContext) -> list[OutputSource]:
     if ctx.mode != "interactive":
         return []

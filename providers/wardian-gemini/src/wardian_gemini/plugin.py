@@ -1,17 +1,15 @@
-"""The hooks of the Gemini provider; each delegates to a module of its own."""
+"""The Gemini provider's plugin: who it is, and its hooks, each marked where its work is done."""
 
 from wardian_core import hookimpl
-from wardian_core.hookspecs import SourceParser
-from wardian_core.provider_models import (
-    CONTRACT_VERSION,
-    HomePlan,
-    LaunchPlan,
-    OutputSource,
-    ProviderInfo,
-    SpawnContext,
-)
-from wardian_gemini import argv, home, parser
+from wardian_core.provider_models import CONTRACT_VERSION, ProviderInfo
+from wardian_gemini import argv
+from wardian_gemini.argv import build_argv, resume_args
+from wardian_gemini.home import prepare as prepare_home
+from wardian_gemini.parser import parser_for as parse_output
+from wardian_gemini.parser import telemetry_sources as approval_source
 from wardian_gemini.profile import INPUT_PROFILE, SETTINGS, TESTED_VERSIONS
+
+__all__ = ["approval_source", "build_argv", "parse_output", "prepare_home", "provider_info", "resume_args"]
 
 
 @hookimpl
@@ -29,28 +27,3 @@ def provider_info() -> ProviderInfo:
         tested_versions=TESTED_VERSIONS,
         settings=SETTINGS,
     )
-
-
-@hookimpl
-def prepare_home(ctx: SpawnContext) -> HomePlan:
-    return home.prepare(ctx)
-
-
-@hookimpl
-def build_argv(ctx: SpawnContext) -> LaunchPlan:
-    return argv.launch_plan(ctx, {"GEMINI_CLI_HOME": str(home.agent_home(ctx))})
-
-
-@hookimpl
-def resume_args(session_id: str) -> list[str]:
-    return argv.resume_args(session_id)
-
-
-@hookimpl
-def approval_source(ctx: SpawnContext) -> list[OutputSource]:
-    return parser.telemetry_sources(ctx)
-
-
-@hookimpl
-def parse_output(ctx: SpawnContext, source: OutputSource) -> SourceParser:
-    return parser.parser_for(ctx, source)

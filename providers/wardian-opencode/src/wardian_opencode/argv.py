@@ -1,6 +1,7 @@
 """Launch and resume arguments of OpenCode (checked against 1.18.33): the TUI with its server on
 Wardian's port, and `opencode run --format json` headless."""
 
+from wardian_core import hookimpl
 from wardian_core.errors import WardianError
 from wardian_core.provider_models import LaunchPlan, SpawnContext
 from wardian_opencode import server
@@ -8,6 +9,7 @@ from wardian_opencode import server
 EXECUTABLE = "opencode"
 
 
+@hookimpl
 def resume_args(session_id: str) -> list[str]:
     """`--session <id>`: the TUI and `run` both continue that session."""
     return ["--session", session_id]
@@ -39,3 +41,8 @@ def launch_plan(ctx: SpawnContext, env: dict[str, str]) -> LaunchPlan:
     argv = headless_argv(ctx) if ctx.mode == "headless" else interactive_argv(ctx)
     # OpenCode 1.18 takes its project directory from $PWD, not from the process's cwd.
     return LaunchPlan(argv=argv, env={**env, "PWD": str(ctx.workspace)}, cwd=ctx.workspace)
+
+
+@hookimpl
+def build_argv(ctx: SpawnContext) -> LaunchPlan:
+    return launch_plan(ctx, {})

@@ -16,10 +16,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from wardian_core import hookimpl
 from wardian_core.errors import WardianError
 from wardian_core.hook_recorder import write_if_changed
 from wardian_core.provider_homes import assigned_skills, link, link_skills
-from wardian_core.provider_models import SpawnContext
+from wardian_core.provider_models import HomePlan, SpawnContext
+from wardian_opencode import server
 from wardian_opencode.config_files import read_config
 
 INSTRUCTION_FILE = "AGENTS.md"
@@ -99,3 +101,9 @@ def prepare(ctx: SpawnContext, env: Mapping[str, str] | None = None) -> dict[str
     write_if_changed(config_file(ctx), json.dumps(config, indent=2) + "\n")
     project_user_config_dir(ctx, environ)
     return {"OPENCODE_CONFIG": str(config_file(ctx)), "OPENCODE_CONFIG_DIR": str(config_dir(ctx))}
+
+
+@hookimpl
+def prepare_home(ctx: SpawnContext) -> HomePlan:
+    """OpenCode's home, and the local server Wardian reads its events from."""
+    return HomePlan(env=prepare(ctx) | server.prepare(ctx))

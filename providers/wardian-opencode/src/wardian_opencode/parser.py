@@ -7,6 +7,7 @@
 
 from dataclasses import dataclass, field
 
+from wardian_core import hookimpl
 from wardian_core.hookspecs import SourceParser
 from wardian_core.parsing.screen import ScreenSnapshot
 from wardian_core.provider_models import OutputSource, ParseResult, SpawnContext
@@ -47,6 +48,7 @@ class HeadlessParser:
         return headless.parse_headless(self.source, data, self.state)
 
 
+@hookimpl(specname="parse_output")
 def parser_for(ctx: SpawnContext, source: OutputSource) -> SourceParser | None:
     if source.format == "chunks":
         return TuiParser(source)
@@ -57,6 +59,7 @@ def parser_for(ctx: SpawnContext, source: OutputSource) -> SourceParser | None:
     return None
 
 
+@hookimpl(specname="approval_source")
 def telemetry_sources(ctx: SpawnContext) -> list[OutputSource]:
     if ctx.mode != "interactive":
         return []

@@ -1,17 +1,15 @@
-"""The hooks of the OpenCode provider; each delegates to a module of its own."""
+"""The OpenCode provider's plugin: who it is, and its hooks, each marked where its work is done."""
 
 from wardian_core import hookimpl
-from wardian_core.hookspecs import SourceParser
-from wardian_core.provider_models import (
-    CONTRACT_VERSION,
-    HomePlan,
-    LaunchPlan,
-    OutputSource,
-    ProviderInfo,
-    SpawnContext,
-)
-from wardian_opencode import argv, home, parser, server
+from wardian_core.provider_models import CONTRACT_VERSION, ProviderInfo
+from wardian_opencode import argv
+from wardian_opencode.argv import build_argv, resume_args
+from wardian_opencode.home import prepare_home
+from wardian_opencode.parser import parser_for as parse_output
+from wardian_opencode.parser import telemetry_sources as approval_source
 from wardian_opencode.profile import INPUT_PROFILE, SETTINGS, TESTED_VERSIONS
+
+__all__ = ["approval_source", "build_argv", "parse_output", "prepare_home", "provider_info", "resume_args"]
 
 
 @hookimpl
@@ -32,28 +30,3 @@ def provider_info() -> ProviderInfo:
         # its postinstall) stand in front of the real binary: launch the binary itself.
         prefer_native_executable=True,
     )
-
-
-@hookimpl
-def prepare_home(ctx: SpawnContext) -> HomePlan:
-    return HomePlan(env=home.prepare(ctx) | server.prepare(ctx))
-
-
-@hookimpl
-def build_argv(ctx: SpawnContext) -> LaunchPlan:
-    return argv.launch_plan(ctx, {})
-
-
-@hookimpl
-def resume_args(session_id: str) -> list[str]:
-    return argv.resume_args(session_id)
-
-
-@hookimpl
-def approval_source(ctx: SpawnContext) -> list[OutputSource]:
-    return parser.telemetry_sources(ctx)
-
-
-@hookimpl
-def parse_output(ctx: SpawnContext, source: OutputSource) -> SourceParser | None:
-    return parser.parser_for(ctx, source)
