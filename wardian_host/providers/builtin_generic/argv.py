@@ -4,11 +4,13 @@ per-agent rcfile: see `shell_startup`)."""
 import re
 import shlex
 
+from wardian_core import hookimpl
 from wardian_core.errors import WardianError
 from wardian_core.provider_models import LaunchPlan, SpawnContext
 from wardian_host.providers.builtin_generic.shell_startup import startup_argv
 
 
+@hookimpl(specname="build_argv")
 def launch_plan(ctx: SpawnContext) -> LaunchPlan:
     if ctx.mode == "headless":
         raise WardianError(

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Literal
 
+from wardian_core import hookimpl
 from wardian_core.parsing.escapes import TerminalText, normalize_newlines
 from wardian_core.parsing.events import event
 from wardian_core.provider_models import OutputSource, ParseResult, ProviderEvent, SpawnContext, excerpt
@@ -224,3 +225,8 @@ def _finished(source: OutputSource, exit_code: int | None, state: GenericState) 
         return [event("turn_completed", source, RULE_FINISHED_MARK)]
     message, data = f"exit code {exit_code}", {"exit_code": exit_code}
     return [event("turn_completed", source, RULE_FINISHED_MARK, message=message, data=data)]
+
+
+@hookimpl
+def parse_output(ctx: SpawnContext, source: OutputSource) -> GenericParser:
+    return GenericParser(ctx, source)

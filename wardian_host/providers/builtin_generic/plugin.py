@@ -1,17 +1,17 @@
-"""The generic provider's hooks; each delegates."""
+"""The generic provider's plugin: who it is, and its hooks, each marked where its work is done."""
 
 from wardian_core import hookimpl
 from wardian_core.provider_models import (
     CONTRACT_VERSION,
-    HomePlan,
-    LaunchPlan,
-    OutputSource,
     ProviderInfo,
     ProviderSetting,
-    SpawnContext,
 )
-from wardian_host.providers.builtin_generic import argv, parser, shell_startup
+from wardian_host.providers.builtin_generic.argv import launch_plan as build_argv
+from wardian_host.providers.builtin_generic.parser import parse_output
 from wardian_host.providers.builtin_generic.profile import INPUT_PROFILE
+from wardian_host.providers.builtin_generic.shell_startup import write_startup as prepare_home
+
+__all__ = ["build_argv", "parse_output", "prepare_home", "provider_info", "resume_args"]
 
 
 @hookimpl
@@ -49,20 +49,5 @@ def provider_info() -> ProviderInfo:
 
 
 @hookimpl
-def prepare_home(ctx: SpawnContext) -> HomePlan:
-    return shell_startup.write_startup(ctx)
-
-
-@hookimpl
-def build_argv(ctx: SpawnContext) -> LaunchPlan:
-    return argv.launch_plan(ctx)
-
-
-@hookimpl
 def resume_args() -> list[str]:
     return []  # nothing to resume: a restart runs the same command again
-
-
-@hookimpl
-def parse_output(ctx: SpawnContext, source: OutputSource) -> parser.GenericParser:
-    return parser.GenericParser(ctx, source)

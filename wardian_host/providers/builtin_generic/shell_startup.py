@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 from typing import Literal
 
+from wardian_core import hookimpl
 from wardian_core.atomic_files import make_folders, replace_file
 from wardian_core.provider_models import HomePlan, SpawnContext
 from wardian_host.providers.builtin_generic.shell_scripts import BASHRC, ZSH_FILES
@@ -43,6 +44,7 @@ def _startup_dir(ctx: SpawnContext, shell: ShellName) -> Path:
     return ctx.agent_dir / "shell" / shell
 
 
+@hookimpl(specname="prepare_home")
 def write_startup(ctx: SpawnContext) -> HomePlan:
     """Write this launch's start-up files; the environment that makes the shell read them."""
     shell = integrated_shell(ctx)

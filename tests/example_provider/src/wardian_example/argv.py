@@ -1,14 +1,17 @@
 """Launch and resume arguments of `wardian-example-cli`."""
 
+from wardian_core import hookimpl
 from wardian_core.provider_models import LaunchPlan, SpawnContext
 
 EXECUTABLE = "wardian-example-cli"
 
 
+@hookimpl
 def resume_args(session_id: str) -> list[str]:
     return ["--resume", session_id]
 
 
+@hookimpl(specname="build_argv")
 def launch_plan(ctx: SpawnContext) -> LaunchPlan:
     argv = [EXECUTABLE]
     if ctx.mode == "headless":

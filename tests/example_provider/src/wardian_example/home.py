@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+from wardian_core import hookimpl
 from wardian_core.provider_models import HomePlan, SpawnContext
 
 
@@ -9,6 +10,7 @@ def example_home(ctx: SpawnContext) -> Path:
     return ctx.agent_dir / "example"
 
 
+@hookimpl(specname="prepare_home")
 def prepare(ctx: SpawnContext) -> HomePlan:
     home = example_home(ctx)
     home.mkdir(parents=True, exist_ok=True)

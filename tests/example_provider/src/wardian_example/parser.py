@@ -2,6 +2,7 @@
 
 from dataclasses import dataclass, field
 
+from wardian_core import hookimpl
 from wardian_core.parsing.escapes import TerminalText
 from wardian_core.parsing.events import event
 from wardian_core.parsing.jsonl import json_object, text_field
@@ -98,3 +99,8 @@ class LineParser:
 
     def feed(self, data: bytes) -> ParseResult:
         return parse_line(self.source, data)
+
+
+@hookimpl
+def parse_output(source: OutputSource) -> TerminalParser | LineParser:
+    return TerminalParser(source) if source.format == "chunks" else LineParser(source)

@@ -1,18 +1,29 @@
-"""The hooks of the example provider; each delegates to a module of its own."""
+"""The example provider's plugin: who it is, and its hooks, each marked where its work is done."""
 
 from wardian_core import hookimpl
 from wardian_core.provider_models import (
     CONTRACT_VERSION,
-    HomePlan,
-    LaunchPlan,
     OutputSource,
     ProviderInfo,
     ProviderSetting,
     SpawnContext,
     TestedVersions,
 )
-from wardian_example import argv, home, parser
+from wardian_example import argv, home
+from wardian_example.argv import launch_plan as build_argv
+from wardian_example.argv import resume_args
+from wardian_example.home import prepare as prepare_home
+from wardian_example.parser import parse_output
 from wardian_example.profile import INPUT_PROFILE
+
+__all__ = [
+    "approval_source",
+    "build_argv",
+    "parse_output",
+    "prepare_home",
+    "provider_info",
+    "resume_args",
+]
 
 
 @hookimpl
@@ -38,26 +49,6 @@ def provider_info() -> ProviderInfo:
             ),
         ],
     )
-
-
-@hookimpl
-def prepare_home(ctx: SpawnContext) -> HomePlan:
-    return home.prepare(ctx)
-
-
-@hookimpl
-def build_argv(ctx: SpawnContext) -> LaunchPlan:
-    return argv.launch_plan(ctx)
-
-
-@hookimpl
-def resume_args(session_id: str) -> list[str]:
-    return argv.resume_args(session_id)
-
-
-@hookimpl
-def parse_output(source: OutputSource) -> parser.TerminalParser | parser.LineParser:
-    return parser.TerminalParser(source) if source.format == "chunks" else parser.LineParser(source)
 
 
 @hookimpl
