@@ -6,48 +6,28 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from stand_in_provider import StandIn, registered
 
 from wardian_core import hookimpl
 from wardian_core.parsing.events import event
 from wardian_core.provider_models import (
-    CONTRACT_VERSION,
-    LaunchPlan,
     OutputSource,
     ParseResult,
     ProviderEvent,
-    ProviderInfo,
-    SpawnContext,
 )
 from wardian_host.output import feed
 from wardian_host.output.feed import OutputFeed, ParserSession
-from wardian_host.providers.manager import Plugins
 from wardian_host.testing.contexts import spawn_context
 
 TIMEOUT = 10
 
 
-class StandInProvider:
-    """A provider object handed to `Plugins.register`: the PTY says ready on `READY`; the stream
-    reports nothing and keeps what it was fed."""
+class StandInProvider(StandIn):
+    """The PTY says ready on `READY`; the stream reports nothing and keeps what it was fed."""
 
     def __init__(self, stream: OutputSource) -> None:
         self.stream = stream
         self.stream_lines: list[bytes] = []
-
-    @hookimpl
-    def provider_info(self) -> ProviderInfo:
-        return ProviderInfo(
-            name="standin",
-            display_name="stand-in",
-            contract_version=CONTRACT_VERSION,
-            executable=None,
-            session_id_mode="assigned",
-            capabilities=["interactive"],
-        )
-
-    @hookimpl
-    def build_argv(self, ctx: SpawnContext) -> LaunchPlan:
-        return LaunchPlan(argv=["standin"], cwd=ctx.workspace)
 
     @hookimpl
     def approval_source(self) -> list[OutputSource]:
@@ -103,10 +83,7 @@ def _ready_said(tmp_path: Path, holds_ready: bool) -> Launch:
     stream_file = tmp_path / "stream.jsonl"
     stream = OutputSource(name="stream", kind="file", path=stream_file, holds_ready=holds_ready)
     provider = StandInProvider(stream)
-    plugins = Plugins()
-    plugins.register(provider, "standin")
-    assert plugins.failures == []
-    output_feed = OutputFeed(asyncio.get_running_loop(), plugins)
+    output_feed = OutputFeed(asyncio.get_running_loop(), registered(provider))
     seen: list[ProviderEvent] = []
     session = output_feed.new_session(spawn_context(tmp_path, "standin"), seen.append)
     output_feed.start(session)
