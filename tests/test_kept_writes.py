@@ -13,7 +13,9 @@ from wardian_core import identity
 from wardian_core.db import agents as agent_rows
 from wardian_core.db import connection, kept_writes, open_writer
 from wardian_core.db.kept_writes import WriterConnection
+from wardian_host.agents.registry import AgentRegistry
 from wardian_host.agents.state_catch_up import StateCatchUp
+from wardian_host.agents.status_tracker import StatusTracker
 
 
 class Disk:
@@ -127,3 +129,18 @@ def test_the_host_retries_kept_writes_until_they_land(
         assert _stored(wardian_home, agent)["status"] == "off" and catch_up.flush() is True
 
     asyncio.run(scenario())
+
+
+def test_a_status_kept_on_a_full_disk_gives_the_live_agent_its_new_time(
+    wardian_home: Path, disk: Disk, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    conn = _host_writer(wardian_home)
+    agent_uuid = _running_agent(conn)
+    agent = AgentRegistry(conn, 1024).resolve(agent_uuid)
+    tracker = StatusTracker(conn, lambda *_: None)
+    disk.full = True
+    monkeypatch.setattr(agent_rows, "now_iso", lambda: "2030-01-01T00:00:00.000Z")
+    assert tracker.set_status(agent, "off", {"rule": "kill"}) is True
+    # state.db still holds idle's time; the host's view and the status event carry the kept one.
+    assert agent.row["status"] == "off" and agent.row["last_status_at"] == "2030-01-01T00:00:00.000Z"
+    assert agent.event_log[-1]["at"] == "2030-01-01T00:00:00.000Z"

@@ -3,7 +3,11 @@
 import json
 from pathlib import Path
 
+import pytest
+from pydantic import ValidationError
+
 from wardian_core import identity
+from wardian_core.db import agents as agent_rows
 from wardian_core.db import events as event_rows
 from wardian_core.db import open_writer
 from wardian_core.parsing.events import event
@@ -71,4 +75,25 @@ def test_tool_calls_from_structured_sources_are_recorded_beside_status_changes_a
     assert logged[3][1]["rule"] == "hook PostToolUse"
     event_rows.prune_events(conn, keep_per_agent=1)
     assert [e["kind"] for e in event_rows.list_events(conn, agent.uuid)] == ["tool_call"]
+    conn.close()
+
+
+def test_a_row_with_a_status_wardian_does_not_have_is_refused_where_it_is_read(tmp_path: Path) -> None:
+    conn = open_writer(tmp_path)
+    row = identity.create_agent(conn, class_name="Coder", provider="claude", workspace=tmp_path, name="cc")
+    assert agent_rows.agent_row(row)["status"] == "off"
+    with pytest.raises(ValidationError) as refused:
+        agent_rows.agent_row(row | {"status": "sleeping"})
+    assert refused.value.errors()[0]["loc"] == ("status",)
+    conn.close()
+
+
+def test_a_session_id_is_stored_once_and_kept_in_the_live_row(tmp_path: Path) -> None:
+    conn = open_writer(tmp_path)
+    row = identity.create_agent(conn, class_name="Coder", provider="claude", workspace=tmp_path, name="cc")
+    agent = LiveAgent(row=agent_rows.agent_row(row), buffer=OutputBuffer(1024))
+    tracker = StatusTracker(conn, lambda *_: None)
+    tracker.apply_event(agent, event("session_started", PTY_SOURCE, "hook SessionStart", session_id="s-1"))
+    assert agent.row["provider_session_id"] == "s-1"
+    assert (agent_rows.get_agent(conn, agent.uuid) or {})["provider_session_id"] == "s-1"
     conn.close()

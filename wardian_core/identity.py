@@ -8,11 +8,14 @@ the name (COLLATE NOCASE) is what makes them unique, so two concurrent creators 
 import os
 import re
 import sqlite3
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from wardian_core.db import agents as agent_rows
 from wardian_core.errors import WardianError
+
+Record = TypeVar("Record", bound=Mapping[str, Any])  # a stored row, or the host's typed one
 
 NAME_PATTERN = re.compile(r"^[a-zA-Z0-9_-]+$")
 
@@ -217,7 +220,7 @@ def stale_session(session_id: str) -> WardianError:
     )
 
 
-def find_in(agents: list[dict[str, Any]], reference: str) -> dict[str, Any]:
+def find_in(agents: Sequence[Record], reference: str) -> Record:
     """Resolve by exact uuid first, then name in any case (names are unique whatever their case),
     within a list of records."""
     for agent in agents:

@@ -3,13 +3,14 @@ in one function the host, `providers replay` and tests share."""
 
 from dataclasses import dataclass
 
-from wardian_core.statuses import STATUSES
+from wardian_core.provider_models import EventKind
+from wardian_core.statuses import STATUSES, Status
 
 # Where an agent may have been when a dialog opened, and so return to when it closes.
-DIALOG_RETURNS = ("starting", "idle", "processing")
+DIALOG_RETURNS: tuple[Status, ...] = ("starting", "idle", "processing")
 
 # The status each event leads to, before the conditions in `next_status`.
-_EVENT_STATUS: dict[str, str | None] = {
+_EVENT_STATUS: dict[EventKind, Status | None] = {
     "session_started": None,
     "ready": "idle",
     "turn_started": "processing",
@@ -22,12 +23,13 @@ _EVENT_STATUS: dict[str, str | None] = {
 }
 
 
-def next_status(current: str, event_kind: str, before_dialog: str | None = None) -> str | None:
+def next_status(current: Status, event_kind: EventKind, before_dialog: Status | None = None) -> Status | None:
     """The status `event_kind` moves an agent in `current` to, or None for no change.
 
     `before_dialog` is the status the agent had when its current dialog opened
     (`status_before_dialog` keeps it); `approval_resolved` returns there, and to
-    `processing` when it is unknown: a dialog mostly interrupts a turn.
+    `processing` when it is unknown: a dialog mostly interrupts a turn. The types say the
+    same as the checks, which stay for callers that read their values from outside.
     """
     if current not in STATUSES:
         raise ValueError(f"unknown status {current!r}")
@@ -47,7 +49,7 @@ def next_status(current: str, event_kind: str, before_dialog: str | None = None)
     return None if target == current else target
 
 
-def status_before_dialog(remembered: str | None, previous: str, current: str) -> str | None:
+def status_before_dialog(remembered: Status | None, previous: Status, current: Status) -> Status | None:
     """What `approval_resolved` will return to, after a change from `previous` to `current`."""
     if current != "action_required":
         return None
@@ -58,10 +60,10 @@ def status_before_dialog(remembered: str | None, previous: str, current: str) ->
 class StatusCourse:
     """A status followed event by event outside the host's tracker (headless runs, replay)."""
 
-    status: str = "starting"
-    before_dialog: str | None = None
+    status: Status = "starting"
+    before_dialog: Status | None = None
 
-    def apply(self, event_kind: str) -> str | None:
+    def apply(self, event_kind: EventKind) -> Status | None:
         """Move on by one event; the new status, or None when it does not change."""
         target = next_status(self.status, event_kind, self.before_dialog)
         if target is not None:

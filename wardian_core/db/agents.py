@@ -2,33 +2,47 @@
 
 import json
 import sqlite3
+from collections.abc import Mapping
 from typing import Any
+
+from pydantic import TypeAdapter
+
+# pydantic reads a TypedDict's fields from typing_extensions' before Python 3.12 (it comes with pydantic).
+from typing_extensions import TypedDict
 
 from wardian_core.clock import now_iso
 from wardian_core.db import kept_writes
 from wardian_core.db.connection import transaction
 from wardian_core.db.events import add_event
 from wardian_core.db.kept_writes import KeptWrite
+from wardian_core.statuses import Status
 
-AGENT_COLUMNS = (
-    "uuid",
-    "name",
-    "class",
-    "provider",
-    "workspace",
-    "description",
-    "status",
-    "pid",
-    "started_at",
-    "last_status_at",
-    "provider_session_id",
-    "is_off",
-    "created_at",
-    "status_evidence",
-    "launch_config",
-    "provider_settings",
-    "process_identity",
+# One row as the host keeps it (LiveAgent.row): the JSON columns stay text. The functional
+# form because `class` is a keyword.
+AgentRow = TypedDict(
+    "AgentRow",
+    {
+        "uuid": str,
+        "name": str,
+        "class": str,
+        "provider": str,
+        "workspace": str | None,
+        "description": str | None,
+        "status": Status,
+        "pid": int | None,
+        "started_at": str | None,
+        "last_status_at": str | None,
+        "provider_session_id": str | None,
+        "is_off": int,
+        "created_at": str,
+        "status_evidence": str | None,
+        "launch_config": str | None,
+        "provider_settings": str | None,
+        "process_identity": str | None,
+    },
 )
+_AGENT_ROW = TypeAdapter(AgentRow)
+AGENT_COLUMNS = tuple(AgentRow.__annotations__)
 _SELECT = "SELECT " + ", ".join(f'"{c}"' for c in AGENT_COLUMNS) + " FROM agents"
 # What follows the agent's process: a write of these alone is kept while state.db cannot
 # take it (see kept_writes), so the host's view never waits for disk space.
@@ -65,6 +79,18 @@ def get_agent(conn: sqlite3.Connection, agent_uuid: str) -> dict[str, Any] | Non
 def find_agent_by_name(conn: sqlite3.Connection, name: str) -> dict[str, Any] | None:
     row = conn.execute(_SELECT + " WHERE name = ? COLLATE NOCASE", (name,)).fetchone()
     return dict(row) if row else None
+
+
+def agent_row(row: Mapping[str, Any]) -> AgentRow:
+    """A row read from `agents`, checked against its type: a status state.db should not hold
+    fails here, where it was read, not where it is next compared."""
+    return _AGENT_ROW.validate_python(dict(row))
+
+
+def status_time(conn: sqlite3.Connection, agent_uuid: str) -> str | None:
+    """When the agent's status last changed, with a kept write applied (what state.db will hold)."""
+    row = get_agent(conn, agent_uuid)
+    return None if row is None else row["last_status_at"]
 
 
 def name_taken(conn: sqlite3.Connection, name: str) -> bool:

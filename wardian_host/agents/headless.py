@@ -15,6 +15,7 @@ from typing import Any
 from wardian_core.errors import WardianError
 from wardian_core.provider_models import LaunchPlan, ParseResult, ProviderEvent, SpawnContext
 from wardian_core.status_rules import StatusCourse
+from wardian_core.statuses import Status
 from wardian_host.providers.source_parser import SourceParser
 
 STDERR_TAIL_BYTES = 4000
@@ -43,7 +44,7 @@ class HeadlessRun:
         if target is not None:
             self.timeline.append({"from": before, "to": target, "event": event.kind, "rule": event.evidence.rule})
 
-    def _end(self, to: str, event: str, rule: str) -> None:
+    def _end(self, to: Status, event: str, rule: str) -> None:
         """An end of the run no provider event told: a timeout, a non-zero exit, a quiet exit 0."""
         self.timeline.append({"from": self._course.status, "to": to, "event": event, "rule": rule})
         self._course.status, self._course.before_dialog = to, None

@@ -468,7 +468,7 @@ class AgentLifecycle:
         params = SpawnParams(
             provider=source.row["provider"],
             class_name=source.row["class"],
-            workspace=source.row["workspace"],
+            workspace=source.row["workspace"] or "",  # none stored: refused as before, request_failed
             name=name or identity.free_name_like(self._conn, source.name, "-copy"),
             description=source.row.get("description"),
         )

@@ -12,12 +12,14 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from wardian_core.clock import now_iso
+from wardian_core.db.agents import AgentRow
 from wardian_core.process_identity import ProcessIdentity
 from wardian_core.provider_models import ProviderEvent
+from wardian_core.statuses import Status
 from wardian_host.output.buffer import OutputBuffer
 from wardian_host.output.screen import LazyScreen
 
-StatusListener = Callable[["LiveAgent", str], None]
+StatusListener = Callable[["LiveAgent", Status], None]
 OutputListener = Callable[[int, bytes], None]  # (cursor of the first byte, the bytes)
 EventListener = Callable[[dict[str, Any]], None]  # one entry of `event_log`, as it is added
 ProviderEventListener = Callable[[ProviderEvent], None]
@@ -35,11 +37,11 @@ class Speaker(Protocol):
 
 @dataclass(eq=False)
 class LiveAgent:
-    row: dict[str, Any]
+    row: AgentRow
     buffer: OutputBuffer
     status_evidence: dict[str, Any] | None = None
     # The status it had when its open dialog appeared (set by the status tracker).
-    status_before_dialog: str | None = None
+    status_before_dialog: Status | None = None
     # When (loop time) the open dialog was reported; `send --approval` lets it settle.
     dialog_opened_at: float | None = None
     # True while a terminal of this host runs the agent (False for `headless`: alive, not ours).
@@ -63,15 +65,15 @@ class LiveAgent:
 
     @property
     def uuid(self) -> str:
-        return str(self.row["uuid"])
+        return self.row["uuid"]
 
     @property
     def name(self) -> str:
-        return str(self.row["name"])
+        return self.row["name"]
 
     @property
-    def status(self) -> str:
-        return str(self.row["status"])
+    def status(self) -> Status:
+        return self.row["status"]
 
     @property
     def process_identity(self) -> ProcessIdentity | None:

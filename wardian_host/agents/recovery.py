@@ -23,8 +23,8 @@ from wardian_host.terminal import process_tree
 def _recorded_identity(agent: LiveAgent) -> ProcessIdentity | None:
     """What the launch recorded; for an agent an older Wardian launched, its pid, if that is still its process."""
     identity = agent.process_identity
-    if identity is None and agent.row.get("pid"):
-        identity = process_tree.legacy_identity(int(agent.row["pid"]), agent.uuid)
+    if identity is None and (pid := agent.row["pid"]):
+        identity = process_tree.legacy_identity(pid, agent.uuid)
     return identity
 
 

@@ -2,6 +2,7 @@
 
 import json
 import sqlite3
+from collections.abc import Mapping
 from typing import Any
 
 from wardian_core import identity
@@ -18,9 +19,11 @@ class AgentRegistry:
         for row in agent_rows.list_agents(conn):
             self.add(row)
 
-    def add(self, row: dict[str, Any]) -> LiveAgent:
-        """`row` as a live agent, with the evidence of its stored status (an earlier host's, at start)."""
-        evidence = json.loads(row["status_evidence"]) if row.get("status_evidence") else None
+    def add(self, read: Mapping[str, Any]) -> LiveAgent:
+        """A row read from state.db as a live agent, with the evidence of its stored status (an
+        earlier host's, at start)."""
+        row = agent_rows.agent_row(read)
+        evidence = json.loads(row["status_evidence"]) if row["status_evidence"] else None
         agent = LiveAgent(row=row, buffer=OutputBuffer(self.buffer_bytes), status_evidence=evidence)
         self._agents[agent.uuid] = agent
         return agent
@@ -42,4 +45,4 @@ class AgentRegistry:
         """Re-read the row after a write so the live view and state.db agree."""
         row = agent_rows.get_agent(self._conn, agent.uuid)
         if row is not None:
-            agent.row = row
+            agent.row = agent_rows.agent_row(row)

@@ -5,10 +5,11 @@ from pathlib import Path
 from typing import Any, Literal
 
 from wardian_core import paths
+from wardian_core.db.agents import AgentRow
 from wardian_core.provider_models import LaunchConfig, SpawnContext
 
 
-def launch_config_of(row: dict[str, Any]) -> LaunchConfig:
+def launch_config_of(row: AgentRow) -> LaunchConfig:
     raw = row.get("launch_config") or "{}"
     return LaunchConfig.model_validate(json.loads(raw) if isinstance(raw, str) else raw)
 
@@ -20,7 +21,7 @@ def stored_launch_config(config: LaunchConfig) -> str:
 
 def build_context(
     home: Path,
-    row: dict[str, Any],
+    row: AgentRow,
     *,
     mode: Literal["interactive", "headless"] = "interactive",
     session_mode: Literal["fresh", "resume"] = "fresh",

@@ -8,21 +8,26 @@ import json
 import logging
 import sqlite3
 import time
+from collections.abc import Callable
 from typing import Any
 
 from wardian_core.db import agents as agent_rows
 from wardian_core.provider_models import ProviderEvent
 from wardian_core.status_rules import next_status, status_before_dialog
+from wardian_core.statuses import Status
 from wardian_host.agents.live_agent import LiveAgent
 from wardian_host.agents.tool_calls import ToolCallLog
 
 log = logging.getLogger(__name__)
 
+# Told of every stored change: (agent, previous status, new status, the event that made it, if any).
+StatusObserver = Callable[[LiveAgent, Status, Status, ProviderEvent | None], None]
+
 
 class StatusTracker:
-    def __init__(self, conn: sqlite3.Connection, observers: Any) -> None:
+    def __init__(self, conn: sqlite3.Connection, observers: StatusObserver) -> None:
         self._conn = conn
-        self._observers = observers  # callable(agent, previous, current, event)
+        self._observers = observers
         self._tool_calls = ToolCallLog(conn)
 
     def apply_event(self, agent: LiveAgent, event: ProviderEvent) -> None:
@@ -66,19 +71,17 @@ class StatusTracker:
         self._notify(agent)
 
     def set_status(
-        self, agent: LiveAgent, status: str, evidence: dict[str, Any], event: ProviderEvent | None = None
+        self, agent: LiveAgent, status: Status, evidence: dict[str, Any], event: ProviderEvent | None = None
     ) -> bool:
         previous = agent.status
         if not agent_rows.record_status(self._conn, agent.uuid, status, evidence=evidence):
             return False
-        agent.row = agent.row | {"status": status, "is_off": int(status == "off")}
-        agent.row["last_status_at"] = self._conn.execute(
-            "SELECT last_status_at FROM agents WHERE uuid = ?", (agent.uuid,)
-        ).fetchone()[0]
+        changed_at = agent_rows.status_time(self._conn, agent.uuid)
+        agent.row = agent.row | {"status": status, "is_off": int(status == "off"), "last_status_at": changed_at}
         agent.status_evidence = evidence
         agent.status_before_dialog = status_before_dialog(agent.status_before_dialog, previous, status)
         agent.dialog_opened_at = time.monotonic() if status == "action_required" else None
-        agent.log_event("status", {"from": previous, "to": status, "evidence": evidence}, agent.row["last_status_at"])
+        agent.log_event("status", {"from": previous, "to": status, "evidence": evidence}, changed_at)
         log.info("agent %s: %s -> %s (%s)", agent.name, previous, status, evidence)
         self._notify(agent)
         self._observers(agent, previous, status, event)
@@ -91,7 +94,7 @@ class StatusTracker:
             listener(agent, agent.status)
 
     def _store_session_id(self, agent: LiveAgent, session_id: str) -> None:
-        if agent.row.get("provider_session_id") == session_id:
+        if agent.row["provider_session_id"] == session_id:
             return
-        self._conn.execute("UPDATE agents SET provider_session_id = ? WHERE uuid = ?", (session_id, agent.uuid))
+        agent_rows.update_columns(self._conn, agent.uuid, provider_session_id=session_id)
         agent.row = agent.row | {"provider_session_id": session_id}

@@ -101,7 +101,7 @@ def _terminal(pid: int) -> str | None:
 
 def _live_agents_by_pid(agents: list[LiveAgent]) -> dict[int, LiveAgent]:
     """Agents alive now, by their process (the terminal's, or a headless agent's recovered one)."""
-    return {int(agent.row["pid"]): agent for agent in agents if agent.row.get("pid")}
+    return {pid: agent for agent in agents if (pid := agent.row["pid"])}
 
 
 def _find_tie(pid: int, by_pid: dict[int, LiveAgent]) -> tuple[LiveAgent, Tie] | None:

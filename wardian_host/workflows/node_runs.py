@@ -180,7 +180,7 @@ async def _launch(
             agent_name=f"wf-{node.id}",
             class_name=agent.row["class"] if agent else "Workflow",
             provider=player.provider,
-            workspace=agent.row["workspace"] if agent and agent.row["workspace"] else run.workspace,
+            workspace=Path(agent.row["workspace"]) if agent and agent.row["workspace"] else run.workspace,
             wardian_home=parts.home,
             agent_dir=run.directory,
             mode="headless",
