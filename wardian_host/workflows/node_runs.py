@@ -23,6 +23,7 @@ from wardian_core.workflows.templates import TemplateError, render
 from wardian_host.agents.agent_env import agent_environment
 from wardian_host.agents.headless import HeadlessRun, check_capability, kill_group
 from wardian_host.agents.lifecycle import AgentLifecycle
+from wardian_host.agents.live_agent import LiveAgent
 from wardian_host.agents.registry import AgentRegistry
 from wardian_host.agents.spawn_context import build_context
 from wardian_host.agents.status_waits import wait_for_change
@@ -193,7 +194,7 @@ async def _launch(
     return ctx, *lifecycle.plan_for(ctx, run.session_id)
 
 
-async def _until_off(agent: Any, node: AgentNode) -> None:
+async def _until_off(agent: LiveAgent, node: AgentNode) -> None:
     """Two writers on one provider session corrupt it: a live role agent is refused, or waited for."""
     if not agent.is_alive:
         return

@@ -20,7 +20,7 @@ import psutil
 from wardian_core import paths
 from wardian_core.db import workflow_runs as run_rows
 from wardian_core.errors import WardianError
-from wardian_core.workflows.model import AgentNode, ApprovalNode, ShellNode, Workflow
+from wardian_core.workflows.model import AgentNode, ApprovalNode, Node, ShellNode, Workflow
 from wardian_core.workflows.run_state import OPEN_NODE_STATES
 from wardian_core.workflows.templates import TemplateError, render
 from wardian_host.agents.headless import kill_group
@@ -225,7 +225,7 @@ class WorkflowRunner:
             failed = [node_id for node_id, state in active.states.items() if state == "failed"]
             self._event(active, "run_failed", payload={"error": f"node {failed[0]} failed" if failed else "failed"})
 
-    async def _run_node(self, active: ActiveRun, node: Any) -> None:
+    async def _run_node(self, active: ActiveRun, node: Node) -> None:
         run = NodeRun(
             run_id=active.run_id,
             session_id=str(uuid.uuid4()),
@@ -264,12 +264,11 @@ class WorkflowRunner:
             for pid in pids:
                 self._node_processes.pop(pid, None)
 
-    async def _execute(self, active: ActiveRun, node: Any, run: NodeRun) -> dict[str, Any]:
+    async def _execute(self, active: ActiveRun, node: Node, run: NodeRun) -> dict[str, Any]:
         if isinstance(node, ShellNode):
             return await run_shell(node, run, self._home, self._base_env)
         if isinstance(node, AgentNode):
             return await run_agent(node, active.workflow, run, self._parts)
-        assert isinstance(node, ApprovalNode)
         return await self._approval(active, node, run)
 
     async def _approval(self, active: ActiveRun, node: ApprovalNode, run: NodeRun) -> dict[str, Any]:
