@@ -116,7 +116,7 @@ def test_a_new_session_start_is_adopted_and_its_payloads_followed() -> None:
 
 
 def test_payloads_of_a_stranger_session_after_ours_started_are_ignored() -> None:
-    hooks = parser.HookParser(session_context("ours"), HOOKS)
+    hooks = parser.parser_for(session_context("ours"), HOOKS)
     ours = b'{"hook_event_name":"SessionStart","session_id":"ours","source":"startup"}'
     theirs = b'{"hook_event_name":"Stop","session_id":"theirs","last_assistant_message":"x"}'
     hooks.feed(ours)
@@ -138,7 +138,7 @@ def test_stop_failure_hook_is_an_error_with_the_api_message() -> None:
         b'"last_assistant_message":"API Error: 400 mock error 400 requested"}'
     )
 
-    [event] = parser.HookParser(session_context("s"), HOOKS).feed(line).events
+    [event] = parser.parser_for(session_context("s"), HOOKS).feed(line).events
 
     assert event.kind == "error"
     assert event.message == "API Error: 400 mock error 400 requested"
@@ -389,7 +389,7 @@ def test_ready_waits_for_the_session_start_hook_when_hooks_are_installed(tmp_pat
     hooks_file.write_bytes(b'{"hook_event_name":"SessionStart","session_id":"s1","source":"startup"}\n')
     session = feed_lines(hooks_file, HOOKS)
     assert kinds(session) == ["session_started"]
-    assert parser.HookParser(session_context(None), HOOKS).feed(hooks_file.read_bytes()).want_screen
+    assert parser.parser_for(session_context(None), HOOKS).feed(hooks_file.read_bytes()).want_screen
     events = tui._take(tui.parser.screen(tui.screen.snapshot()))
     assert [(e.kind, e.evidence.source, e.evidence.rule) for e in events] == [
         ("ready", "pty", "ready prompt after hook SessionStart")

@@ -14,6 +14,7 @@ from pathlib import Path
 from wardian_codex import headless, hooks, hooks_log, rollout, sessions, tui
 from wardian_core import hookimpl
 from wardian_core.hookspecs import SourceParser
+from wardian_core.parsing.line_parsers import LineParser, SessionLineParser, StatefulLineParser
 from wardian_core.parsing.screen import ScreenSnapshot
 from wardian_core.provider_models import HEADLESS_SOURCE, OutputSource, ParseResult, SpawnContext
 
@@ -38,16 +39,6 @@ class TuiParser:
 
 
 @dataclass
-class HookParser:
-    ctx: SpawnContext
-    source: OutputSource
-    state: hooks_log.HookState = field(default_factory=hooks_log.HookState)
-
-    def feed(self, data: bytes) -> ParseResult:
-        return hooks_log.parse_hook(self.ctx.provider_session_id, self.source, data, self.state)
-
-
-@dataclass
 class LocksParser:
     ctx: SpawnContext
     source: OutputSource
@@ -62,33 +53,16 @@ class SessionsParser:
         return sessions.rollout_appeared()
 
 
-@dataclass
-class RolloutParser:
-    source: OutputSource
-
-    def feed(self, data: bytes) -> ParseResult:
-        return rollout.parse_rollout(self.source, data)
-
-
-@dataclass
-class HeadlessParser:
-    source: OutputSource
-    state: headless.HeadlessState = field(default_factory=headless.HeadlessState)
-
-    def feed(self, data: bytes) -> ParseResult:
-        return headless.parse_headless(self.source, data, self.state)
-
-
 @hookimpl(specname="parse_output")
 def parser_for(ctx: SpawnContext, source: OutputSource) -> SourceParser:
     if source.name == HEADLESS_SOURCE.name:
-        return HeadlessParser(source)
+        return StatefulLineParser(source, headless.parse_headless, headless.HeadlessState())
     if source.format == "chunks":
         return TuiParser(ctx, source)
     if source.name == sessions.LOCKS_SOURCE:
         return LocksParser(ctx, source)
     if source.name == hooks.HOOKS_SOURCE:
-        return HookParser(ctx, source)
+        return SessionLineParser(ctx, source, hooks_log.parse_hook, hooks_log.HookState())
     if source.name == sessions.SESSIONS_SOURCE:
         return SessionsParser()
-    return RolloutParser(source)
+    return LineParser(source, rollout.parse_rollout)

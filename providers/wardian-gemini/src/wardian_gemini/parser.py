@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from wardian_core import hookimpl
 from wardian_core.hookspecs import SourceParser
+from wardian_core.parsing.line_parsers import LineParser, SessionLineParser
 from wardian_core.parsing.screen import ScreenSnapshot
 from wardian_core.provider_models import OutputSource, ParseResult, SpawnContext
 from wardian_gemini import headless, home, hooks_log, trust, tui
@@ -41,31 +42,13 @@ class TuiParser:
         return tui.read_screen(self.source, snapshot, self.state, hooks_file, resumed=resumed)
 
 
-@dataclass
-class HookParser:
-    ctx: SpawnContext
-    source: OutputSource
-    state: hooks_log.HookState = field(default_factory=hooks_log.HookState)
-
-    def feed(self, data: bytes) -> ParseResult:
-        return hooks_log.parse_hook(self.ctx.provider_session_id, self.source, data, self.state)
-
-
-@dataclass
-class HeadlessParser:
-    source: OutputSource
-
-    def feed(self, data: bytes) -> ParseResult:
-        return headless.parse_headless(self.source, data)
-
-
 @hookimpl(specname="parse_output")
 def parser_for(ctx: SpawnContext, source: OutputSource) -> SourceParser:
     if source.format == "chunks":
         return TuiParser(ctx, source)
     if source.name == home.HOOKS_SOURCE:
-        return HookParser(ctx, source)
-    return HeadlessParser(source)
+        return SessionLineParser(ctx, source, hooks_log.parse_hook, hooks_log.HookState())
+    return LineParser(source, headless.parse_headless)
 
 
 @hookimpl(specname="approval_source")

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from wardian_core import hookimpl
 from wardian_core.hookspecs import SourceParser
+from wardian_core.parsing.line_parsers import SessionLineParser, StatefulLineParser
 from wardian_core.parsing.screen import ScreenSnapshot
 from wardian_core.provider_models import OutputSource, ParseResult, SpawnContext
 from wardian_opencode import events, headless, server, tui
@@ -29,33 +30,14 @@ class TuiParser:
         return tui.read_screen(self.source, snapshot, self.state)
 
 
-@dataclass
-class EventsParser:
-    ctx: SpawnContext
-    source: OutputSource
-    state: events.EventsState = field(default_factory=events.EventsState)
-
-    def feed(self, data: bytes) -> ParseResult:
-        return events.parse_event(self.ctx.provider_session_id, self.source, data, self.state)
-
-
-@dataclass
-class HeadlessParser:
-    source: OutputSource
-    state: headless.HeadlessState = field(default_factory=headless.HeadlessState)
-
-    def feed(self, data: bytes) -> ParseResult:
-        return headless.parse_headless(self.source, data, self.state)
-
-
 @hookimpl(specname="parse_output")
 def parser_for(ctx: SpawnContext, source: OutputSource) -> SourceParser | None:
     if source.format == "chunks":
         return TuiParser(source)
     if source.name == server.EVENTS_SOURCE:
-        return EventsParser(ctx, source)
+        return SessionLineParser(ctx, source, events.parse_event, events.EventsState())
     if source.kind == "headless":
-        return HeadlessParser(source)
+        return StatefulLineParser(source, headless.parse_headless, headless.HeadlessState())
     return None
 
 
