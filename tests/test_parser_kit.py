@@ -1,9 +1,14 @@
 """The parser kit providers share: escapes, JSON lines, settle timers, marker watches."""
 
+from pathlib import Path
+
 from wardian_core.parsing.escapes import TerminalText, squeeze, strip_ansi
 from wardian_core.parsing.jsonl import LineSplitter, api_error_message, json_object
+from wardian_core.parsing.line_parsers import SessionLineParser
 from wardian_core.parsing.markers import MarkerWatch
 from wardian_core.parsing.settle import Settle
+from wardian_core.provider_models import OutputSource, ParseResult
+from wardian_host.testing.contexts import spawn_context
 
 
 def test_terminal_text_keeps_a_cut_character_and_a_cut_escape_for_the_next_read() -> None:
@@ -49,3 +54,19 @@ def test_api_error_message_unwraps_the_api_json_each_cli_wraps_in_a_string() -> 
     assert api_error_message(f"[API Error: {api}]") == "mock error 400 requested"  # Gemini: wrapped
     assert api_error_message({"message": "plain text {not json"}) == "plain text {not json"
     assert api_error_message({"message": ""}) is None and api_error_message(42) is None
+
+
+def test_a_session_line_parser_reads_the_session_its_context_names_at_each_line(tmp_path: Path) -> None:
+    def read(
+        session: str | None, source: OutputSource, data: bytes, state: list[tuple[str | None, bytes]]
+    ) -> ParseResult:
+        state.append((session, data))
+        return ParseResult()
+
+    ctx = spawn_context(tmp_path, "kit")
+    parser = SessionLineParser(ctx, OutputSource(name="hooks", path=tmp_path / "hooks.jsonl"), read, [])
+    parser.feed(b"first")
+    ctx.provider_session_id = "s-1"  # as the host does once an event named the session
+    parser.feed(b"second")
+
+    assert parser.state == [(None, b"first"), ("s-1", b"second")]
