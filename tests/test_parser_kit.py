@@ -64,7 +64,8 @@ def test_a_session_line_parser_reads_the_session_its_context_names_at_each_line(
         return ParseResult()
 
     ctx = spawn_context(tmp_path, "kit")
-    parser = SessionLineParser(ctx, OutputSource(name="hooks", path=tmp_path / "hooks.jsonl"), read, [])
+    memory: list[tuple[str | None, bytes]] = []
+    parser = SessionLineParser(ctx, OutputSource(name="hooks", path=tmp_path / "hooks.jsonl"), read, memory)
     parser.feed(b"first")
     ctx.provider_session_id = "s-1"  # as the host does once an event named the session
     parser.feed(b"second")
