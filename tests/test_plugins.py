@@ -6,11 +6,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from stand_in_provider import StandIn, registered
 
+from wardian_core import hookimpl
 from wardian_core.errors import WardianError
 from wardian_core.parsing.screen import ScreenModel
 from wardian_core.provider_models import PTY_SOURCE, LaunchConfig, ParseResult, SpawnContext
-from wardian_host.providers.manager import PluginFailure, load_plugins
+from wardian_host.providers.manager import PluginFailure, Plugins, load_plugins
 from wardian_host.providers.source_parser import SourceParser
 
 sys.path.insert(0, str(Path(__file__).parent / "example_provider"))
@@ -253,3 +255,23 @@ def test_agent_read_path_imports_neither_pluggy_nor_the_plugin_manager(seed_agen
     assert completed.returncode == 0, completed.stderr
     assert '"reader"' in completed.stdout
     assert completed.stderr == "[]"
+
+
+class MisspelledStandIn(StandIn):
+    name = "misspelled"
+
+    @hookimpl
+    def parse_outputs(self) -> None:  # the hook is parse_output
+        return None
+
+
+def test_a_registered_plugin_object_is_checked_as_an_installed_one(tmp_path: Path) -> None:
+    plugins = Plugins()
+    plugins.register(MisspelledStandIn(), "misspelled")
+    failure = failure_of(plugins, "misspelled")
+    assert (failure.stage, failure.package) == ("validate", None)
+    assert "unknown hook 'parse_outputs'; did you mean 'parse_output'?" in failure.error
+    assert plugins.provider_names() == []
+    # A sound one is a provider like any other, reached by name only.
+    sound = registered(StandIn())
+    assert sound.build_argv("standin", context(tmp_path, "standin")).argv == ["standin"]
