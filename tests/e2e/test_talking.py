@@ -422,13 +422,22 @@ def test_headless_run_timeout_ends_the_whole_process_group(example_agent, wait_s
 
     example_agent("hanger")
     wait_status("hanger", "idle")
-    before = {p.pid for p in psutil.process_iter() if p.name() == "sleep"}
+
+    def living_sleeps() -> set[int]:
+        # Read in one pass per process (`process_iter`'s attrs): another test's process may end
+        # between the listing and a separate look, which would raise NoSuchProcess.
+        return {
+            process.pid
+            for process in psutil.process_iter(["name", "status"])
+            if process.info["name"] == "sleep" and process.info["status"] != psutil.STATUS_ZOMBIE
+        }
+
+    before = living_sleeps()
     timed_out = run_wardian("agent", "run", "hanger", "please hang", "--timeout", "2s")
     assert timed_out.returncode == 1
     details = timed_out.error()["details"]
     assert details["timed_out"] is True and details["timeline"][-1]["event"] == "timeout"
-    leftovers = [p for p in psutil.process_iter() if p.name() == "sleep" and p.pid not in before]
-    assert [p for p in leftovers if p.status() != psutil.STATUS_ZOMBIE] == []
+    assert living_sleeps() - before == set()
 
 
 def test_headless_run_on_a_provider_without_it_is_not_supported(spawn, run_wardian) -> None:
