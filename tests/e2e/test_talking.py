@@ -369,8 +369,15 @@ def test_attach_types_reads_resizes_detaches_and_reattaches_with_two_clients(spa
     read_until(first, b"typed-23")
     read_until(second, b"typed-23")
     first.setwinsize(33, 111)
-    first.write(b"stty size\r")
-    read_until(first, b"33 111")
+    # The client forwards the resize from its SIGWINCH handler, which may run after it has already
+    # sent the next keys: ask again until the agent's terminal has the new size.
+    sizes = []
+    for _ in range(5):
+        first.write(b"stty size\r")
+        sizes.append(read_until(first, b"bash-"))
+        if b"33 111" in sizes[-1]:
+            break
+    assert b"33 111" in sizes[-1], sizes
     first.write(b"\x1cd")  # Ctrl-\ then d
     tail = read_until(first, b'"reason": "detached"')
     first.wait()
