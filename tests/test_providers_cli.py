@@ -172,11 +172,13 @@ def test_show_gives_the_full_record(run_wardian, provider_packages) -> None:
         "settle_seconds": 0.1,
         "dialogs": {"allow": {"accept": "y", "reject": "n", "settle_seconds": 0.0}},
         "sender_tag": True,
+        "turn_start_seconds": None,  # the example declares no turn-start signal: sends unconfirmed
+        "input_marker": None,
     }
     assert (provider["session_id_mode"], provider["instruction_file"], provider["contract_version"]) == (
         "discovered",
         "AGENTS.md",
-        2,
+        3,
     )
     assert provider["entry_point"] == "wardian_example.plugin"
     assert provider["executable_override_variable"] == "WARDIAN_EXAMPLE_EXECUTABLE"
@@ -193,7 +195,10 @@ def test_show_of_an_unknown_provider_is_not_found(run_wardian) -> None:
     result = run_wardian("providers", "show", "nosuch", env={"WARDIAN_PLUGINS": "generic"})
     assert result.returncode == 2
     error = result.error()
-    assert (error["code"], error["hint"]) == ("not_found", "Known providers: generic.")
+    assert (error["code"], error["hint"]) == (
+        "not_found",
+        "Known providers: generic. WARDIAN_PLUGINS does not name it.",
+    )
 
 
 def replay_lines(run_wardian, *args: str, env: dict[str, str] | None = None) -> list[dict]:

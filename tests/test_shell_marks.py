@@ -149,7 +149,12 @@ def test_a_prompt_after_a_command_without_d_still_ends_the_turn(tmp_path: Path) 
 
 def test_output_before_the_first_mark_follows_quiet_time_then_marks_take_over(tmp_path: Path) -> None:
     ctx, state = context(tmp_path, idle_quiet_seconds=0.5), parser.GenericState()
-    assert parser.parse(ctx, PTY_SOURCE, b"slow rc output\r\n", state).call_again_after == 0.5
-    assert [found.kind for found in parser.quiet(ctx, PTY_SOURCE, state).events] == ["ready"]
+    # While starting, quiet time is counted in quarters: the call that heard the output, then a
+    # whole quiet time of silence, make it ready.
+    assert parser.parse(ctx, PTY_SOURCE, b"slow rc output\r\n", state).call_again_after == 0.5 / parser.STARTING_TICKS
+    calls = [
+        [found.kind for found in parser.quiet(ctx, PTY_SOURCE, state).events] for _ in range(parser.STARTING_TICKS + 1)
+    ]
+    assert calls == [[]] * parser.STARTING_TICKS + [["ready"]]
     result = parser.parse(ctx, PTY_SOURCE, b"\x1b]133;A\x07$ \x1b]133;B\x07typed", state)
     assert (result.events, result.call_again_after) == ([], None)
