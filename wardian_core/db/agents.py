@@ -1,11 +1,10 @@
 """Queries on the `agents` table. Rows come back as plain dicts keyed by column."""
 
+import functools
 import json
 import sqlite3
 from collections.abc import Mapping
-from typing import Any
-
-from pydantic import TypeAdapter
+from typing import TYPE_CHECKING, Any
 
 # pydantic reads a TypedDict's fields from typing_extensions' before Python 3.12 (it comes with pydantic).
 from typing_extensions import TypedDict
@@ -16,6 +15,9 @@ from wardian_core.db.connection import transaction
 from wardian_core.db.events import add_event
 from wardian_core.db.kept_writes import KeptWrite
 from wardian_core.statuses import Status
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
 
 # One row as the host keeps it (LiveAgent.row): the JSON columns stay text. The functional
 # form because `class` is a keyword.
@@ -41,7 +43,6 @@ AgentRow = TypedDict(
         "process_identity": str | None,
     },
 )
-_AGENT_ROW = TypeAdapter(AgentRow)
 AGENT_COLUMNS = tuple(AgentRow.__annotations__)
 _SELECT = "SELECT " + ", ".join(f'"{c}"' for c in AGENT_COLUMNS) + " FROM agents"
 # What follows the agent's process: a write of these alone is kept while state.db cannot
@@ -84,7 +85,16 @@ def find_agent_by_name(conn: sqlite3.Connection, name: str) -> dict[str, Any] | 
 def agent_row(row: Mapping[str, Any]) -> AgentRow:
     """A row read from `agents`, checked against its type: a status state.db should not hold
     fails here, where it was read, not where it is next compared."""
-    return _AGENT_ROW.validate_python(dict(row))
+    return _agent_row_adapter().validate_python(dict(row))
+
+
+@functools.cache
+def _agent_row_adapter() -> "TypeAdapter[AgentRow]":
+    # Built on first use: pydantic costs the CLI's read path ~50 ms to import, and `wardian
+    # agent <name>` reads rows as plain dicts without it.
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(AgentRow)
 
 
 def status_time(conn: sqlite3.Connection, agent_uuid: str) -> str | None:

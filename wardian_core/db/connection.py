@@ -9,7 +9,6 @@ from pathlib import Path
 
 from wardian_core import paths
 from wardian_core.atomic_files import planted_link
-from wardian_core.db.empty_file import is_empty_file, leave_notice
 from wardian_core.db.kept_writes import WriterConnection
 from wardian_core.db.migrations import CURRENT_VERSION, migrate, schema_version
 from wardian_core.errors import WardianError
@@ -113,10 +112,20 @@ def _create_private(db_path: Path) -> None:
         raise _unavailable(db_path, f"cannot create state.db: {exc.strerror}", "Check the home's permissions.") from exc
 
 
+def _is_empty_file(db_path: Path) -> bool:
+    """An existing state.db of 0 bytes (a missing one is simply new)."""
+    try:
+        return os.stat(db_path).st_size == 0
+    except FileNotFoundError:
+        return False
+
+
 def open_writer(home: Path) -> sqlite3.Connection:
     """Open (creating if needed) state.db in WAL mode at the current schema."""
     db_path = paths.state_db(paths.ensure_home(home))
-    if is_empty_file(db_path):
+    if _is_empty_file(db_path):
+        from wardian_core.db.empty_file import leave_notice  # its model's pydantic only on this rare path
+
         try:
             leave_notice(home, db_path)  # SQLite would take it as new without a word
         except OSError as exc:

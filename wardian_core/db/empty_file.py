@@ -7,7 +7,6 @@ takes it at start, logs it once and shows it in `host status` while it runs.
 """
 
 import json
-import os
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
@@ -27,14 +26,6 @@ class EmptyStateDb(BaseModel):
     found_at: str
     path: str
     message: str
-
-
-def is_empty_file(db_path: Path) -> bool:
-    """An existing state.db of 0 bytes (a missing one is simply new)."""
-    try:
-        return os.stat(db_path).st_size == 0
-    except FileNotFoundError:
-        return False
 
 
 def leave_notice(home: Path, db_path: Path) -> None:
