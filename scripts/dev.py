@@ -11,6 +11,7 @@ and every provider package under `providers/` into it (editable), and runs there
 """
 
 import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -43,6 +44,25 @@ def set_up() -> None:
 def demo() -> int:
     set_up()
     return run(PYTHON, ROOT / "scripts" / "demo.py", check=False)
+
+
+# Commands some tests run, and the Debian package of each: installed where missing, so no test
+# is skipped for want of them (CI runs as root on Debian).
+SYSTEM_PACKAGES = {"zsh": "zsh"}
+
+
+def install_system_packages() -> None:
+    missing = sorted({package for command, package in SYSTEM_PACKAGES.items() if shutil.which(command) is None})
+    if not missing:
+        return
+    if shutil.which("apt-get") is None or os.geteuid() != 0:
+        print(f"dev.py: not installing {', '.join(missing)} (needs root and apt-get); their tests skip", flush=True)
+        return
+    apt = os.environ | {"DEBIAN_FRONTEND": "noninteractive"}
+    install = ["apt-get", "install", "-y", "-qq", "--no-install-recommends", *missing]
+    if run(*install, env=apt, check=False) != 0:  # a stale package list: fetch it once, then again
+        run("apt-get", "update", "-qq", env=apt, check=False)
+        run(*install, env=apt, check=False)
 
 
 def install_real_clis() -> None:
@@ -109,6 +129,7 @@ def test(pytest_args: list[str]) -> int:
     set_up()
     if run_checks() != 0:
         return 1
+    install_system_packages()
     install_real_clis()
     code = pytest_run(pytest_args)
     if pytest_args:  # a chosen selection runs once, as asked

@@ -42,6 +42,7 @@ def _recorded_pytest_runs(monkeypatch: pytest.MonkeyPatch, codes: list[int]) -> 
     dev = _dev_script()
     runs: list[tuple[tuple, dict | None]] = []
     monkeypatch.setattr(dev, "set_up", lambda: None)
+    monkeypatch.setattr(dev, "install_system_packages", lambda: None)
     monkeypatch.setattr(dev, "install_real_clis", lambda: None)
     monkeypatch.setattr(dev, "run_checks", lambda names=None: 0)
 
@@ -76,3 +77,29 @@ def test_a_failure_or_an_empty_run_in_either_pass_fails_the_run(
 def test_a_chosen_selection_runs_once(monkeypatch: pytest.MonkeyPatch) -> None:
     dev, runs = _recorded_pytest_runs(monkeypatch, [0])
     assert dev.test(["tests/test_db.py"]) == 0 and len(runs) == 1
+
+
+def test_a_missing_test_command_is_installed_from_debian_then_retried_after_an_update(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    dev = _dev_script()
+    calls: list[tuple[str, ...]] = []
+    monkeypatch.setattr(dev.shutil, "which", lambda command: None if command == "zsh" else f"/usr/bin/{command}")
+    monkeypatch.setattr(dev.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(dev, "run", lambda *argv, **_: calls.append(argv) or (1 if len(calls) == 1 else 0))
+    dev.install_system_packages()
+    install = ("apt-get", "install", "-y", "-qq", "--no-install-recommends", "zsh")
+    assert calls == [install, ("apt-get", "update", "-qq"), install]
+
+
+def test_nothing_is_installed_without_root_or_when_present(monkeypatch: pytest.MonkeyPatch) -> None:
+    dev = _dev_script()
+    calls: list[tuple[str, ...]] = []
+    monkeypatch.setattr(dev, "run", lambda *argv, **_: calls.append(argv) or 0)
+    monkeypatch.setattr(dev.shutil, "which", lambda command: None if command == "zsh" else f"/usr/bin/{command}")
+    monkeypatch.setattr(dev.os, "geteuid", lambda: 1000)
+    dev.install_system_packages()
+    monkeypatch.setattr(dev.shutil, "which", lambda command: f"/usr/bin/{command}")
+    monkeypatch.setattr(dev.os, "geteuid", lambda: 0)
+    dev.install_system_packages()
+    assert calls == []
