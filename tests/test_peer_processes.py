@@ -244,14 +244,16 @@ def _tie(caller: int, agent: int) -> tuple[Any, str] | None:
 def test_a_caller_on_an_agents_terminal_outside_its_tree_is_tied_by_the_terminal() -> None:
     """Two siblings under one shell on a PTY: neither descends from the other, both have
     the PTY as their controlling terminal."""
+    # psutil lists /dev's terminals once per process (a long-lived host's first look): before this PTY.
+    psutil.Process().terminal()
     shell = PtyProcess.spawn(["sh", "-c", "sleep 600 & sleep 600 & echo forked; wait"])
     try:
         screen = b""
         while b"forked" not in screen:
             screen += shell.read(1024)
         agent, caller = sorted(child.pid for child in psutil.Process(shell.pid).children())
-        terminal = psutil.Process(agent).terminal()
-        assert terminal is not None and terminal == psutil.Process(shell.pid).terminal()
+        terminal = caller_identity._terminal(agent)
+        assert terminal is not None and terminal == caller_identity._terminal(shell.pid)
         tied = _tie(caller, agent)
         assert tied is not None and tied[1] == "terminal" and tied[0].row["pid"] == agent
         assert _tie(os.getpid(), agent) is None

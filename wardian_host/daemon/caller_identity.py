@@ -19,7 +19,9 @@ docs/cli.md ("Callers") says what each command allows to each class.
 
 import os
 import signal
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 import psutil
@@ -91,8 +93,20 @@ class Caller:
         }
 
 
-def _terminal(pid: int) -> str | None:
-    """The path of the process's controlling terminal (psutil reads it on Linux, macOS and the BSDs)."""
+def _terminal(pid: int) -> int | str | None:
+    """What names the process's controlling terminal, equal for processes that share it; None without one.
+
+    psutil's terminal() finds a device's path in a listing of /dev it makes once per process, so in
+    the long-lived host a PTY opened after the first look has no path and ties nobody: on Linux the
+    device number is read from /proc instead (psutil serves macOS and the BSDs).
+    """
+    if sys.platform.startswith("linux"):
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+        tty_nr = int(stat.rsplit(")", 1)[1].split()[4])  # after the name: state ppid pgrp session tty_nr
+        return tty_nr or None
     try:
         return psutil.Process(pid).terminal()
     except psutil.NoSuchProcess:
@@ -114,7 +128,7 @@ def _find_tie(pid: int, by_pid: dict[int, LiveAgent]) -> tuple[LiveAgent, Tie] |
         identity = agent.process_identity
         if identity is not None and identity.session == session:
             return agent, "session"
-    terminal = process.terminal()
+    terminal = _terminal(pid)
     if terminal:
         for agent_pid, agent in by_pid.items():
             if _terminal(agent_pid) == terminal:
