@@ -99,6 +99,26 @@ MIGRATIONS: list[str] = [
     WHERE rowid NOT IN (SELECT min(rowid) FROM agents GROUP BY name COLLATE NOCASE);
     CREATE UNIQUE INDEX agents_name_any_case ON agents (name COLLATE NOCASE)
     """,
+    # 8: git worktrees Wardian made (one per agent or workflow node), kept until removed; an agent
+    # carries the worktree it works in and its branch, so relaunches start there
+    """
+    CREATE TABLE worktrees (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        source_folder TEXT NOT NULL,
+        worktree_folder TEXT NOT NULL UNIQUE,
+        branch TEXT NOT NULL,
+        base TEXT NOT NULL,
+        base_ref TEXT NOT NULL,
+        port_base INTEGER NOT NULL UNIQUE,
+        owner TEXT NOT NULL DEFAULT 'agent',
+        created_at TEXT NOT NULL
+    );
+    CREATE INDEX worktrees_by_source ON worktrees (source_folder);
+    ALTER TABLE agents ADD COLUMN worktree TEXT;
+    ALTER TABLE agents ADD COLUMN worktree_folder TEXT;
+    ALTER TABLE agents ADD COLUMN branch TEXT
+    """,
 ]
 
 CURRENT_VERSION = len(MIGRATIONS)
