@@ -56,6 +56,11 @@ def test_error_and_session_ended(current: str) -> None:
     assert next_status(current, "session_ended") == "off"
 
 
+@pytest.mark.parametrize("current", STATUSES)
+def test_usage_reported_never_changes_status(current: str) -> None:
+    assert next_status(current, "usage_reported") is None
+
+
 @pytest.mark.parametrize("kind", EVENT_KINDS)
 def test_an_event_leading_to_the_current_status_is_no_change(kind: str) -> None:
     for current in STATUSES:

@@ -31,6 +31,7 @@ EventKind = Literal[
     "turn_completed",
     "error",
     "session_ended",
+    "usage_reported",
 ]
 EVENT_KINDS: tuple[str, ...] = get_args(EventKind)
 
@@ -268,6 +269,41 @@ class Evidence(_Model):
     line: str | None = Field(None, max_length=500)
 
 
+Tokens = int | None
+
+
+class RateLimitWindow(_Model):
+    """One rate-limit window a CLI reports (Codex's primary and secondary): None where it does not say."""
+
+    name: str = Field(min_length=1, description="The CLI's name for the window, e.g. `primary`.")
+    used_percent: float | None = Field(None, ge=0)
+    window_minutes: int | None = Field(None, ge=0)
+    resets_at: str | None = Field(None, description="When the window resets, ISO 8601 UTC.")
+
+
+class UsageReport(_Model):
+    """What a CLI's own record says one turn (or one model call within it) cost.
+
+    Every figure is the CLI's: None where it reports none ("unknown"), never 0 in its place,
+    and never a price of Wardian's own. `input_tokens` excludes the cache reads and writes
+    (counted apart); `output_tokens` includes the reasoning tokens, counted apart too.
+    `turn_key` names the record in its source (a message id, a line's offset) so that a
+    record read twice, after a restart or a re-read, is counted once.
+    """
+
+    turn_key: str = Field(min_length=1, max_length=300)
+    model: str | None = None
+    input_tokens: Tokens = Field(None, ge=0)
+    output_tokens: Tokens = Field(None, ge=0)
+    cache_read_tokens: Tokens = Field(None, ge=0)
+    cache_write_tokens: Tokens = Field(None, ge=0)
+    reasoning_tokens: Tokens = Field(None, ge=0)
+    cost_usd: float | None = Field(None, ge=0)
+    context_used: Tokens = Field(None, ge=0, description="Tokens in the context window after this call.")
+    context_window: Tokens = Field(None, gt=0)
+    rate_limits: list[RateLimitWindow] = Field(default_factory=list)
+
+
 class ProviderEvent(_Model):
     """One event of docs/architecture.md's "Events and statuses"; only the host turns events into statuses."""
 
@@ -280,6 +316,8 @@ class ProviderEvent(_Model):
     dialog: str | None = Field(None, pattern=r"^[a-z][a-z0-9_-]*$")
     # approval_resolved: how the dialog was left, when the provider can tell.
     answer: Literal["accepted", "rejected", "dismissed"] | None = None
+    # usage_reported: the figures.
+    usage: UsageReport | None = None
     data: dict[str, Any] = Field(default_factory=dict)
 
     @model_validator(mode="after")
@@ -290,6 +328,8 @@ class ProviderEvent(_Model):
             raise ValueError("only approval_requested carries a reason and a dialog")
         if self.kind != "approval_resolved" and self.answer is not None:
             raise ValueError("only approval_resolved carries an answer")
+        if (self.kind == "usage_reported") != (self.usage is not None):
+            raise ValueError("usage_reported, and only it, carries usage")
         return self
 
 

@@ -20,6 +20,7 @@ _EVENT_STATUS: dict[EventKind, Status | None] = {
     "turn_completed": "idle",
     "error": "error",
     "session_ended": "off",
+    "usage_reported": None,  # figures, no change of state
 }
 
 
