@@ -119,6 +119,30 @@ MIGRATIONS: list[str] = [
     ALTER TABLE agents ADD COLUMN worktree_folder TEXT;
     ALTER TABLE agents ADD COLUMN branch TEXT
     """,
+    # 9: what each turn cost, as the CLI recorded it (`usage_reported`); NULL where it said
+    # nothing. (agent, turn_key) is unique: a record read again after a restart counts once.
+    """
+    CREATE TABLE usage (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        agent TEXT NOT NULL REFERENCES agents (uuid) ON DELETE CASCADE,
+        turn_key TEXT NOT NULL,
+        model TEXT,
+        input_tokens INTEGER,
+        output_tokens INTEGER,
+        cache_read_tokens INTEGER,
+        cache_write_tokens INTEGER,
+        reasoning_tokens INTEGER,
+        cost_usd REAL,
+        context_used INTEGER,
+        context_window INTEGER,
+        rate_limits TEXT,
+        evidence TEXT NOT NULL DEFAULT '{}',
+        at TEXT NOT NULL,
+        UNIQUE (agent, turn_key)
+    );
+    CREATE INDEX usage_by_time ON usage (at);
+    CREATE INDEX usage_by_agent ON usage (agent, id)
+    """,
 ]
 
 CURRENT_VERSION = len(MIGRATIONS)
