@@ -36,11 +36,17 @@ def prune_events(
     conn: sqlite3.Connection, *, keep_per_agent: int = KEEP_PER_AGENT, keep_days: float = KEEP_DAYS
 ) -> int:
     """Drop events older than `keep_days` and all but the newest `keep_per_agent` per agent."""
+    return prune_rows(conn, "events", "timestamp", keep_per_agent=keep_per_agent, keep_days=keep_days)
+
+
+def prune_rows(conn: sqlite3.Connection, table: str, time_column: str, *, keep_per_agent: int, keep_days: float) -> int:
+    """Drop `table`'s rows older than `keep_days` and all but the newest `keep_per_agent` per agent
+    (`table` and `time_column` are this package's own names, never a user's)."""
     with transaction(conn):
-        by_age = conn.execute("DELETE FROM events WHERE timestamp < ?", (iso_days_ago(keep_days),)).rowcount
+        by_age = conn.execute(f"DELETE FROM {table} WHERE {time_column} < ?", (iso_days_ago(keep_days),)).rowcount
         by_count = conn.execute(
-            "DELETE FROM events WHERE id IN (SELECT id FROM ("
-            " SELECT id, ROW_NUMBER() OVER (PARTITION BY agent ORDER BY id DESC) AS newest_first FROM events"
+            f"DELETE FROM {table} WHERE id IN (SELECT id FROM ("
+            f" SELECT id, ROW_NUMBER() OVER (PARTITION BY agent ORDER BY id DESC) AS newest_first FROM {table}"
             ") WHERE newest_first > ?)",
             (keep_per_agent,),
         ).rowcount
