@@ -17,6 +17,7 @@ from wardian_core.status_rules import next_status, status_before_dialog
 from wardian_core.statuses import Status
 from wardian_host.agents.live_agent import LiveAgent
 from wardian_host.agents.tool_calls import ToolCallLog
+from wardian_host.agents.usage_log import UsageLog
 
 log = logging.getLogger(__name__)
 
@@ -29,11 +30,13 @@ class StatusTracker:
         self._conn = conn
         self._observers = observers
         self._tool_calls = ToolCallLog(conn)
+        self._usage = UsageLog(conn)
 
     def apply_event(self, agent: LiveAgent, event: ProviderEvent) -> None:
         for listener in list(agent.provider_event_listeners):
             listener(event)
         self._tool_calls.record(agent.uuid, event)
+        self._usage.record(agent, event)
         if event.kind == "session_started" and event.session_id:
             self._store_session_id(agent, event.session_id)
         target = next_status(agent.status, event.kind, agent.status_before_dialog)

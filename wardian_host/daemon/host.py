@@ -21,6 +21,7 @@ from wardian_core.control.protocol import PROTOCOL_VERSION
 from wardian_core.db import open_writer
 from wardian_core.db.empty_file import take_notice
 from wardian_core.db.events import prune_events
+from wardian_core.db.usage import prune_usage
 from wardian_core.provider_models import ProviderEvent
 from wardian_core.pty_backend import chosen_backend
 from wardian_core.settings import load_settings
@@ -143,9 +144,9 @@ class Host:
         }
 
     def _prune(self) -> None:
-        removed = prune_events(self._conn)
+        removed = prune_events(self._conn) + prune_usage(self._conn)
         if removed:
-            log.info("pruned %d events", removed)
+            log.info("pruned %d events and usage rows", removed)
         asyncio.get_running_loop().call_later(PRUNE_INTERVAL_SECONDS, self._prune)
 
     def _notify_status(self, agent: LiveAgent, previous: str, current: str, event: ProviderEvent | None) -> None:

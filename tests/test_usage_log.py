@@ -1,0 +1,36 @@
+"""The host keeps what `usage_reported` says: once per turn, shown to followers, no status change."""
+
+from pathlib import Path
+from typing import Any
+
+from wardian_core import identity
+from wardian_core.db import open_writer
+from wardian_core.db.usage import list_usage
+from wardian_core.parsing.events import event
+from wardian_core.provider_models import OutputSource, UsageReport
+from wardian_host.agents.live_agent import LiveAgent
+from wardian_host.agents.status_tracker import StatusTracker
+from wardian_host.output.buffer import OutputBuffer
+
+
+def test_a_reported_turn_is_stored_once_and_shown_without_changing_status(tmp_path: Path) -> None:
+    conn = open_writer(tmp_path)
+    row = identity.create_agent(conn, class_name="Coder", provider="codex", workspace=tmp_path, name="cx")
+    agent = LiveAgent(row=dict(row), buffer=OutputBuffer(1024))
+    shown: list[dict[str, Any]] = []
+    agent.event_listeners.add(shown.append)
+    tracker = StatusTracker(conn, lambda *_: None)
+    tracker.set_status(agent, "processing", {"source": "host"})
+    rollout = OutputSource(name="codex-rollout", kind="file", path=tmp_path / "rollout.jsonl")
+    report = UsageReport(turn_key="offset:120", model="gpt", input_tokens=7, output_tokens=3, context_window=1000)
+    reported = event("usage_reported", rollout, "token_count", "token_count", usage=report)
+
+    tracker.apply_event(agent, reported)
+    tracker.apply_event(agent, reported)  # a re-read of the same record
+
+    stored = list_usage(conn, agent.uuid)
+    assert [(turn["turn_key"], turn["input_tokens"], turn["cost_usd"]) for turn in stored] == [("offset:120", 7, None)]
+    assert stored[0]["evidence"]["source"] == "codex-rollout"
+    assert [entry["usage"]["output_tokens"] for entry in shown if entry["kind"] == "usage"] == [3]
+    assert agent.status == "processing"
+    conn.close()
