@@ -5,6 +5,7 @@ from typing import Any
 
 from wardian_core import identity
 from wardian_core.db import open_writer
+from wardian_core.db.agents import agent_row
 from wardian_core.db.usage import list_usage
 from wardian_core.parsing.events import event
 from wardian_core.provider_models import OutputSource, UsageReport
@@ -16,7 +17,7 @@ from wardian_host.output.buffer import OutputBuffer
 def test_a_reported_turn_is_stored_once_and_shown_without_changing_status(tmp_path: Path) -> None:
     conn = open_writer(tmp_path)
     row = identity.create_agent(conn, class_name="Coder", provider="codex", workspace=tmp_path, name="cx")
-    agent = LiveAgent(row=dict(row), buffer=OutputBuffer(1024))
+    agent = LiveAgent(row=agent_row(row), buffer=OutputBuffer(1024))
     shown: list[dict[str, Any]] = []
     agent.event_listeners.add(shown.append)
     tracker = StatusTracker(conn, lambda *_: None)
