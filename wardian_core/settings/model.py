@@ -78,6 +78,43 @@ class HostSettings(Section):
     )
 
 
+class NotifySettings(Section):
+    urls: str | None = Field(
+        None,
+        min_length=1,
+        description="Apprise addresses told when an agent needs a person, separated by spaces or commas "
+        "(ntfy://, slack://, tgram://, mailto://, json:// ...); needs the `wardian[notify]` extra.",
+    )
+    unseen_turn_seconds: float = Field(
+        60.0,
+        ge=0,
+        le=86400,
+        allow_inf_nan=False,
+        description="Seconds a finished turn may go unlooked-at in the web view before it is notified.",
+    )
+
+
+class WorktreeCommandSettings(Section):
+    """What runs in a new worktree and before one is removed; also a repository's .wardian/worktree.toml."""
+
+    setup: str | None = Field(
+        None, min_length=1, description="Shell command run in each new worktree (its path, branch, port base in env)."
+    )
+    teardown: str | None = Field(None, min_length=1, description="Shell command run in a worktree before removal.")
+    timeout_seconds: float = Field(
+        300.0, gt=0, le=86400, allow_inf_nan=False, description="Seconds a set-up or tear-down command may run."
+    )
+
+
+class WorktreesSettings(WorktreeCommandSettings):
+    root: str | None = Field(
+        None,
+        min_length=1,
+        description="Folder under which agents' worktrees are made, one folder per repository "
+        "(default: worktrees/ in the Wardian home).",
+    )
+
+
 class Settings(BaseModel):
     """All of `settings.toml`; a missing file or table means the defaults."""
 
@@ -87,3 +124,5 @@ class Settings(BaseModel):
     sessions: SessionsSettings = Field(default_factory=SessionsSettings)
     providers: ProvidersSettings = Field(default_factory=ProvidersSettings)
     host: HostSettings = Field(default_factory=HostSettings)
+    worktrees: WorktreesSettings = Field(default_factory=WorktreesSettings)
+    notify: NotifySettings = Field(default_factory=NotifySettings)
