@@ -41,6 +41,9 @@ AgentRow = TypedDict(
         "launch_config": str | None,
         "provider_settings": str | None,
         "process_identity": str | None,
+        "worktree": str | None,
+        "worktree_folder": str | None,
+        "branch": str | None,
     },
 )
 AGENT_COLUMNS = tuple(AgentRow.__annotations__)
