@@ -159,7 +159,7 @@ class AgentLifecycle:
             ctx, functools.partial(self._tracker.apply_event, agent), agent.screen.snapshot
         )
         try:
-            launched = self._terminals.launch(
+            launched = await self._terminals.launch(
                 agent.uuid,
                 plan.argv,
                 env,

@@ -41,7 +41,7 @@ from wardian_host.daemon.launcher_script import write_launcher
 from wardian_host.output.feed import OutputFeed
 from wardian_host.providers.manager import Plugins, load_plugins
 from wardian_host.terminal.agent_cgroups import AgentCgroups
-from wardian_host.terminal.supervisor import TerminalSupervisor
+from wardian_host.terminal.supervisor import LocalPtys, TerminalSupervisor
 from wardian_host.workflows.runner import WorkflowRunner
 
 log = logging.getLogger(__name__)
@@ -70,7 +70,8 @@ class Host:
         self.registry = AgentRegistry(self._conn, settings.host.output_buffer_bytes)
         self.tracker = StatusTracker(self._conn, self._notify_status)
         self._headless_watch = HeadlessWatch(self.registry, self.tracker, self._conn)
-        self.terminals = TerminalSupervisor(loop, self._pty_backend, AgentCgroups.open(home))
+        ptys = LocalPtys(loop, self._pty_backend)
+        self.terminals = TerminalSupervisor(ptys, self._pty_backend, AgentCgroups.open(home))
         feed = OutputFeed(loop, self.plugins)
         self.lifecycle = AgentLifecycle(
             home,

@@ -13,13 +13,11 @@ which its CLI then uses, instead of one still starting.
 import fcntl
 import os
 import select
-import threading
 from pathlib import Path
 
 from wardian_core import paths
-from wardian_core.atomic_files import open_unfollowed
-from wardian_core.control import endpoint
 from wardian_core.errors import WardianError
+from wardian_core.process_locks import flock_within, holder_pid, open_lock_file, take_exclusive
 
 # How long a host waits for another host of its home to finish starting; one that has not
 # served by then is stuck (a healthy host serves in well under a second).
@@ -34,54 +32,23 @@ def start_lock_path(home: Path) -> Path:
     return paths.run_dir(home) / "start.lock"
 
 
-def _open_lock_file(path: Path) -> int:
-    endpoint.ensure_private_dir(path.parent)
-    return open_unfollowed(path, os.O_RDWR | os.O_CREAT, 0o600)
-
-
-def _flock_within(fd: int, operation: int, timeout: float) -> bool:
-    """Take a flock, waiting at most `timeout` seconds; False when it is still held then.
-
-    flock has no timeout, so a thread blocks in it while this one waits on an event. A
-    thread that lost the race keeps blocking: the process gives up and exits (or moves on)
-    and the kernel drops whatever that thread gets with the descriptor."""
-    try:
-        fcntl.flock(fd, operation | fcntl.LOCK_NB)
-        return True
-    except BlockingIOError:
-        pass
-    taken = threading.Event()
-
-    def take() -> None:
-        fcntl.flock(fd, operation)
-        taken.set()
-
-    threading.Thread(target=take, daemon=True).start()
-    return taken.wait(timeout)
-
-
 class HostLock:
     def __init__(self, home: Path) -> None:
         self.path = lock_path(home)
         self._fd: int | None = None
 
     def acquire(self) -> None:
-        fd = _open_lock_file(self.path)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "unknown"
-            os.close(fd)
+        taken = take_exclusive(self.path)
+        if isinstance(taken, str):
+            holder = taken
             raise WardianError(
                 "request_failed",
                 f"a host is already running for this home (pid {holder})",
                 "Use it, or stop it first with `wardian host stop`.",
                 # The start lock is held until a host serves: this one does (see the module).
                 {"pid": holder, "lock": str(self.path), "reason": "already_running"},
-            ) from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-        self._fd = fd
+            )
+        self._fd = taken
 
     def release(self) -> None:
         if self._fd is not None:
@@ -97,8 +64,8 @@ class StartLock:
         self._fd: int | None = None
 
     def acquire(self, timeout: float = START_WAIT_SECONDS) -> None:
-        fd = _open_lock_file(self.path)
-        if not _flock_within(fd, fcntl.LOCK_EX, timeout):
+        fd = open_lock_file(self.path)
+        if not flock_within(fd, fcntl.LOCK_EX, timeout):
             raise WardianError(
                 "control_endpoint_timeout",
                 f"another host of this home was still starting after {timeout:.0f} s",
@@ -115,21 +82,7 @@ class StartLock:
 
 def running_host_pid(home: Path) -> int | None:
     """The pid of the live host of `home`, or None (probing the lock without taking it for long)."""
-    path = lock_path(home)
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-    except FileNotFoundError:
-        return None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except BlockingIOError:
-        text = os.pread(fd, 32, 0).decode(errors="replace").strip()
-        return int(text) if text.isdigit() else -1
-    else:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        return None
-    finally:
-        os.close(fd)
+    return holder_pid(lock_path(home))
 
 
 def wait_until_released(home: Path, timeout: float) -> bool:
@@ -139,7 +92,7 @@ def wait_until_released(home: Path, timeout: float) -> bool:
         fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     except FileNotFoundError:
         return True
-    done = _flock_within(fd, fcntl.LOCK_SH, timeout)  # blocks while the host holds LOCK_EX
+    done = flock_within(fd, fcntl.LOCK_SH, timeout)  # blocks while the host holds LOCK_EX
     if done:
         os.close(fd)
     return done
