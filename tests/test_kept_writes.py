@@ -11,7 +11,7 @@ from full_disk import failing
 
 from wardian_core import identity
 from wardian_core.db import agents as agent_rows
-from wardian_core.db import connection, kept_writes, open_writer
+from wardian_core.db import kept_writes, open_writer
 from wardian_core.db.kept_writes import WriterConnection
 from wardian_host.agents.registry import AgentRegistry
 from wardian_host.agents.state_catch_up import StateCatchUp
@@ -25,7 +25,8 @@ class Disk:
 @pytest.fixture
 def disk(monkeypatch: pytest.MonkeyPatch) -> Disk:
     state = Disk()
-    monkeypatch.setattr(connection, "WriterConnection", failing(WriterConnection, lambda: state.full))
+    # open_writer takes the class from kept_writes when it runs (the CLI's readers never load it).
+    monkeypatch.setattr(kept_writes, "WriterConnection", failing(WriterConnection, lambda: state.full))
     return state
 
 

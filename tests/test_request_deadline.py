@@ -5,7 +5,8 @@ import time
 
 import pytest
 
-from wardian_core.control.deadline import deadline_after, refuse_if_late
+from wardian_core.control.deadline import refuse_if_late
+from wardian_core.control.protocol import deadline_after
 from wardian_core.errors import WardianError
 
 

@@ -10,7 +10,6 @@ must not turn Wardian's writes onto a file of their choosing.
 import errno
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 from wardian_core.errors import WardianError
@@ -33,6 +32,8 @@ def replace_file(target: Path, text: str, mode: int = 0o600) -> None:
 
 
 def _replace(target: Path, text: str, mode: int) -> None:
+    import tempfile  # with shutil, bz2, lzma and random: writers only, off the CLI's read path
+
     directory = target.parent
     directory.mkdir(parents=True, exist_ok=True)
     # mkstemp creates with O_EXCL, which never follows a link; os.replace renames over a link itself.

@@ -4,7 +4,6 @@ The CLI's read path uses these tuples instead of the pydantic AgentRecord so it
 starts fast; a test checks they match `wardian_core.models.AgentRecord`.
 """
 
-import copy
 import json
 from typing import Any
 
@@ -70,7 +69,10 @@ def to_record(row: dict[str, Any], status_source: str) -> dict[str, Any]:
 def launch_config_record(stored: str | dict[str, Any] | None) -> dict[str, Any]:
     """The stored launch configuration (JSON text in state.db) with every key present."""
     config = json.loads(stored) if isinstance(stored, str) and stored else stored or {}
-    return copy.deepcopy(LAUNCH_CONFIG_DEFAULTS) | config
+    # A fresh copy of the default lists, so no caller changes the defaults (copy.deepcopy would
+    # cost the read path its import).
+    defaults = {key: list(value) if isinstance(value, list) else value for key, value in LAUNCH_CONFIG_DEFAULTS.items()}
+    return defaults | config
 
 
 def select(record: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:

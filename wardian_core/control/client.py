@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from wardian_core.control import endpoint
-from wardian_core.control.deadline import deadline_after
 from wardian_core.control.protocol import (
     MAX_FRAME_BYTES,
     PROTOCOL_VERSION,
+    deadline_after,
     default_timeout,
     encode,
     message_too_large,

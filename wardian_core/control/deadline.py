@@ -4,18 +4,14 @@ A client that times out reports its request as unanswered. Without a deadline a 
 was stopped (SIGSTOP, swapped out, overloaded) would read the request later and act on it:
 a kill nobody is told about. The deadline is wall-clock seconds since the epoch, because
 both ends run on one machine and read the same clock. A request without one (its client
-waits for ever) never expires.
+waits for ever) never expires. The client sets it (`protocol.deadline_after`, so the CLI's
+start-up skips this module); the host checks it here.
 """
 
 import math
 import time
 
 from wardian_core.errors import WardianError
-
-
-def deadline_after(timeout: float | None) -> float | None:
-    """When a client that waits `timeout` seconds from now stops waiting (None: never)."""
-    return None if timeout is None else time.time() + timeout
 
 
 def refuse_if_late(kind: str, deadline: object) -> None:

@@ -1,6 +1,7 @@
 """Framing shared by the host and the client: versions, limits, encode and decode."""
 
 import json
+import time
 from typing import Any
 
 from wardian_core.errors import WardianError
@@ -40,6 +41,12 @@ def default_timeout(unset: float = DEFAULT_TIMEOUT_SECONDS) -> float:
             {"variable": "WARDIAN_CONTROL_TIMEOUT", "value": configured},
         )
     return seconds
+
+
+def deadline_after(timeout: float | None) -> float | None:
+    """When a client that waits `timeout` seconds from now stops waiting (None: never): the
+    frame's `deadline`, which the host checks (wardian_core.control.deadline)."""
+    return None if timeout is None else time.time() + timeout
 
 
 def encode(frame: dict[str, Any]) -> bytes:

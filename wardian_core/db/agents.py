@@ -3,17 +3,12 @@
 import functools
 import json
 import sqlite3
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
-
-# pydantic reads a TypedDict's fields from typing_extensions' before Python 3.12 (it comes with pydantic).
-from typing_extensions import TypedDict
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from wardian_core.clock import now_iso
-from wardian_core.db import kept_writes
 from wardian_core.db.connection import transaction
 from wardian_core.db.events import add_event
-from wardian_core.db.kept_writes import KeptWrite
 from wardian_core.statuses import Status
 
 if TYPE_CHECKING:
@@ -77,7 +72,7 @@ def insert_agent(
 
 def get_agent(conn: sqlite3.Connection, agent_uuid: str) -> dict[str, Any] | None:
     row = conn.execute(_SELECT + " WHERE uuid = ?", (agent_uuid,)).fetchone()
-    return kept_writes.overlay(conn, dict(row)) if row else None
+    return _as_stored(conn, dict(row)) if row else None
 
 
 def find_agent_by_name(conn: sqlite3.Connection, name: str) -> dict[str, Any] | None:
@@ -94,10 +89,15 @@ def agent_row(row: Mapping[str, Any]) -> AgentRow:
 @functools.cache
 def _agent_row_adapter() -> "TypeAdapter[AgentRow]":
     # Built on first use: pydantic costs the CLI's read path ~50 ms to import, and `wardian
-    # agent <name>` reads rows as plain dicts without it.
+    # agent <name>` reads rows as plain dicts without it. Before Python 3.12 pydantic reads a
+    # TypedDict only from typing_extensions, which costs the read path ~10 ms more: the
+    # checked type is that module's copy of AgentRow, made here.
     from pydantic import TypeAdapter
+    from typing_extensions import TypedDict as CheckedTypedDict
 
-    return TypeAdapter(AgentRow)
+    # The functional form on purpose, and untyped for mypy: the fields are AgentRow's, read at run time.
+    checked = CheckedTypedDict("AgentRow", dict(AgentRow.__annotations__))  # type: ignore[misc]  # noqa: UP013
+    return cast("TypeAdapter[AgentRow]", TypeAdapter(checked))
 
 
 def status_time(conn: sqlite3.Connection, agent_uuid: str) -> str | None:
@@ -125,7 +125,23 @@ def list_agents(
             values.append(value)
     where = " WHERE " + " AND ".join(clauses) if clauses else ""
     rows = conn.execute(_SELECT + where + " ORDER BY created_at, name", values).fetchall()
-    return [kept_writes.overlay(conn, dict(row)) for row in rows]
+    return [_as_stored(conn, dict(row)) for row in rows]
+
+
+def _as_stored(conn: sqlite3.Connection, row: dict[str, Any]) -> dict[str, Any]:
+    """`row` as state.db will hold it once the host's kept writes land. Only the host's writer
+    keeps writes: the CLI's plain reader skips the module (and its imports) altogether."""
+    if type(conn) is sqlite3.Connection:
+        return row
+    from wardian_core.db import kept_writes
+
+    return kept_writes.overlay(conn, row)
+
+
+def _keep_or_write(conn: sqlite3.Connection, agent_uuid: str, columns: dict[str, Any], run: Callable[[], None]) -> bool:
+    from wardian_core.db import kept_writes  # the host's writes only: off the CLI's read path
+
+    return kept_writes.write(conn, kept_writes.KeptWrite(agent_uuid, columns, run))
 
 
 def update_columns(conn: sqlite3.Connection, agent_uuid: str, **values: Any) -> bool:
@@ -140,7 +156,9 @@ def update_columns(conn: sqlite3.Connection, agent_uuid: str, **values: Any) -> 
         conn.execute(f"UPDATE agents SET {assignments} WHERE uuid = ?", (*values.values(), agent_uuid))
 
     if set(values) <= PROCESS_STATE_COLUMNS:
-        return kept_writes.write(conn, KeptWrite(agent_uuid, values, run))
+        return _keep_or_write(conn, agent_uuid, values, run)
+    from wardian_core.db import kept_writes
+
     kept_writes.flush(conn)  # earlier writes first, where the disk lets them
     run()
     return True
@@ -175,7 +193,7 @@ def record_status(
         "is_off": int(status == "off"),
         "status_evidence": json.dumps(evidence),
     }
-    kept_writes.write(conn, KeptWrite(agent_uuid, columns, lambda: _store_status(conn, agent_uuid, columns, evidence)))
+    _keep_or_write(conn, agent_uuid, columns, lambda: _store_status(conn, agent_uuid, columns, evidence))
     return True
 
 

@@ -1,15 +1,12 @@
 """Opening state.db for reading (the CLI) or writing (the host, tests' seeding)."""
 
 import os
-import shlex
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from wardian_core import paths
-from wardian_core.atomic_files import planted_link
-from wardian_core.db.kept_writes import WriterConnection
 from wardian_core.db.migrations import CURRENT_VERSION, migrate, schema_version
 from wardian_core.errors import WardianError
 
@@ -27,6 +24,8 @@ def is_corrupt(exc: sqlite3.Error) -> bool:
 
 def corrupt(db_path: Path, reason: str) -> WardianError:
     """The refusal of a damaged state.db; the hint moves it aside, never deletes it."""
+    import shlex  # only a refusal quotes: kept off the CLI's read path
+
     damaged = db_path.with_name(db_path.name + ".damaged")
     original, kept = shlex.quote(str(db_path)), shlex.quote(str(damaged))
     return WardianError(
@@ -46,6 +45,8 @@ def is_locked(exc: sqlite3.Error) -> bool:
 
 
 def locked(db_path: Path, exc: sqlite3.Error) -> WardianError:
+    import shlex  # only a refusal quotes: kept off the CLI's read path
+
     return WardianError(
         "db_unavailable",
         f"state.db is locked by another process ({exc}) and stayed so for {BUSY_TIMEOUT_MS / 1000:g} s",
@@ -101,6 +102,8 @@ def _create_private(db_path: Path) -> None:
     """Create a missing state.db 0600 before SQLite does: it would follow the umask (0644), and
     its -wal and -shm files take the database's mode. SQLite follows links: one planted in
     their place is refused, so the host's writes cannot land elsewhere."""
+    from wardian_core.atomic_files import planted_link  # tempfile and shutil: writers only
+
     for path in (db_path, db_path.with_name(db_path.name + "-wal"), db_path.with_name(db_path.name + "-shm")):
         if os.path.islink(path):
             raise planted_link(path)
@@ -122,6 +125,9 @@ def _is_empty_file(db_path: Path) -> bool:
 
 def open_writer(home: Path) -> sqlite3.Connection:
     """Open (creating if needed) state.db in WAL mode at the current schema."""
+    # The writes kept while the disk is full are the host's: the CLI's readers never load them.
+    from wardian_core.db.kept_writes import WriterConnection
+
     db_path = paths.state_db(paths.ensure_home(home))
     if _is_empty_file(db_path):
         from wardian_core.db.empty_file import leave_notice  # its model's pydantic only on this rare path

@@ -3,7 +3,7 @@
 from pathlib import Path
 from typing import Any
 
-from wardian_core import paths, roster
+from wardian_core import paths
 from wardian_core.control.client import DEFAULT, ControlClient
 from wardian_core.control.protocol import default_timeout
 from wardian_core.errors import SCHEMA_VERSION, WardianError
@@ -58,6 +58,8 @@ def persisted_notice(home: Path, records: list[dict[str, Any]]) -> dict[str, Any
     pid = running_host_pid(home)
     if pid is None:
         return _host_gone_notice(records)
+    from wardian_core import roster  # state.db's readers: `send` and the lifecycle commands never load them
+
     deadline = roster.read_deadline()
     return {
         "reason": "host_not_answering",
