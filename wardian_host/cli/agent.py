@@ -1,7 +1,7 @@
 """`wardian agent`: who am I, who are my peers, and what are they doing."""
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import click
 
@@ -67,13 +67,33 @@ def agent() -> None:
 @output_options
 def show(reference: str | None, fields_text: str | None, field: str | None, verbose: bool, pretty: bool) -> None:
     """Show one agent; without an argument, the agent this command runs in."""
+    emit_agent(*shown_agent(reference, OutputFlags(fields_text, field, verbose, pretty)))
+
+
+class OutputFlags(NamedTuple):
+    """The output flags as given, checked once it is known which kind of record answers."""
+
+    fields_text: str | None = None
+    field: str | None = None
+    verbose: bool = False
+    pretty: bool = False
+
+    def options(self, record_fields: tuple[str, ...] | None = None) -> OutputOptions:
+        return OutputOptions.from_flags(self.fields_text, self.field, self.verbose, self.pretty, record_fields)
+
+
+def shown_agent(
+    reference: str | None, flags: OutputFlags
+) -> tuple[dict[str, Any], OutputOptions, dict[str, Any] | None]:
+    """The record `agent show` prints, the options it is printed with, and the notice beside it
+    (`wardian agent show` and the MCP tool `show_agent`)."""
     from wardian_core.errors import WardianError
     from wardian_core.roster import show_agent
     from wardian_host.cli.live import persisted_notice
 
     # Without a reference the caller may be a workflow node run, whose record has other
     # fields: the flags are checked once it is known which record answers.
-    early = OutputOptions.from_flags(fields_text, field, verbose, pretty) if reference is not None else None
+    early = flags.options() if reference is not None else None
     home = paths.wardian_home()
     try:
         record = show_agent(home, reference)
@@ -81,10 +101,8 @@ def show(reference: str | None, fields_text: str | None, field: str | None, verb
         node_run = _own_node_run(home) if reference is None and error.code == "not_found" else None
         if node_run is None:
             raise
-        emit_agent(node_run, OutputOptions.from_flags(fields_text, field, verbose, pretty, tuple(node_run)))
-        return
-    options = early or OutputOptions.from_flags(fields_text, field, verbose, pretty)
-    emit_agent(record, options, persisted_notice(home, [record]))
+        return node_run, flags.options(tuple(node_run)), None
+    return record, early or flags.options(), persisted_notice(home, [record])
 
 
 def _own_node_run(home: Any) -> dict[str, Any] | None:
@@ -121,10 +139,25 @@ def list_command(
     pretty: bool,
 ) -> None:
     """List agents, filtered by scope, status, class or workspace."""
+    options = OutputOptions.from_flags(fields_text, field, verbose, pretty)
+    records, notice = listed_agents(AgentFilters(scope, status, class_name, workspace))
+    emit_agents(records, options, notice)
+
+
+class AgentFilters(NamedTuple):
+    scope: str | None = None
+    status: str | None = None
+    class_name: str | None = None
+    workspace: str | None = None
+
+
+def listed_agents(filters: AgentFilters) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """The records `agent list` prints and the notice beside them (the CLI and the MCP tool `list_agents`)."""
     from wardian_core.roster import list_agents
     from wardian_host.cli.live import persisted_notice
 
-    options = OutputOptions.from_flags(fields_text, field, verbose, pretty)
     home = paths.wardian_home()
-    records = list_agents(home, scope=scope, status=status, class_name=class_name, workspace=workspace)
-    emit_agents(records, options, persisted_notice(home, records))
+    records = list_agents(
+        home, scope=filters.scope, status=filters.status, class_name=filters.class_name, workspace=filters.workspace
+    )
+    return records, persisted_notice(home, records)

@@ -2,6 +2,7 @@
 lifecycle through the host."""
 
 import os
+from typing import Any, NamedTuple
 
 import click
 
@@ -11,7 +12,7 @@ from wardian_core.fields import DEFAULT_FIELDS, live_agent, select, to_record
 from wardian_core.identity import resolve_workspace
 from wardian_core.statuses import STATUSES
 from wardian_host.cli.key_values import setting_pairs
-from wardian_host.cli.live import after_waiting, emit, emit_live_agent, lifecycle_timeout, request
+from wardian_host.cli.live import after_waiting, emit, emit_live_agent, lifecycle_timeout, live_agent_envelope, request
 from wardian_host.cli.option_checks import class_option, not_empty
 from wardian_host.cli.render import write_json
 
@@ -62,30 +63,56 @@ def spawn(
     extra_args: tuple[str, ...],
 ) -> None:
     """Start a new agent (and the host, if none runs)."""
+    # After `--` first: for `generic` that is the command, and --arg adds to it.
+    given = (name, workspace, description, model, (*extra_args, *args), include_dirs, session_persistence)
+    write_json(spawn_answer(SpawnOrder(provider, class_name, *given, provider_settings)))
+
+
+class SpawnOrder(NamedTuple):
+    """`agent spawn`'s flags as given (the CLI's and the MCP tool `spawn_agent`'s)."""
+
+    provider: str
+    class_name: str
+    name: str | None = None
+    workspace: str | None = None
+    description: str | None = None
+    model: str | None = None
+    args: tuple[str, ...] = ()
+    include_dirs: tuple[str, ...] = ()
+    session_persistence: str | None = None
+    provider_settings: tuple[str, ...] = ()
+
+
+def spawn_answer(order: SpawnOrder) -> dict[str, Any]:
+    """What `agent spawn` prints: the new agent, the host started first when none runs."""
     launch_config = {
-        "settings": setting_pairs(provider_settings, "--provider-setting"),
-        "model": model or None,
-        # After `--` first: for `generic` that is the command, and --arg adds to it.
-        "extra_args": [*extra_args, *args],
-        "include_dirs": [resolve_workspace(directory) for directory in include_dirs],
-        "session_persistence": session_persistence or "default",
+        "settings": setting_pairs(order.provider_settings, "--provider-setting"),
+        "model": order.model or None,
+        "extra_args": list(order.args),
+        "include_dirs": [resolve_workspace(directory) for directory in order.include_dirs],
+        "session_persistence": order.session_persistence or "default",
     }
     params = {
-        "provider": provider,
-        "class": class_name,
-        "workspace": resolve_workspace(workspace or os.getcwd()),
-        "name": name,
-        "description": description,
+        "provider": order.provider,
+        "class": order.class_name,
+        "workspace": resolve_workspace(order.workspace or os.getcwd()),
+        "name": order.name,
+        "description": order.description,
         "launch_config": launch_config,
     }
-    emit_live_agent(request("agent.spawn", params, start_host=True, timeout=lifecycle_timeout()))
+    return live_agent_envelope(request("agent.spawn", params, start_host=True, timeout=lifecycle_timeout()))
+
+
+def target_answer(kind: str, target: str) -> dict[str, Any]:
+    """What a command on one agent prints (kill, pause, resume, ...): the agent after the change."""
+    return live_agent_envelope(request(kind, {"target": target}, timeout=lifecycle_timeout()))
 
 
 def _target_command(name: str, kind: str, summary: str) -> click.Command:
     @click.command(name, help=summary)
     @click.argument("target", metavar="NAME-OR-UUID")
     def command(target: str) -> None:
-        emit_live_agent(request(kind, {"target": target}, timeout=lifecycle_timeout()))
+        write_json(target_answer(kind, target))
 
     return command
 
@@ -185,8 +212,13 @@ def delete(target: str, confirm: str, force: bool) -> None:
 def wait(target: str, until: str, timeout_text: str | None, next_change: bool) -> None:
     """Block until an agent has a status (woken by the host, no polling)."""
     timeout = parse_duration(timeout_text) if timeout_text is not None else None
+    write_json(wait_answer(target, until, timeout, next_change))
+
+
+def wait_answer(target: str, until: str, timeout: float | None, next_change: bool = False) -> dict[str, Any]:
+    """What `agent wait` prints (and the MCP tool `wait_for_agent` answers): the agent once it has the status."""
     params = {"target": target, "until": until, "timeout": timeout, "next": next_change}
-    emit_live_agent(request("agent.wait", params, timeout=after_waiting(timeout, 10)))
+    return live_agent_envelope(request("agent.wait", params, timeout=after_waiting(timeout, 10)))
 
 
 @click.command("run")

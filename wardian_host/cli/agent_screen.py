@@ -6,7 +6,8 @@ import click
 
 from wardian_core import paths, roster
 from wardian_core.errors import WardianError, not_live
-from wardian_host.cli.live import emit, request
+from wardian_host.cli.live import envelope, request
+from wardian_host.cli.render import write_json
 
 
 def _not_live_without_host(target: str) -> WardianError:
@@ -31,13 +32,18 @@ def draw(screen: dict[str, Any]) -> str:
 @click.option("--pretty", is_flag=True, help="Draw the screen as a person sees it.")
 def screen(target: str, pretty: bool) -> None:
     """The agent's visible screen: rows, cursor, title and size (live agents only)."""
+    answer = screen_answer(target)
+    if pretty:
+        click.echo(draw(answer["screen"]))
+    else:
+        write_json(answer)
+
+
+def screen_answer(target: str) -> dict[str, Any]:
+    """What `agent screen` prints (and the MCP tool `agent_screen` answers)."""
     try:
-        answer = request("agent.screen", {"target": target})
+        return envelope("screen", request("agent.screen", {"target": target}))
     except WardianError as error:
         if error.code != "app_not_running":
             raise
         raise _not_live_without_host(target) from None
-    if pretty:
-        click.echo(draw(answer))
-    else:
-        emit("screen", answer)

@@ -2,13 +2,15 @@
 
 import json
 import sys
+from typing import Any
 
 import click
 
 from wardian_core.durations import parse_duration
 from wardian_core.errors import WardianError
 from wardian_core.statuses import STATUSES
-from wardian_host.cli.live import after_waiting, connect, emit
+from wardian_host.cli.live import after_waiting, connect, envelope, request
+from wardian_host.cli.render import write_json
 
 
 def _until(text: str | None) -> dict[str, str | None]:
@@ -37,15 +39,19 @@ def watch(
     """Output (ANSI stripped) and status events since CURSOR, and the next cursor."""
     timeout = parse_duration(timeout_text) if timeout_text is not None else None
     params = {"target": target, "since": since, "timeout": timeout, "follow": follow, "raw": raw} | _until(until_text)
+    if not follow:
+        write_json(watch_answer(params))
+        return
     with connect() as client:
-        exchange = client.exchange("agent.watch", params, None if follow else after_waiting(timeout))
+        exchange = client.exchange("agent.watch", params, None)
         while True:
             try:
-                item = next(exchange)
-            except StopIteration as done:
-                result = done.value
+                sys.stdout.write(json.dumps(next(exchange)) + "\n")
+            except StopIteration:
                 break
-            sys.stdout.write(json.dumps(item) + "\n")
             sys.stdout.flush()
-    if not follow:
-        emit("watch", result)
+
+
+def watch_answer(params: dict[str, Any]) -> dict[str, Any]:
+    """What `agent watch` without --follow prints (and the MCP tool `watch_output` answers)."""
+    return envelope("watch", request("agent.watch", params, timeout=after_waiting(params.get("timeout"))))

@@ -1,6 +1,6 @@
 """`wardian ask`: ask an agent a question and wait for its structured reply; `ask show|list`."""
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import click
 
@@ -64,26 +64,38 @@ def question(
     no_wait: bool,
 ) -> None:
     """Ask AGENT a question and wait for its reply."""
+    timeout = parse_duration(timeout_text) if timeout_text is not None else None
+    question = Question(target, read_message(message, from_stdin, file), _until_token(until_text), timeout, not no_wait)
+    write_json(ask_answer(question))
+
+
+class Question(NamedTuple):
+    target: str
+    message: str
+    until_output: str | None = None
+    timeout: float | None = None
+    wait: bool = True
+
+
+def ask_answer(question: Question) -> dict[str, Any]:
+    """What `wardian ask` prints (and the MCP tool `ask` answers): the request with its reply."""
     from wardian_host.cli.live import after_waiting, request
 
-    timeout = parse_duration(timeout_text) if timeout_text is not None else None
-    params = {
-        "target": target,
-        "message": read_message(message, from_stdin, file),
-        "until_output": _until_token(until_text),
-        "timeout": timeout,
-        "wait": not no_wait,
-    }
-    waits_for_ever = not no_wait and timeout is None
-    answer_timeout = None if waits_for_ever else after_waiting(timeout or 0, DELIVERY_ALLOWANCE_SECONDS)
-    answer = request("ask", params, timeout=answer_timeout)
-    write_json({"schema": SCHEMA_VERSION} | answer)
+    waits_for_ever = question.wait and question.timeout is None
+    answer_timeout = None if waits_for_ever else after_waiting(question.timeout or 0, DELIVERY_ALLOWANCE_SECONDS)
+    answer: dict[str, Any] = request("ask", question._asdict(), timeout=answer_timeout)
+    return {"schema": SCHEMA_VERSION} | answer
 
 
 @ask.command("show")
 @click.argument("request_id", metavar="REQUEST-ID")
 def show(request_id: str) -> None:
     """One request with its reply, from state.db (with or without a running host)."""
+    write_json(request_answer(request_id))
+
+
+def request_answer(request_id: str) -> dict[str, Any]:
+    """What `wardian ask show` prints (and the MCP tool `show_request` answers)."""
     from wardian_core.db.connection import reading
     from wardian_core.db.requests import get_request
 
@@ -96,7 +108,7 @@ def show(request_id: str) -> None:
             "See the requests with `wardian ask list`.",
             {"request_id": request_id},
         )
-    write_json({"schema": SCHEMA_VERSION, "request": record})
+    return {"schema": SCHEMA_VERSION, "request": record}
 
 
 @ask.command("list")

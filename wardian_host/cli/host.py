@@ -1,13 +1,15 @@
 """`wardian host`: start, stop and inspect the background host of this home."""
 
 import sys
+from typing import Any
 
 import click
 
 from wardian_core import paths
 from wardian_core.errors import WardianError
 from wardian_core.fields import live_agent
-from wardian_host.cli.live import emit, lifecycle_timeout, request
+from wardian_host.cli.live import emit, envelope, lifecycle_timeout, request
+from wardian_host.cli.render import write_json
 
 
 @click.group()
@@ -64,10 +66,15 @@ def status() -> None:
 @host.command("whoami")
 def whoami() -> None:
     """Which agent the host takes this process for (by process ancestry, session or terminal)."""
+    write_json(whoami_answer())
+
+
+def whoami_answer() -> dict[str, Any]:
+    """`host whoami`'s JSON (and the MCP tool `whoami`'s): how the host classifies this process."""
     caller = request("host.whoami")
     if caller.get("agent") is not None:
         caller["agent"] = live_agent(caller["agent"])
-    emit("caller", caller)
+    return envelope("caller", caller)
 
 
 @host.command("logs")

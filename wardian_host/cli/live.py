@@ -8,7 +8,7 @@ from wardian_core.control.client import DEFAULT, ControlClient
 from wardian_core.control.protocol import default_timeout
 from wardian_core.errors import SCHEMA_VERSION, WardianError
 from wardian_core.fields import to_record
-from wardian_host.cli.render import OutputOptions, emit_agent, write_json
+from wardian_host.cli.render import OutputOptions, agent_envelope, write_json
 
 # A lifecycle change starts or stops process trees (SIGTERM, then SIGKILL after a grace),
 # which takes longer than a read: its commands wait this long unless told otherwise.
@@ -86,9 +86,18 @@ def _host_gone_notice(records: list[dict[str, Any]]) -> dict[str, Any] | None:
     }
 
 
+def live_agent_envelope(snapshot: dict[str, Any], verbose: bool = False) -> dict[str, Any]:
+    """The JSON a lifecycle command prints for the agent the host answered with."""
+    return agent_envelope(to_record(snapshot, "live"), OutputOptions(verbose=verbose))
+
+
 def emit_live_agent(snapshot: dict[str, Any], verbose: bool = False) -> None:
-    emit_agent(to_record(snapshot, "live"), OutputOptions(verbose=verbose))
+    write_json(live_agent_envelope(snapshot, verbose))
+
+
+def envelope(key: str, value: Any) -> dict[str, Any]:
+    return {"schema": SCHEMA_VERSION, key: value}
 
 
 def emit(key: str, value: Any) -> None:
-    write_json({"schema": SCHEMA_VERSION, key: value})
+    write_json(envelope(key, value))

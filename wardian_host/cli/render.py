@@ -133,13 +133,28 @@ def write_notice(notice: dict[str, Any] | None) -> None:
         sys.stderr.write(json.dumps({"schema": SCHEMA_VERSION, "notice": notice}) + "\n")
 
 
+def agent_envelope(
+    record: dict[str, Any], options: OutputOptions, notice: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The JSON of one agent record, as `agent show` prints it (and the MCP tool answers)."""
+    return _envelope("agent", fields.select(record, options.columns()), notice)
+
+
+def agents_envelope(
+    records: list[dict[str, Any]], options: OutputOptions, notice: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The JSON of agent records, as `agent list` prints it (and the MCP tool answers)."""
+    columns = options.columns()
+    return _envelope("agents", [fields.select(record, columns) for record in records], notice)
+
+
 def emit_agent(record: dict[str, Any], options: OutputOptions, notice: dict[str, Any] | None = None) -> None:
     if options.field is not None:
         sys.stdout.write(bare(record[options.field]) + "\n")
     elif options.pretty:
         sys.stdout.write(_pretty_block(record, options.columns()) + "\n")
     else:
-        write_json(_envelope("agent", fields.select(record, options.columns()), notice))
+        write_json(agent_envelope(record, options, notice))
         return
     write_notice(notice)
 
@@ -150,7 +165,6 @@ def emit_agents(records: list[dict[str, Any]], options: OutputOptions, notice: d
     elif options.pretty:
         sys.stdout.write(_pretty_table(records, options.columns()) + "\n")
     else:
-        columns = options.columns()
-        write_json(_envelope("agents", [fields.select(r, columns) for r in records], notice))
+        write_json(agents_envelope(records, options, notice))
         return
     write_notice(notice)

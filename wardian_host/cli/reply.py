@@ -1,5 +1,7 @@
 """`wardian reply`: answer a `wardian ask` request; the host records it and wakes the asker."""
 
+from typing import Any
+
 import click
 
 from wardian_core.asks import REPLY_BODY_MAX_CHARS, REPLY_STATUSES
@@ -16,7 +18,11 @@ from wardian_host.cli.render import write_json
 @click.option("--status", type=click.Choice(REPLY_STATUSES), required=True, help="How the request ended.")
 def reply(request_id: str, message: str | None, from_stdin: bool, file: str | None, status: str) -> None:
     """Answer request REQUEST-ID with MESSAGE (or --stdin, --file PATH)."""
-    body = read_message(message, from_stdin, file)
+    write_json(reply_answer(request_id, read_message(message, from_stdin, file), status))
+
+
+def reply_answer(request_id: str, body: str, status: str) -> dict[str, Any]:
+    """What `wardian reply` prints (and the MCP tool `reply` answers): the reply the host took."""
     if len(body) > REPLY_BODY_MAX_CHARS:
         raise WardianError(
             "message_too_large",
@@ -24,5 +30,5 @@ def reply(request_id: str, message: str | None, from_stdin: bool, file: str | No
             "Write the long answer to a file and reply with its path.",
             {"size_chars": len(body), "limit_chars": REPLY_BODY_MAX_CHARS},
         )
-    answer = request("reply", {"request_id": request_id, "status": status, "body": body})
-    write_json({"schema": SCHEMA_VERSION} | answer)
+    answer: dict[str, Any] = request("reply", {"request_id": request_id, "status": status, "body": body})
+    return {"schema": SCHEMA_VERSION} | answer

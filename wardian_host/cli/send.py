@@ -1,5 +1,7 @@
 """`wardian send`: type a message into agents, or answer an approval."""
 
+from typing import Any, NamedTuple
+
 import click
 
 from wardian_core.durations import parse_duration
@@ -50,16 +52,24 @@ def send(
     if thread is not None:
         raise WardianError("not_supported", "threaded sends are not supported yet", "Send without --thread.")
     timeout = parse_duration(timeout_text) if timeout_text is not None else None
-    params = {
-        "to": to,
-        "text": _body(message, from_stdin, file, approval),
-        "approval": approval,
-        "wait_until": wait_until,
-        "timeout": timeout,
-        "raw": raw,
-    }
-    answering = after_waiting(timeout or 0, unset=CONFIRMING_SECONDS + LIFECYCLE_SECONDS / 2)
-    answer = request("send", params, timeout=None if wait_until and timeout is None else answering)
+    text = _body(message, from_stdin, file, approval)
+    write_json(send_answer(SendOrder(to, text, wait_until, timeout, approval, raw)))
+
+
+class SendOrder(NamedTuple):
+    to: str
+    text: str | None
+    wait_until: str | None = None
+    timeout: float | None = None
+    approval: str | None = None
+    raw: bool = False
+
+
+def send_answer(order: SendOrder) -> dict[str, Any]:
+    """What `wardian send` prints (and the MCP tool `send` answers): the host's account of each delivery."""
+    params = order._asdict()
+    answering = after_waiting(order.timeout or 0, unset=CONFIRMING_SECONDS + LIFECYCLE_SECONDS / 2)
+    answer: dict[str, Any] = request("send", params, timeout=None if order.wait_until and order.timeout is None else answering)
     if answer.get("agent") is not None:
         answer["agent"] = live_agent(answer["agent"], VERBOSE_FIELDS + ("status_evidence",))
-    write_json({"schema": SCHEMA_VERSION} | answer)
+    return {"schema": SCHEMA_VERSION} | answer

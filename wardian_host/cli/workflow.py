@@ -54,21 +54,26 @@ def _ask_host(home: Path, kind: str, params: dict[str, Any]) -> dict[str, Any] |
         raise
 
 
-def _live_or_files(kind: str, params: dict[str, Any], from_files: Callable[[Path], dict[str, Any]]) -> None:
+def _live_or_files(kind: str, params: dict[str, Any], from_files: Callable[[Path], dict[str, Any]]) -> dict[str, Any]:
     home = paths.wardian_home()
     answer = _ask_host(home, kind, params)
     source = "live" if answer is not None else "files"
     if answer is None:
         answer = from_files(home)
-    write_json({"schema": SCHEMA_VERSION} | answer | {"source": source})
+    return {"schema": SCHEMA_VERSION} | answer | {"source": source}
 
 
 @workflow.command("list")
 def list_workflows() -> None:
     """Every workflow file: id, name, description, node count; an invalid one with its error."""
+    write_json(workflows_answer())
+
+
+def workflows_answer() -> dict[str, Any]:
+    """What `workflow list` prints (and the MCP tool `list_workflows` answers)."""
     from wardian_core.workflows import files
 
-    _live_or_files("workflow.list", {}, lambda home: {"workflows": files.list_workflows(home)})
+    return _live_or_files("workflow.list", {}, lambda home: {"workflows": files.list_workflows(home)})
 
 
 @workflow.command("show")
@@ -76,12 +81,18 @@ def list_workflows() -> None:
 @click.option("--run", "run_id", metavar="RUN-ID", help="Show this run of the workflow instead, with its event log.")
 def show(workflow_id: str, run_id: str | None) -> None:
     """The whole definition of WORKFLOW-ID (nodes, edges, role mappings), or one of its runs."""
+    write_json(workflow_answer(workflow_id, run_id))
+
+
+def workflow_answer(workflow_id: str, run_id: str | None = None) -> dict[str, Any]:
+    """What `workflow show` prints (and the MCP tools `show_workflow` and `workflow_run_status` answer)."""
     if run_id is not None:
-        write_json({"schema": SCHEMA_VERSION, "run": _run(workflow_id, run_id)})
-        return
+        return {"schema": SCHEMA_VERSION, "run": _run(workflow_id, run_id)}
     from wardian_core.workflows import files
 
-    _live_or_files("workflow.show", {"workflow_id": workflow_id}, lambda home: files.show_workflow(home, workflow_id))
+    return _live_or_files(
+        "workflow.show", {"workflow_id": workflow_id}, lambda home: files.show_workflow(home, workflow_id)
+    )
 
 
 def _run(workflow_id: str, run_id: str) -> dict[str, Any]:

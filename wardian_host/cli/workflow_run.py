@@ -1,6 +1,7 @@
 """`wardian workflow run|runs|stop|approve`: running workflows in the host, and their runs."""
 
 import os
+from typing import Any
 
 import click
 
@@ -24,6 +25,13 @@ ANSWER_ALLOWANCE_SECONDS = 30.0
 def run(workflow_id: str, inputs: tuple[str, ...], wait: bool, timeout_text: str | None, workspace: str | None) -> None:
     """Start a run of WORKFLOW-ID; its run id comes back at once unless --wait."""
     timeout = parse_duration(timeout_text) if timeout_text is not None else None
+    write_json(run_answer(workflow_id, inputs, workspace, wait, timeout))
+
+
+def run_answer(
+    workflow_id: str, inputs: tuple[str, ...], workspace: str | None, wait: bool, timeout: float | None
+) -> dict[str, Any]:
+    """What `workflow run` prints (and the MCP tool `run_workflow` answers): the run, ended when waited for."""
     params = {
         "workflow_id": workflow_id,
         "inputs": setting_pairs(inputs, "--input"),
@@ -32,13 +40,13 @@ def run(workflow_id: str, inputs: tuple[str, ...], wait: bool, timeout_text: str
         "timeout": timeout,
     }
     waits_for_ever = wait and timeout is None
-    answer = request(
+    answer: dict[str, Any] = request(
         "workflow.run",
         params,
         start_host=True,
         timeout=None if waits_for_ever else after_waiting(timeout or 0, ANSWER_ALLOWANCE_SECONDS),
     )
-    write_json({"schema": SCHEMA_VERSION} | answer)
+    return {"schema": SCHEMA_VERSION} | answer
 
 
 @click.command("runs")
