@@ -1,0 +1,199 @@
+"""The terminal server and its host-side client: Wardian's own plumbing, in the test's process
+(the server built inside the test's loop, as uvicorn's tests do), on both POSIX backends."""
+
+import asyncio
+import os
+import signal
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+
+from wardian_core import paths
+from wardian_core import terminal_wire as wire
+from wardian_core.errors import WardianError
+from wardian_core.pty_backend import BACKENDS, Backend
+from wardian_host.terminal.ptys import READ_BATCH_BYTES
+from wardian_host.terminal.server import process as server_process
+from wardian_host.terminal.server.framing import read_frame
+from wardian_host.terminal.server.ring import OutputRing
+from wardian_host.terminal.server.server import HIGH_WATER_BYTES, TerminalServer
+from wardian_host.terminal.server_client import ServerPtys
+
+WAIT = 20.0
+
+
+class Heard:
+    """What one terminal told the client: its output in order, and its exit."""
+
+    def __init__(self) -> None:
+        self.output = bytearray()
+        self.exit_code: int | None = None
+        self.exited = asyncio.Event()
+        self._grew = asyncio.Event()
+
+    def on_output(self, data: bytes) -> None:
+        self.output += data
+        self._grew.set()
+
+    def on_exit(self, exit_code: int | None) -> None:
+        self.exit_code = exit_code
+        self.exited.set()
+
+    async def until(self, text: bytes) -> None:
+        async with asyncio.timeout(WAIT):
+            while text not in self.output:
+                self._grew.clear()
+                await self._grew.wait()
+
+
+def run_with_server(home: Path, backend: Backend, scenario: Callable[[TerminalServer], Awaitable[None]]) -> None:
+    async def main() -> None:
+        paths.ensure_home(home)
+        server = TerminalServer(server_process.socket_path(home), backend, ring_bytes=64 * 1024)
+        await server.start()
+        try:
+            await scenario(server)
+        finally:
+            await server.close()
+
+    asyncio.run(main())
+
+
+async def launch(client: ServerPtys, key: str, script: str, heard: Heard) -> int:
+    pid, _ = await client.open(
+        key, ["sh", "-c", script], dict(os.environ), Path.cwd(), (24, 80), heard.on_output, heard.on_exit
+    )
+    return pid
+
+
+def test_the_ring_addresses_output_by_absolute_offset_and_says_where_it_starts() -> None:
+    ring = OutputRing(capacity=8)
+    ring.append(b"0123")
+    ring.append(b"456789ab")
+    assert (ring.start_offset, ring.end_offset) == (4, 12)
+    assert ring.read_from(6) == (6, b"6789ab")
+    assert ring.read_from(0) == (4, b"456789ab")  # what is gone is not invented
+    assert ring.read_from(99) == (12, b"")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_agent_on_the_server_prints_takes_input_and_reports_its_exit(backend: Backend, wardian_home: Path) -> None:
+    async def scenario(server: TerminalServer) -> None:
+        client = await ServerPtys.connect(wardian_home)
+        heard = Heard()
+        await launch(client, "a", "echo ready; read line; echo got:$line; exit 7", heard)
+        await heard.until(b"ready")
+        client.write("a", b"hello\n")
+        await heard.until(b"got:hello")
+        async with asyncio.timeout(WAIT):
+            await heard.exited.wait()
+        assert heard.exit_code == 7
+        await client.close()
+
+    run_with_server(wardian_home, backend, scenario)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_new_host_follows_on_from_its_offset_without_a_byte_lost_or_repeated(
+    backend: Backend, wardian_home: Path
+) -> None:
+    async def scenario(server: TerminalServer) -> None:
+        first = await ServerPtys.connect(wardian_home)
+        heard = Heard()
+        await launch(first, "a", "echo one; read x; echo two; read y; echo three:$y", heard)
+        await heard.until(b"one")
+        offset = first.offset_of("a")
+        assert offset == len(heard.output)
+        await first.close()  # the host dies; the agent goes on printing while nobody listens
+        second = await ServerPtys.connect(wardian_home)
+        [state] = second.welcome.terminals
+        assert (state.key, state.exited) == ("a", False)
+        again = Heard()
+        assert offset is not None
+        second.follow("a", offset, again.on_output, again.on_exit)
+        second.write("a", b"\n")
+        await again.until(b"two")
+        second.write("a", b"more\n")
+        await again.until(b"three:more")
+        whole = bytes(heard.output + again.output)
+        assert whole.count(b"one") == 1 and whole.count(b"two") == 1  # nothing doubled across hosts
+        assert not again.output.startswith(b"one")
+        await second.close()
+
+    run_with_server(wardian_home, backend, scenario)
+
+
+def test_a_second_host_is_refused_while_one_is_connected(wardian_home: Path) -> None:
+    async def scenario(server: TerminalServer) -> None:
+        first = await ServerPtys.connect(wardian_home)
+        with pytest.raises(WardianError) as refused:
+            await ServerPtys.connect(wardian_home)
+        assert refused.value.details["reason"] == "host_connected"
+        await first.close()
+
+    run_with_server(wardian_home, "linux", scenario)
+
+
+def test_a_host_of_another_protocol_version_is_refused_with_protocol_mismatch(wardian_home: Path) -> None:
+    async def scenario(server: TerminalServer) -> None:
+        reader, writer = await asyncio.open_unix_connection(os.fspath(server.path))
+        writer.write(wire.encode(wire.Hello(v=wire.TERMINAL_PROTOCOL_VERSION + 1)))
+        answer, _ = await read_frame(reader, wire.SERVER_FRAMES)
+        assert isinstance(answer, wire.Refused)
+        assert answer.error["code"] == "protocol_mismatch" and "wardian host restart" in answer.error["hint"]
+        writer.close()
+
+    run_with_server(wardian_home, "linux", scenario)
+
+
+def test_the_socket_is_owner_only(wardian_home: Path) -> None:
+    async def scenario(server: TerminalServer) -> None:
+        assert server.path.stat().st_mode & 0o777 == 0o600
+
+    run_with_server(wardian_home, "linux", scenario)
+
+
+def test_a_slow_host_holds_the_agent_back_instead_of_growing_the_server(wardian_home: Path) -> None:
+    async def scenario(server: TerminalServer) -> None:
+        client = await ServerPtys.connect(wardian_home)
+        heard = Heard()
+        # 64 MiB through a host that reads nothing for a while: the server must pause the PTY.
+        await launch(client, "flood", "head -c 67108864 /dev/zero; echo; echo done", heard)
+        client._reading.cancel()  # the host stops reading its socket
+        await asyncio.sleep(0)
+        writer = server._host.writer if server._host is not None else None
+        assert writer is not None
+        async with asyncio.timeout(WAIT):
+            while server._host is not None and server._host.draining is None:
+                await asyncio.sleep(0.01)
+        queued = writer.transport.get_write_buffer_size()
+        assert 0 < queued <= HIGH_WATER_BYTES + READ_BATCH_BYTES + 1024  # the mark, a read batch and its header
+        await client.close()
+
+    run_with_server(wardian_home, "linux", scenario)
+
+
+def test_the_server_process_is_started_once_and_its_death_is_heard_as_exits(wardian_home: Path) -> None:
+    async def scenario() -> None:
+        paths.ensure_home(wardian_home)
+        client = await ServerPtys.connect(wardian_home)  # none runs: it starts one
+        lost = asyncio.Event()
+        client.on_server_lost = lost.set
+        heard = Heard()
+        await launch(client, "a", "echo up; sleep 600", heard)
+        await heard.until(b"up")
+        pid = server_process.running_server_pid(wardian_home)
+        assert pid is not None and pid > 0 and pid == client.welcome.pid
+        os.kill(pid, signal.SIGKILL)
+        async with asyncio.timeout(WAIT):
+            await lost.wait()
+            await heard.exited.wait()
+        assert heard.exit_code is None
+        await client.close()
+        again = await ServerPtys.connect(wardian_home)  # a new one starts
+        assert again.welcome.pid != pid and again.welcome.terminals == []
+        again.shutdown()
+        await again.close()
+
+    asyncio.run(scenario())

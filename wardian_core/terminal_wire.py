@@ -1,0 +1,165 @@
+"""The terminal server's wire: frames between the host and the process that owns the PTYs.
+
+A frame is a 4-byte big-endian length of its header, a 4-byte length of its payload, the
+header (JSON of one of the models below) and the payload (raw bytes: an agent's output or
+the keys written to it). Output is never JSON-escaped or base64-encoded: a flood of it
+costs a copy, not a transcoding. Offsets are absolute byte counts of an agent's output
+since its launch, so a host that reconnects asks for "everything from offset N" and
+neither misses nor repeats a byte the ring still holds.
+
+The first frame each side sends is a `Hello`/`Welcome` carrying `TERMINAL_PROTOCOL_VERSION`;
+a server of another version answers `Refused` with the `protocol_mismatch` envelope.
+"""
+
+import struct
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+TERMINAL_PROTOCOL_VERSION = 1
+
+PREFIX = struct.Struct(">II")  # header length, payload length
+MAX_HEADER_BYTES = 1024 * 1024  # an environment and argv fit with room to spare
+MAX_PAYLOAD_BYTES = 8 * 1024 * 1024
+
+
+class _Frame(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+# -- client to server -----------------------------------------------------------------------
+
+
+class Hello(_Frame):
+    kind: Literal["hello"] = "hello"
+    v: int
+
+
+class Launch(_Frame):
+    kind: Literal["launch"] = "launch"
+    id: int
+    key: str = Field(min_length=1)
+    argv: list[str] = Field(min_length=1)
+    env: dict[str, str]
+    cwd: str
+    rows: int = Field(gt=0)
+    cols: int = Field(gt=0)
+
+
+class Write(_Frame):
+    """The payload is written to the agent's PTY, in order, whatever the PTY accepts at once."""
+
+    kind: Literal["write"] = "write"
+    key: str
+
+
+class Resize(_Frame):
+    kind: Literal["resize"] = "resize"
+    key: str
+    rows: int = Field(gt=0)
+    cols: int = Field(gt=0)
+
+
+class Follow(_Frame):
+    """Send the agent's output from absolute `offset` on (what the ring still holds of it), then live."""
+
+    kind: Literal["follow"] = "follow"
+    key: str
+    offset: int = Field(ge=0)
+
+
+class Release(_Frame):
+    """The host recorded this exited terminal's outcome: the server may forget it and its ring."""
+
+    kind: Literal["release"] = "release"
+    key: str
+
+
+class Shutdown(_Frame):
+    """End the server (the host stopped every agent first)."""
+
+    kind: Literal["shutdown"] = "shutdown"
+
+
+# -- server to client -----------------------------------------------------------------------
+
+
+class TerminalState(_Frame):
+    """One terminal as the server holds it, told to a host that connects."""
+
+    key: str
+    pid: int
+    session_id: int
+    start_offset: int  # the oldest byte the ring still holds
+    end_offset: int  # the next byte's offset
+    exit_code: int | None = None
+    exited: bool = False
+    rows: int
+    cols: int
+
+
+class Welcome(_Frame):
+    kind: Literal["welcome"] = "welcome"
+    v: int
+    pid: int
+    version: str
+    started_at: str
+    terminals: list[TerminalState]
+
+
+class Refused(_Frame):
+    """The connection is refused (another protocol version, another user, a host already connected)."""
+
+    kind: Literal["refused"] = "refused"
+    error: dict[str, Any]  # the envelope's error object: code, message, hint, details
+
+
+class Launched(_Frame):
+    kind: Literal["launched"] = "launched"
+    id: int
+    key: str
+    pid: int
+    session_id: int
+
+
+class LaunchFailed(_Frame):
+    kind: Literal["launch_failed"] = "launch_failed"
+    id: int
+    error: dict[str, Any]
+
+
+class Output(_Frame):
+    """The payload is the agent's output from absolute `offset` on."""
+
+    kind: Literal["output"] = "output"
+    key: str
+    offset: int
+
+
+class Exited(_Frame):
+    kind: Literal["exited"] = "exited"
+    key: str
+    exit_code: int | None
+
+
+ClientFrame = Annotated[Hello | Launch | Write | Resize | Follow | Release | Shutdown, Field(discriminator="kind")]
+ServerFrame = Annotated[Welcome | Refused | Launched | LaunchFailed | Output | Exited, Field(discriminator="kind")]
+CLIENT_FRAMES: TypeAdapter[ClientFrame] = TypeAdapter(ClientFrame)
+SERVER_FRAMES: TypeAdapter[ServerFrame] = TypeAdapter(ServerFrame)
+
+
+def encode(frame: _Frame, payload: bytes = b"") -> bytes:
+    header = frame.model_dump_json().encode()
+    return PREFIX.pack(len(header), len(payload)) + header + payload
+
+
+class FrameTooLarge(ValueError):
+    pass
+
+
+def check_prefix(prefix: bytes) -> tuple[int, int]:
+    """The header and payload lengths a prefix announces; refused beyond the limits (a broken peer)."""
+    header_size, payload_size = PREFIX.unpack(prefix)
+    if header_size > MAX_HEADER_BYTES or payload_size > MAX_PAYLOAD_BYTES:
+        raise FrameTooLarge(f"a frame of {header_size} + {payload_size} bytes is over the limits")
+    return header_size, payload_size

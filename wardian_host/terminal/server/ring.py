@@ -1,0 +1,34 @@
+"""A bounded ring of one agent's output, addressed by absolute byte offset.
+
+Offset 0 is the agent's first byte since its launch; the ring keeps the last `capacity`
+bytes, so a reader asking from an offset it still holds gets exactly what followed, and one
+asking from an older offset learns where the kept part starts (what it missed is gone).
+"""
+
+from dataclasses import dataclass, field
+
+DEFAULT_RING_BYTES = 4 * 1024 * 1024
+
+
+@dataclass
+class OutputRing:
+    capacity: int = DEFAULT_RING_BYTES
+    start_offset: int = 0  # the offset of the oldest byte kept
+    _data: bytearray = field(default_factory=bytearray)
+
+    @property
+    def end_offset(self) -> int:
+        return self.start_offset + len(self._data)
+
+    def append(self, data: bytes) -> None:
+        self._data += data
+        surplus = len(self._data) - self.capacity
+        if surplus > 0:  # one trim per append, not per byte: a flood stays a memmove per batch
+            del self._data[:surplus]
+            self.start_offset += surplus
+
+    def read_from(self, offset: int) -> tuple[int, bytes]:
+        """(where the answer starts, the bytes from there to the end); the start is later than
+        `offset` when the ring no longer holds it."""
+        begin = min(max(offset, self.start_offset), self.end_offset)
+        return begin, bytes(self._data[begin - self.start_offset :])

@@ -1,0 +1,255 @@
+"""The terminal server: owns every agent's PTY of one home, so agents outlive the host.
+
+It holds, per agent (named by its uuid, the `key`): the PTY (`PtyTable`, both POSIX
+backends), a bounded ring of its output by absolute offset, its exit once it came. One
+host at a time is its client: it launches, writes, resizes, follows output from an offset,
+and releases a terminal once it recorded its exit. While no host is connected the PTYs
+are still read (into the rings, which keep the newest bytes), so agents never block on a
+host that is restarting. While a connected host reads slowly, the PTYs are not read
+(the agents block on their own full PTY): nothing here grows beyond the rings and one
+transport's high-water mark. No parsing, no plugins, no state.db.
+"""
+
+import asyncio
+import contextlib
+import logging
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from wardian_core import terminal_wire as wire
+from wardian_core.clock import now_iso
+from wardian_core.control import endpoint
+from wardian_core.errors import WardianError
+from wardian_core.pty_backend import Backend
+from wardian_core.version import __version__
+from wardian_host.terminal.ptys import PtyTable
+from wardian_host.terminal.server.framing import read_frame
+from wardian_host.terminal.server.ring import DEFAULT_RING_BYTES, OutputRing
+
+log = logging.getLogger(__name__)
+
+# A host reading slower than its agents write: above this many bytes queued for it, the
+# PTYs wait (the agents block writing) until the queue drains below the low mark.
+HIGH_WATER_BYTES = 4 * 1024 * 1024
+LOW_WATER_BYTES = 1024 * 1024
+
+
+@dataclass(eq=False)
+class Record:
+    """What the server keeps of one terminal, from its launch until the host releases it."""
+
+    key: str
+    pid: int
+    session_id: int
+    ring: OutputRing
+    followed: bool = False
+    exited: bool = False
+    exit_code: int | None = None
+
+    def state(self, rows: int, cols: int) -> wire.TerminalState:
+        return wire.TerminalState(
+            key=self.key,
+            pid=self.pid,
+            session_id=self.session_id,
+            start_offset=self.ring.start_offset,
+            end_offset=self.ring.end_offset,
+            exited=self.exited,
+            exit_code=self.exit_code,
+            rows=rows,
+            cols=cols,
+        )
+
+
+@dataclass(eq=False)
+class HostLink:
+    writer: asyncio.StreamWriter
+    draining: asyncio.Task[None] | None = field(default=None)
+
+
+class TerminalServer:
+    def __init__(self, socket_path: Path, backend: Backend, ring_bytes: int = DEFAULT_RING_BYTES) -> None:
+        self.path = socket_path
+        self.started_at = now_iso()
+        self._ring_bytes = ring_bytes
+        self._ptys = PtyTable(asyncio.get_running_loop(), backend)
+        self._records: dict[str, Record] = {}
+        self._host: HostLink | None = None
+        self._server: asyncio.AbstractServer | None = None
+        self.stopped = asyncio.Event()
+
+    async def start(self) -> None:
+        """Bind the socket; the caller holds the server lock, so an existing file is stale."""
+        endpoint.peer_credential_means()
+        endpoint.ensure_private_dir(self.path.parent)
+        with contextlib.suppress(FileNotFoundError):
+            self.path.unlink()
+        self._server = await asyncio.start_unix_server(self._serve, path=os.fspath(self.path))
+        os.chmod(self.path, 0o600)
+
+    async def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+        if self._host is not None:
+            self._host.writer.close()
+        with contextlib.suppress(FileNotFoundError):
+            self.path.unlink()
+        for pty in self._ptys.all():  # as a closing terminal window does
+            pty.terminal.close()
+
+    # -- connections ------------------------------------------------------------------------
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            refusal = self._refusal(writer)
+            hello = (await read_frame(reader, wire.CLIENT_FRAMES))[0] if refusal is None else None
+            if refusal is None and (not isinstance(hello, wire.Hello) or hello.v != wire.TERMINAL_PROTOCOL_VERSION):
+                refusal = _mismatch(hello)
+            if refusal is not None:
+                writer.write(wire.encode(wire.Refused(error=refusal.envelope()["error"])))
+                await writer.drain()
+                return
+            await self._serve_host(reader, writer)
+        except (ConnectionError, asyncio.IncompleteReadError, ValidationError, wire.FrameTooLarge) as exc:
+            log.info("host connection ended: %s", exc)
+        finally:
+            writer.close()
+
+    def _refusal(self, writer: asyncio.StreamWriter) -> WardianError | None:
+        _, uid, _ = endpoint.peer_credentials(writer.get_extra_info("socket"))
+        if uid != os.getuid():
+            return WardianError("unauthorized", f"uid {uid} may not use this terminal server")
+        if self._host is not None:
+            return WardianError(
+                "request_failed",
+                "another host of this home is connected to its terminal server",
+                "Use that host; `wardian host status` names it.",
+                {"reason": "host_connected"},
+            )
+        return None
+
+    async def _serve_host(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        link = HostLink(writer)
+        self._host = link
+        writer.transport.set_write_buffer_limits(high=HIGH_WATER_BYTES, low=LOW_WATER_BYTES)
+        try:
+            writer.write(wire.encode(self._welcome()))
+            while True:
+                frame, payload = await read_frame(reader, wire.CLIENT_FRAMES)
+                if isinstance(frame, wire.Shutdown):
+                    self.stopped.set()
+                    return
+                self._handle(frame, payload)
+        finally:
+            self._host = None
+            for record in self._records.values():
+                record.followed = False  # a new host says from where it follows
+            if link.draining is not None:
+                link.draining.cancel()
+            self._ptys.resume_reading()  # nobody to wait for: the rings take the output
+
+    def _welcome(self) -> wire.Welcome:
+        states = []
+        for record in self._records.values():
+            pty = self._ptys.get(record.key)
+            rows, cols = (pty.rows, pty.cols) if pty is not None else (0, 0)
+            states.append(record.state(max(rows, 1), max(cols, 1)))
+        return wire.Welcome(
+            v=wire.TERMINAL_PROTOCOL_VERSION,
+            pid=os.getpid(),
+            version=__version__,
+            started_at=self.started_at,
+            terminals=states,
+        )
+
+    def _handle(self, frame: wire.ClientFrame, payload: bytes) -> None:
+        if isinstance(frame, wire.Launch):
+            self._launch(frame)
+        elif isinstance(frame, wire.Write):
+            if self._ptys.get(frame.key) is not None:
+                self._ptys.write(frame.key, payload)
+        elif isinstance(frame, wire.Resize):
+            self._ptys.resize(frame.key, frame.rows, frame.cols)
+        elif isinstance(frame, wire.Follow):
+            self._follow(frame.key, frame.offset)
+        elif isinstance(frame, wire.Release):
+            record = self._records.get(frame.key)
+            if record is not None and record.exited:
+                del self._records[frame.key]
+
+    # -- terminals --------------------------------------------------------------------------
+
+    def _launch(self, frame: wire.Launch) -> None:
+        record: Record | None = None
+
+        def on_output(data: bytes) -> None:
+            assert record is not None
+            self._output(record, data)
+
+        def on_exit(exit_code: int | None) -> None:
+            assert record is not None
+            self._exited(record, exit_code)
+
+        try:
+            size = (frame.rows, frame.cols)
+            terminal = self._ptys.open(frame.key, frame.argv, frame.env, Path(frame.cwd), size, on_output, on_exit)
+        except WardianError as error:
+            self._send(wire.LaunchFailed(id=frame.id, error=error.envelope()["error"]))
+            return
+        except OSError as exc:
+            failure = WardianError("request_failed", f"cannot start {frame.argv[0]!r}: {exc.strerror or exc}")
+            self._send(wire.LaunchFailed(id=frame.id, error=failure.envelope()["error"]))
+            return
+        record = Record(frame.key, terminal.pid, terminal.session_id, OutputRing(self._ring_bytes), followed=True)
+        self._records[frame.key] = record
+        self._send(wire.Launched(id=frame.id, key=frame.key, pid=terminal.pid, session_id=terminal.session_id))
+
+    def _output(self, record: Record, data: bytes) -> None:
+        offset = record.ring.end_offset
+        record.ring.append(data)
+        if record.followed and self._host is not None:
+            self._send(wire.Output(key=record.key, offset=offset), data)
+
+    def _exited(self, record: Record, exit_code: int | None) -> None:
+        record.exited, record.exit_code = True, exit_code
+        if record.followed and self._host is not None:
+            self._send(wire.Exited(key=record.key, exit_code=exit_code))
+
+    def _follow(self, key: str, offset: int) -> None:
+        record = self._records.get(key)
+        if record is None:
+            self._send(wire.Exited(key=key, exit_code=None))  # unknown here: ended with a server before
+            return
+        begin, data = record.ring.read_from(offset)
+        for start in range(0, len(data), wire.MAX_PAYLOAD_BYTES):
+            self._send(wire.Output(key=key, offset=begin + start), data[start : start + wire.MAX_PAYLOAD_BYTES])
+        record.followed = True
+        if record.exited:
+            self._send(wire.Exited(key=key, exit_code=record.exit_code))
+
+    def _send(self, frame: wire.ServerFrame, payload: bytes = b"") -> None:
+        link = self._host
+        if link is None or link.writer.is_closing():
+            return
+        link.writer.write(wire.encode(frame, payload))
+        if link.draining is None and link.writer.transport.get_write_buffer_size() > HIGH_WATER_BYTES:
+            self._ptys.pause_reading()
+            link.draining = asyncio.ensure_future(self._drain(link))
+
+    async def _drain(self, link: HostLink) -> None:
+        with contextlib.suppress(ConnectionError):
+            await link.writer.drain()
+        link.draining = None
+        self._ptys.resume_reading()
+
+
+def _mismatch(hello: object) -> WardianError:
+    theirs = hello.v if isinstance(hello, wire.Hello) else None
+    return WardianError(
+        "protocol_mismatch",
+        f"this terminal server speaks protocol {wire.TERMINAL_PROTOCOL_VERSION}, the host {theirs}",
+        "Run `wardian host restart`: the new host hands the terminals to a server of its own version.",
+        {"server": wire.TERMINAL_PROTOCOL_VERSION, "host": theirs},
+    )

@@ -1,0 +1,244 @@
+"""The host's side of the terminal server: a `PtyOwner` whose PTYs live in that process.
+
+`ServerPtys.connect` starts the home's server if none runs (a second one started at the
+same moment finds the lock taken and the host connects to the first), checks the peer is
+this user, and exchanges versions. Output arrives as frames carrying their absolute
+offset; a frame that repeats bytes already handed on (a follow from an older offset) is
+trimmed, so the parser sees each byte once. When the server's connection ends, every
+terminal still open is told its exit (code None): the host records it as `terminal server
+ended` (`on_server_lost`).
+"""
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import select
+import subprocess
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from wardian_core import terminal_wire as wire
+from wardian_core.atomic_files import open_unfollowed
+from wardian_core.control import endpoint
+from wardian_core.errors import WardianError
+from wardian_host.terminal.ptys import ExitCodeHandler, OutputHandler
+from wardian_host.terminal.server import process as server_process
+from wardian_host.terminal.server.framing import read_frame
+
+log = logging.getLogger(__name__)
+
+START_WAIT_SECONDS = 10.0
+BIND_WAIT_STEP_SECONDS = 0.02
+
+
+@dataclass(eq=False)
+class _Followed:
+    on_output: OutputHandler
+    on_exit: ExitCodeHandler
+    next_offset: int = 0
+
+
+class ServerPtys:
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, welcome: wire.Welcome) -> None:
+        self._reader = reader
+        self._writer = writer
+        self.welcome = welcome  # the terminals the server held when this host connected
+        self._followed: dict[str, _Followed] = {}
+        self._launches: dict[int, asyncio.Future[wire.Launched]] = {}
+        self._next_id = 0
+        self.on_server_lost: Callable[[], None] = lambda: None
+        self._reading = asyncio.ensure_future(self._read_frames())
+
+    @classmethod
+    async def connect(cls, home: Path) -> "ServerPtys":
+        """Connect to the home's terminal server, starting it if none runs."""
+        try:
+            return await cls._handshake(*await _open(home))
+        except (ConnectionResetError, asyncio.IncompleteReadError):
+            # A server killed a moment ago may still accept while the kernel closes its socket.
+            return await cls._handshake(*await _open(home))
+
+    @classmethod
+    async def _handshake(cls, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> "ServerPtys":
+        try:
+            endpoint.check_same_user(endpoint.peer_uid(writer.get_extra_info("socket")), os.getuid(), "terminal server")
+            writer.write(wire.encode(wire.Hello(v=wire.TERMINAL_PROTOCOL_VERSION)))
+            first, _ = await read_frame(reader, wire.SERVER_FRAMES)
+        except BaseException:
+            writer.close()
+            raise
+        if isinstance(first, wire.Welcome):
+            return cls(reader, writer, first)
+        writer.close()
+        if isinstance(first, wire.Refused):
+            raise WardianError.from_envelope({"error": first.error})
+        raise WardianError("protocol_mismatch", f"the terminal server opened with {first.kind!r}")
+
+    # -- the PtyOwner interface -------------------------------------------------------------
+
+    async def open(
+        self,
+        key: str,
+        argv: list[str],
+        env: dict[str, str],
+        cwd: Path,
+        size: tuple[int, int],
+        on_output: OutputHandler,
+        on_exit: ExitCodeHandler,
+    ) -> tuple[int, int]:
+        self._next_id += 1
+        answer = asyncio.get_running_loop().create_future()
+        self._launches[self._next_id] = answer
+        self._followed[key] = _Followed(on_output, on_exit)  # its output may come right after the answer
+        rows, cols = size
+        self._send(wire.Launch(id=self._next_id, key=key, argv=argv, env=env, cwd=str(cwd), rows=rows, cols=cols))
+        try:
+            launched = await answer
+        except BaseException:
+            self._followed.pop(key, None)
+            raise
+        return launched.pid, launched.session_id
+
+    def follow(self, key: str, offset: int, on_output: OutputHandler, on_exit: ExitCodeHandler) -> None:
+        """Hear a terminal the server already holds from absolute `offset` on (a host re-adopting it)."""
+        self._followed[key] = _Followed(on_output, on_exit, offset)
+        self._send(wire.Follow(key=key, offset=offset))
+
+    def write(self, key: str, data: bytes) -> None:
+        for start in range(0, max(len(data), 1), wire.MAX_PAYLOAD_BYTES):
+            self._send(wire.Write(key=key), data[start : start + wire.MAX_PAYLOAD_BYTES])
+
+    def resize(self, key: str, rows: int, cols: int) -> None:
+        self._send(wire.Resize(key=key, rows=rows, cols=cols))
+
+    def shutdown(self) -> None:
+        """End the server (every agent was stopped first)."""
+        self._send(wire.Shutdown())
+
+    async def close(self) -> None:
+        self._reading.cancel()
+        self._writer.close()
+        with contextlib.suppress(ConnectionError, asyncio.CancelledError):
+            await self._writer.wait_closed()
+
+    @property
+    def alive(self) -> bool:
+        return not self._reading.done()
+
+    # -- frames from the server -------------------------------------------------------------
+
+    def _send(self, frame: wire.ClientFrame, payload: bytes = b"") -> None:
+        if not self._writer.is_closing():
+            self._writer.write(wire.encode(frame, payload))
+
+    async def _read_frames(self) -> None:
+        try:
+            while True:
+                frame, payload = await read_frame(self._reader, wire.SERVER_FRAMES)
+                self._dispatch(frame, payload)
+        except (ConnectionError, asyncio.IncompleteReadError, ValidationError, wire.FrameTooLarge) as exc:
+            log.error("the terminal server's connection ended: %s", exc or "end of stream")
+        self._lost()
+
+    def _dispatch(self, frame: wire.ServerFrame, payload: bytes) -> None:
+        if isinstance(frame, wire.Output):
+            self._output(frame.key, frame.offset, payload)
+        elif isinstance(frame, wire.Exited):
+            followed = self._followed.pop(frame.key, None)
+            self._send(wire.Release(key=frame.key))
+            if followed is not None:
+                followed.on_exit(frame.exit_code)
+        elif isinstance(frame, wire.Launched | wire.LaunchFailed):
+            answer = self._launches.pop(frame.id, None)
+            if answer is None or answer.done():
+                return
+            if isinstance(frame, wire.Launched):
+                answer.set_result(frame)
+            else:
+                answer.set_exception(WardianError.from_envelope({"error": frame.error}))
+
+    def _output(self, key: str, offset: int, data: bytes) -> None:
+        followed = self._followed.get(key)
+        if followed is None:
+            return
+        end = offset + len(data)
+        if offset > followed.next_offset:
+            log.warning("agent %s: %d bytes of output were gone from the ring", key, offset - followed.next_offset)
+        fresh = data[max(followed.next_offset - offset, 0) :]  # what was handed on already is not again
+        followed.next_offset = max(followed.next_offset, end)
+        if fresh:
+            followed.on_output(fresh)
+
+    def _lost(self) -> None:
+        for answer in self._launches.values():
+            if not answer.done():
+                answer.set_exception(server_ended())
+        self._launches.clear()
+        followed, self._followed = self._followed, {}
+        self.on_server_lost()
+        for each in followed.values():
+            each.on_exit(None)
+
+    def offset_of(self, key: str) -> int | None:
+        """The next offset this host expects of `key` (what it handed on so far)."""
+        followed = self._followed.get(key)
+        return followed.next_offset if followed is not None else None
+
+
+async def _open(home: Path) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    path = os.fspath(server_process.socket_path(home))
+    with contextlib.suppress(FileNotFoundError, ConnectionRefusedError):
+        return await asyncio.open_unix_connection(path)
+    await asyncio.to_thread(start_server, home)
+    # A server started at the same moment by another host holds the lock a moment before it binds.
+    for _ in range(int(START_WAIT_SECONDS / BIND_WAIT_STEP_SECONDS)):
+        with contextlib.suppress(FileNotFoundError, ConnectionRefusedError):
+            return await asyncio.open_unix_connection(path)
+        await asyncio.sleep(BIND_WAIT_STEP_SECONDS)
+    return await asyncio.open_unix_connection(path)
+
+
+def server_ended() -> WardianError:
+    return WardianError(
+        "request_failed",
+        "the terminal server ended",
+        "Run the command again: the host starts a new terminal server.",
+        {"reason": "terminal_server_ended"},
+    )
+
+
+def start_server(home: Path) -> None:
+    """Start the home's terminal server detached and wait until it serves (or another one does)."""
+    endpoint.ensure_private_dir(server_process.log_path(home).parent)
+    log_fd = open_unfollowed(server_process.log_path(home), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    read_end, write_end = os.pipe()
+    try:
+        subprocess.Popen(
+            [sys.executable, "-m", "wardian_host.terminal.server", "--home", str(home), "--ready-fd", str(write_end)],
+            stdin=subprocess.DEVNULL,
+            stdout=log_fd,
+            stderr=log_fd,
+            pass_fds=(write_end,),
+            start_new_session=True,  # the host's crash, hangup or Ctrl-C never reach it
+            cwd="/",
+        )
+    finally:
+        os.close(write_end)
+        os.close(log_fd)
+    with os.fdopen(read_end, "rb") as ready:
+        answered = select.select([ready], [], [], START_WAIT_SECONDS)[0]
+        answer = ready.readline().decode(errors="replace").strip() if answered else "no answer in time"
+    if answer == server_process.READY:
+        return
+    try:
+        error = WardianError.from_envelope(json.loads(answer))
+    except ValueError:
+        error = WardianError("generic", f"the terminal server did not start: {answer or 'it exited silently'}")
+    if error.details.get("reason") != "already_running":
+        raise error
