@@ -157,7 +157,7 @@ def remove(
         answer["teardown"] = _run_phase(home, record, "teardown")
         if losses.any():
             answer |= _archive(record, losses)
-        _remove_folder(record)
+        _remove_folder(record, archived=losses.any())
     else:
         answer["removed_outside_wardian"] = True
     git(record.source_folder, "worktree", "prune", check=False)
@@ -178,10 +178,11 @@ def _archive(record: WorktreeRecord, losses: Losses) -> dict[str, Any]:
     }
 
 
-def _remove_folder(record: WorktreeRecord) -> None:
-    # git refuses a worktree holding submodules without --force; what it holds was checked above.
-    with_submodules = ["--force"] if safety.submodule_paths(record.worktree_folder) else []
-    git(record.source_folder, "worktree", "remove", *with_submodules, str(record.worktree_folder))
+def _remove_folder(record: WorktreeRecord, archived: bool) -> None:
+    # git refuses a worktree holding submodules, or changes, without --force: what it holds was
+    # checked above (and archived). Otherwise git checks again, closing the race with a late write.
+    forced = archived or bool(safety.submodule_paths(record.worktree_folder))
+    git(record.source_folder, "worktree", "remove", *(["--force"] if forced else []), str(record.worktree_folder))
     if record.worktree_folder.exists():
         shutil.rmtree(record.worktree_folder)
 

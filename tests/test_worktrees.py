@@ -1,0 +1,262 @@
+"""Worktrees on real git repositories: creation, carry-over, set-up, and removal that loses nothing."""
+
+import os
+import sqlite3
+import subprocess
+import threading
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+from git_repos import commit_file, configure_user_git, files_of, git, new_repository
+
+from wardian_core.db import open_writer
+from wardian_core.errors import WardianError
+from wardian_core.worktrees import operations
+from wardian_core.worktrees.records import WorktreeRecord
+
+
+@pytest.fixture
+def conn(wardian_home: Path) -> Iterator[sqlite3.Connection]:
+    configure_user_git(Path(os.environ["HOME"]))
+    connection = open_writer(wardian_home)
+    yield connection
+    connection.close()
+
+
+@pytest.fixture
+def repo(tmp_path: Path, conn: sqlite3.Connection) -> Path:
+    return new_repository(tmp_path / "project", {"README.md": "hello\n", "src/app.py": "print(1)\n"})
+
+
+def made(conn: sqlite3.Connection, home: Path, repo: Path, stem: str = "coder") -> WorktreeRecord:
+    record, _ = operations.create(conn, home, repo, stem=stem, branch=None, base_ref=None)
+    return record
+
+
+def refusal(conn: sqlite3.Connection, home: Path, record: WorktreeRecord) -> dict[str, Any]:
+    before = files_of(record.worktree_folder)
+    with pytest.raises(WardianError) as caught:
+        operations.remove(conn, home, record, force=False, delete_branch=False)
+    assert caught.value.code == "would_lose_work"
+    assert files_of(record.worktree_folder) == before, "a refused removal must touch nothing"
+    assert operations.find(conn, record.id) == record
+    losses: dict[str, Any] = caught.value.details["losses"]
+    return losses
+
+
+def test_a_worktree_is_a_new_branch_from_head_under_the_home(
+    conn: sqlite3.Connection, wardian_home: Path, repo: Path
+) -> None:
+    record = made(conn, wardian_home, repo)
+    assert record.branch == "wardian/coder"
+    assert record.base == git(repo, "rev-parse", "HEAD").strip()
+    assert record.worktree_folder.is_relative_to(wardian_home / "worktrees")
+    assert git(record.worktree_folder, "symbolic-ref", "HEAD").strip() == "refs/heads/wardian/coder"
+    assert (record.worktree_folder / "src" / "app.py").read_text() == "print(1)\n"
+    second = made(conn, wardian_home, repo)
+    assert second.branch == "wardian/coder-2" and second.port_base != record.port_base
+    assert second.worktree_folder.parent == record.worktree_folder.parent, "one folder per repository"
+
+
+def test_a_clean_worktree_is_removed_and_its_branch_kept(
+    conn: sqlite3.Connection, wardian_home: Path, repo: Path
+) -> None:
+    record = made(conn, wardian_home, repo)
+    answer = operations.remove(conn, wardian_home, record, force=False, delete_branch=False)
+    assert answer["removed"] and not record.worktree_folder.exists()
+    assert answer["branch"]["deleted"] is False
+    assert git(repo, "branch", "--list", record.branch).strip()
+    assert str(record.worktree_folder) not in git(repo, "worktree", "list")
+
+
+def test_uncommitted_changes_refuse_removal(conn: sqlite3.Connection, wardian_home: Path, repo: Path) -> None:
+    record = made(conn, wardian_home, repo)
+    (record.worktree_folder / "README.md").write_text("edited\n")
+    assert refusal(conn, wardian_home, record)["uncommitted"] == ["README.md"]
+
+
+def test_untracked_files_refuse_removal_even_deep_in_new_folders(
+    conn: sqlite3.Connection, wardian_home: Path, repo: Path
+) -> None:
+    record = made(conn, wardian_home, repo)
+    (record.worktree_folder / "notes" / "deep").mkdir(parents=True)
+    (record.worktree_folder / "notes" / "deep" / "idea.txt").write_text("keep me\n")
+    assert refusal(conn, wardian_home, record)["untracked"] == ["notes/deep/idea.txt"]
+
+
+def test_commits_on_no_other_branch_refuse_removal(conn: sqlite3.Connection, wardian_home: Path, repo: Path) -> None:
+    record = made(conn, wardian_home, repo)
+    sha = commit_file(record.worktree_folder, "feature.py", "x = 1\n", "add feature")
+    losses = refusal(conn, wardian_home, record)
+    assert [(line["sha"], line["subject"]) for line in losses["unpushed_commits"]] == [(sha, "add feature")]
+    git(repo, "branch", "kept-elsewhere", sha)  # another branch holds it now: nothing would be lost
+    assert operations.remove(conn, wardian_home, record, force=False, delete_branch=False)["removed"]
+
+
+def test_a_checkout_switched_to_another_branch_refuses_removal(
+    conn: sqlite3.Connection, wardian_home: Path, repo: Path
+) -> None:
+    record = made(conn, wardian_home, repo)
+    git(record.worktree_folder, "switch", "-q", "-c", "side")
+    assert refusal(conn, wardian_home, record)["switched_branch"] == "side"
+
+
+def test_a_detached_head_refuses_removal(conn: sqlite3.Connection, wardian_home: Path, repo: Path) -> None:
+    record = made(conn, wardian_home, repo)
+    git(record.worktree_folder, "switch", "-q", "--detach")
+    sha = commit_file(record.worktree_folder, "lost.txt", "only here\n", "on a detached head")
+    losses = refusal(conn, wardian_home, record)
+    assert losses["detached_head"] == sha
+    assert [line["sha"] for line in losses["unpushed_commits"]] == [sha]
+
+
+def test_force_archives_everything_and_the_restore_steps_bring_it_back_byte_for_byte(
+    conn: sqlite3.Connection, wardian_home: Path, repo: Path
+) -> None:
+    record = made(conn, wardian_home, repo)
+    folder = record.worktree_folder
+    commit_file(folder, "committed.txt", "a commit only this branch has\n")
+    (folder / "README.md").write_text("changed, not committed\n")
+    git(folder, "add", "README.md")
+    (folder / "src" / "app.py").write_text("print(2)\n")
+    (folder / "tool.sh").write_bytes(b"#!/bin/sh\necho \x00\xff binary\n")
+    (folder / "tool.sh").chmod(0o755)
+    (folder / "new" / "dir").mkdir(parents=True)
+    (folder / "new" / "dir" / "data.bin").write_bytes(bytes(range(256)))
+    (folder / "link").symlink_to("README.md")
+    git(folder, "rm", "-q", "--cached", "src/app.py")
+    before = files_of(folder)
+    head = git(folder, "rev-parse", "HEAD").strip()
+
+    answer = operations.remove(conn, wardian_home, record, force=True, delete_branch=True)
+    assert not folder.exists()
+    assert answer["archived"]["ref"] == f"refs/wardian/archive/{record.id}"
+    assert answer["branch"]["deleted"] is False, "an unmerged branch is never deleted"
+    for step in answer["restore"]:
+        subprocess.run(step, shell=True, check=True, capture_output=True)
+    assert files_of(folder) == before
+    assert git(folder, "rev-parse", "HEAD").strip() == head
+    assert git(folder, "symbolic-ref", "HEAD").strip() == f"refs/heads/{record.branch}"
+
+
+def test_two_worktrees_of_one_repository_at_once(conn: sqlite3.Connection, wardian_home: Path, repo: Path) -> None:
+    start = threading.Barrier(2)
+
+    def make(stem: str) -> WorktreeRecord:
+        own = open_writer(wardian_home)
+        try:
+            start.wait()
+            return made(own, wardian_home, repo, stem)
+        finally:
+            own.close()
+
+    with ThreadPoolExecutor(2) as pool:
+        records = list(pool.map(make, ("one", "two")))  # a failure in either is raised here
+    assert sorted(record.branch for record in records) == ["wardian/one", "wardian/two"]
+    assert len({record.port_base for record in records}) == 2
+    assert all(record.worktree_folder.is_dir() for record in records)
+
+
+def test_a_worktree_removed_by_hand_is_reported_and_forgotten(
+    conn: sqlite3.Connection, wardian_home: Path, repo: Path
+) -> None:
+    record = made(conn, wardian_home, repo)
+    subprocess.run(["rm", "-rf", str(record.worktree_folder)], check=True)
+    view = operations.describe(conn, record)
+    assert view.present is False and view.can_remove is True
+    answer = operations.remove(conn, wardian_home, record, force=False, delete_branch=False)
+    assert answer["removed_outside_wardian"] is True
+    assert str(record.worktree_folder) not in git(repo, "worktree", "list")
+    with pytest.raises(WardianError) as caught:
+        operations.find(conn, record.id)
+    assert caught.value.code == "not_found"
+
+
+def test_submodules_are_checked_out_and_their_changes_refuse_removal(
+    conn: sqlite3.Connection, wardian_home: Path, repo: Path, tmp_path: Path
+) -> None:
+    library = new_repository(tmp_path / "library", {"lib.txt": "library\n"})
+    git(repo, "submodule", "add", "-q", str(library), "vendor/library")
+    git(repo, "commit", "-q", "-m", "add submodule")
+    record = made(conn, wardian_home, repo)
+    inner = record.worktree_folder / "vendor" / "library"
+    assert (inner / "lib.txt").read_text() == "library\n"
+    (inner / "scratch.txt").write_text("work inside the submodule\n")
+    losses = refusal(conn, wardian_home, record)
+    assert losses["submodules"]["vendor/library"]["untracked"] == ["scratch.txt"]
+    (inner / "scratch.txt").unlink()
+    assert operations.remove(conn, wardian_home, record, force=False, delete_branch=False)["removed"]
+    assert not record.worktree_folder.exists()
+
+
+def test_worktreeinclude_copies_only_listed_ignored_files_and_never_overwrites(
+    conn: sqlite3.Connection, wardian_home: Path, tmp_path: Path
+) -> None:
+    repo = new_repository(
+        tmp_path / "project",
+        {".gitignore": ".env\n*.local\nbuild/\n", ".worktreeinclude": ".env\nconfig.local\nnotes.txt\n"},
+    )
+    (repo / ".env").write_text("SECRET=1\n")
+    (repo / "config.local").write_text("mine\n")
+    (repo / "other.local").write_text("ignored, not listed\n")
+    (repo / "notes.txt").write_text("listed, not ignored: work in progress\n")
+    (repo / "build").mkdir()
+    (repo / "build" / "out.o").write_text("ignored, not listed\n")
+    git(repo, "add", ".worktreeinclude")
+    record, report = operations.create(conn, wardian_home, repo, stem="coder", branch=None, base_ref=None)
+    assert report["carried_over"] == [".env", "config.local"]
+    assert (record.worktree_folder / ".env").read_text() == "SECRET=1\n"
+    for absent in ("other.local", "notes.txt", "build/out.o"):
+        assert not (record.worktree_folder / absent).exists()
+    (record.worktree_folder / ".env").write_text("SECRET=changed in the worktree\n")
+    assert refusal(conn, wardian_home, record)["changed_carried_files"] == [".env"]
+
+
+def test_setup_runs_with_the_worktree_env_and_a_failure_is_reported(
+    conn: sqlite3.Connection, wardian_home: Path, repo: Path
+) -> None:
+    (wardian_home / "settings.toml").write_text(
+        '[worktrees]\nsetup = "echo $WARDIAN_WORKTREE_BRANCH $WARDIAN_PORT_BASE > env.txt; echo broke; exit 3"\n'
+    )
+    record, report = operations.create(conn, wardian_home, repo, stem="coder", branch="feature/x", base_ref=None)
+    setup = report["setup"]
+    assert (setup["ok"], setup["exit_code"], setup["timed_out"]) == (False, 3, False)
+    assert (record.worktree_folder / "env.txt").read_text() == f"feature/x {record.port_base}\n"
+    assert "broke" in Path(setup["log"]).read_text() and "broke" in setup["output_tail"]
+    assert Path(setup["log"]).is_relative_to(wardian_home / "logs" / "worktrees" / record.id)
+
+
+def test_a_teardown_past_its_timeout_is_killed_and_reported(
+    conn: sqlite3.Connection, wardian_home: Path, tmp_path: Path
+) -> None:
+    repo = new_repository(tmp_path / "project")
+    (repo / ".wardian").mkdir()
+    (repo / ".wardian" / "worktree.toml").write_text('teardown = "echo stopping; sleep 60"\ntimeout_seconds = 0.5\n')
+    git(repo, "add", ".wardian")
+    git(repo, "commit", "-q", "-m", "worktree commands")
+    record = made(conn, wardian_home, repo)
+    answer = operations.remove(conn, wardian_home, record, force=False, delete_branch=False)
+    teardown = answer["teardown"]
+    assert (teardown["ok"], teardown["exit_code"], teardown["timed_out"]) == (False, None, True)
+    assert "stopping" in teardown["output_tail"]
+
+
+def test_a_branch_is_deleted_only_when_asked_and_merged_squash_included(
+    conn: sqlite3.Connection, wardian_home: Path, repo: Path
+) -> None:
+    merged = made(conn, wardian_home, repo, "merged")
+    commit_file(merged.worktree_folder, "a.txt", "a\n")
+    git(repo, "merge", "-q", "--ff-only", merged.branch)
+    assert operations.remove(conn, wardian_home, merged, force=False, delete_branch=True)["branch"]["deleted"]
+
+    squashed = made(conn, wardian_home, repo, "squashed")
+    commit_file(squashed.worktree_folder, "b.txt", "b\n", "b one")
+    commit_file(squashed.worktree_folder, "b.txt", "b2\n", "b two")
+    git(repo, "merge", "-q", "--squash", squashed.branch)
+    git(repo, "commit", "-q", "-m", "squash of b")
+    answer = operations.remove(conn, wardian_home, squashed, force=True, delete_branch=True)
+    assert answer["branch"]["deleted"] is True and "squash" in answer["branch"]["how"]
+    assert not git(repo, "branch", "--list", squashed.branch).strip()
