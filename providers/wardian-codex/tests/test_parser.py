@@ -28,8 +28,46 @@ def parse(ctx, source: OutputSource, line: bytes):
     return plugin.parse_output(ctx=ctx, source=source).feed(line)
 
 
-def test_rollout_lines_need_no_parser_memory(make_ctx) -> None:
-    assert not hasattr(plugin.parse_output(ctx=make_ctx(), source=ROLLOUT_SOURCE), "state")
+def test_rollout_usage_per_model_call_with_its_model_and_context_window(make_ctx) -> None:
+    parser = plugin.parse_output(ctx=make_ctx(), source=ROLLOUT_SOURCE)
+    reports = [event.usage for line in rollout_lines() for event in parser.feed(line).events if event.usage]
+    # Four token_count events in the recording, each a call of 10 in and 5 out (the model server's
+    # figures then); the running totals 15, 30, 45, 60 name them.
+    assert [report.turn_key for report in reports] == [f"{ROLLOUT.name}:total={total}" for total in (15, 30, 45, 60)]
+    first = reports[0]
+    assert (first.input_tokens, first.output_tokens, first.cache_read_tokens, first.reasoning_tokens) == (10, 5, 0, 0)
+    assert (first.model, first.context_used, first.context_window) == ("mock-model", 15, 258400)
+    assert first.cost_usd is None  # Codex states no cost
+    assert first.rate_limits == []  # primary and secondary are null without a plan
+
+
+def test_a_token_count_repeated_with_the_same_totals_names_the_same_call(make_ctx) -> None:
+    line = line_of("token_count")
+    first = parse(make_ctx(), ROLLOUT_SOURCE, line).events[0].usage
+    again = parse(make_ctx(), ROLLOUT_SOURCE, line).events[0].usage
+    assert first is not None and again is not None and first.turn_key == again.turn_key
+
+
+def test_rate_limit_windows_and_cached_input(make_ctx) -> None:
+    usage = {"input_tokens": 1500, "cached_input_tokens": 300, "output_tokens": 70, "reasoning_output_tokens": 9}
+    info = {"last_token_usage": usage | {"total_tokens": 1570}, "total_token_usage": {"total_tokens": 1570}}
+    limits = {
+        "primary": {"used_percent": 12.5, "window_minutes": 300, "resets_at": 1767225600},
+        "secondary": None,
+    }
+    record = {"type": "event_msg", "payload": {"type": "token_count", "info": info, "rate_limits": limits}}
+    report = parse(make_ctx(), ROLLOUT_SOURCE, json.dumps(record).encode()).events[0].usage
+    assert report is not None
+    assert (report.input_tokens, report.cache_read_tokens, report.cache_write_tokens) == (1200, 300, None)
+    assert (report.output_tokens, report.reasoning_tokens, report.context_window) == (70, 9, None)
+    assert [window.model_dump() for window in report.rate_limits] == [
+        {"name": "primary", "used_percent": 12.5, "window_minutes": 300, "resets_at": "2026-01-01T00:00:00Z"}
+    ]
+
+
+def test_a_token_count_without_info_reports_nothing(make_ctx) -> None:
+    record = {"type": "event_msg", "payload": {"type": "token_count", "info": None, "rate_limits": {}}}
+    assert parse(make_ctx(), ROLLOUT_SOURCE, json.dumps(record).encode()).events == []
 
 
 def test_rollout_turn_events_and_commentary(make_ctx) -> None:
@@ -77,7 +115,7 @@ def test_headless_lines_map_to_events(make_ctx) -> None:
         ["generating"],
         ["generating"],
         [],
-        ["turn_completed"],
+        ["usage_reported", "turn_completed"],
     ]
     error = (FIXTURES / "shared" / "codex-exec-api-error400.jsonl").read_bytes().splitlines()[-1]
     failed = parse(ctx, HEADLESS_SOURCE, error)
@@ -100,7 +138,25 @@ def test_a_headless_turn_completes_with_its_last_agent_message(make_ctx) -> None
     assert all(event.kind != "turn_completed" for event in results[-2].events)
     # The next turn starts without it: a turn with no message completes with none.
     ended = headless.feed(lines[-1])
-    assert [(event.kind, event.message) for event in ended.events] == [("turn_completed", None)]
+    assert [(event.kind, event.message) for event in ended.events] == [
+        ("usage_reported", None),
+        ("turn_completed", None),
+    ]
+
+
+def test_a_headless_turn_reports_its_usage_once_per_turn(make_ctx) -> None:
+    headless = plugin.parse_output(ctx=make_ctx(mode="headless", prompt="x"), source=HEADLESS_SOURCE)
+    lines = (FIXTURES / "shared" / "codex-exec-json.jsonl").read_bytes().splitlines()
+    reports = [event.usage for line in lines for event in headless.feed(line).events if event.usage]
+    [report] = reports
+    assert report.turn_key == "01a1fff0-8c26-7bc0-a010-8f72dbe99cfe:turn=1"
+    assert (report.input_tokens, report.output_tokens, report.cache_read_tokens, report.cache_write_tokens) == (
+        10,
+        5,
+        0,
+        0,
+    )
+    assert (report.cost_usd, report.context_window, report.model) == (None, None, None)
 
 
 def test_malformed_input_yields_nothing(make_ctx) -> None:

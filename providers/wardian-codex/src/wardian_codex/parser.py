@@ -14,7 +14,7 @@ from pathlib import Path
 from wardian_codex import headless, hooks, hooks_log, rollout, sessions, tui
 from wardian_core import hookimpl
 from wardian_core.hookspecs import SourceParser
-from wardian_core.parsing.line_parsers import LineParser, SessionLineParser, StatefulLineParser
+from wardian_core.parsing.line_parsers import SessionLineParser, StatefulLineParser
 from wardian_core.parsing.screen import ScreenSnapshot
 from wardian_core.provider_models import HEADLESS_SOURCE, OutputSource, ParseResult, SpawnContext
 
@@ -65,4 +65,4 @@ def parser_for(ctx: SpawnContext, source: OutputSource) -> SourceParser:
         return SessionLineParser(ctx, source, hooks_log.parse_hook, hooks_log.HookState())
     if source.name == sessions.SESSIONS_SOURCE:
         return SessionsParser()
-    return LineParser(source, rollout.parse_rollout)
+    return StatefulLineParser(source, rollout.parse_rollout, rollout.RolloutState())

@@ -1,19 +1,29 @@
 """`rollout` / `rollout-resumed`: `<CODEX_HOME>/sessions/YYYY/MM/DD/rollout-*-<id>.jsonl`, the
-interactive session's own log: turns, command output, errors. A resumed thread's file is
-followed from its end (its history is no news). Read line by line, without memory.
+interactive session's own log: turns, command output, errors, and each model call's usage
+(`token_count`). A resumed thread's file is followed from its end (its history is no news).
+Read line by line, remembering the model the turn runs on (`turn_context`).
 """
 
 import json
+from dataclasses import dataclass
+from typing import Any
 
 from wardian_codex.profile import EXEC_DIALOG
+from wardian_codex.usage import rate_limit_windows, token_figures
 from wardian_core.parsing.events import event
 from wardian_core.parsing.jsonl import api_error_message, json_object, object_field, text_field
-from wardian_core.provider_models import OutputSource, ParseResult
+from wardian_core.parsing.usage import count, plus, usage_event
+from wardian_core.provider_models import OutputSource, ParseResult, ProviderEvent
 
 EXEC_EVENTS = ("exec_command_begin", "exec_command_start", "exec_command_output_delta", "exec_command_end")
 
 
-def parse_rollout(source: OutputSource, data: bytes) -> ParseResult:
+@dataclass
+class RolloutState:
+    model: str | None = None
+
+
+def parse_rollout(source: OutputSource, data: bytes, state: RolloutState) -> ParseResult:
     record = json_object(data)
     if record is None:
         return ParseResult()
@@ -28,6 +38,9 @@ def parse_rollout(source: OutputSource, data: bytes) -> ParseResult:
         session_id = text_field(payload, "id") or text_field(payload, "session_id")
         if session_id:
             return ParseResult(events=[event("session_started", source, rule, line, session_id=session_id)])
+        return ParseResult()
+    if record_type == "turn_context":
+        state.model = text_field(payload, "model") or state.model
         return ParseResult()
     if record_type == "response_item" and payload_type == "function_call_output":
         return ParseResult(events=[event("generating", source, rule, line)])
@@ -52,6 +65,9 @@ def parse_rollout(source: OutputSource, data: bytes) -> ParseResult:
             dialog=EXEC_DIALOG,
         )
         return ParseResult(events=[requested])
+    if payload_type == "token_count":
+        reported = token_count(source, payload, line, state)
+        return ParseResult(events=[reported] if reported else [])
     if payload_type in EXEC_EVENTS:
         return ParseResult(events=[event("generating", source, rule, line)])
     if payload_type == "item_completed":
@@ -68,3 +84,29 @@ def parse_rollout(source: OutputSource, data: bytes) -> ParseResult:
     if payload_type == "error":  # stream_error is a retry notice, not a failure
         return ParseResult(events=[event("error", source, rule, line, message=api_error_message(payload))])
     return ParseResult()
+
+
+def token_count(source: OutputSource, payload: dict[str, Any], line: str, state: RolloutState) -> ProviderEvent | None:
+    """A model call's usage. Codex writes a `token_count` again with the same totals (a rate-limit
+    update, 0.169.0), and one whose `info` is null before the first call: the running total is
+    what names the call, so a repeat counts once."""
+    info = object_field(payload, "info")
+    last, total = object_field(info, "last_token_usage"), object_field(info, "total_token_usage")
+    running_total = count(total, "total_tokens")
+    if not last or running_total is None:
+        return None
+    figures = token_figures(last)
+    # The context holds what the last call read and wrote (Codex's own context meter, 0.169.0).
+    context_used = count(last, "total_tokens") or plus(count(last, "input_tokens"), count(last, "output_tokens"))
+    file_name = source.path.name if source.path else source.name
+    return usage_event(
+        source,
+        "event_msg/token_count",
+        line,
+        turn_key=f"{file_name}:total={running_total}",
+        rate_limits=rate_limit_windows(object_field(payload, "rate_limits")),
+        model=state.model,
+        context_used=context_used,
+        context_window=count(info, "model_context_window"),
+        **figures,
+    )
