@@ -42,7 +42,7 @@ def build_wheel(source: Path, out: Path) -> Path:
     name = re.sub(r"[-_.]+", "_", project["name"])
     dist_info = f"{name}-{project['version']}.dist-info"
     files: dict[str, bytes] = {}
-    for path in sorted((source / "src").rglob("*.py")):
+    for path in sorted(path for path in (source / "src").rglob("*") if path.suffix in {".py", ".toml"}):
         files[path.relative_to(source / "src").as_posix()] = path.read_bytes()
     files[f"{dist_info}/METADATA"] = (
         f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {project['version']}\n"

@@ -1,14 +1,9 @@
-"""The example provider's plugin: who it is, and its hooks, each marked where its work is done."""
+"""The example provider's plugin: its hooks, each marked where its work is done, and who it is
+(provider.toml beside this file)."""
 
 from wardian_core import hookimpl
-from wardian_core.provider_models import (
-    CONTRACT_VERSION,
-    OutputSource,
-    ProviderInfo,
-    ProviderSetting,
-    SpawnContext,
-    TestedVersions,
-)
+from wardian_core.provider_declaration import declared_provider_info
+from wardian_core.provider_models import OutputSource, SpawnContext
 from wardian_example import argv, home
 from wardian_example.argv import launch_plan as build_argv
 from wardian_example.argv import resume_args
@@ -16,39 +11,9 @@ from wardian_example.home import prepare as prepare_home
 from wardian_example.parser import parse_output
 from wardian_example.profile import INPUT_PROFILE
 
-__all__ = [
-    "approval_source",
-    "build_argv",
-    "parse_output",
-    "prepare_home",
-    "provider_info",
-    "resume_args",
-]
+__all__ = ["approval_source", "build_argv", "parse_output", "prepare_home", "provider_info", "resume_args"]
 
-
-@hookimpl
-def provider_info() -> ProviderInfo:
-    return ProviderInfo(
-        name="example",
-        display_name="Example CLI",
-        contract_version=CONTRACT_VERSION,
-        executable=argv.EXECUTABLE,
-        install_hint="Install it with `pip install wardian-example-cli`",
-        instruction_file="AGENTS.md",
-        session_id_mode="discovered",
-        capabilities=["interactive", "headless", "resume", "approvals"],
-        input_profile=INPUT_PROFILE,
-        tested_versions=TestedVersions(oldest="1.0.0", newest="1.0.0"),
-        settings=[
-            ProviderSetting(
-                name="events_url",
-                description="A local server-sent-events URL where the CLI's approval requests appear.",
-            ),
-            ProviderSetting(
-                name="tone", choices=["plain", "friendly"], default="plain", description="The CLI's --tone."
-            ),
-        ],
-    )
+provider_info = declared_provider_info(__file__, executable=argv.EXECUTABLE, input_profile=INPUT_PROFILE)
 
 
 @hookimpl
