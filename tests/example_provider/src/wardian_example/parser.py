@@ -77,7 +77,7 @@ def parse_terminal(source: OutputSource, data: bytes, state: TerminalState) -> P
             state.dialog_open = False
             events.append(event("approval_resolved", source, "dialog answered", marker.strip(), answer=answer))
     if text.endswith(PROMPT):
-        kind = "turn_completed" if state.seen_prompt else "ready"
+        kind: EventKind = "turn_completed" if state.seen_prompt else "ready"
         state.seen_prompt = True
         events.append(event(kind, source, "prompt", PROMPT))
     state.tail = "" if events else text[-len(APPROVAL) :]
