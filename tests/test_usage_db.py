@@ -24,6 +24,18 @@ def test_a_turn_stored_twice_counts_once(wardian_home: Path, seed_agent: Callabl
     assert (summary["turns"], summary["input_tokens"], summary["output_tokens"]) == (1, 10, 5)
 
 
+def test_a_turn_written_again_with_newer_figures_keeps_them_as_one_turn(
+    wardian_home: Path, seed_agent: Callable[..., dict[str, Any]]
+) -> None:
+    agent = seed_agent("Coder", name="ada")
+    conn = open_writer(wardian_home)
+    usage_rows.add_usage(conn, agent["uuid"], _turn("msg_1", input_tokens=10, output_tokens=1), EVIDENCE)
+    assert usage_rows.add_usage(conn, agent["uuid"], _turn("msg_1", input_tokens=10, output_tokens=5), EVIDENCE)
+    assert [(row["turn_key"], row["output_tokens"]) for row in usage_rows.list_usage(conn, agent["uuid"])] == [
+        ("msg_1", 5)
+    ]
+
+
 def test_figures_no_turn_reported_stay_unknown(wardian_home: Path, seed_agent: Callable[..., dict[str, Any]]) -> None:
     agent, quiet = seed_agent("Coder", name="ada"), seed_agent("Coder", name="bob")
     conn = open_writer(wardian_home)

@@ -34,14 +34,19 @@ _GROUP_KEYS: dict[Grouping, str] = {
 def add_usage(
     conn: sqlite3.Connection, agent_uuid: str, report: dict[str, Any], evidence: dict[str, Any], at: str | None = None
 ) -> bool:
-    """Store one turn's report (a `UsageReport` as plain data); False when its turn was stored already."""
-    columns = ("turn_key", "model", *SUMMED_FIGURES, "context_used", "context_window")
-    values = [report.get(name) for name in columns]
+    """Store one turn's report (a `UsageReport` as plain data). A turn stored already takes the
+    newer figures (a CLI that rewrites a record as it completes: Claude's transcript lines of one
+    message) and stays one turn. False when nothing changed."""
+    columns = ("model", *SUMMED_FIGURES, "context_used", "context_window", "rate_limits")
     limits = report.get("rate_limits") or None
+    values = [*(report.get(name) for name in columns[:-1]), json.dumps(limits) if limits else None]
+    updates = ", ".join(f"{name} = excluded.{name}" for name in columns)
+    changed = " OR ".join(f"{name} IS NOT excluded.{name}" for name in columns)
     cursor = conn.execute(
-        f"INSERT OR IGNORE INTO usage (agent, {', '.join(columns)}, rate_limits, evidence, at)"
-        f" VALUES (?, {', '.join('?' for _ in columns)}, ?, ?, ?)",
-        (agent_uuid, *values, json.dumps(limits) if limits else None, json.dumps(evidence), at or now_iso()),
+        f"INSERT INTO usage (agent, turn_key, {', '.join(columns)}, evidence, at)"
+        f" VALUES (?, ?, {', '.join('?' for _ in columns)}, ?, ?)"
+        f" ON CONFLICT (agent, turn_key) DO UPDATE SET {updates}, evidence = excluded.evidence WHERE {changed}",
+        (agent_uuid, report["turn_key"], *values, json.dumps(evidence), at or now_iso()),
     )
     return cursor.rowcount == 1
 
