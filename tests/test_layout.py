@@ -9,14 +9,17 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # Which parts of wardian_host each part may import (itself included).
 ALLOWED = {
+    "mcp": {"mcp", "cli"},
     "cli": {"cli", "daemon", "providers"},
-    "daemon": {"daemon", "workflows", "agents", "output", "terminal", "providers"},
+    "daemon": {"daemon", "workflows", "agents", "output", "terminal", "providers", "web", "notify"},
     "workflows": {"workflows", "agents", "output", "terminal", "providers"},
     "agents": {"agents", "output", "terminal", "providers"},
     "output": {"output", "providers"},
     "terminal": {"terminal"},
     "providers": {"providers"},
     "testing": {"testing", "daemon", "providers", "terminal"},
+    "web": {"web", "notify"},
+    "notify": {"notify"},
 }
 
 

@@ -22,6 +22,9 @@ COMMANDS = {
     "settings": "wardian_host.cli.settings:settings",
     "providers": "wardian_host.cli.providers:providers",
     "workflow": "wardian_host.cli.workflow:workflow",
+    "web": "wardian_host.cli.web:web",
+    "notify": "wardian_host.cli.notify:notify",
+    "mcp": "wardian_host.mcp.command:mcp",
 }
 
 

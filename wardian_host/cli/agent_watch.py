@@ -13,7 +13,7 @@ from wardian_host.cli.live import after_waiting, connect, envelope, request
 from wardian_host.cli.render import write_json
 
 
-def _until(text: str | None) -> dict[str, str | None]:
+def until_params(text: str | None) -> dict[str, str | None]:
     if text is None:
         return {}
     kind, _, value = text.partition(":")
@@ -38,7 +38,9 @@ def watch(
 ) -> None:
     """Output (ANSI stripped) and status events since CURSOR, and the next cursor."""
     timeout = parse_duration(timeout_text) if timeout_text is not None else None
-    params = {"target": target, "since": since, "timeout": timeout, "follow": follow, "raw": raw} | _until(until_text)
+    params = {"target": target, "since": since, "timeout": timeout, "follow": follow, "raw": raw} | until_params(
+        until_text
+    )
     if not follow:
         write_json(watch_answer(params))
         return

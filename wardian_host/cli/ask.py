@@ -38,7 +38,7 @@ def ask() -> None:
     """
 
 
-def _until_token(text: str | None) -> str | None:
+def until_token(text: str | None) -> str | None:
     if text is None:
         return None
     kind, _, token = text.partition(":")
@@ -65,7 +65,7 @@ def question(
 ) -> None:
     """Ask AGENT a question and wait for its reply."""
     timeout = parse_duration(timeout_text) if timeout_text is not None else None
-    question = Question(target, read_message(message, from_stdin, file), _until_token(until_text), timeout, not no_wait)
+    question = Question(target, read_message(message, from_stdin, file), until_token(until_text), timeout, not no_wait)
     write_json(ask_answer(question))
 
 

@@ -1,0 +1,104 @@
+"""`wardian mcp`: the CLI's verbs as MCP tools over stdio, on the official SDK's low-level `Server`.
+
+Why the low-level server and not `MCPServer` (the SDK's former FastMCP): the tools are a table
+that already exists (catalog), each with its pydantic model of the CLI's flags. The low-level
+server takes that model's JSON Schema as the tool's input schema as it is, and leaves the
+checking of arguments to us, so a bad argument gets Wardian's envelope (`invalid_field`) like
+a bad flag; `MCPServer` would derive schemas from function signatures and word its own errors.
+Both cost the same start-up: importing any of the SDK imports all of it.
+
+Who calls is the host's business, as for every command: this process connects to the host's
+socket as the CLI does, and the host classifies it by its process tree (it runs as a child of
+the agent's CLI), so a tool call is the agent's own exactly as its `wardian` command would be.
+"""
+
+import json
+import os
+from typing import TYPE_CHECKING, Any
+
+from wardian_core.errors import WardianError
+
+if TYPE_CHECKING:
+    from mcp import types
+    from mcp.server.context import ServerRequestContext
+
+# How often a waiting call says it is still waiting (MCP progress notifications).
+PROGRESS_VARIABLE = "WARDIAN_MCP_PROGRESS_SECONDS"
+DEFAULT_PROGRESS_SECONDS = 5.0
+INSTRUCTIONS = (
+    "Wardian's verbs for the agent you are: who you are (whoami), your peers (list_agents, show_agent, "
+    "agent_screen, watch_output), talking to them (send, ask, and reply to a request you were asked), "
+    "waiting on them (wait_for_agent), their lifecycle and workflows. Each answer is the JSON `wardian` prints."
+)
+
+
+def progress_seconds() -> float:
+    try:
+        seconds = float(os.environ.get(PROGRESS_VARIABLE, "") or DEFAULT_PROGRESS_SECONDS)
+    except ValueError:
+        return DEFAULT_PROGRESS_SECONDS
+    return seconds if seconds > 0 else DEFAULT_PROGRESS_SECONDS
+
+
+def tool_list() -> "list[types.Tool]":
+    from mcp import types
+
+    from wardian_host.mcp.catalog import TOOLS
+    from wardian_host.mcp.params import input_schema
+
+    return [
+        types.Tool(
+            name=tool.name,
+            description=tool.description,
+            input_schema=input_schema(tool.params),
+            annotations=types.ToolAnnotations(read_only_hint=tool.read_only or None),
+        )
+        for tool in TOOLS.values()
+    ]
+
+
+def failed(error: WardianError) -> "types.CallToolResult":
+    """A tool error the model can read and act on: the envelope, as JSON text and as structured content."""
+    from mcp import types
+
+    envelope = error.envelope()
+    text = types.TextContent(text=json.dumps(envelope, indent=2))
+    return types.CallToolResult(content=[text], structured_content=envelope, is_error=True)
+
+
+def succeeded(answer: dict[str, Any]) -> "types.CallToolResult":
+    from mcp import types
+
+    text = types.TextContent(text=json.dumps(answer, indent=2))
+    return types.CallToolResult(content=[text], structured_content=answer)
+
+
+async def call_tool(ctx: "ServerRequestContext[Any]", params: "types.CallToolRequestParams") -> "types.CallToolResult":
+    from wardian_host.mcp.dispatch import answer_call
+
+    report = ctx.session.report_progress
+    try:
+        return succeeded(await answer_call(params.name, params.arguments or {}, report, progress_seconds()))
+    except WardianError as error:
+        return failed(error)
+
+
+async def list_tools(
+    _: "ServerRequestContext[Any]", __: "types.PaginatedRequestParams | None"
+) -> "types.ListToolsResult":
+    from mcp import types
+
+    return types.ListToolsResult(tools=tool_list())
+
+
+async def serve() -> None:
+    from mcp.server.lowlevel import Server
+    from mcp.server.stdio import stdio_server
+
+    from wardian_core.version import __version__
+
+    server: Server[Any] = Server(
+        "wardian", version=__version__, instructions=INSTRUCTIONS, on_list_tools=list_tools, on_call_tool=call_tool
+    )
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())
