@@ -123,7 +123,8 @@ class RunStatusParams(WorkflowParams):
 def input_schema(params: type[ToolParams]) -> dict[str, Any]:
     """The model's JSON Schema as every client here reads it: an optional argument is its own
     type, not `anyOf [type, null]` (left out is how a client leaves it unset), and no titles."""
-    return _plain(params.model_json_schema(by_alias=True))
+    schema: dict[str, Any] = _plain(params.model_json_schema(by_alias=True))
+    return schema
 
 
 def _plain(node: Any) -> Any:
