@@ -162,6 +162,21 @@ class LaunchConfig(_Model):
     settings: dict[str, Any] = Field(default_factory=dict, description="Provider settings (settings.toml).")
 
 
+class McpRegistration(_Model):
+    """Wardian's MCP server (`wardian mcp`) as the agent's CLI is to start it: a provider whose CLI
+    speaks MCP adds it to the agent's projected configuration, beside the user's own servers."""
+
+    name: str = Field("wardian", description="The server's name in the CLI's configuration.")
+    command: str = Field(min_length=1, description="The program, an absolute path.")
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(
+        default_factory=dict, description="Set in the server's environment: some CLIs pass a server little of theirs."
+    )
+    allowed_tools: list[str] = Field(
+        default_factory=list, description="The tools the CLI may run without asking a person each time."
+    )
+
+
 class SpawnContext(_Model):
     """Everything a provider needs to know about one launch of one agent."""
 
@@ -186,6 +201,7 @@ class SpawnContext(_Model):
         description="Resume launches: what the provider's `resume_args` answered, for build_argv to place.",
     )
     launch: LaunchConfig = Field(default_factory=LaunchConfig)
+    mcp: McpRegistration | None = Field(None, description="Register this MCP server; None: register none.")
 
     @property
     def interactive(self) -> bool:
