@@ -228,3 +228,14 @@ def test_stopped_server_refuses_connections():
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
     with pytest.raises(ConnectionRefusedError):
         connection.request("HEAD", "/")
+
+
+def test_every_protocol_reports_the_chosen_usage_in_its_own_words() -> None:
+    from model_server.usage import REPORTED
+
+    assert (REPORTED.anthropic()["input_tokens"], REPORTED.anthropic()["cache_read_input_tokens"]) == (1200, 300)
+    # OpenAI and Gemini count the cached input inside the input, Gemini the thoughts apart from the output.
+    assert REPORTED.openai_responses()["input_tokens"] == REPORTED.openai_chat()["prompt_tokens"] == 1500
+    assert REPORTED.gemini()["candidatesTokenCount"] + REPORTED.gemini()["thoughtsTokenCount"] == REPORTED.output
+    figures = [REPORTED.fresh_input, REPORTED.cache_read, REPORTED.cache_write, REPORTED.output, REPORTED.reasoning]
+    assert len(set(figures)) == len(figures) and 0 not in figures

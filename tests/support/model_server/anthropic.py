@@ -6,10 +6,11 @@ import itertools
 from typing import Any
 
 from .turn import Answer, Conversation, DeclaredTool, chunk_text, decide, is_context_wrapper
+from .usage import REPORTED
 from .wire import HttpReply, json_reply, sse_reply
 
 _ids = itertools.count(1)
-_USAGE = {"input_tokens": 10, "output_tokens": 5, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}
+_USAGE = REPORTED.anthropic()
 
 
 def conversation(body: dict[str, Any]) -> Conversation:
@@ -143,7 +144,7 @@ def _stream(answer: Answer, model: str) -> HttpReply:
             {
                 "type": "message_delta",
                 "delta": {"stop_reason": _stop_reason(answer), "stop_sequence": None},
-                "usage": {"output_tokens": 5},
+                "usage": {"output_tokens": REPORTED.output},
             },
         )
     )

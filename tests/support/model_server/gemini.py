@@ -10,9 +10,10 @@ import json
 from typing import Any
 
 from .turn import Conversation, DeclaredTool, chunk_text, decide, is_context_wrapper
+from .usage import REPORTED
 from .wire import HttpReply, json_reply, sse_reply
 
-_USAGE = {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15}
+_USAGE = REPORTED.gemini()
 
 
 def conversation(body: dict[str, Any]) -> Conversation:

@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 from .turn import Answer, Conversation, DeclaredTool, chunk_text, decide, is_context_wrapper
+from .usage import REPORTED
 from .wire import HttpReply, json_reply, openai_error, sse_reply
 
 _ids = itertools.count(1)
@@ -69,7 +70,7 @@ def _finish_reason(answer: Answer) -> str:
     return "tool_calls" if answer.tool_call else "stop"
 
 
-_USAGE = {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+_USAGE = REPORTED.openai_chat()
 
 
 def _completion(answer: Answer, model: str) -> dict[str, Any]:

@@ -6,6 +6,7 @@ import itertools
 from typing import Any
 
 from .turn import Answer, Conversation, DeclaredTool, chunk_text, decide, is_context_wrapper
+from .usage import REPORTED
 from .wire import HttpReply, openai_error, sse_reply
 
 _ids = itertools.count(1)
@@ -121,13 +122,7 @@ def _stream(answer: Answer, model: str) -> HttpReply:
             )
         )
         output.append(item)
-    usage = {
-        "input_tokens": 10,
-        "input_tokens_details": {"cached_tokens": 0},
-        "output_tokens": 5,
-        "output_tokens_details": {"reasoning_tokens": 0},
-        "total_tokens": 15,
-    }
+    usage = REPORTED.openai_responses()
     events.append(
         (
             "response.completed",
