@@ -11,20 +11,24 @@ from wardian_core.control.models import REQUEST_PARAMS, CloneParams
 from wardian_core.control.protocol import PROTOCOL_VERSION
 from wardian_host.daemon.control_server import ControlServer, RequestContext, Route
 from wardian_host.daemon.handlers import build_handlers
+from wardian_host.daemon.web_handlers import WebView
 
 
 def _host_routes(home: Path) -> dict[str, Route[Any]]:
     """The host's table; building it only closes over the parts, so stand-ins do."""
     unused: Any = None
-    return build_handlers(
-        registry=unused,
-        lifecycle=SimpleNamespace(home=home),  # type: ignore[arg-type]  # only its home is read here
-        sender=unused,
-        desk=unused,
-        workflows=unused,
-        terminals=unused,
-        describe_host=dict,
-        request_stop=lambda: None,
+    web_view = WebView(home, unused, list, unused, unused)  # its routes only close over it
+    return web_view.routes(
+        build_handlers(
+            registry=unused,
+            lifecycle=SimpleNamespace(home=home),  # type: ignore[arg-type]  # only its home is read here
+            sender=unused,
+            desk=unused,
+            workflows=unused,
+            terminals=unused,
+            describe_host=dict,
+            request_stop=lambda: None,
+        )
     )
 
 

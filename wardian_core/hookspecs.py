@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 import pluggy
 
+from wardian_core.notices import Notice
 from wardian_core.provider_models import (
     HomePlan,
     LaunchPlan,
@@ -167,6 +168,13 @@ def agent_spawned(ctx: SpawnContext, plan: LaunchPlan, pid: int) -> None:
 def status_changed(ctx: SpawnContext, previous: str, current: str, event: ProviderEvent | None) -> None:
     """Observer: an agent's status changed; `event` produced it (None when the host
     caused the change, e.g. a kill)."""
+
+
+@_observer_hook
+def notice_raised(notice: Notice) -> None:
+    """Observer: an agent needs a person (waiting on a dialog, ended in error, a turn nobody
+    looked at), once per occurrence, as the web view and the settings' sinks are told; also
+    each `wardian notify test`."""
 
 
 @_observer_hook

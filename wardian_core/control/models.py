@@ -135,6 +135,12 @@ class AttachClientFrame(BaseModel):
     detach: bool = False
 
 
+class WebOpenParams(_Params):
+    """`wardian web`: serve the view (on `listen`, loopback when None) and answer its address."""
+
+    listen: str | None = Field(None, min_length=1, max_length=255)
+
+
 class RunParams(TargetParams):
     prompt: str = Field(min_length=1)
     resume: bool = False
@@ -204,4 +210,6 @@ REQUEST_PARAMS: dict[str, type[_Params]] = {
     "workflow.run": WorkflowRunParams,
     "workflow.stop": WorkflowRunRef,
     "workflow.approve": WorkflowApproveParams,
+    "web.open": WebOpenParams,
+    "notify.test": NoParams,
 }

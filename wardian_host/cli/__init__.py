@@ -24,6 +24,8 @@ COMMANDS = {
     "workflow": "wardian_host.cli.workflow:workflow",
     "web": "wardian_host.cli.web:web",
     "notify": "wardian_host.cli.notify:notify",
+    "web": "wardian_host.cli.web:web",
+    "notify": "wardian_host.cli.notify:notify",
     "mcp": "wardian_host.mcp.command:mcp",
 }
 

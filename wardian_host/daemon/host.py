@@ -38,6 +38,9 @@ from wardian_host.agents.status_tracker import StatusTracker
 from wardian_host.daemon.control_server import ControlServer
 from wardian_host.daemon.handlers import build_handlers
 from wardian_host.daemon.launcher_script import write_launcher
+from wardian_host.daemon.web_handlers import WebView
+from wardian_host.notify.rules import NoticeRules
+from wardian_host.notify.sinks import Sinks
 from wardian_host.output.feed import OutputFeed
 from wardian_host.providers.manager import Plugins, load_plugins
 from wardian_host.terminal.agent_cgroups import AgentCgroups
@@ -86,6 +89,10 @@ class Host:
         self.sender = Sender(self.registry, self.plugins, self.terminals)
         self.desk = AskDesk(self._conn, self.registry, self.sender)
         self.workflows = WorkflowRunner(home, self._conn, self.registry, self.lifecycle, self.lifecycle.base_env)
+        self.notices = NoticeRules(loop, settings.notify.unseen_turn_seconds)
+        self._sinks = Sinks(settings.notify.urls, self.plugins.notify)
+        self.notices.subscribe(self._sinks.told)
+        self.web = WebView(home, self._conn, self._agent_rows, self.notices, self._sinks)
         handlers = build_handlers(
             registry=self.registry,
             lifecycle=self.lifecycle,
@@ -96,7 +103,7 @@ class Host:
             describe_host=self._describe,
             request_stop=self.request_stop,
         )
-        self._server = ControlServer(home, handlers)
+        self._server = ControlServer(home, self.web.routes(handlers))
 
     def request_stop(self) -> None:
         asyncio.get_running_loop().call_soon(self._stop.set)
@@ -119,6 +126,7 @@ class Host:
         self._prune()
         write_launcher(self.home)
         await self._server.start()
+        await self.web.start()
 
     async def shutdown(self) -> None:
         log.info("host stopping")
@@ -126,6 +134,9 @@ class Host:
         await self._headless_watch.close()
         await self.workflows.stop_all()
         await self.lifecycle.stop_all()
+        await self.web.close()
+        self.notices.close()
+        await self._sinks.close()
         await self._server.close()
         self._conn.close()
 
@@ -150,6 +161,11 @@ class Host:
             log.info("pruned %d events and usage rows", removed)
         asyncio.get_running_loop().call_later(PRUNE_INTERVAL_SECONDS, self._prune)
 
+    def _agent_rows(self) -> list[dict[str, Any]]:
+        return [agent.snapshot() | {"is_running": agent.is_running} for agent in self.registry.all()]
+
     def _notify_status(self, agent: LiveAgent, previous: str, current: str, event: ProviderEvent | None) -> None:
+        self.notices.status_changed(agent.uuid, agent.name, previous, current, agent.status_evidence or {})
+        self.web.changed()
         ctx = build_context(self.home, agent.row)
         self.plugins.notify("status_changed", ctx=ctx, previous=previous, current=current, event=event)

@@ -1,0 +1,44 @@
+"""`wardian web`: make sure the host serves the live view and print its address."""
+
+import ipaddress
+import sys
+import webbrowser
+
+import click
+
+from wardian_core.errors import WardianError
+from wardian_host.cli.live import emit, request
+
+LISTEN_WARNING = (
+    "warning: the web view listens on {listen}, beyond this machine's loopback: whoever reaches port {port} "
+    "and holds a login address or the view's cookie can drive your agents. Prefer the default (loopback) "
+    "and your own tunnel (ssh -L {port}:127.0.0.1:{port})."
+)
+
+
+def _checked_listen(listen: str | None) -> str | None:
+    if listen is None:
+        return None
+    try:
+        return str(ipaddress.ip_address(listen))
+    except ValueError:
+        raise WardianError(
+            "usage",
+            f"--listen takes an IP address of this machine, not {listen!r}",
+            "Give one, e.g. `--listen 192.168.1.20`, or leave it out to stay on loopback.",
+            {"listen": listen},
+        ) from None
+
+
+@click.command("web")
+@click.option("--open", "open_browser", is_flag=True, help="Open the address in your browser too.")
+@click.option("--listen", metavar="ADDR", help="Listen on ADDR instead of 127.0.0.1 (prints a warning).")
+def web(open_browser: bool, listen: str | None) -> None:
+    """Serve the live web view and print its address; each address logs in once."""
+    answer = request("web.open", {"listen": _checked_listen(listen)}, start_host=True)
+    if not answer["loopback"]:
+        answer["warning"] = LISTEN_WARNING.format(listen=answer["listen"], port=answer["port"])
+        sys.stderr.write(answer["warning"] + "\n")
+    if open_browser:
+        webbrowser.open(answer["url"])
+    emit("web", answer)

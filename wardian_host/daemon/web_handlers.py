@@ -1,0 +1,112 @@
+"""The web view and notices in the host: `web.open`, `notify.test`, and what tells pages to redraw.
+
+The view's server (aiohttp) is imported when a home first asks for it, so a host nobody
+views never loads it; a host whose home used the view before serves it again at start, on
+its recorded port when loopback, so open tabs reconnect after a restart.
+"""
+
+import logging
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from wardian_core.control.models import NoParams, WebOpenParams
+from wardian_host.daemon.control_server import RequestContext, Route, Routes
+from wardian_host.daemon.person_requests import PersonRequests
+from wardian_host.notify.rules import NoticeRules
+from wardian_host.notify.sinks import Sinks
+
+if TYPE_CHECKING:
+    from wardian_host.web.server import WebServer
+
+log = logging.getLogger(__name__)
+
+# Requests after whose answer a page shows something new (the status changes of the rest reach
+# pages through the status tracker).
+CHANGING_KINDS = {
+    "agent.spawn",
+    "agent.rename",
+    "agent.delete",
+    "agent.update",
+    "agent.clone",
+    "ask",
+    "reply",
+    "workflow.run",
+    "workflow.stop",
+    "workflow.approve",
+}
+
+
+class WebView:
+    def __init__(
+        self,
+        home: Path,
+        conn: sqlite3.Connection,
+        agents: Callable[[], list[dict[str, Any]]],
+        notices: NoticeRules,
+        sinks: Sinks,
+    ) -> None:
+        self._home = home
+        self._conn = conn
+        self._agents = agents
+        self._notices = notices
+        self._sinks = sinks
+        self._routes: Routes = {}
+        self._server: WebServer | None = None
+
+    def routes(self, routes: Routes) -> Routes:
+        """The host's routes, each changing one telling pages, with the view's own."""
+        self._routes = {
+            kind: self._telling(route) if kind in CHANGING_KINDS else route for kind, route in routes.items()
+        }
+        return self._routes | {
+            "web.open": Route(WebOpenParams, self._open),
+            "notify.test": Route(NoParams, self._notify_test),
+        }
+
+    def changed(self) -> None:
+        if self._server is not None:
+            self._server.pages.changed()
+
+    async def start(self) -> None:
+        """Serve again where a previous host of this home served the view, if on loopback."""
+        from wardian_host.web.server import LOOPBACK, read_record
+
+        record = read_record(self._home)
+        if record is not None and record.listen == LOOPBACK:
+            try:
+                await self._serving(LOOPBACK, record.port)
+            except OSError as exc:
+                log.warning("web view not served again: %s", exc.strerror)
+
+    async def close(self) -> None:
+        if self._server is not None:
+            await self._server.close()
+
+    async def _serving(self, listen: str | None, port: int = 0) -> dict[str, Any]:
+        if self._server is None:
+            from wardian_host.web.server import WebServer
+            from wardian_host.web.state import page_state
+
+            requests = PersonRequests(self._routes)
+            self._server = WebServer(
+                self._home, requests.answer, lambda: page_state(self._agents, self._conn), self._notices
+            )
+        return await self._server.open(listen, port)
+
+    async def _open(self, params: WebOpenParams, _: RequestContext) -> dict[str, Any]:
+        return await self._serving(params.listen)
+
+    async def _notify_test(self, _: NoParams, __: RequestContext) -> dict[str, Any]:
+        notice = self._notices.raise_notice("test", "", "", "Wardian test notice", "notices reach you here")
+        return {"notice": notice.model_dump()} | await self._sinks.send(notice)
+
+    def _telling(self, route: Route[Any]) -> Route[Any]:
+        async def answered(params: Any, request: RequestContext) -> Any:
+            try:
+                return await route.handler(params, request)
+            finally:
+                self.changed()
+
+        return Route(route.params, answered)

@@ -1,0 +1,30 @@
+"""What a page shows: every agent, recent asks with their replies, recent workflow runs with
+their nodes; read from the host's live registry and its state.db when a page needs it."""
+
+import sqlite3
+from collections.abc import Callable
+from typing import Any
+
+from wardian_core.db.requests import list_requests
+from wardian_core.db.workflow_runs import list_runs
+
+SHOWN_ASKS = 20
+SHOWN_RUNS = 10
+# The fields of a node a page shows; a node's output can be long and stays in `workflow show`.
+NODE_FIELDS = ("state", "error", "agent", "started_at", "ended_at")
+
+
+def _run(run: dict[str, Any]) -> dict[str, Any]:
+    nodes = {node_id: {key: node.get(key) for key in NODE_FIELDS} for node_id, node in run["nodes"].items()}
+    return {key: run.get(key) for key in ("run_id", "workflow_id", "status", "created_at", "ended_at")} | {
+        "nodes": nodes
+    }
+
+
+def page_state(agents: Callable[[], list[dict[str, Any]]], conn: sqlite3.Connection) -> dict[str, Any]:
+    """`agents`: every agent's snapshot, as `agents.list` answers them."""
+    return {
+        "agents": agents(),
+        "asks": list_requests(conn, limit=SHOWN_ASKS),
+        "runs": [_run(run) for run in list_runs(conn, limit=SHOWN_RUNS)],
+    }

@@ -1,0 +1,284 @@
+// The Wardian web view: one WebSocket for the whole page; every change is pushed by the host.
+"use strict";
+
+const TILE_ROWS = 30;
+const TILE_COLS = 110;
+const STATUS_ORDER = { action_required: 0, error: 1, processing: 2, starting: 3, idle: 4, headless: 5, off: 6 };
+const SHOWN_KEY = "wardian-notices-shown";
+const tiles = new Map(); // uuid -> {agent, el, term, box, streaming}
+let socket = null;
+let enlarged = null; // uuid of the agent being typed into
+let reconnectDelay = 500;
+
+function el(tag, props = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (key === "class") node.className = value;
+    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value);
+  }
+  for (const child of children) node.append(child);
+  return node;
+}
+
+function bytesOf(base64) {
+  return Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+}
+
+function base64Of(text) {
+  let binary = "";
+  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
+  return btoa(binary);
+}
+
+function sendFrame(frame) {
+  if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(frame));
+}
+
+async function act(kind, params) {
+  const response = await fetch("/api/action", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ kind, params }),
+  });
+  const answer = await response.json();
+  if (!response.ok) showError(answer.error);
+  return answer;
+}
+
+function showError(error) {
+  const toast = document.getElementById("toast");
+  toast.textContent = `${error.code}: ${error.message}${error.hint ? " — " + error.hint : ""}`;
+  toast.hidden = false;
+  setTimeout(() => { toast.hidden = true; }, 8000);
+}
+
+function age(since) {
+  if (!since) return "";
+  const seconds = Math.max(0, Math.round((Date.now() - Date.parse(since)) / 1000));
+  if (seconds < 90) return `${seconds}s`;
+  if (seconds < 5400) return `${Math.round(seconds / 60)}m`;
+  return `${Math.round(seconds / 3600)}h`;
+}
+
+function evidenceText(evidence) {
+  if (!evidence) return "";
+  const parts = [evidence.source, evidence.event, evidence.dialog, evidence.reason, evidence.line];
+  return parts.filter(Boolean).join(" · ");
+}
+
+function makeTile(agent) {
+  const term = new Terminal({ rows: TILE_ROWS, cols: TILE_COLS, fontSize: 7, disableStdin: true, scrollback: 500 });
+  const fit = new FitAddon.FitAddon();
+  term.loadAddon(fit);
+  const box = el("div", { class: "terminal-box", title: "Enlarge to type" });
+  const tile = { agent, term, fit, box, streaming: false, el: el("article", { class: "tile", id: `agent-${agent.uuid}` }) };
+  box.addEventListener("click", () => enlarge(agent.uuid));
+  tile.head = el("div", { class: "tile-head" });
+  tile.meta = el("div", { class: "meta" });
+  tile.evidence = el("div", { class: "evidence" });
+  tile.dialog = el("div", { class: "dialog" });
+  tile.usage = el("div", { class: "usage" }); // filled once the host reports usage (issue 36)
+  const input = el("input", { placeholder: "send a message", "aria-label": "message" });
+  const send = el("form", { class: "send", onsubmit: (event) => {
+    event.preventDefault();
+    if (input.value) act("send", { to: tile.agent.uuid, text: input.value }).then(() => { input.value = ""; });
+  } }, input, el("button", { type: "submit" }, "Send"));
+  const actions = el("div", { class: "actions" });
+  for (const [label, kind] of [["Pause", "agent.pause"], ["Resume", "agent.resume"], ["Restart", "agent.restart"],
+    ["Clear", "agent.clear"], ["Kill", "agent.kill"]]) {
+    actions.append(el("button", { type: "button", "data-action": kind, onclick: () => act(kind, { target: tile.agent.uuid }) }, label));
+  }
+  tile.el.append(tile.head, tile.meta, tile.evidence, tile.dialog, tile.usage, box, send, actions);
+  term.open(box);
+  term.onData((data) => {
+    if (enlarged === tile.agent.uuid) sendFrame({ op: "input", agent: tile.agent.uuid, data: base64Of(data) });
+  });
+  return tile;
+}
+
+function drawTile(tile) {
+  const agent = tile.agent;
+  const colour = `var(--${agent.status}, var(--off))`;
+  tile.el.style.borderLeftColor = colour;
+  tile.el.dataset.status = agent.status;
+  tile.el.classList.toggle("waiting", agent.status === "action_required");
+  const badge = el("span", { class: "status" }, agent.status);
+  badge.style.background = colour;
+  tile.head.replaceChildren(el("span", { class: "tile-name" }, agent.name), badge,
+    el("span", { class: "meta age", "data-since": agent.last_status_at || "" }, age(agent.last_status_at)));
+  tile.meta.textContent = `${agent.class} · ${agent.provider} · ${agent.workspace}`;
+  tile.evidence.textContent = evidenceText(agent.status_evidence);
+  tile.dialog.replaceChildren();
+  tile.dialog.hidden = agent.status !== "action_required";
+  if (!tile.dialog.hidden) {
+    const evidence = agent.status_evidence || {};
+    const text = [evidence.dialog, evidence.line || evidence.reason].filter(Boolean).join(": ") || "waiting for you";
+    tile.dialog.append(el("span", { class: "dialog-text" }, text),
+      el("button", { class: "approve", type: "button", onclick: () => act("send", { to: agent.uuid, approval: "accept" }) }, "Approve"),
+      el("button", { class: "reject", type: "button", onclick: () => act("send", { to: agent.uuid, approval: "reject" }) }, "Reject"));
+  }
+  if (agent.usage) tile.usage.textContent = JSON.stringify(agent.usage);
+}
+
+function stream(tile, typing) {
+  const frame = { op: "open", agent: tile.agent.uuid, typing };
+  if (typing) Object.assign(frame, { rows: tile.term.rows, cols: tile.term.cols });
+  sendFrame(frame);
+  tile.streaming = true;
+}
+
+function drawAgents(agents) {
+  const grid = document.getElementById("grid");
+  const seen = new Set();
+  agents.sort((a, b) => (STATUS_ORDER[a.status] ?? 9) - (STATUS_ORDER[b.status] ?? 9) || a.name.localeCompare(b.name));
+  for (const agent of agents) {
+    seen.add(agent.uuid);
+    let tile = tiles.get(agent.uuid);
+    if (!tile) {
+      tile = makeTile(agent);
+      tiles.set(agent.uuid, tile);
+    }
+    tile.agent = agent;
+    drawTile(tile);
+    grid.append(tile.el); // in order: waiting agents first
+    if (agent.is_running && !tile.streaming) stream(tile, enlarged === agent.uuid);
+  }
+  for (const [uuid, tile] of tiles) {
+    if (!seen.has(uuid)) {
+      tile.term.dispose();
+      tile.el.remove();
+      tiles.delete(uuid);
+    }
+  }
+}
+
+function drawAsks(asks) {
+  const list = document.getElementById("asks");
+  list.replaceChildren(...asks.map((ask) => {
+    const item = el("li", { "data-request": ask.request_id },
+      el("div", {}, `${ask.agent}: ${ask.message}`),
+      el("div", { class: "meta" }, `${ask.status}${ask.reply ? " — " + ask.reply.body : ""}`));
+    if (ask.status === "pending") {
+      const body = el("input", { placeholder: "reply", "aria-label": "reply" });
+      item.append(el("form", { class: "send", onsubmit: (event) => {
+        event.preventDefault();
+        act("reply", { request_id: ask.request_id, status: "done", body: body.value });
+      } }, body, el("button", { type: "submit" }, "Reply")));
+    }
+    return item;
+  }));
+}
+
+function drawRuns(runs) {
+  const list = document.getElementById("runs");
+  list.replaceChildren(...runs.map((run) => el("li", { "data-run": run.run_id },
+    el("div", {}, `${run.workflow_id} · ${run.status}`),
+    el("div", { class: "meta" }, Object.entries(run.nodes).map(([id, node]) => `${id}: ${node.state}`).join(", ")))));
+}
+
+function onTerminal(message) {
+  const tile = tiles.get(message.agent);
+  if (!tile) return;
+  if (message.attached !== undefined) tile.term.reset(); // the recent output again: a fresh screen
+  if (message.lagged !== undefined) tile.term.reset(); // this tab fell behind: recent output follows
+  if (message.output) tile.term.write(bytesOf(message.output));
+}
+
+function shownNotices() {
+  try { return new Set(JSON.parse(localStorage.getItem(SHOWN_KEY) || "[]")); } catch { return new Set(); }
+}
+
+function onNotice(notice) {
+  const shown = shownNotices();
+  if (shown.has(notice.id)) return; // once per occurrence, across reconnects and tabs
+  shown.add(notice.id);
+  localStorage.setItem(SHOWN_KEY, JSON.stringify([...shown].slice(-500)));
+  const link = `#agent-${notice.uuid}`;
+  document.getElementById("notices").prepend(el("div", { class: "notice", "data-notice": notice.id },
+    el("a", { href: link }, notice.title), ` — ${notice.body}`));
+  if ("Notification" in window && Notification.permission === "granted") {
+    const shownNotice = new Notification(notice.title, { body: notice.body, tag: notice.id, data: { link } });
+    shownNotice.onclick = () => { window.focus(); location.hash = link; };
+  }
+}
+
+function enlarge(uuid) {
+  const tile = tiles.get(uuid);
+  if (!tile || !tile.agent.is_running) return;
+  enlarged = uuid;
+  const overlay = document.getElementById("enlarged");
+  document.getElementById("enlarged-title").textContent = `${tile.agent.name} — typing goes to the agent`;
+  overlay.hidden = false;
+  document.getElementById("enlarged-terminal").append(tile.box);
+  tile.term.options.fontSize = 14;
+  tile.term.options.disableStdin = false;
+  tile.fit.fit();
+  stream(tile, true);
+  tile.term.focus();
+}
+
+function shrink() {
+  const tile = tiles.get(enlarged);
+  enlarged = null;
+  document.getElementById("enlarged").hidden = true;
+  if (!tile) return;
+  tile.term.options.fontSize = 7;
+  tile.term.options.disableStdin = true;
+  tile.term.resize(TILE_COLS, TILE_ROWS);
+  tile.el.insertBefore(tile.box, tile.el.querySelector(".send"));
+  if (tile.agent.is_running) stream(tile, false);
+}
+
+function connect() {
+  socket = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`);
+  const status = document.getElementById("connection");
+  socket.onopen = () => {
+    status.textContent = "live";
+    reconnectDelay = 500;
+    for (const tile of tiles.values()) tile.streaming = false; // the new socket streams afresh
+  };
+  socket.onmessage = (event) => {
+    const message = JSON.parse(event.data);
+    if (message.op === "state") {
+      drawAgents(message.agents);
+      drawAsks(message.asks);
+      drawRuns(message.runs);
+    } else if (message.op === "terminal") onTerminal(message);
+    else if (message.op === "closed") { const tile = tiles.get(message.agent); if (tile) tile.streaming = false; }
+    else if (message.op === "notice") onNotice(message.notice);
+    else if (message.op === "refused") showError({ code: "bad_request", message: message.message });
+  };
+  socket.onclose = () => {
+    status.textContent = "reconnecting…";
+    setTimeout(connect, reconnectDelay); // the host restarted or the network blinked
+    reconnectDelay = Math.min(reconnectDelay * 2, 10000);
+  };
+}
+
+function setUp() {
+  document.getElementById("shrink").addEventListener("click", shrink);
+  document.getElementById("spawn").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const form = new FormData(event.target);
+    const params = { provider: form.get("provider"), class: form.get("class"), workspace: form.get("workspace") };
+    if (form.get("name")) params.name = form.get("name");
+    act("agent.spawn", params);
+  });
+  const enable = document.getElementById("enable-notices");
+  enable.hidden = !("Notification" in window) || Notification.permission === "granted";
+  enable.addEventListener("click", () => Notification.requestPermission().then(() => { enable.hidden = true; }));
+  window.addEventListener("resize", () => { const tile = tiles.get(enlarged); if (tile) resizeEnlarged(tile); });
+  setInterval(() => { // ages tick on the page's own clock; nothing is asked of the host
+    for (const node of document.querySelectorAll(".age")) node.textContent = age(node.dataset.since);
+  }, 1000);
+  connect();
+}
+
+function resizeEnlarged(tile) {
+  tile.fit.fit();
+  sendFrame({ op: "resize", agent: tile.agent.uuid, rows: tile.term.rows, cols: tile.term.cols });
+}
+
+window.wardianView = { tiles }; // for the browser tests: which terminals are drawn
+setUp();
