@@ -24,6 +24,9 @@ DEFAULTS = {
     "providers.generic.executable": None,
     "providers.generic.idle_quiet_seconds": 1.5,
     "host.output_buffer_bytes": 1048576,
+    "mcp.enabled": True,
+    "mcp.disabled_for": "",
+    "mcp.allowed_tools": "",
     "notify.urls": None,
     "notify.unseen_turn_seconds": 60.0,
 }

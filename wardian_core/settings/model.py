@@ -7,7 +7,7 @@ real types, so `trust_workspace = "yes"` is a mistake to report, not to coerce.
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 KIBIBYTE = 1024
 MEBIBYTE = 1024 * KIBIBYTE
@@ -115,6 +115,39 @@ class WorktreesSettings(WorktreeCommandSettings):
     )
 
 
+class McpSettings(Section):
+    """`wardian mcp`, registered in each agent's CLI (docs/mcp.md)."""
+
+    enabled: bool = Field(True, description="Register Wardian's MCP server in every agent's CLI configuration.")
+    disabled_for: str = Field(
+        "",
+        pattern=r"^([a-z][a-z0-9_-]*(,[a-z][a-z0-9_-]*)*)?$",
+        description="Providers whose agents do not get it, comma-separated (e.g. `codex,gemini`).",
+    )
+    allowed_tools: str = Field(
+        "",
+        pattern=r"^([a-z_]+(,[a-z_]+)*)?$",
+        description="Tools allowed without a per-call approval besides the cooperation ones, comma-separated, "
+        "or `all`.",
+    )
+
+    @field_validator("allowed_tools")
+    @classmethod
+    def _known_tools(cls, value: str) -> str:
+        from wardian_core.mcp_tools import TOOL_NAMES
+
+        unknown = [name for name in value.split(",") if name and name != "all" and name not in TOOL_NAMES]
+        if unknown:
+            raise ValueError(f"unknown tool(s) {', '.join(unknown)}; the tools are {', '.join(TOOL_NAMES)}")
+        return value
+
+    def providers_off(self) -> set[str]:
+        return {name for name in self.disabled_for.split(",") if name}
+
+    def extra_tools(self) -> list[str]:
+        return [name for name in self.allowed_tools.split(",") if name]
+
+
 class Settings(BaseModel):
     """All of `settings.toml`; a missing file or table means the defaults."""
 
@@ -124,5 +157,6 @@ class Settings(BaseModel):
     sessions: SessionsSettings = Field(default_factory=SessionsSettings)
     providers: ProvidersSettings = Field(default_factory=ProvidersSettings)
     host: HostSettings = Field(default_factory=HostSettings)
+    mcp: McpSettings = Field(default_factory=McpSettings)
     worktrees: WorktreesSettings = Field(default_factory=WorktreesSettings)
     notify: NotifySettings = Field(default_factory=NotifySettings)
