@@ -35,6 +35,7 @@ from wardian_core.settings import load_settings
 from wardian_host.agents.agent_env import agent_environment
 from wardian_host.agents.headless import HeadlessRun, check_capability
 from wardian_host.agents.live_agent import LiveAgent
+from wardian_host.agents.mcp_registration import mcp_registration
 from wardian_host.agents.registry import AgentRegistry
 from wardian_host.agents.relaunch import session_mode_for
 from wardian_host.agents.spawn_context import build_context, launch_config_of, stored_launch_config
@@ -126,6 +127,8 @@ class AgentLifecycle:
         (an agent's uuid, or a workflow node run's own id)."""
         self._refuse_when_stopping(ctx.agent_name)  # a workflow node's launch comes here directly
         info = self._plugins.info(ctx.provider)
+        registration = mcp_registration(self.home, session_id, load_settings(self.home).mcp, info)
+        ctx = ctx.model_copy(update={"mcp": registration})
         ctx.agent_dir.mkdir(parents=True, exist_ok=True)
         home_plan = self._plugins.prepare_home(ctx.provider, ctx=ctx) or HomePlan()
         plan = self._with_executable_override(info, self._plugins.build_argv(ctx.provider, ctx=ctx), ctx)
