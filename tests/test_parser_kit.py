@@ -7,6 +7,7 @@ from wardian_core.parsing.jsonl import LineSplitter, api_error_message, json_obj
 from wardian_core.parsing.line_parsers import SessionLineParser
 from wardian_core.parsing.markers import MarkerWatch
 from wardian_core.parsing.settle import Settle
+from wardian_core.parsing.settled_box import BoxReport, SettledBox
 from wardian_core.provider_models import OutputSource, ParseResult
 from wardian_host.testing.contexts import spawn_context
 
@@ -46,6 +47,31 @@ def test_a_settle_timer_comes_due_once_unless_cancelled() -> None:
     settle.start()
     settle.cancel()
     assert settle.due() is False
+
+
+def test_a_settled_box_reports_its_request_once_and_its_close_as_told() -> None:
+    source = OutputSource(name="pty", kind="pty")
+    report = BoxReport(dialog="tool", rule="approval box", marker="Allow once", message="asks")
+    box = SettledBox(0.5)
+    assert box.events(source, True, False, report) == ([], 0.5)  # drawn: look again once settled
+    [asked], again = box.events(source, True, True, report)
+    assert (asked.kind, asked.dialog, asked.reason, asked.message, again) == (
+        "approval_requested",
+        "tool",
+        "tool",
+        "asks",
+        None,
+    )
+    assert box.events(source, True, True, report) == ([], None)  # reported once only
+    assert box.events(source, False, False, report) == ([], 0.5)  # gone: maybe a repaint
+    [resolved], _ = box.events(source, False, True, report)
+    assert (resolved.kind, resolved.evidence.rule) == ("approval_resolved", "approval box closed")
+    # Where a stream reports the boxes the screen did not, their close says nothing.
+    quiet = BoxReport(dialog="tool", rule="panel", marker="Allow once", message="asks", close_unreported=False)
+    box = SettledBox(0.5)
+    box.events(source, True, False, quiet)
+    box.events(source, False, False, quiet)
+    assert box.events(source, False, True, quiet) == ([], None)
 
 
 def test_api_error_message_unwraps_the_api_json_each_cli_wraps_in_a_string() -> None:

@@ -6,9 +6,25 @@ look between two pieces must not close it)."""
 from dataclasses import dataclass, field
 from typing import Literal
 
+from wardian_core.parsing.events import event
 from wardian_core.parsing.settle import Settle
+from wardian_core.provider_models import OutputSource, ProviderEvent
 
 BoxStep = Literal["report", "closed"] | None
+
+
+@dataclass(frozen=True)
+class BoxReport:
+    """How an approval box read from the screen is reported: the dialog it names (the keys that
+    answer it), the rule and marker its evidence shows, the message of its request."""
+
+    dialog: str
+    rule: str
+    marker: str
+    message: str
+    # False where another source (an event stream) reports the boxes the screen did not, and
+    # their answers: closing one of those says nothing.
+    close_unreported: bool = True
 
 
 @dataclass
@@ -46,3 +62,24 @@ class SettledBox:
     def due(self) -> bool:
         """In the quiet call: the box is still up after its settle delay, so look again."""
         return self.settle.due() and self.shown
+
+    def events(
+        self, source: OutputSource, shown: bool, settled: bool, report: BoxReport
+    ) -> tuple[list[ProviderEvent], float | None]:
+        """A look at an approval box as events: its request once it settled, its close; else the
+        delay to look again after."""
+        step, call_again = self.look(shown, settled)
+        if step == "report":
+            asked = event(
+                "approval_requested",
+                source,
+                report.rule,
+                report.marker,
+                message=report.message,
+                reason="tool",
+                dialog=report.dialog,
+            )
+            return [asked], None
+        if step == "closed" and (report.close_unreported or self.reported):
+            return [event("approval_resolved", source, f"{report.rule} closed", report.marker)], None
+        return [], call_again

@@ -17,7 +17,7 @@ from wardian_core.parsing.events import event, screen_text
 from wardian_core.parsing.markers import MarkerWatch
 from wardian_core.parsing.screen import ScreenSnapshot
 from wardian_core.parsing.settle import Settle
-from wardian_core.parsing.settled_box import SettledBox
+from wardian_core.parsing.settled_box import BoxReport, SettledBox
 from wardian_core.provider_models import OutputSource, ParseResult, ProviderEvent
 from wardian_gemini import workspace_trust
 from wardian_gemini.profile import TOOL_DIALOG, TRUST_DIALOG
@@ -25,6 +25,10 @@ from wardian_gemini.profile import TOOL_DIALOG, TRUST_DIALOG
 READY = "Type your message or @path/to/file"
 APPROVAL = "Allow once"
 APPROVAL_SETTLE_SECONDS = 0.5
+# Reported once it stayed (the ToolPermission hook usually did already); no hook tells its close.
+APPROVAL_BOX = BoxReport(
+    dialog=TOOL_DIALOG, rule="approval box", marker=APPROVAL, message="Gemini asks before running a tool"
+)
 # Drawn before the prompt when an include directory has no trust decision yet (folder trust on).
 TRUST = "Do you trust the following folders being added to this workspace?"
 # What Esc ("Operation cancelled. The following directories were not added:") and "3. No"
@@ -89,7 +93,7 @@ def read_screen(
         state.hookless_expired = False
     trust_events, trust_again = _trust_dialog(source, text, lines, settled, state)
     events += trust_events
-    box_events, call_again = _approval_box(source, APPROVAL in text, settled, state)
+    box_events, call_again = state.box.events(source, APPROVAL in text, settled, APPROVAL_BOX)
     events += box_events
     if resumed and not state.ready and any(RESUMING_ROW.match(row.strip()) for row in screen.rows):
         state.resume_banner_seen = True
@@ -171,19 +175,3 @@ def _trust_dialog(
 def _box_lines(rows: list[str]) -> list[str]:
     """The screen's rows with a dialog's side borders taken off."""
     return [row.strip().strip("│").strip() for row in rows]
-
-
-def _approval_box(
-    source: OutputSource, shown: bool, settled: bool, state: TerminalState
-) -> tuple[list[ProviderEvent], float | None]:
-    step, call_again = state.box.look(shown, settled)
-    if step == "report":
-        # Still there once settled: report it (the ToolPermission hook usually did already).
-        message = "Gemini asks before running a tool"
-        asked = event(
-            "approval_requested", source, "approval box", APPROVAL, message=message, reason="tool", dialog=TOOL_DIALOG
-        )
-        return [asked], None
-    if step == "closed":
-        return [event("approval_resolved", source, "approval box closed", APPROVAL)], None
-    return [], call_again

@@ -11,14 +11,23 @@ from wardian_core.parsing.escapes import squeeze
 from wardian_core.parsing.events import event, screen_text
 from wardian_core.parsing.markers import MarkerWatch
 from wardian_core.parsing.screen import ScreenSnapshot
-from wardian_core.parsing.settled_box import SettledBox
-from wardian_core.provider_models import OutputSource, ParseResult, ProviderEvent
+from wardian_core.parsing.settled_box import BoxReport, SettledBox
+from wardian_core.provider_models import OutputSource, ParseResult
 from wardian_opencode.profile import PERMISSION_DIALOG
 
 READY = "ctrl+p commands"
 PANEL = "Permission required"
 PANEL_CHOICES = "Allow once"
 PANEL_SETTLE_SECONDS = 1.0
+# Reported once it stayed (the server's permission.asked usually did already); one the screen did
+# not report was the stream's, and its permission.replied tells the answer.
+PANEL_REPORT = BoxReport(
+    dialog=PERMISSION_DIALOG,
+    rule="permission panel",
+    marker=PANEL,
+    message="OpenCode asks for a permission",
+    close_unreported=False,
+)
 READY_MARKERS = (squeeze(READY),)
 # The panel draws its title before its choices: a look at either.
 PANEL_MARKERS = (squeeze(PANEL), squeeze(PANEL_CHOICES))
@@ -42,7 +51,7 @@ def read_screen(source: OutputSource, screen: ScreenSnapshot, state: TerminalSta
     text = screen_text(screen.rows)
     settled, state.settled_look = state.settled_look, False
     shown = PANEL in text and PANEL_CHOICES in text
-    events, call_again = _panel(source, shown, settled, state)
+    events, call_again = state.panel.events(source, shown, settled, PANEL_REPORT)
     if READY in text and not shown and not state.ready:
         state.ready = True
         events.append(event("ready", source, "ready footer", READY))
@@ -54,26 +63,3 @@ def settle_passed(state: TerminalState) -> ParseResult:
         state.settled_look = True
         return ParseResult(want_screen=True)
     return ParseResult()
-
-
-def _panel(
-    source: OutputSource, shown: bool, settled: bool, state: TerminalState
-) -> tuple[list[ProviderEvent], float | None]:
-    step, call_again = state.panel.look(shown, settled)
-    if step == "report":
-        # Still there once settled: report it (the server's permission.asked usually did already).
-        message = "OpenCode asks for a permission"
-        asked = event(
-            "approval_requested",
-            source,
-            "permission panel",
-            PANEL,
-            message=message,
-            reason="tool",
-            dialog=PERMISSION_DIALOG,
-        )
-        return [asked], None
-    if step == "closed" and state.panel.reported:
-        # One the screen did not report was the stream's: its permission.replied tells the answer.
-        return [event("approval_resolved", source, "permission panel closed", PANEL)], None
-    return [], call_again
