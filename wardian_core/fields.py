@@ -19,6 +19,9 @@ ALL_FIELDS = VERBOSE_FIELDS + (
     "provider_session_id",
     "is_off",
     "status_evidence",
+    "worktree",
+    "worktree_folder",
+    "branch",
 )
 # What an agent launches with when its stored configuration leaves a key out; a test
 # checks these against `wardian_core.provider_models.LaunchConfig`.

@@ -51,6 +51,9 @@ class AgentRecord(BaseModel):
     provider_session_id: str | None = None
     is_off: bool
     status_evidence: dict[str, Any] | None = None
+    worktree: str | None = Field(None, description="The id of the git worktree the agent works in, if any.")
+    worktree_folder: str | None = Field(None, description="Where in that worktree it works (its launch folder).")
+    branch: str | None = Field(None, description="The worktree's branch, the one Wardian made.")
 
 
 class ErrorBody(BaseModel):

@@ -49,6 +49,13 @@ class TargetParams(_Params):
     target: str = Field(min_length=1)
 
 
+class WorktreeRequest(_Params):
+    """`--worktree [BRANCH]` of spawn, clone and `worktree enable`: a new worktree on a new branch."""
+
+    branch: str | None = Field(None, min_length=1, description="The new branch; None: named after the agent.")
+    base: str | None = Field(None, min_length=1, description="Where the branch starts; None: the workspace's HEAD.")
+
+
 class SpawnParams(_Params):
     provider: str = Field(min_length=1)
     class_name: str = Field(alias="class", min_length=1)
@@ -59,6 +66,7 @@ class SpawnParams(_Params):
         default_factory=dict,
         description="model, extra_args, include_dirs (absolute), session_persistence; the host validates it.",
     )
+    worktree: WorktreeRequest | None = Field(None, description="Work in a new git worktree of the workspace.")
 
 
 class UpdateParams(TargetParams):
@@ -77,6 +85,7 @@ class UpdateParams(TargetParams):
 
 class CloneParams(TargetParams):
     name: str | None = None
+    worktree: WorktreeRequest | None = None
 
 
 class RenameParams(TargetParams):
@@ -86,6 +95,21 @@ class RenameParams(TargetParams):
 class DeleteParams(TargetParams):
     confirm: str
     force: bool = False
+    keep_worktree: bool = Field(False, description="Leave the agent's worktree in place, even as its last agent.")
+
+
+class WorktreeEnableParams(TargetParams):
+    worktree: WorktreeRequest = Field(default_factory=WorktreeRequest)
+
+
+class WorktreeJoinParams(TargetParams):
+    worktree: str = Field(min_length=1, description="A worktree's id, folder or branch.")
+
+
+class WorktreeRemoveParams(_Params):
+    worktree: str = Field(min_length=1, description="A worktree's id, folder or branch.")
+    force: bool = Field(False, description="Archive what would be lost to refs/wardian/archive/<id>, then remove.")
+    delete_branch: bool = Field(False, description="Delete its branch too, when merged (squash merges included).")
 
 
 class WaitParams(TargetParams):
@@ -197,6 +221,10 @@ REQUEST_PARAMS: dict[str, type[_Params]] = {
     "agent.clone": CloneParams,
     "agent.rename": RenameParams,
     "agent.delete": DeleteParams,
+    "worktree.enable": WorktreeEnableParams,
+    "worktree.join": WorktreeJoinParams,
+    "worktree.disable": TargetParams,
+    "worktree.remove": WorktreeRemoveParams,
     "agent.wait": WaitParams,
     "agent.screen": TargetParams,
     "send": SendParams,

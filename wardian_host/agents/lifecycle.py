@@ -18,7 +18,7 @@ import logging
 import shutil
 import sqlite3
 import uuid as uuid_module
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -26,7 +26,7 @@ from pydantic import ValidationError
 
 from wardian_core import identity, paths
 from wardian_core.clock import now_iso
-from wardian_core.control.models import SpawnParams, UpdateParams
+from wardian_core.control.models import SpawnParams, UpdateParams, WorktreeRequest
 from wardian_core.db import agents as agent_rows
 from wardian_core.errors import WardianError
 from wardian_core.process_identity import ProcessIdentity
@@ -41,6 +41,7 @@ from wardian_host.agents.relaunch import session_mode_for
 from wardian_host.agents.spawn_context import build_context, launch_config_of, stored_launch_config
 from wardian_host.agents.state_catch_up import StateCatchUp
 from wardian_host.agents.status_tracker import StatusTracker
+from wardian_host.agents.worktrees import AgentWorktrees, check_present
 from wardian_host.output.feed import OutputFeed, ParserSession
 from wardian_host.providers.executables import (
     MissingCommand,
@@ -79,6 +80,7 @@ class AgentLifecycle:
         self._feed = feed
         self._base_env = base_env
         self._catch_up = StateCatchUp(conn)
+        self.worktrees = AgentWorktrees(home, conn, registry)
         self._stopping = False
 
     # -- launching -----------------------------------------------------------------
@@ -97,6 +99,7 @@ class AgentLifecycle:
         starts as it would fresh).
         """
         self._refuse_when_stopping(agent.name)
+        check_present(agent.row)
         provider = agent.row["provider"]
         info = self._plugins.info(provider)
         ctx = build_context(
@@ -322,15 +325,20 @@ class AgentLifecycle:
             description=params.description,
         )
         agent = self._registry.add(row)
+        made: dict[str, Any] = {}
         async with agent.lock:
             try:
                 agent_rows.update_columns(self._conn, agent.uuid, launch_config=stored_launch_config(config))
                 self._registry.refresh(agent)
+                if params.worktree is not None:
+                    made = await self.worktrees.create_for(agent, params.worktree)
                 await self._launch(agent, "fresh", action)
             except BaseException:
                 self._forget(agent)
+                if made:  # fresh, so removed unless set-up left files there: then kept and listed
+                    await self.worktrees.remove_released_id(made["worktree"]["id"])
                 raise
-        return agent.snapshot()
+        return agent.snapshot() | ({"worktree_made": made} if made else {})
 
     @staticmethod
     def _checked_launch_config(raw: dict[str, Any], new_include_dirs: list[Path] | None) -> LaunchConfig:
@@ -465,7 +473,7 @@ class AgentLifecycle:
                 {"agent": agent.name, "status": agent.status},
             )
 
-    async def clone(self, target: str, name: str | None) -> dict[str, Any]:
+    async def clone(self, target: str, name: str | None, worktree: WorktreeRequest | None = None) -> dict[str, Any]:
         """A new agent launched like `target` (configuration copied), in a fresh provider session."""
         source = self._registry.resolve(target)
         params = SpawnParams(
@@ -474,8 +482,26 @@ class AgentLifecycle:
             workspace=source.row["workspace"] or "",  # none stored: refused as before, request_failed
             name=name or identity.free_name_like(self._conn, source.name, "-copy"),
             description=source.row.get("description"),
+            worktree=worktree,
         )
         return await self._create_and_launch(params, launch_config_of(source.row), "clone")
+
+    async def move(
+        self, target: str, place: Callable[[LiveAgent], dict[str, Any] | Awaitable[dict[str, Any]]]
+    ) -> dict[str, Any]:
+        """Stop the agent, let `place` change where it works (awaited when a coroutine), forget its
+        provider session (it belongs to the old folder), and relaunch it fresh if it was running."""
+        async with self._locked(target) as agent:
+            running = agent.is_alive
+            if running:
+                await self._stop_locked(agent, "move")
+            placed = place(agent)
+            report = await placed if isinstance(placed, Awaitable) else placed
+            agent_rows.update_columns(self._conn, agent.uuid, provider_session_id=None)
+            self._registry.refresh(agent)
+            if running:
+                await self._launch(agent, "fresh", "move")
+        return {"agent": agent.snapshot(), "cleared_session": True, "relaunched": running} | report
 
     async def rename(self, target: str, new_name: str) -> dict[str, Any]:
         identity.validate_name(new_name)
@@ -487,7 +513,7 @@ class AgentLifecycle:
             self._registry.refresh(agent)
         return agent.snapshot()
 
-    async def delete(self, target: str, confirm: str, force: bool) -> dict[str, Any]:
+    async def delete(self, target: str, confirm: str, force: bool, keep_worktree: bool = False) -> dict[str, Any]:
         async with self._locked(target) as agent:
             if confirm != agent.name:
                 raise WardianError(
@@ -503,11 +529,13 @@ class AgentLifecycle:
                     "Stop it first (`wardian agent kill`) or add --force.",
                     {"agent": agent.name, "status": agent.status},
                 )
+            released = await self.worktrees.check_release(agent, keep_worktree)
             if agent.is_alive:
                 await self._stop_locked(agent, "delete")
             snapshot = agent.snapshot()
             self._forget(agent)
-        return snapshot | {"deleted": True}
+        removed = await self.worktrees.remove_released(released) if released else None
+        return snapshot | {"deleted": True} | ({"worktree_removed": removed} if removed else {})
 
     def stop_launching(self) -> None:
         """The host is stopping: every launch from now on is refused with `host_stopping`."""

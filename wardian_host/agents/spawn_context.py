@@ -37,7 +37,8 @@ def build_context(
         agent_name=row["name"],
         class_name=row["class"],
         provider=row["provider"],
-        workspace=Path(row["workspace"] or home),
+        # In a worktree the provider runs, trusts and reads instructions there, as in a workspace.
+        workspace=Path(row.get("worktree_folder") or row["workspace"] or home),
         include_roots=paths.include_roots(home, row["class"], row["uuid"]),
         wardian_home=home,
         agent_dir=paths.agent_dir(home, row["uuid"]),

@@ -31,6 +31,7 @@ LIFECYCLE_COMMANDS: dict[str, str] = {
     "watch": "wardian_host.cli.agent_watch:watch",
     "attach": "wardian_host.cli.agent_attach:attach",
     "screen": "wardian_host.cli.agent_screen:screen",
+    "worktree": "wardian_host.cli.worktree:worktree",
 }
 
 

@@ -15,6 +15,7 @@ from wardian_host.cli.key_values import setting_pairs
 from wardian_host.cli.live import after_waiting, emit, emit_live_agent, lifecycle_timeout, live_agent_envelope, request
 from wardian_host.cli.option_checks import class_option, not_empty
 from wardian_host.cli.render import write_json
+from wardian_host.cli.worktree_options import made_envelope, worktree_options, worktree_request
 
 PERSISTENCES = ("default", "fresh", "resume")
 
@@ -48,6 +49,7 @@ PERSISTENCES = ("default", "fresh", "resume")
     metavar="NAME=VALUE",
     help="A setting the provider declares (see `wardian providers show`), for this agent (repeatable).",
 )
+@worktree_options
 @click.argument("extra_args", nargs=-1, type=click.UNPROCESSED, metavar="[-- EXTRA ARGS]")
 def spawn(
     provider: str,
@@ -60,12 +62,14 @@ def spawn(
     include_dirs: tuple[str, ...],
     session_persistence: str | None,
     provider_settings: tuple[str, ...],
+    worktree: str | None,
+    base: str | None,
     extra_args: tuple[str, ...],
 ) -> None:
     """Start a new agent (and the host, if none runs)."""
     # After `--` first: for `generic` that is the command, and --arg adds to it.
     given = (name, workspace, description, model, (*extra_args, *args), include_dirs, session_persistence)
-    write_json(spawn_answer(SpawnOrder(provider, class_name, *given, provider_settings)))
+    write_json(spawn_answer(SpawnOrder(provider, class_name, *given, provider_settings, worktree, base)))
 
 
 class SpawnOrder(NamedTuple):
@@ -81,6 +85,8 @@ class SpawnOrder(NamedTuple):
     include_dirs: tuple[str, ...] = ()
     session_persistence: str | None = None
     provider_settings: tuple[str, ...] = ()
+    worktree: str | None = None  # "" for a branch named after the agent
+    base: str | None = None
 
 
 def spawn_answer(order: SpawnOrder) -> dict[str, Any]:
@@ -99,8 +105,11 @@ def spawn_answer(order: SpawnOrder) -> dict[str, Any]:
         "name": order.name,
         "description": order.description,
         "launch_config": launch_config,
+        "worktree": worktree_request(order.worktree, order.base),
     }
-    return live_agent_envelope(request("agent.spawn", params, start_host=True, timeout=lifecycle_timeout()))
+    # A worktree's set-up command runs under its own timeout (settings.toml worktrees.timeout_seconds).
+    timeout = None if order.worktree is not None else lifecycle_timeout()
+    return made_envelope(request("agent.spawn", params, start_host=True, timeout=timeout))
 
 
 def target_answer(kind: str, target: str) -> dict[str, Any]:
@@ -180,9 +189,13 @@ def update(
 @click.command("clone")
 @click.argument("target", metavar="NAME-OR-UUID")
 @click.option("--name", help="Name of the copy (default: <source>-copy, -copy-2, ...).")
-def clone(target: str, name: str | None) -> None:
-    """Start a new agent with the same provider, class, workspace and settings."""
-    emit_live_agent(request("agent.clone", {"target": target, "name": name}, timeout=lifecycle_timeout()))
+@worktree_options
+def clone(target: str, name: str | None, worktree: str | None, base: str | None) -> None:
+    """Start a new agent with the same provider, class, workspace and settings (in a new worktree
+    with --worktree; else in the source's workspace)."""
+    params = {"target": target, "name": name, "worktree": worktree_request(worktree, base)}
+    timeout = None if worktree is not None else lifecycle_timeout()
+    write_json(made_envelope(request("agent.clone", params, timeout=timeout)))
 
 
 @click.command("rename")
@@ -197,11 +210,14 @@ def rename(target: str, new_name: str) -> None:
 @click.argument("target", metavar="NAME-OR-UUID")
 @click.option("--confirm", required=True, metavar="EXACT-NAME", help="Repeat the agent's exact name.")
 @click.option("--force", is_flag=True, help="Stop the agent first if it runs.")
-def delete(target: str, confirm: str, force: bool) -> None:
-    """Remove an agent, its folder and its events (never its workspace)."""
-    params = {"target": target, "confirm": confirm, "force": force}
-    deleted = request("agent.delete", params, timeout=lifecycle_timeout())
-    write_json({"schema": SCHEMA_VERSION, "agent": live_agent(deleted), "deleted": True})
+@click.option("--keep-worktree", is_flag=True, help="Leave its worktree in place even when it is the last agent.")
+def delete(target: str, confirm: str, force: bool, keep_worktree: bool) -> None:
+    """Remove an agent, its folder and its events (never its workspace); its worktree too when it
+    is the last agent there and nothing would be lost (else refused: see docs/worktrees.md)."""
+    params = {"target": target, "confirm": confirm, "force": force, "keep_worktree": keep_worktree}
+    deleted = request("agent.delete", params, timeout=None if not keep_worktree else lifecycle_timeout())
+    removed = {"worktree_removed": deleted["worktree_removed"]} if "worktree_removed" in deleted else {}
+    write_json({"schema": SCHEMA_VERSION, "agent": live_agent(deleted), "deleted": True} | removed)
 
 
 @click.command("wait")

@@ -37,6 +37,7 @@ from wardian_host.agents.watching import watch
 from wardian_host.daemon.caller_identity import classify_caller
 from wardian_host.daemon.control_server import RequestContext, Route, Routes
 from wardian_host.daemon.workflow_handlers import build_workflow_handlers
+from wardian_host.daemon.worktree_handlers import build_worktree_handlers
 from wardian_host.terminal.supervisor import TerminalSupervisor
 from wardian_host.workflows.runner import WorkflowRunner
 
@@ -87,13 +88,13 @@ def build_handlers(
         return await lifecycle.update(params)
 
     async def clone(params: CloneParams, _: RequestContext) -> dict[str, Any]:
-        return await lifecycle.clone(params.target, params.name)
+        return await lifecycle.clone(params.target, params.name, params.worktree)
 
     async def rename(params: RenameParams, _: RequestContext) -> dict[str, Any]:
         return await lifecycle.rename(params.target, params.new_name)
 
     async def delete(params: DeleteParams, _: RequestContext) -> dict[str, Any]:
-        return await lifecycle.delete(params.target, params.confirm, params.force)
+        return await lifecycle.delete(params.target, params.confirm, params.force, params.keep_worktree)
 
     async def wait(params: WaitParams, _: RequestContext) -> dict[str, Any]:
         agent = registry.resolve(params.target)
@@ -132,7 +133,7 @@ def build_handlers(
     async def run_headless(params: RunParams, _: RequestContext) -> dict[str, Any]:
         return await lifecycle.run_headless(params.target, params.prompt, params.resume, params.timeout)
 
-    return build_workflow_handlers(lifecycle.home, workflows) | {
+    return build_workflow_handlers(lifecycle.home, workflows) | build_worktree_handlers(lifecycle) | {
         "agent.run": Route(RunParams, run_headless),
         "send": Route(SendParams, send),
         "ask": Route(AskParams, ask),

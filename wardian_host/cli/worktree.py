@@ -1,0 +1,78 @@
+"""`wardian agent worktree list|enable|join|disable|remove`: agents' git worktrees.
+
+`list` reads state.db and git itself (no host needed); the others go through the host, which
+stops and relaunches an agent it moves.
+"""
+
+from typing import Any
+
+import click
+
+from wardian_core import paths
+from wardian_core.errors import SCHEMA_VERSION
+from wardian_core.fields import DEFAULT_FIELDS, live_agent
+from wardian_host.cli.live import lifecycle_timeout, request
+from wardian_host.cli.render import write_json
+
+AGENT_FIELDS = DEFAULT_FIELDS + ("worktree", "worktree_folder", "branch")
+
+
+@click.group("worktree")
+def worktree() -> None:
+    """Give agents git worktrees of their own, and remove them without losing work."""
+
+
+@worktree.command("list")
+def list_command() -> None:
+    """Every worktree Wardian made: its agents, and whether it can be removed (and why not)."""
+    from wardian_core.db.connection import reading
+    from wardian_core.db.worktrees import list_worktrees
+    from wardian_core.worktrees.operations import describe
+
+    home = paths.wardian_home()
+    views: list[dict[str, Any]] = []
+    if paths.state_db(home).is_file():
+        with reading(home) as conn:
+            views = [describe(conn, record).model_dump(mode="json") for record in list_worktrees(conn)]
+    write_json({"schema": SCHEMA_VERSION, "worktrees": views})
+
+
+def _emit_move(answer: dict[str, Any]) -> None:
+    shown = {key: value for key, value in answer.items() if key != "agent"}
+    write_json({"schema": SCHEMA_VERSION, "agent": live_agent(answer["agent"], AGENT_FIELDS)} | shown)
+
+
+@worktree.command("enable")
+@click.argument("target", metavar="NAME-OR-UUID")
+@click.option("--branch", help="The new branch (default: wardian/<agent name>).")
+@click.option("--base", metavar="REF", help="Where the branch starts (default: the workspace's HEAD).")
+def enable(target: str, branch: str | None, base: str | None) -> None:
+    """Move an agent into a new worktree of its workspace (relaunched there, fresh session)."""
+    params = {"target": target, "worktree": {"branch": branch, "base": base}}
+    _emit_move(request("worktree.enable", params, timeout=None))
+
+
+@worktree.command("join")
+@click.argument("target", metavar="NAME-OR-UUID")
+@click.option("--worktree", "reference", required=True, metavar="ID-OR-PATH", help="The worktree to join.")
+def join(target: str, reference: str) -> None:
+    """Move an agent into an existing worktree (relaunched there, fresh session)."""
+    _emit_move(request("worktree.join", {"target": target, "worktree": reference}, timeout=lifecycle_timeout()))
+
+
+@worktree.command("disable")
+@click.argument("target", metavar="NAME-OR-UUID")
+def disable(target: str) -> None:
+    """Move an agent back to its workspace (relaunched there, fresh session); the worktree stays."""
+    _emit_move(request("worktree.disable", {"target": target}, timeout=lifecycle_timeout()))
+
+
+@worktree.command("remove")
+@click.argument("reference", metavar="ID-OR-PATH")
+@click.option("--force", is_flag=True, help="Archive what would be lost to refs/wardian/archive/<id>, then remove.")
+@click.option("--delete-branch", is_flag=True, help="Delete its branch too, only when merged (squash included).")
+def remove(reference: str, force: bool, delete_branch: bool) -> None:
+    """Remove a worktree no agent works in; refused when it would lose work (see docs/worktrees.md)."""
+    params = {"worktree": reference, "force": force, "delete_branch": delete_branch}
+    answer = request("worktree.remove", params, start_host=True, timeout=None)
+    write_json({"schema": SCHEMA_VERSION, "worktree": answer})

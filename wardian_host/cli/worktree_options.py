@@ -1,0 +1,45 @@
+"""`--worktree [BRANCH]` and `--base REF` of `agent spawn` and `agent clone`, and their answer."""
+
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from wardian_core.errors import WardianError
+from wardian_core.fields import DEFAULT_FIELDS, to_record
+from wardian_host.cli.live import live_agent_envelope
+from wardian_host.cli.render import OutputOptions, agent_envelope
+
+AGENT_FIELDS = DEFAULT_FIELDS + ("worktree", "worktree_folder", "branch")
+# BRANCH is optional: `--worktree` alone names the branch after the agent.
+NAMED_AFTER_AGENT = ""
+
+
+def worktree_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    command = click.option(
+        "--base", metavar="REF", help="With --worktree: where the new branch starts (default: the workspace's HEAD)."
+    )(command)
+    return click.option(
+        "--worktree",
+        metavar="[BRANCH]",
+        is_flag=False,
+        flag_value=NAMED_AFTER_AGENT,
+        default=None,
+        help="Work in a new git worktree of the workspace, on new branch BRANCH (default: wardian/<name>).",
+    )(command)
+
+
+def worktree_request(worktree: str | None, base: str | None) -> dict[str, Any] | None:
+    if worktree is None:
+        if base is not None:
+            raise WardianError("usage", "--base needs --worktree", "Add --worktree [BRANCH], or drop --base.")
+        return None
+    return {"branch": worktree or None, "base": base}
+
+
+def made_envelope(answer: dict[str, Any]) -> dict[str, Any]:
+    """The new agent, and with a worktree what its making did (carried files, set-up outcome)."""
+    made = answer.get("worktree_made")
+    if made is None:
+        return live_agent_envelope(answer)
+    return agent_envelope(to_record(answer, "live"), OutputOptions(fields=AGENT_FIELDS)) | {"worktree": made}
