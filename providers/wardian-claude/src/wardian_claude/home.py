@@ -10,6 +10,7 @@ import json
 import os
 from pathlib import Path
 
+from wardian_claude import mcp
 from wardian_claude.trust import claude_config_file, trust_folder
 from wardian_core import hookimpl
 from wardian_core.hook_recorder import install_recorder, write_if_changed
@@ -60,7 +61,8 @@ def prepare(ctx: SpawnContext) -> HomePlan:
     directory = claude_dir(ctx)
     directory.mkdir(parents=True, exist_ok=True)
     command = install_recorder(directory, hooks_file(ctx), fresh_log=ctx.mode == "interactive")
-    write_if_changed(settings_file(ctx), json.dumps(hook_settings(command), indent=2) + "\n")
+    write_if_changed(settings_file(ctx), json.dumps(hook_settings(command) | mcp.permissions(ctx), indent=2) + "\n")
+    mcp.write_config(ctx)
     for root in ctx.include_roots:
         if root.is_dir():
             link_skills(root, ctx.wardian_home)
