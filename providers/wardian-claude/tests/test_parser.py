@@ -1,5 +1,7 @@
 """The parser on real Claude Code 2.1.197 output: hook logs, stream-JSON runs and raw TUI bytes."""
 
+import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -196,7 +198,61 @@ def test_headless_tool_turns_generate_then_complete(fixture: str) -> None:
 def test_single_json_result_is_read_too() -> None:
     events = feed_lines(FIXTURES / "claude-print-json.json", HEADLESS_SOURCE)
 
-    assert kinds(events) == ["turn_completed"]
+    assert kinds(events) == ["usage_reported", "turn_completed"]
+
+
+def test_a_headless_result_reports_the_runs_usage_with_claudes_cost_and_context_window() -> None:
+    events = feed_lines(FIXTURES / "claude-print-stream-json.jsonl", HEADLESS_SOURCE)
+
+    [report] = [event.usage for event in events if event.usage]
+    assert report.turn_key == "7f1cd1df-f53c-42ef-9539-33555960b18d"  # the result line's uuid
+    assert (report.input_tokens, report.output_tokens, report.cache_read_tokens, report.cache_write_tokens) == (
+        10,
+        5,
+        0,
+        0,
+    )
+    assert report.reasoning_tokens is None  # Anthropic's usage has no reasoning count
+    assert (report.cost_usd, report.model, report.context_window) == (0.000175, "claude-opus-4-8[1m]", 1000000)
+    assert report.context_used == 10  # the last call's prompt: 10 fresh, nothing cached
+    assert kinds(events)[-2:] == ["usage_reported", "turn_completed"]
+
+
+def test_transcript_lines_of_one_message_report_it_under_its_id() -> None:
+    ctx = session_context(TUI_SESSION)
+    transcript = parser.parser_for(ctx, OutputSource(name="claude-transcript", path=Path("t.jsonl")))
+    usage = {"input_tokens": 1200, "cache_read_input_tokens": 300, "cache_creation_input_tokens": 40}
+    lines = [
+        {"type": "user", "message": {"role": "user", "content": "hi"}},
+        {"type": "assistant", "message": {"id": "msg_1", "model": "claude-x", "usage": usage | {"output_tokens": 1}}},
+        {"type": "assistant", "message": {"id": "msg_1", "model": "claude-x", "usage": usage | {"output_tokens": 70}}},
+        {"type": "assistant", "message": {"id": "msg_2", "model": "<synthetic>", "usage": usage}},
+    ]
+    reports = [event.usage for line in lines for event in transcript.feed(json.dumps(line).encode()).events]
+    assert [(r.turn_key, r.output_tokens) for r in reports if r] == [("msg_1", 1), ("msg_1", 70)]
+    last = reports[-1]
+    assert last is not None
+    assert (last.input_tokens, last.cache_read_tokens, last.cache_write_tokens, last.context_used) == (
+        1200,
+        300,
+        40,
+        1540,
+    )
+    assert (last.model, last.cost_usd, last.context_window) == ("claude-x", None, None)
+
+
+def test_the_transcript_is_followed_where_claude_writes_it(tmp_path: Path) -> None:
+    from wardian_claude import home
+    from wardian_claude.usage import transcript_file
+
+    workspace = tmp_path / "my proj.v2"
+    workspace.mkdir()
+    ctx = tui_context(tmp_path).model_copy(update={"workspace": workspace, "provider_session_id": TUI_SESSION})
+    environ = {"CLAUDE_CONFIG_DIR": str(tmp_path / "cfg")}
+    expected = tmp_path / "cfg" / "projects" / re.sub(r"[^a-zA-Z0-9]", "-", str(workspace.resolve()))
+    assert transcript_file(ctx, environ) == expected / f"{TUI_SESSION}.jsonl"
+    assert transcript_file(ctx.model_copy(update={"provider_session_id": None}), environ) is None
+    assert home.TRANSCRIPT_SOURCE_NAME in [source.name for source in home.telemetry_sources(ctx)]
 
 
 @pytest.mark.parametrize(

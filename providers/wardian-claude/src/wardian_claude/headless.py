@@ -1,8 +1,9 @@
 """Headless runs: `-p --output-format stream-json --verbose` lines (or the one
-`--output-format json` object)."""
+`--output-format json` object). The `result` line's usage and cost come before its turn's end."""
 
 from typing import Any
 
+from wardian_claude.usage import HeadlessUsage
 from wardian_core.parsing.events import event
 from wardian_core.parsing.jsonl import json_object, text_field
 from wardian_core.provider_models import OutputSource, ParseResult
@@ -24,10 +25,11 @@ def _content_summary(message: Any) -> str:
     return " ".join(parts)
 
 
-def parse_headless(source: OutputSource, data: bytes) -> ParseResult:
+def parse_headless(source: OutputSource, data: bytes, usage: HeadlessUsage) -> ParseResult:
     record = json_object(data)
     if record is None:
         return ParseResult()
+    usage.remember(record)
     kind, subtype = record.get("type"), record.get("subtype")
     session_id = text_field(record, "session_id")
     if kind == "system" and subtype == "init":
@@ -38,7 +40,8 @@ def parse_headless(source: OutputSource, data: bytes) -> ParseResult:
         rule = "assistant" if kind == "assistant" else "user tool_result"
         return ParseResult(events=[event("generating", source, rule, _content_summary(record.get("message")))])
     if kind == "result":
-        return ParseResult(events=[_result_event(source, record, session_id)])
+        reported = usage.result_usage(source, record)
+        return ParseResult(events=[*([reported] if reported else []), _result_event(source, record, session_id)])
     return ParseResult()
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from wardian_claude import mcp
 from wardian_claude.trust import claude_config_file, trust_folder
+from wardian_claude.usage import TRANSCRIPT_SOURCE_NAME, transcript_file
 from wardian_core import hookimpl
 from wardian_core.hook_recorder import install_recorder, write_if_changed
 from wardian_core.provider_homes import SKILLS_FOLDER, link
@@ -76,4 +77,9 @@ def prepare(ctx: SpawnContext) -> HomePlan:
 def telemetry_sources(ctx: SpawnContext) -> list[OutputSource]:
     if ctx.mode != "interactive":
         return []  # headless runs report everything on stdout
-    return [OutputSource(name=HOOKS_SOURCE_NAME, kind="file", path=hooks_file(ctx))]
+    hooks = OutputSource(name=HOOKS_SOURCE_NAME, kind="file", path=hooks_file(ctx))
+    transcript = transcript_file(ctx, os.environ)
+    if transcript is None:
+        return [hooks]
+    # Read from its start even on a resume: each message is counted once however often it is read.
+    return [hooks, OutputSource(name=TRANSCRIPT_SOURCE_NAME, kind="file", path=transcript)]
