@@ -33,3 +33,8 @@ TOOL_NAMES: tuple[str, ...] = (
     "run_workflow",
     "workflow_run_status",
 )
+
+
+def stdio_server(command: str, args: list[str], env: dict[str, str]) -> dict[str, object]:
+    """The server as Claude Code's and Gemini CLI's `mcpServers` entries write a stdio server."""
+    return {"command": command, "args": list(args), "env": dict(env)}

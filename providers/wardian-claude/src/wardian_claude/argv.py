@@ -4,7 +4,7 @@ import os
 import re
 from collections.abc import Mapping
 
-from wardian_claude import home
+from wardian_claude import home, mcp
 from wardian_claude.profile import permission_mode
 from wardian_core import hookimpl
 from wardian_core.errors import WardianError
@@ -68,6 +68,7 @@ def launch_plan(ctx: SpawnContext) -> LaunchPlan:
     argv += ["--permission-mode", permission_mode(ctx.launch.settings)]
     if ctx.mode == "interactive":
         argv += ["--settings", str(home.settings_file(ctx))]
+    argv += mcp.args(ctx)
     argv += include_args(ctx)
     if ctx.launch.model:
         argv += ["--model", ctx.launch.model]
