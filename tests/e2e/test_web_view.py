@@ -1,0 +1,203 @@
+"""The web view in a real browser (Debian's chromium, driven by Playwright) against a real host.
+
+The approval cases use the example provider, a fake CLI: they prove the view's own plumbing
+(the button takes the path `send --approval` takes); the real CLIs' dialogs are proven in
+tests/real_cli/test_web_approval.py.
+"""
+
+import http.client
+import http.server
+import json
+import os
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from browser import chromium_page, drawn_text, open_view
+
+from wardian_core import paths
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "example_provider"))
+pytest_plugins = ["wardian_test_packages"]
+
+FAKE_CLIS = Path(__file__).parent / "fake_clis"
+EXAMPLE_ENV = {"PATH": f"{FAKE_CLIS}{os.pathsep}{os.environ['PATH']}", "WARDIAN_PLUGINS": "generic,example"}
+
+
+def web_address(run_wardian: Callable[..., Any]) -> str:
+    result = run_wardian("web")
+    assert result.returncode == 0, result.stderr
+    url: str = result.json()["web"]["url"]
+    return url
+
+
+class Webhook:
+    """A local webhook for Apprise's `json://`: every notice it receives, in order."""
+
+    def __init__(self) -> None:
+        self.received: list[dict[str, Any]] = []
+        self._arrived = threading.Condition()
+        hook = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - the http.server name
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                with hook._arrived:
+                    hook.received.append(json.loads(body))
+                    hook._arrived.notify_all()
+                self.send_response(200)
+                self.end_headers()
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def wait_for(self, count: int, timeout: float = 30) -> list[dict[str, Any]]:
+        with self._arrived:
+            assert self._arrived.wait_for(lambda: len(self.received) >= count, timeout), self.received
+            return list(self.received)
+
+
+@pytest.fixture
+def webhook() -> Iterator[Webhook]:
+    hook = Webhook()
+    yield hook
+    hook.server.shutdown()
+
+
+def test_the_grid_shows_each_agent_live_and_typing_reaches_the_pty(
+    spawn, wait_status, run_wardian, tmp_path: Path
+) -> None:
+    shell = spawn("shell", "bash", "--norc")
+    sleeper = spawn("sleeper", "bash", "-c", "echo sleeping; exec sleep 600")
+    wait_status("shell", "idle")
+    with chromium_page() as page:
+        open_view(page, web_address(run_wardian))
+        page.wait_for_selector(f"#agent-{shell['uuid']}[data-status=idle]")
+        page.wait_for_selector(f"#agent-{sleeper['uuid']}[data-status=idle]")
+        tile = page.inner_text(f"#agent-{shell['uuid']}")
+        assert "shell" in tile and "Coder" in tile and "generic" in tile
+        # A change the host makes shows without a reload.
+        assert run_wardian("agent", "kill", "sleeper").returncode == 0
+        page.wait_for_selector(f"#agent-{sleeper['uuid']}[data-status=off]")
+        page.screenshot(path=tmp_path / "grid.png", full_page=True)
+
+        page.click(f"#agent-{shell['uuid']} .terminal-box")
+        page.wait_for_selector("#enlarged:not([hidden])")
+        page.keyboard.type("echo typed-$((6*7))")
+        page.keyboard.press("Enter")
+        # Only bash's answer draws typed-42: the keys reached the PTY, its echo the page.
+        page.wait_for_function(
+            "document.querySelector('#enlarged-terminal .xterm-rows').textContent.includes('typed-42')"
+        )
+        assert "typed-42" in drawn_text(page, "#enlarged-terminal")
+    assert "typed-42" in run_wardian("agent", "watch", "shell").json()["watch"]["output"]
+    assert (tmp_path / "grid.png").stat().st_size > 0
+
+
+def test_an_agent_waiting_comes_first_approve_runs_the_tool_reject_does_not_and_each_is_told_once(
+    provider_packages, spawn, wait_status, run_wardian, workspace: Path, webhook: Webhook, tmp_path: Path
+) -> None:
+    run_wardian("settings", "set", "notify.urls", f"json://127.0.0.1:{webhook.port}/hook")
+    run_wardian("settings", "set", "notify.unseen_turn_seconds", "3600")
+    example = run_wardian(
+        "agent", "spawn", "--provider", "example", "--class", "Coder", "--name", "zz-asker",
+        "--workspace", str(workspace), env=EXAMPLE_ENV,
+    )  # fmt: skip
+    assert example.returncode == 0, example.stderr
+    asker = example.json()["agent"]
+    plain = spawn("aa-plain", "bash", "--norc")
+    wait_status("zz-asker", "idle")
+    wait_status("aa-plain", "idle")
+    with chromium_page() as page:
+        open_view(page, web_address(run_wardian))
+        first = "document.querySelector('#grid').firstElementChild.id"
+        page.wait_for_selector(f"#agent-{asker['uuid']}[data-status=idle]")
+        assert page.evaluate(first) == f"agent-{plain['uuid']}"
+
+        run_wardian("send", "tool touch accepted.txt", "--to", "zz-asker")
+        page.wait_for_selector(f"#agent-{asker['uuid']}[data-status=action_required] button.approve")
+        assert page.evaluate(first) == f"agent-{asker['uuid']}"
+        page.screenshot(path=tmp_path / "approval.png", full_page=True)
+        assert not (workspace / "accepted.txt").exists()
+        with page.expect_response(lambda response: response.url.endswith("/api/action")) as answered:
+            page.click(f"#agent-{asker['uuid']} button.approve")
+        assert answered.value.json()["result"]["left_action_required"] is True
+        assert (workspace / "accepted.txt").exists()
+        wait_status("zz-asker", "idle")
+        told = webhook.wait_for(1)
+        page.wait_for_function("window.__notices.length >= 1")
+
+        run_wardian("send", "tool touch rejected.txt", "--to", "zz-asker")
+        page.wait_for_selector(f"#agent-{asker['uuid']}[data-status=action_required] button.reject")
+        with page.expect_response(lambda response: response.url.endswith("/api/action")) as answered:
+            page.click(f"#agent-{asker['uuid']} button.reject")
+        assert answered.value.json()["result"]["left_action_required"] is True
+        wait_status("zz-asker", "idle")
+        told = webhook.wait_for(2)
+        page.wait_for_function("window.__notices.length >= 2")
+        notices = page.evaluate("window.__notices")
+    assert not (workspace / "rejected.txt").exists()
+    assert (tmp_path / "approval.png").stat().st_size > 0
+    # One notification and one webhook call per approval asked for: never repeated.
+    assert [notice["title"] for notice in notices] == ["zz-asker is waiting for you"] * 2
+    assert len({notice["tag"] for notice in notices}) == 2
+    assert all(notice["data"]["link"] == f"#agent-{asker['uuid']}" for notice in notices)
+    assert [call["title"] for call in told] == ["zz-asker is waiting for you"] * 2
+
+
+def _get(port: int, path: str, headers: dict[str, str]) -> http.client.HTTPResponse:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    connection.request("GET", path, headers=headers)
+    return connection.getresponse()
+
+
+def _websocket_headers(port: int, cookie: str, origin: str) -> dict[str, str]:
+    return {
+        "Host": f"127.0.0.1:{port}",
+        "Cookie": cookie,
+        "Origin": origin,
+        "Upgrade": "websocket",
+        "Connection": "Upgrade",
+        "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+        "Sec-WebSocket-Version": "13",
+    }
+
+
+def test_the_view_refuses_no_cookie_a_foreign_origin_or_host_and_logs_no_secret(
+    run_wardian, wardian_home: Path
+) -> None:
+    url = web_address(run_wardian)
+    port = int(url.split(":")[2].split("/")[0])
+    login = url[url.index("/?") :]
+    host = {"Host": f"127.0.0.1:{port}"}
+    assert _get(port, "/", host).status == 401
+    assert _get(port, "/static/app.js", host).status == 401
+    logged_in = _get(port, login, host)
+    assert logged_in.status == 303
+    set_cookie = logged_in.headers["Set-Cookie"]
+    assert "HttpOnly" in set_cookie and "SameSite=Strict" in set_cookie
+    cookie = set_cookie.split(";")[0]
+    assert _get(port, login, host).status == 401  # a login works once
+    assert _get(port, "/", host | {"Cookie": cookie}).status == 200
+    # DNS rebinding: the right cookie, a name that is not this view's.
+    assert _get(port, "/", {"Host": f"attacker.example:{port}", "Cookie": cookie}).status == 403
+    good_origin = f"http://127.0.0.1:{port}"
+    assert _get(port, "/ws", _websocket_headers(port, cookie, "http://attacker.example")).status == 403
+    assert _get(port, "/ws", _websocket_headers(port, "", good_origin)).status == 401
+    assert _get(port, "/ws", _websocket_headers(port, cookie, good_origin)).status == 101
+    post = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    body = json.dumps({"kind": "agent.kill", "params": {"target": "nobody"}})
+    post.request("POST", "/api/action", body, host | {"Cookie": cookie, "Origin": "http://attacker.example"})
+    assert post.getresponse().status == 403
+    secret = (paths.run_dir(wardian_home) / "web.secret").read_text().strip()
+    assert oct((paths.run_dir(wardian_home) / "web.secret").stat().st_mode & 0o777) == "0o600"
+    log = (paths.logs_dir(wardian_home) / "host.log").read_text()
+    assert "web view serving" in log
+    assert secret not in log and cookie.split("=")[1] not in log and login not in log
