@@ -1,0 +1,71 @@
+"""`--worktree` and `wardian agent worktree` through the real `wardian`: the answers' shapes,
+each refusal's envelope and exit code, and a forced removal's archive."""
+
+import os
+from pathlib import Path
+
+from git_repos import configure_user_git, git, new_repository
+
+
+def test_a_worktree_agent_from_spawn_to_a_forced_removal(
+    run_wardian, generic_spawn_args, wait_status, workspace: Path, tmp_path: Path
+) -> None:
+    configure_user_git(Path(os.environ["HOME"]))
+    new_repository(workspace)
+    spawned = run_wardian(
+        *generic_spawn_args("maker", "--worktree", "--", "sh", "-c", "echo made > made.txt; sleep 600")
+    )
+    assert spawned.returncode == 0, spawned.stderr
+    answer = spawned.json()
+    worktree_id = answer["agent"]["worktree"]
+    folder = Path(answer["worktree"]["worktree"]["worktree_folder"])
+    assert answer["agent"]["branch"] == "wardian/maker" and answer["agent"]["worktree_folder"] == str(folder)
+    assert answer["worktree"]["setup"] is None and answer["worktree"]["carried_over"] == []
+    wait_status("maker", "idle")
+    assert (folder / "made.txt").read_text() == "made\n" and not (workspace / "made.txt").exists()
+
+    listed = run_wardian("agent", "worktree", "list").json()["worktrees"]
+    assert [(item["id"], item["member_agents"], item["can_remove"]) for item in listed] == [
+        (worktree_id, ["maker"], False)
+    ]
+    assert listed[0]["losses"]["untracked"] == ["made.txt"]
+
+    in_use = run_wardian("agent", "worktree", "remove", worktree_id)
+    assert (in_use.returncode, in_use.error()["code"]) == (1, "worktree_in_use")
+
+    refused = run_wardian("agent", "delete", "maker", "--confirm", "maker", "--force")
+    assert (refused.returncode, refused.error()["code"]) == (1, "would_lose_work")
+    assert refused.error()["details"]["losses"]["untracked"] == ["made.txt"]
+    assert run_wardian("agent", "maker", "--field", "status").stdout.strip() == "idle", "refused before the stop"
+
+    deleted = run_wardian("agent", "delete", "maker", "--confirm", "maker", "--force", "--keep-worktree")
+    assert deleted.returncode == 0, deleted.stderr
+    still = run_wardian("agent", "worktree", "remove", worktree_id)
+    assert (still.returncode, still.error()["code"]) == (1, "would_lose_work")
+    assert (folder / "made.txt").is_file()
+
+    forced = run_wardian("agent", "worktree", "remove", worktree_id, "--force")
+    assert forced.returncode == 0, forced.stderr
+    archived = forced.json()["worktree"]["archived"]
+    assert archived["ref"] == f"refs/wardian/archive/{worktree_id}" and not folder.exists()
+    assert git(workspace, "show", f"{archived['ref']}:made.txt") == "made\n"
+    assert run_wardian("agent", "worktree", "list").json()["worktrees"] == []
+
+    plain = tmp_path / "not-a-repository"
+    plain.mkdir()
+    outside = run_wardian(
+        "agent",
+        "spawn",
+        "--provider",
+        "generic",
+        "--class",
+        "Coder",
+        "--workspace",
+        str(plain),
+        "--worktree",
+        "--",
+        "sleep",
+        "600",
+    )
+    assert (outside.returncode, outside.error()["code"]) == (1, "not_a_repository")
+    assert run_wardian("agent", "list", "--scope", "all").json()["agents"] == [], "the refused spawn left no agent"
