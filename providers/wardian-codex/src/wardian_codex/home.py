@@ -19,8 +19,9 @@ from typing import Any
 
 import tomli_w
 
-from wardian_codex import hooks, reach
+from wardian_codex import hooks, mcp, reach
 from wardian_core import hookimpl
+from wardian_core.mcp_tools import SERVER_NAME
 from wardian_core.provider_homes import assigned_skills, link, link_skills
 from wardian_core.provider_models import HomePlan, SpawnContext
 
@@ -79,7 +80,7 @@ def wardian_entries(
     ctx: SpawnContext, user_config: dict[str, Any], env: Mapping[str, str] | None = None
 ) -> dict[str, Any]:
     """What Wardian itself sets in the agent's config.toml; these win over the user's keys."""
-    entries = reach.config_entries(ctx, user_config, os.environ if env is None else env)
+    entries = reach.config_entries(ctx, user_config, os.environ if env is None else env) | mcp.config_entries(ctx)
     if ctx.launch.settings.get("trust_workspace") or trusted_by_a_parent(ctx.workspace, user_config.get("projects")):
         # Trust binds to the real workspace Codex runs in (`--cd`), never to the habitat.
         entries["projects"] = {str(ctx.workspace): {"trust_level": "trusted"}}
@@ -111,6 +112,7 @@ def write_config(
     # user's current file update it, and put Wardian's entries on top.
     user_config = _read_toml(user_home / "config.toml")
     config = _drop_stale_hook_trust(_merge(_read_toml(target), user_config), hook_trust)
+    config = mcp.without_stale_server(config, user_config, SERVER_NAME)
     config = _merge(config, _merge(wardian_entries(ctx, user_config, env), hook_trust))
     text = tomli_w.dumps(config)
     if not target.exists() or target.read_text(encoding="utf-8") != text:
