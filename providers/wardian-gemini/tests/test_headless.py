@@ -20,12 +20,13 @@ INIT = ("session_started", "type=init")
 USER = ("turn_started", "type=message role=user")
 CHUNK = ("generating", "type=message role=assistant")
 SUCCESS = ("turn_completed", "type=result status=success")
+USAGE = ("usage_reported", "result stats")
 
 EXPECTED = {
-    "gemini-prompt-stream-json.jsonl": [INIT, USER, CHUNK, CHUNK, CHUNK, CHUNK, SUCCESS],
-    "gemini-prompt-resume-stream-json.jsonl": [INIT, USER, CHUNK, CHUNK, CHUNK, CHUNK, SUCCESS],
+    "gemini-prompt-stream-json.jsonl": [INIT, USER, CHUNK, CHUNK, CHUNK, CHUNK, USAGE, SUCCESS],
+    "gemini-prompt-resume-stream-json.jsonl": [INIT, USER, CHUNK, CHUNK, CHUNK, CHUNK, USAGE, SUCCESS],
     # Without --yolo the shell tool is not offered to the model: no tool records, no approval.
-    "gemini-prompt-tool-default-approval.jsonl": [INIT, USER, CHUNK, CHUNK, CHUNK, CHUNK, SUCCESS],
+    "gemini-prompt-tool-default-approval.jsonl": [INIT, USER, CHUNK, CHUNK, CHUNK, CHUNK, USAGE, SUCCESS],
     "gemini-prompt-tool-yolo.jsonl": [
         INIT,
         USER,
@@ -35,9 +36,10 @@ EXPECTED = {
         CHUNK,
         CHUNK,
         CHUNK,
+        USAGE,
         SUCCESS,
     ],
-    "gemini-prompt-api-error400.jsonl": [INIT, USER, ("error", "type=result status=error")],
+    "gemini-prompt-api-error400.jsonl": [INIT, USER, USAGE, ("error", "type=result status=error")],
 }
 
 
@@ -61,8 +63,9 @@ def test_the_source_is_the_hosts_headless_stdout() -> None:
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_each_recorded_run_gives_its_event_sequence(name: str) -> None:
     results = parse_all(name)
-    # One event per line, none of them an approval: a headless run never waits for a person.
-    assert all(len(result.events) == 1 for result in results)
+    # One event per line (the result's usage aside), none of them an approval: a headless run
+    # never waits for a person.
+    assert all(len([e for e in result.events if e.kind != "usage_reported"]) == 1 for result in results)
     assert [(event.kind, event.evidence.rule) for result in results for event in result.events] == EXPECTED[name]
     assert all(event.evidence.source == "headless" for result in results for event in result.events)
 

@@ -3,7 +3,8 @@
 
 The records: `init` (session_id), `message` (the user's prompt echoed, then the assistant's text in
 chunks with `delta: true`), `tool_use`, `tool_result`, `error` (severity `warning` or `error`) and a
-last `result` whose `status` (`success` or `error`) tells how the turn ended.
+last `result` whose `status` (`success` or `error`) tells how the turn ended, and whose `stats`
+are the run's usage (usage.py).
 
 A headless run never waits for a person (a tool it may not run is simply not offered to the
 model), so nothing here is an approval.
@@ -12,6 +13,7 @@ model), so nothing here is an approval.
 from wardian_core.parsing.events import event
 from wardian_core.parsing.jsonl import api_error_message, json_object, text_field
 from wardian_core.provider_models import OutputSource, ParseResult
+from wardian_gemini.usage import result_usage
 
 HEADLESS_SOURCE = "headless"
 TOOL_RECORDS = ("tool_use", "tool_result")
@@ -38,12 +40,14 @@ def parse_headless(source: OutputSource, data: bytes) -> ParseResult:
         # A failed tool (`tool_result` with status `error`) is the model's to handle; the turn goes on.
         return ParseResult(events=[event("generating", source, rule, line)])
     if kind == "result":
+        reported = result_usage(source, record, line)
+        usage = [reported] if reported else []
         status = text_field(record, "status")
         if status == "success":
-            return ParseResult(events=[event("turn_completed", source, f"{rule} status=success", line)])
+            return ParseResult(events=[*usage, event("turn_completed", source, f"{rule} status=success", line)])
         message = api_error_message(record.get("error")) or status
         failed = f"{rule} status={status}" if status else rule
-        return ParseResult(events=[event("error", source, failed, line, message=message)])
+        return ParseResult(events=[*usage, event("error", source, failed, line, message=message)])
     if kind == "error":
         # A warning (a loop detected, a retry) is no failure: the `result` that follows tells how it ended.
         severity = text_field(record, "severity")

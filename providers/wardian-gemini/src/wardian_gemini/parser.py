@@ -2,6 +2,7 @@
 
 - `pty` (`tui`): readiness and the tool approval box, read from the screen.
 - `gemini-hooks` (`hooks_log`): turns, tools, approvals and the session, from Wardian's hooks.
+- `gemini-chats`, `gemini-session-log` (`usage`): the session's log, for each call's tokens.
 - `headless` (`headless`): `gemini --output-format stream-json`.
 """
 
@@ -13,7 +14,7 @@ from wardian_core.hookspecs import SourceParser
 from wardian_core.parsing.line_parsers import LineParser, SessionLineParser
 from wardian_core.parsing.screen import ScreenSnapshot
 from wardian_core.provider_models import OutputSource, ParseResult, SpawnContext
-from wardian_gemini import headless, home, hooks_log, trust, tui
+from wardian_gemini import headless, home, hooks_log, trust, tui, usage
 
 
 @dataclass
@@ -48,6 +49,10 @@ def parser_for(ctx: SpawnContext, source: OutputSource) -> SourceParser:
         return TuiParser(ctx, source)
     if source.name == home.HOOKS_SOURCE:
         return SessionLineParser(ctx, source, hooks_log.parse_hook, hooks_log.HookState())
+    if source.name == usage.CHATS_SOURCE:
+        return usage.LogAppeared()
+    if source.name == usage.SESSION_LOG_SOURCE:
+        return LineParser(source, usage.parse_session_log)
     return LineParser(source, headless.parse_headless)
 
 
@@ -55,4 +60,5 @@ def parser_for(ctx: SpawnContext, source: OutputSource) -> SourceParser:
 def telemetry_sources(ctx: SpawnContext) -> list[OutputSource]:
     if ctx.mode != "interactive":
         return []
-    return [OutputSource(name=home.HOOKS_SOURCE, kind="file", path=home.hooks_file(ctx))]
+    hooks = OutputSource(name=home.HOOKS_SOURCE, kind="file", path=home.hooks_file(ctx))
+    return [hooks, *usage.telemetry_sources(ctx)]
