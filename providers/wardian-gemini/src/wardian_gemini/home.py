@@ -25,6 +25,7 @@ from wardian_core import hookimpl
 from wardian_core.hook_recorder import install_recorder, write_if_changed
 from wardian_core.provider_homes import assigned_skills, link, link_skills
 from wardian_core.provider_models import HomePlan, SpawnContext
+from wardian_gemini import mcp
 from wardian_gemini.trust import trust_wardian_home, users_trust_file
 
 HOOKS_SOURCE = "gemini-hooks"
@@ -110,7 +111,7 @@ def prepare(ctx: SpawnContext, env: Mapping[str, str] | None = None) -> HomePlan
                 link(user_dir / name, gemini_dir / name)
     command = install_recorder(wardian_dir(ctx), hooks_file(ctx), fresh_log=ctx.mode == "interactive")
     install_hooks(extension_dir(ctx), command)
-    settings = merged_settings(_read_json(user_dir / "settings.json"))
+    settings = mcp.with_server(merged_settings(_read_json(user_dir / "settings.json")), ctx.mcp)
     write_if_changed(gemini_dir / "settings.json", json.dumps(settings, indent=2) + "\n")
     link_skills(assigned_skills(ctx.include_roots), gemini_dir / "skills")
     trust_file = users_trust_file(user_dir, env)
