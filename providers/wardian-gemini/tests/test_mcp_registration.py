@@ -31,7 +31,8 @@ def users_settings(tmp_path: Path) -> dict[str, str]:
 def _agent_settings(tmp_path: Path, env: dict[str, str], registration: McpRegistration | None) -> dict[str, object]:
     ctx = spawn_context(tmp_path, "gemini", mcp=registration)
     plan = home.prepare(ctx, env=env)
-    settings: dict[str, object] = json.loads((Path(plan.env["GEMINI_CLI_HOME"]) / ".gemini" / "settings.json").read_text())
+    written = Path(plan.env["GEMINI_CLI_HOME"]) / ".gemini" / "settings.json"
+    settings: dict[str, object] = json.loads(written.read_text())
     return settings
 
 
