@@ -21,7 +21,7 @@ from wardian_core.errors import WardianError
 from wardian_core.hook_recorder import write_if_changed
 from wardian_core.provider_homes import assigned_skills, link, link_skills
 from wardian_core.provider_models import HomePlan, SpawnContext
-from wardian_opencode import server
+from wardian_opencode import mcp, server
 from wardian_opencode.config_files import read_config
 
 INSTRUCTION_FILE = "AGENTS.md"
@@ -74,7 +74,7 @@ def agent_config(ctx: SpawnContext, user: dict[str, Any]) -> dict[str, Any]:
         permission = user.get("permission")
         permission = dict(permission) if isinstance(permission, dict) else {"*": permission} if permission else {}
         config["permission"] = permission | {"bash": shell}
-    return config
+    return mcp.with_server(config, ctx.mcp)
 
 
 def project_user_config_dir(ctx: SpawnContext, env: Mapping[str, str]) -> None:
