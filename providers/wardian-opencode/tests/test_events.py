@@ -24,7 +24,7 @@ def replay(name: str, known_session: str | None = None) -> list:
 
 
 def kinds(found: list) -> list[tuple[str, str]]:
-    return [(event.kind, event.evidence.rule) for event in found if event.kind != "generating"]
+    return [(event.kind, event.evidence.rule) for event in found if event.kind not in ("generating", "usage_reported")]
 
 
 def test_a_turn_starts_the_session_and_ends_on_the_first_idle() -> None:
@@ -35,6 +35,17 @@ def test_a_turn_starts_the_session_and_ends_on_the_first_idle() -> None:
         ("turn_completed", "session.status idle"),  # session.idle right after: one end
     ]
     assert found[0].session_id.startswith("ses_")
+
+
+def test_an_assistant_message_reports_its_usage_once_its_call_ended() -> None:
+    reports = [event.usage for event in replay("opencode-events-turn.sse") if event.usage]
+    # Updated twice after it completed: the same call, named by its message id. The zeros the
+    # message carries before its call ended are no report.
+    assert {report.turn_key for report in reports} == {"msg_205efba0f001eqatMa27O288YU"}
+    report = reports[-1]
+    assert (report.input_tokens, report.output_tokens, report.reasoning_tokens) == (10, 5, 0)
+    assert (report.cache_read_tokens, report.cache_write_tokens, report.context_used) == (0, 0, 15)
+    assert (report.cost_usd, report.model, report.context_window) == (0.0, "mock/mock-model", None)
 
 
 def test_a_permission_is_asked_with_its_command_and_each_answer_is_told() -> None:

@@ -12,16 +12,18 @@ from wardian_opencode.headless import HeadlessState, parse_headless
 FIXTURES = Path(__file__).parent / "fixtures" / "shared"
 
 STARTED = [("session_started", "sessionID"), ("turn_started", "type=step_start")]
+USAGE = ("usage_reported", "type=step_finish tokens")
 DONE = ("turn_completed", "type=step_finish reason=stop")
-TOOL_STEP = [("generating", "type=tool_use"), ("generating", "type=step_finish reason=tool-calls")]
+TOOL_STEP = [("generating", "type=tool_use"), USAGE, ("generating", "type=step_finish reason=tool-calls")]
 EXPECTED = {
-    "opencode-run-json.jsonl": [*STARTED, ("generating", "type=text"), DONE],
-    "opencode-run-session-resume-json.jsonl": [*STARTED, ("generating", "type=text"), DONE],
+    "opencode-run-json.jsonl": [*STARTED, ("generating", "type=text"), USAGE, DONE],
+    "opencode-run-session-resume-json.jsonl": [*STARTED, ("generating", "type=text"), USAGE, DONE],
     "opencode-run-tool-json.jsonl": [
         *STARTED,
         *TOOL_STEP,
         ("generating", "type=step_start"),
         ("generating", "type=text"),
+        USAGE,
         DONE,
     ],
     # `run` rejects a permission set to `ask` on the spot, and ends after that step.
@@ -59,6 +61,20 @@ def test_a_refused_tool_names_the_command_and_why() -> None:
     }
 
 
+def test_each_step_reports_its_calls_usage_under_its_message() -> None:
+    # Recorded from OpenCode 1.18.33 against the model server: each call 1500 prompt tokens of which
+    # 300 cached, 70 output of which 9 reasoning; OpenCode counts the output without the reasoning.
+    recording = Path(__file__).parents[3] / "tests" / "real_cli" / "recordings" / "opencode"
+    state = HeadlessState()
+    lines = (recording / "opencode-headless-tool.jsonl").read_bytes().splitlines()
+    reports = [e.usage for line in lines for e in parse_headless(HEADLESS_SOURCE, line, state).events if e.usage]
+    assert len(reports) == 2 and len({report.turn_key for report in reports}) == 2  # one per step's message
+    report = reports[0]
+    assert (report.input_tokens, report.cache_read_tokens, report.cache_write_tokens) == (1200, 300, 0)
+    assert (report.output_tokens, report.reasoning_tokens, report.context_used) == (70, 9, 1570)
+    assert report.cost_usd == 0.0  # OpenCode's own table has no price for the mock model
+
+
 def test_an_api_error_carries_the_apis_message() -> None:
     error = replay("opencode-run-api-error400.jsonl")[-1]
     assert error.message == "mock error 400 requested"
@@ -67,7 +83,7 @@ def test_an_api_error_carries_the_apis_message() -> None:
 @pytest.mark.parametrize("line", [b"", b"not json", b"[1,2]", b'{"type":"step_finish","part":7}', b"\xff\xfe"])
 def test_bad_lines_never_raise(line: bytes) -> None:
     events = parse_headless(HEADLESS_SOURCE, line, HeadlessState()).events
-    assert all(event.kind in ("turn_completed", "session_started") for event in events)
+    assert all(event.kind in ("turn_completed", "session_started", "usage_reported") for event in events)
 
 
 def test_the_fixtures_are_what_the_tests_expect() -> None:

@@ -5,8 +5,9 @@ Each event is `{"type": …, "properties": {…}}`. Read here: `session.created`
 `ses_…`; a child session of a subagent names its `parentID` and is not the agent's),
 `session.status` (`busy` / `idle` / `retry`) and `session.idle`, `permission.asked` (the tool,
 its patterns, the request id) and `permission.replied` (`once`, `always` or `reject`),
-`session.error` (an API error; an abort by Esc is no error), and tool parts of
-`message.part.updated`. Events of other sessions (another TUI tab, a subagent) are ignored.
+`session.error` (an API error; an abort by Esc is no error), tool parts of
+`message.part.updated`, and assistant messages' usage in `message.updated` (usage.py). Events of
+other sessions (another TUI tab, a subagent) are ignored.
 """
 
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ from wardian_core.parsing.events import event
 from wardian_core.parsing.jsonl import api_error_message, json_object, object_field, text_field
 from wardian_core.provider_models import OutputSource, ParseResult, ProviderEvent
 from wardian_opencode.profile import PERMISSION_DIALOG
+from wardian_opencode.usage import message_usage
 
 # The error OpenCode records when a person interrupts a turn (Esc): the turn ends, nothing failed.
 ABORTED = "MessageAbortedError"
@@ -77,9 +79,13 @@ def _status(source: OutputSource, properties: dict[str, Any], line: str, state: 
 
 
 def _message(source: OutputSource, properties: dict[str, Any], line: str, state: EventsState) -> list[ProviderEvent]:
-    """A user message new to a busy session: a prompt typed during the turn, which 1.18.33 posts at
-    once and runs after it, with no `busy` of its own. What `wardian send` confirms it by."""
+    """An assistant message's usage once its call ended; a user message new to a busy session: a
+    prompt typed during the turn, which 1.18.33 posts at once and runs after it, with no `busy` of
+    its own. What `wardian send` confirms it by."""
     info = object_field(properties, "info")
+    reported = message_usage(source, info, line)
+    if reported is not None:
+        return [reported]
     message = text_field(info, "id")
     if text_field(info, "role") != "user" or message is None or message in state.user_messages:
         return []

@@ -4,8 +4,9 @@
 Every record names its session (`sessionID`, `ses_…`). A turn is one or more steps: `step_start`,
 then `text` (the whole text of a part, no deltas) and `tool_use` (a tool's final state), then
 `step_finish` whose `reason` says whether the model goes on (`tool-calls`: another step follows)
-or is done (`stop`). An API error is an `error` record. `run` never waits for a person: a
-permission set to `ask` is rejected on the spot (the `tool_use` ends in `error`).
+or is done (`stop`), with the step's usage (usage.py). An API error is an `error` record. `run`
+never waits for a person: a permission set to `ask` is rejected on the spot (the `tool_use` ends
+in `error`).
 """
 
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ from typing import Any
 from wardian_core.parsing.events import event
 from wardian_core.parsing.jsonl import api_error_message, json_object, object_field, text_field
 from wardian_core.provider_models import OutputSource, ParseResult, ProviderEvent
+from wardian_opencode.usage import call_usage
 
 # The step that ends with this reason is followed by another: the turn goes on.
 TOOL_CALLS = "tool-calls"
@@ -43,7 +45,10 @@ def _events(source: OutputSource, data: bytes, state: HeadlessState) -> list[Pro
     if kind in ("step_start", "text", "tool_use"):
         return [*events, event("generating", source, rule, line, **_tool(record))]
     if kind == "step_finish":
-        reason = text_field(object_field(record, "part"), "reason")
+        part = object_field(record, "part")
+        reason = text_field(part, "reason")
+        reported = call_usage(source, f"{rule} tokens", line, text_field(part, "messageID"), part, None)
+        events += [reported] if reported else []
         if reason == TOOL_CALLS:
             return [*events, event("generating", source, f"{rule} reason={reason}", line)]
         state.turn_started = False
