@@ -19,15 +19,19 @@ import pytest
 from browser import chromium_page, drawn_text, open_view
 
 from wardian_core import paths
+from wardian_host.daemon.host_lock import running_host_pid
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "example_provider"))
 pytest_plugins = ["wardian_test_packages"]
 
 FAKE_CLIS = Path(__file__).parent / "fake_clis"
+RunWardian = Callable[..., Any]
+Spawn = Callable[..., dict[str, Any]]
+WaitStatus = Callable[..., dict[str, Any]]
 EXAMPLE_ENV = {"PATH": f"{FAKE_CLIS}{os.pathsep}{os.environ['PATH']}", "WARDIAN_PLUGINS": "generic,example"}
 
 
-def web_address(run_wardian: Callable[..., Any]) -> str:
+def web_address(run_wardian: RunWardian) -> str:
     result = run_wardian("web")
     assert result.returncode == 0, result.stderr
     url: str = result.json()["web"]["url"]
@@ -72,7 +76,7 @@ def webhook() -> Iterator[Webhook]:
 
 
 def test_the_grid_shows_each_agent_live_and_typing_reaches_the_pty(
-    spawn, wait_status, run_wardian, tmp_path: Path
+    spawn: Spawn, wait_status: WaitStatus, run_wardian: RunWardian, tmp_path: Path
 ) -> None:
     shell = spawn("shell", "bash", "--norc")
     sleeper = spawn("sleeper", "bash", "-c", "echo sleeping; exec sleep 600")
@@ -102,7 +106,13 @@ def test_the_grid_shows_each_agent_live_and_typing_reaches_the_pty(
 
 
 def test_an_agent_waiting_comes_first_approve_runs_the_tool_reject_does_not_and_each_is_told_once(
-    provider_packages, spawn, wait_status, run_wardian, workspace: Path, webhook: Webhook, tmp_path: Path
+    provider_packages: Path,
+    spawn: Spawn,
+    wait_status: WaitStatus,
+    run_wardian: RunWardian,
+    workspace: Path,
+    webhook: Webhook,
+    tmp_path: Path,
 ) -> None:
     run_wardian("settings", "set", "notify.urls", f"json://127.0.0.1:{webhook.port}/hook")
     run_wardian("settings", "set", "notify.unseen_turn_seconds", "3600")
@@ -171,7 +181,7 @@ def _websocket_headers(port: int, cookie: str, origin: str) -> dict[str, str]:
 
 
 def test_the_view_refuses_no_cookie_a_foreign_origin_or_host_and_logs_no_secret(
-    run_wardian, wardian_home: Path
+    run_wardian: RunWardian, wardian_home: Path
 ) -> None:
     url = web_address(run_wardian)
     port = int(url.split(":")[2].split("/")[0])
@@ -201,3 +211,17 @@ def test_the_view_refuses_no_cookie_a_foreign_origin_or_host_and_logs_no_secret(
     log = (paths.logs_dir(wardian_home) / "host.log").read_text()
     assert "web view serving" in log
     assert secret not in log and cookie.split("=")[1] not in log and login not in log
+
+
+def _loaded_aiohttp(pid: int) -> bool:
+    return "/aiohttp/" in Path(f"/proc/{pid}/maps").read_text()
+
+
+def test_the_host_loads_the_web_server_only_once_the_view_is_asked_for(
+    spawn: Spawn, run_wardian: RunWardian, wardian_home: Path
+) -> None:
+    spawn("idler", "bash", "--norc")
+    pid = running_host_pid(wardian_home)
+    assert pid is not None and not _loaded_aiohttp(pid)
+    web_address(run_wardian)
+    assert _loaded_aiohttp(pid)

@@ -71,7 +71,7 @@ class WebView:
 
     async def start(self) -> None:
         """Serve again where a previous host of this home served the view, if on loopback."""
-        from wardian_host.web.server import LOOPBACK, read_record
+        from wardian_host.web.records import LOOPBACK, read_record
 
         record = read_record(self._home)
         if record is not None and record.listen == LOOPBACK:

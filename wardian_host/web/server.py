@@ -8,7 +8,6 @@ passes the gate (`auth.Gate`); the access log is off, so no address with a login
 
 import json
 import logging
-import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -16,36 +15,22 @@ from typing import Any
 from aiohttp import WSMsgType, web
 from pydantic import ValidationError
 
-from wardian_core import paths
-from wardian_core.atomic_files import replace_file
 from wardian_core.control.frame_checks import invalid_parameters
 from wardian_core.errors import WardianError
 from wardian_host.notify.rules import NoticeRules
 from wardian_host.web.auth import COOKIE_NAME, Gate, allowed_hosts, load_secret
-from wardian_host.web.models import PageAction, WebRecord
+from wardian_host.web.models import PageAction
 from wardian_host.web.pages import Page, Pages, State
+from wardian_host.web.records import LOOPBACK, write_record
 from wardian_host.web.terminals import Answer
 
 log = logging.getLogger(__name__)
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 STATIC = Path(__file__).parent / "static"
-RECORD_NAME = "web.json"
 PAGE_FRAME_BYTES = 128 * 1024
 ACTION_BODY_BYTES = 1024 * 1024
-LOOPBACK = "127.0.0.1"
 STATUS_OF_CODE = {"not_found": 404, "unauthorized": 401, "ambiguous": 409}
-
-
-def record_path(home: Path) -> Path:
-    return paths.run_dir(home) / RECORD_NAME
-
-
-def read_record(home: Path) -> WebRecord | None:
-    try:
-        return WebRecord.model_validate_json(record_path(home).read_text(encoding="utf-8"))
-    except (OSError, ValidationError):
-        return None
 
 
 def _refused(code: str, message: str, hint: str, status: int) -> web.Response:
@@ -100,9 +85,7 @@ class WebServer:
         self.listen = listen
         self.port = runner.addresses[0][1]
         self._gate = Gate(self._secret, allowed_hosts(listen, self.port))
-        replace_file(
-            record_path(self._home), WebRecord(pid=os.getpid(), listen=listen, port=self.port).model_dump_json()
-        )
+        write_record(self._home, listen, self.port)
         log.info("web view serving on %s port %d", listen, self.port)
 
     async def close(self) -> None:
@@ -149,7 +132,8 @@ class WebServer:
         except ValidationError as exc:
             refused = invalid_parameters("web action", exc)
             hint = "Reload the page: it sends only what this host takes."
-            return web.json_response(WardianError(refused.code, refused.message, hint, refused.details).envelope(), 400)
+            envelope = WardianError(refused.code, refused.message, hint, refused.details).envelope()
+            return web.json_response(envelope, status=400)
         except WardianError as error:
             return web.json_response(error.envelope(), status=STATUS_OF_CODE.get(error.code, 400))
         self.pages.changed()
