@@ -239,3 +239,17 @@ def test_every_protocol_reports_the_chosen_usage_in_its_own_words() -> None:
     assert REPORTED.gemini()["candidatesTokenCount"] + REPORTED.gemini()["thoughtsTokenCount"] == REPORTED.output
     figures = [REPORTED.fresh_input, REPORTED.cache_read, REPORTED.cache_write, REPORTED.output, REPORTED.reasoning]
     assert len(set(figures)) == len(figures) and 0 not in figures
+
+
+def test_each_request_is_stamped_when_read_and_when_answered_after_its_delay(server):
+    import time
+
+    before = time.monotonic()
+    post(server, "/v1/messages", {"model": "m", "messages": [{"role": "user", "content": "x MOCK_DELAY_MS:50 ECHO:d"}]})
+    post(server, "/v1/messages", {"model": "m", "messages": [{"role": "user", "content": "no delay ECHO:e"}]})
+    after = time.monotonic()
+
+    delayed, prompt = server.requests
+    assert before <= delayed.received_at <= delayed.answered_at <= prompt.received_at <= prompt.answered_at <= after
+    # The delay lies between the two stamps of the request that asked for it (a lower bound, not a timing).
+    assert delayed.answered_at - delayed.received_at >= 0.05

@@ -3,7 +3,9 @@
 `ECHO:<tok>` answers `MOCK-REPLY <tok>`; `MOCK_TOOL:<cmd>` calls the client's shell tool
 with `<cmd>` (the rest of the line, up to the next directive); `MOCK_ESCALATE` asks for an
 escalated sandbox (Codex's approval path); `MOCK_HTTP_ERROR:<status>` (or the shorter
-`MOCK_ERROR:<status>` used by the shared fixtures) answers with that HTTP status.
+`MOCK_ERROR:<status>` used by the shared fixtures) answers with that HTTP status;
+`MOCK_DELAY_MS:<ms>` makes every model answer wait that long before it is written (the last
+one in a request counts: its newest prompt's).
 
 In a `MOCK_TOOL` command the word `ASK_REQUEST_ID` stands for the request id of a
 `wardian ask` (`ask_` and 16 lowercase hex digits) found anywhere in the same prompt — Wardian
@@ -20,6 +22,7 @@ from dataclasses import dataclass
 _ECHO = re.compile(r"ECHO:([\w.-]+)")
 _ERROR = re.compile(r"MOCK_(?:HTTP_)?ERROR:(\d{3})")
 _ESCALATE = re.compile(r"MOCK_ESCALATE\b")
+_DELAY = re.compile(rb"MOCK_DELAY_MS:(\d{1,6})")
 # The command ends at the end of the line or where another directive starts, so a prompt can
 # say `MOCK_TOOL:touch a.txt ECHO:tok` and still echo its token after the tool ran.
 _TOOL = re.compile(r"MOCK_TOOL:(.+?)(?=\s+(?:ECHO:|MOCK_[A-Z_]+)|$)", re.MULTILINE)
@@ -64,6 +67,12 @@ def parse_directives(prompt: str) -> Directives:
         error_status=int(error.group(1)) if error else None,
         missing_request_id=missing,
     )
+
+
+def answer_delay(raw_body: bytes) -> float:
+    """Seconds to wait before answering a model request: its last MOCK_DELAY_MS, else none."""
+    delays = _DELAY.findall(raw_body)
+    return int(delays[-1]) / 1000 if delays else 0.0
 
 
 def _with_request_id(command: str | None, prompt: str) -> tuple[str | None, bool]:

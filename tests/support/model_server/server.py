@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from . import anthropic, gemini, openai_chat, openai_responses
+from .directives import answer_delay
 from .wire import HttpReply, RecordedRequest, json_reply
 
 _GEMINI_ROUTE = re.compile(r"^/v1(?:beta|alpha)?/models/(?P<model>[^/:]+):(?P<method>\w+)$")
@@ -132,22 +133,31 @@ def _handler_for(server: ModelServer) -> type[BaseHTTPRequestHandler]:
 
         def _serve(self, send_body: bool = True) -> None:
             raw = self._read_body()
+            received_at = time.monotonic()
             try:
                 body = json.loads(raw) if raw else {}
                 reply = route(self.command, self.path, body)
             except (ValueError, KeyError, TypeError, AttributeError) as error:
                 reply = json_reply({"error": {"message": f"mock server could not handle request: {error!r}"}}, 500)
-            server.record(
-                RecordedRequest(self.command, self.path, dict(self.headers.items()), raw, reply.status, reply.kind)
-            )
-            self.send_response(reply.status)
-            self.send_header("Content-Type", reply.content_type)
-            self.send_header("Content-Length", str(len(reply.body)))
-            for name, value in reply.headers.items():
-                self.send_header(name, value)
-            self.end_headers()
-            if send_body:
-                self.wfile.write(reply.body)
+            if reply.kind:
+                time.sleep(answer_delay(raw))  # MOCK_DELAY_MS: a model that takes its time
+            try:
+                self.send_response(reply.status)
+                self.send_header("Content-Type", reply.content_type)
+                self.send_header("Content-Length", str(len(reply.body)))
+                for name, value in reply.headers.items():
+                    self.send_header(name, value)
+                self.end_headers()
+                if send_body:
+                    self.wfile.write(reply.body)
+                self.wfile.flush()
+            finally:  # recorded once the answer is out (or the client left): when it was written counts
+                headers = dict(self.headers.items())
+                server.record(
+                    RecordedRequest(
+                        self.command, self.path, headers, raw, reply.status, reply.kind, received_at, time.monotonic()
+                    )
+                )
 
         def _read_body(self) -> bytes:
             if self.headers.get("Transfer-Encoding", "").lower() == "chunked":

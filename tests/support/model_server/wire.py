@@ -17,6 +17,10 @@ class RecordedRequest:
     reply_status: int = 0
     # What the fake model decided: "text", "tool_call", "error" or "" for non-model endpoints.
     reply_kind: str = ""
+    # time.monotonic() when the request was read whole and when its answer was written whole
+    # (the clock is the machine's: other processes' stamps compare with these).
+    received_at: float = 0.0
+    answered_at: float = 0.0
 
     @property
     def route(self) -> str:
