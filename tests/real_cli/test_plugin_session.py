@@ -29,7 +29,7 @@ def test_fails_when_asked():
 """
 
 
-def run_sample_session(tmp_path: Path, **extra_env: str) -> subprocess.CompletedProcess[str]:
+def run_sample_session(tmp_path: Path, *extra_args: str, **extra_env: str) -> subprocess.CompletedProcess[str]:
     (tmp_path / "test_sample.py").write_text(SAMPLE_TESTS)
     env = {key: value for key, value in os.environ.items() if not key.startswith("WARDIAN_")}
     env.update(PYTHONPATH=str(SUPPORT), **extra_env)
@@ -43,6 +43,7 @@ def run_sample_session(tmp_path: Path, **extra_env: str) -> subprocess.Completed
             "-p",
             "no:cacheprovider",
             "-q",
+            *extra_args,
             "--rootdir",
             str(tmp_path),
             str(tmp_path / "test_sample.py"),
@@ -66,6 +67,16 @@ def test_real_cli_tests_run_only_inside_a_loopback_namespace(tmp_path):
     completed = run_sample_session(tmp_path)
 
     assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "3 passed" in completed.stdout
+
+
+def test_under_xdist_the_whole_session_moves_into_the_namespace_before_its_workers(tmp_path):
+    # A worker cannot re-run itself (its channel to the controller would be lost), and the
+    # controller never collects: without the move, the real-CLI tests would fail in every worker.
+    completed = run_sample_session(tmp_path, "-n", "2")
+
+    assert completed.returncode == 0, completed.stdout + completed.stderr
+    assert "workers about to start" in completed.stdout
     assert "3 passed" in completed.stdout
 
 

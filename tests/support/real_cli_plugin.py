@@ -53,6 +53,30 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     if os.environ.get(INSIDE_VARIABLE) == "1" and in_loopback_namespace():
         bring_loopback_up()
+    elif is_xdist_controller(config):
+        enter_namespace_before_workers(config)
+
+
+def is_xdist_controller(config: pytest.Config) -> bool:
+    """True in the process of `pytest -n N` that starts the workers (N > 0), not in a worker."""
+    workers = config.getoption("numprocesses", default=None)
+    return bool(workers) and not hasattr(config, "workerinput")
+
+
+def enter_namespace_before_workers(config: pytest.Config) -> None:
+    """Under pytest-xdist the controller never collects, so it cannot see which tests are
+    `real_cli`, and a worker cannot re-run itself without losing its channel: the whole
+    session moves into the namespace before any worker starts. Every test is offline, so
+    the others lose nothing there."""
+    if in_loopback_namespace() or config.option.collectonly or os.environ.get(SKIP_VARIABLE) == "1":
+        return
+    if os.environ.get(INSIDE_VARIABLE) == "1":
+        return  # the inner session still sees other interfaces: the tests' setup hook says why
+    problem = namespace_problem(config)
+    if problem is not None:
+        config.stash[_problem_key] = problem
+        return
+    rerun_in_namespace(config, None)
 
 
 def in_loopback_namespace() -> bool:
@@ -120,14 +144,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     rerun_in_namespace(config, len(selected))
 
 
-def rerun_in_namespace(config: pytest.Config, real_cli_count: int) -> None:
+def rerun_in_namespace(config: pytest.Config, real_cli_count: int | None) -> None:
     """Replace this process with the same pytest session inside a loopback-only namespace."""
     command = [*unshare_command(), sys.executable, "-m", "pytest", *config.invocation_params.args]
     reporter = config.pluginmanager.get_plugin("terminalreporter")
-    message = (
-        f"real_cli: {real_cli_count} real-CLI tests selected; re-running this session in a "
-        f"loopback-only network namespace: {shlex.join(command)}"
-    )
+    selected = "workers about to start" if real_cli_count is None else f"{real_cli_count} real-CLI tests selected"
+    message = f"real_cli: {selected}; re-running this session in a loopback-only network namespace: "
+    message += shlex.join(command)
     if reporter is not None:
         reporter.write_line(message)
     else:
