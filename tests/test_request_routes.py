@@ -27,7 +27,7 @@ def _host_routes(home: Path) -> dict[str, Route[Any]]:
             workflows=unused,
             terminals=unused,
             describe_host=dict,
-            request_stop=lambda: None,
+            request_stop=lambda keep_agents: None,
         )
     )
 

@@ -44,6 +44,7 @@ class Launch(_Frame):
     cwd: str
     rows: int = Field(gt=0)
     cols: int = Field(gt=0)
+    offset: int = Field(0, ge=0, description="The offset of its first byte of output (the host's cursor).")
 
 
 class Write(_Frame):
@@ -104,6 +105,7 @@ class Welcome(_Frame):
     pid: int
     version: str
     started_at: str
+    backend: str  # the PTY backend it runs (chosen when it started)
     terminals: list[TerminalState]
 
 

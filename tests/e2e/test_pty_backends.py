@@ -32,9 +32,10 @@ def test_the_forced_backend_runs_agents_as_session_leaders_on_their_pty_and_is_r
     assert process.cmdline()[0].endswith("bash")  # the trampoline exec'd the agent in its own pid
     assert os.getsid(agent["pid"]) == agent["pid"] and process.terminal() is not None
     host = run_wardian("host", "status").json()["host"]
-    assert host["pty_backend"] == backend
-    # The Linux backend holds a pidfd per agent; the portable one never opens one.
-    assert (_pidfds(host["pid"]) > 0) == (backend == "linux")
+    assert host["pty_backend"] == backend == host["terminal_server"]["pty_backend"]
+    # The Linux backend holds a pidfd per agent (in the terminal server, which owns the PTYs);
+    # the portable one never opens one.
+    assert (_pidfds(host["terminal_server"]["pid"]) > 0) == (backend == "linux")
     killed = run_wardian("agent", "kill", "leader")
     assert killed.returncode == 0, killed.stderr
     assert not psutil.pid_exists(agent["pid"]) or process.status() == psutil.STATUS_ZOMBIE

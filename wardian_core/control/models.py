@@ -45,6 +45,12 @@ class NoParams(_Params):
     pass
 
 
+class HostStopParams(_Params):
+    keep_agents: bool = Field(
+        False, description="Leave every agent running in the terminal server, for the next host (host restart)."
+    )
+
+
 class TargetParams(_Params):
     target: str = Field(min_length=1)
 
@@ -208,7 +214,7 @@ class WorkflowIdParams(_Params):
 
 REQUEST_PARAMS: dict[str, type[_Params]] = {
     "host.status": NoParams,
-    "host.stop": NoParams,
+    "host.stop": HostStopParams,
     "host.whoami": NoParams,
     "agents.list": NoParams,
     "agent.spawn": SpawnParams,

@@ -32,6 +32,7 @@ from wardian_core.errors import WardianError
 from wardian_core.process_identity import ProcessIdentity
 from wardian_core.provider_models import HEADLESS_SOURCE, HomePlan, LaunchConfig, LaunchPlan, ProviderInfo, SpawnContext
 from wardian_core.settings import load_settings
+from wardian_core.terminal_wire import TerminalState
 from wardian_host.agents.agent_env import agent_environment
 from wardian_host.agents.headless import HeadlessRun, check_capability
 from wardian_host.agents.live_agent import LiveAgent
@@ -172,6 +173,7 @@ class AgentLifecycle:
                 plan.cwd,
                 on_output=functools.partial(self._output, agent, parsing),
                 on_exit=functools.partial(self._exited, agent, parsing),
+                first_offset=agent.buffer.end_cursor,
             )
         except WardianError as error:
             if error.details.get("executable") == plan.argv[0]:
@@ -259,6 +261,45 @@ class AgentLifecycle:
         if not override and info.prefer_native_executable:
             override = native_on_path(info.executable, {**self._base_env, **plan.env}) or ""
         return plan.model_copy(update={"argv": [override, *plan.argv[1:]]}) if override else plan
+
+    def adopt_all(self, terminals: list[TerminalState]) -> None:
+        """Take on the terminals a previous host launched in the terminal server (a host restart,
+        or a crash): each agent is live again, its status and evidence kept until new evidence."""
+        for state in terminals:
+            agent = self._registry.get(state.key)
+            if agent is not None:
+                self._adopt(agent, state)
+
+    def _adopt(self, agent: LiveAgent, state: TerminalState) -> None:
+        provider = agent.row["provider"]
+        ctx = build_context(
+            self.home,
+            agent.row,
+            session_mode="resume",
+            provider_session_id=agent.row.get("provider_session_id"),
+            provider_settings=self.provider_settings(provider),
+        )
+        parsing = self._feed.new_session(
+            ctx, functools.partial(self._tracker.apply_event, agent), agent.screen.snapshot
+        )
+        # The ring rebuilds the buffer and the screen; the parser reads only what is new, so
+        # nothing the previous host already turned into statuses is reported twice.
+        agent.buffer.skip_to(state.start_offset)
+        agent.screen.restart()
+        replay = [state.end_offset - state.start_offset]
+        on_output = functools.partial(self._adopted_output, agent, parsing, replay)
+        on_exit = functools.partial(self._exited, agent, parsing)
+        self._terminals.adopt(agent.uuid, state.pid, state.start_offset, on_output, on_exit)
+        agent.is_running = not state.exited
+        self._feed.start(parsing)
+        log.info("agent %s: terminal adopted at offset %d", agent.name, state.end_offset)
+
+    def _adopted_output(self, agent: LiveAgent, parsing: ParserSession, replay: list[int], data: bytes) -> None:
+        agent.record_output(data)
+        replayed = min(replay[0], len(data))
+        replay[0] -= replayed
+        if replayed < len(data):
+            self._feed.pty_output(parsing, data[replayed:])
 
     def _output(self, agent: LiveAgent, parsing: ParserSession, data: bytes) -> None:
         agent.record_output(data)

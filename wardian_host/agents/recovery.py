@@ -45,7 +45,7 @@ def _ended_for_good(agent: LiveAgent) -> bool:
 
 def reconcile(registry: AgentRegistry, tracker: StatusTracker, conn: sqlite3.Connection) -> None:
     for agent in registry.all():
-        if _ended_for_good(agent):
+        if agent.is_running or _ended_for_good(agent):  # running: adopted from the terminal server
             continue
         identity = _recorded_identity(agent)
         processes = process_tree.agent_processes(identity)

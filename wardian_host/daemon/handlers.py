@@ -13,6 +13,7 @@ from wardian_core.control.models import (
     AttachParams,
     CloneParams,
     DeleteParams,
+    HostStopParams,
     NoParams,
     RenameParams,
     ReplyParams,
@@ -51,14 +52,14 @@ def build_handlers(
     workflows: WorkflowRunner,
     terminals: TerminalSupervisor,
     describe_host: Callable[[], dict[str, Any]],
-    request_stop: Callable[[], None],
+    request_stop: Callable[[bool], None],
 ) -> Routes:
     async def host_status(_: NoParams, __: RequestContext) -> dict[str, Any]:
         return describe_host()
 
-    async def host_stop(_: NoParams, __: RequestContext) -> dict[str, Any]:
-        request_stop()
-        return {"stopping": True, "pid": os.getpid()}
+    async def host_stop(params: HostStopParams, __: RequestContext) -> dict[str, Any]:
+        request_stop(params.keep_agents)
+        return {"stopping": True, "pid": os.getpid(), "agents_kept": params.keep_agents}
 
     async def host_whoami(_: NoParams, request: RequestContext) -> dict[str, Any]:
         return classify_caller(request.peer, registry.all(), terminals.cgroups).answer()
@@ -133,27 +134,31 @@ def build_handlers(
     async def run_headless(params: RunParams, _: RequestContext) -> dict[str, Any]:
         return await lifecycle.run_headless(params.target, params.prompt, params.resume, params.timeout)
 
-    return build_workflow_handlers(lifecycle.home, workflows) | build_worktree_handlers(lifecycle) | {
-        "agent.run": Route(RunParams, run_headless),
-        "send": Route(SendParams, send),
-        "ask": Route(AskParams, ask),
-        "reply": Route(ReplyParams, reply),
-        "agent.watch": Route(WatchParams, watch_output),
-        "agent.screen": Route(TargetParams, screen),
-        "agent.attach": Route(AttachParams, attach_terminal),
-        "agent.wait": Route(WaitParams, wait),
-        "host.status": Route(NoParams, host_status),
-        "host.stop": Route(NoParams, host_stop),
-        "host.whoami": Route(NoParams, host_whoami),
-        "agents.list": Route(NoParams, agents_list),
-        "agent.spawn": Route(SpawnParams, spawn),
-        "agent.kill": Route(TargetParams, kill),
-        "agent.pause": Route(TargetParams, pause),
-        "agent.resume": Route(TargetParams, resume),
-        "agent.restart": Route(TargetParams, restart),
-        "agent.clear": Route(TargetParams, clear),
-        "agent.update": Route(UpdateParams, update),
-        "agent.clone": Route(CloneParams, clone),
-        "agent.rename": Route(RenameParams, rename),
-        "agent.delete": Route(DeleteParams, delete),
-    }
+    return (
+        build_workflow_handlers(lifecycle.home, workflows)
+        | build_worktree_handlers(lifecycle)
+        | {
+            "agent.run": Route(RunParams, run_headless),
+            "send": Route(SendParams, send),
+            "ask": Route(AskParams, ask),
+            "reply": Route(ReplyParams, reply),
+            "agent.watch": Route(WatchParams, watch_output),
+            "agent.screen": Route(TargetParams, screen),
+            "agent.attach": Route(AttachParams, attach_terminal),
+            "agent.wait": Route(WaitParams, wait),
+            "host.status": Route(NoParams, host_status),
+            "host.stop": Route(HostStopParams, host_stop),
+            "host.whoami": Route(NoParams, host_whoami),
+            "agents.list": Route(NoParams, agents_list),
+            "agent.spawn": Route(SpawnParams, spawn),
+            "agent.kill": Route(TargetParams, kill),
+            "agent.pause": Route(TargetParams, pause),
+            "agent.resume": Route(TargetParams, resume),
+            "agent.restart": Route(TargetParams, restart),
+            "agent.clear": Route(TargetParams, clear),
+            "agent.update": Route(UpdateParams, update),
+            "agent.clone": Route(CloneParams, clone),
+            "agent.rename": Route(RenameParams, rename),
+            "agent.delete": Route(DeleteParams, delete),
+        }
+    )

@@ -44,7 +44,8 @@ from wardian_host.notify.sinks import Sinks
 from wardian_host.output.feed import OutputFeed
 from wardian_host.providers.manager import Plugins, load_plugins
 from wardian_host.terminal.agent_cgroups import AgentCgroups
-from wardian_host.terminal.supervisor import LocalPtys, TerminalSupervisor
+from wardian_host.terminal.server_client import ServerPtys
+from wardian_host.terminal.supervisor import TerminalSupervisor
 from wardian_host.workflows.runner import WorkflowRunner
 
 log = logging.getLogger(__name__)
@@ -60,6 +61,7 @@ class Host:
         self.home = home
         self.started_at = now_iso()
         self._stop = asyncio.Event()
+        self._keep_agents = False
         self._pty_backend = chosen_backend()  # a bad WARDIAN_PTY_BACKEND fails the start with its envelope
         settings = load_settings(home)
         self._conn = open_writer(home)
@@ -73,8 +75,8 @@ class Host:
         self.registry = AgentRegistry(self._conn, settings.host.output_buffer_bytes)
         self.tracker = StatusTracker(self._conn, self._notify_status)
         self._headless_watch = HeadlessWatch(self.registry, self.tracker, self._conn)
-        ptys = LocalPtys(loop, self._pty_backend)
-        self.terminals = TerminalSupervisor(ptys, self._pty_backend, AgentCgroups.open(home))
+        self.terminals = TerminalSupervisor(self._pty_backend, AgentCgroups.open(home))
+        self._ptys: ServerPtys | None = None  # the terminal server, reached in `start`
         feed = OutputFeed(loop, self.plugins)
         self.lifecycle = AgentLifecycle(
             home,
@@ -105,7 +107,9 @@ class Host:
         )
         self._server = ControlServer(home, self.web.routes(handlers))
 
-    def request_stop(self) -> None:
+    def request_stop(self, keep_agents: bool = False) -> None:
+        """Stop the host; with `keep_agents` its agents go on in the terminal server for the next host."""
+        self._keep_agents = keep_agents
         asyncio.get_running_loop().call_soon(self._stop.set)
 
     async def run(self, on_ready: Callable[[], None]) -> None:
@@ -120,6 +124,9 @@ class Host:
 
     async def start(self) -> None:
         """Take over what a previous host left, then serve; the signals stay the caller's."""
+        self._ptys = await ServerPtys.connect(self.home)
+        self.terminals.use(self._ptys)
+        self.lifecycle.adopt_all(self._ptys.welcome.terminals)
         recovery.reconcile(self.registry, self.tracker, self._conn)
         self._headless_watch.start()
         self.workflows.interrupt_leftovers()
@@ -133,11 +140,16 @@ class Host:
         self.lifecycle.stop_launching()  # before the workflows' stop yields: no spawn slips in meanwhile
         await self._headless_watch.close()
         await self.workflows.stop_all()
-        await self.lifecycle.stop_all()
+        if not self._keep_agents:
+            await self.lifecycle.stop_all()
         await self.web.close()
         self.notices.close()
         await self._sinks.close()
         await self._server.close()
+        if self._ptys is not None:
+            if not self._keep_agents:  # its agents were stopped just above: the server goes with the host
+                self._ptys.shutdown()
+            await self._ptys.close()
         self._conn.close()
 
     def _describe(self) -> dict[str, Any]:
@@ -152,7 +164,20 @@ class Host:
             "agents": len(agents),
             "running": sum(1 for agent in agents if agent.is_running),
             "pty_backend": self._pty_backend,
+            "terminal_server": self._terminal_server(),
             "state_db_notice": self._state_db_notice.model_dump() if self._state_db_notice else None,
+        }
+
+    def _terminal_server(self) -> dict[str, Any] | None:
+        if self._ptys is None:
+            return None
+        welcome = self._ptys.welcome
+        return {
+            "pid": welcome.pid,
+            "version": welcome.version,
+            "protocol": welcome.v,
+            "started_at": welcome.started_at,
+            "pty_backend": welcome.backend,
         }
 
     def _prune(self) -> None:

@@ -79,6 +79,12 @@ class OutputBuffer:
             return page
         return page[: clean_page_end(page)]
 
+    def skip_to(self, cursor: int) -> None:
+        """Forget everything and go on counting from `cursor`: a host adopting a terminal whose
+        earlier output it never saw keeps the cursors the previous host handed out."""
+        self._data.clear()
+        self._start = max(cursor, self._start)
+
     def clear(self) -> None:
         """Forget everything (agent clear); cursors keep counting up."""
         self._start = self.end_cursor

@@ -91,13 +91,17 @@ class ServerPtys:
         size: tuple[int, int],
         on_output: OutputHandler,
         on_exit: ExitCodeHandler,
+        first_offset: int = 0,
     ) -> tuple[int, int]:
         self._next_id += 1
         answer = asyncio.get_running_loop().create_future()
         self._launches[self._next_id] = answer
-        self._followed[key] = _Followed(on_output, on_exit)  # its output may come right after the answer
+        self._followed[key] = _Followed(on_output, on_exit, first_offset)  # its output may come with the answer
         rows, cols = size
-        self._send(wire.Launch(id=self._next_id, key=key, argv=argv, env=env, cwd=str(cwd), rows=rows, cols=cols))
+        launch = wire.Launch(
+            id=self._next_id, key=key, argv=argv, env=env, cwd=str(cwd), rows=rows, cols=cols, offset=first_offset
+        )
+        self._send(launch)
         try:
             launched = await answer
         except BaseException:

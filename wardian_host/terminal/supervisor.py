@@ -3,8 +3,7 @@
 The rest of the host talks to this part through `TerminalSupervisor`'s methods alone,
 naming a terminal by the agent's uuid and hearing back through the two callbacks given
 at launch. The PTYs themselves are held by a `PtyOwner`: the terminal server, a process
-of its own that outlives the host (`server_client.ServerPtys`), or this process
-(`LocalPtys`, for a host run inside a test). What is the host's alone stays here: the
+of its own that outlives the host (`server_client.ServerPtys`). What is the host's alone stays here: the
 agent's cgroup, the launch token and the identity of its processes, the stop of its
 whole process tree, and why the host stopped it.
 """
@@ -26,7 +25,7 @@ from wardian_core.pty_backend import Backend
 from wardian_host.terminal import agent_cgroups, process_tree
 from wardian_host.terminal.agent_cgroups import AgentCgroups
 from wardian_host.terminal.posix import resolve_executable
-from wardian_host.terminal.ptys import ExitCodeHandler, OutputHandler, PtyTable
+from wardian_host.terminal.ptys import ExitCodeHandler, OutputHandler
 
 log = logging.getLogger(__name__)
 
@@ -45,37 +44,14 @@ class PtyOwner(Protocol):
         size: tuple[int, int],
         on_output: OutputHandler,
         on_exit: ExitCodeHandler,
+        first_offset: int = 0,
     ) -> tuple[int, int]: ...
+
+    def follow(self, key: str, offset: int, on_output: OutputHandler, on_exit: ExitCodeHandler) -> None: ...
 
     def write(self, key: str, data: bytes) -> None: ...
 
     def resize(self, key: str, rows: int, cols: int) -> None: ...
-
-
-class LocalPtys:
-    """The PTYs in the host's own process: they end with it."""
-
-    def __init__(self, loop: asyncio.AbstractEventLoop, backend: Backend) -> None:
-        self._table = PtyTable(loop, backend)
-
-    async def open(
-        self,
-        key: str,
-        argv: list[str],
-        env: dict[str, str],
-        cwd: Path,
-        size: tuple[int, int],
-        on_output: OutputHandler,
-        on_exit: ExitCodeHandler,
-    ) -> tuple[int, int]:
-        terminal = self._table.open(key, argv, env, cwd, size, on_output, on_exit)
-        return terminal.pid, terminal.session_id
-
-    def write(self, key: str, data: bytes) -> None:
-        self._table.write(key, data)
-
-    def resize(self, key: str, rows: int, cols: int) -> None:
-        self._table.resize(key, rows, cols)
 
 
 @dataclass(eq=False)
@@ -91,16 +67,35 @@ class _Session:
 
 
 class TerminalSupervisor:
-    def __init__(self, owner: PtyOwner, backend: Backend, cgroups: AgentCgroups | None = None) -> None:
-        self._owner = owner
+    def __init__(self, backend: Backend, cgroups: AgentCgroups | None = None) -> None:
+        self._owner: PtyOwner | None = None  # `use` gives it once the host reached it
         self.backend = backend
         self.cgroups = cgroups  # each agent's own cgroup, where the system allows one
         self._sessions: dict[str, _Session] = {}
 
+    def use(self, owner: PtyOwner) -> None:
+        self._owner = owner
+
+    @property
+    def owner(self) -> PtyOwner:
+        if self._owner is None:
+            raise RuntimeError("the host has no terminals yet: it is still starting")
+        return self._owner
+
     async def launch(
-        self, key: str, argv: list[str], env: dict[str, str], cwd: Path, on_output: OutputHandler, on_exit: ExitHandler
+        self,
+        key: str,
+        argv: list[str],
+        env: dict[str, str],
+        cwd: Path,
+        on_output: OutputHandler,
+        on_exit: ExitHandler,
+        first_offset: int = 0,
     ) -> ProcessIdentity:
-        """Start `argv` in a new PTY for agent `key`; returns what identifies its processes."""
+        """Start `argv` in a new PTY for agent `key`; returns what identifies its processes.
+
+        `first_offset` is the offset its first byte of output gets (the agent's output cursor:
+        cursors handed out stay valid for a host that adopts the terminal later)."""
         token = new_token()
         procs = self.cgroups.prepare(key) if self.cgroups is not None else None
         if procs is not None:  # resolved first, so a missing executable is still reported as one
@@ -108,7 +103,7 @@ class TerminalSupervisor:
         session = _Session(key, 0, on_output, on_exit)
         self._sessions[key] = session  # before the answer: a server's first output may come with it
         try:
-            pid, session_id = await self._owner.open(
+            pid, session_id = await self.owner.open(
                 key,
                 argv,
                 env | {TOKEN_VARIABLE: token},
@@ -116,6 +111,7 @@ class TerminalSupervisor:
                 (DEFAULT_ROWS, DEFAULT_COLS),
                 functools.partial(self._output, session),
                 functools.partial(self._exited, session),
+                first_offset,
             )
         except BaseException:
             if self._current(session):
@@ -123,6 +119,14 @@ class TerminalSupervisor:
             raise
         session.pid = pid
         return process_tree.capture(pid, session_id, token)
+
+    def adopt(self, key: str, pid: int, offset: int, on_output: OutputHandler, on_exit: ExitHandler) -> None:
+        """Take on a terminal a previous host launched, hearing its output from `offset` on."""
+        session = _Session(key, pid, on_output, on_exit)
+        self._sessions[key] = session
+        self.owner.follow(
+            key, offset, functools.partial(self._output, session), functools.partial(self._exited, session)
+        )
 
     def _current(self, session: _Session) -> bool:
         return self._sessions.get(session.key) is session
@@ -145,11 +149,11 @@ class TerminalSupervisor:
     def write(self, key: str, data: bytes) -> None:
         if key not in self._sessions:
             raise RuntimeError(f"agent {key} has no terminal")
-        self._owner.write(key, data)
+        self.owner.write(key, data)
 
     def resize(self, key: str, rows: int, cols: int) -> None:
         if key in self._sessions:
-            self._owner.resize(key, rows, cols)
+            self.owner.resize(key, rows, cols)
 
     async def wait_exit(self, key: str) -> None:
         """Return once agent `key`'s current terminal has exited (at once if none runs)."""

@@ -1,4 +1,4 @@
-"""Ending whatever a test left running in a Wardian home: its host and its agents' processes.
+"""Ending whatever a test left running in a Wardian home: its host, its terminal server and its agents' processes.
 
 For the suites of Wardian and of provider packages; a test's hosts are reaped however it ended.
 """
@@ -13,6 +13,7 @@ import psutil
 
 from wardian_host.daemon.host_lock import running_host_pid
 from wardian_host.terminal import process_tree
+from wardian_host.terminal.server.process import running_server_pid
 
 
 def agent_uuids(home: Path) -> set[str]:
@@ -29,11 +30,11 @@ def agent_uuids(home: Path) -> set[str]:
 
 
 def reap_home(home: Path) -> None:
-    """Kill the home's host and every process that carries one of its agents' ids."""
-    pid = running_host_pid(home)
-    if pid and pid > 0:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
+    """Kill the home's host, its terminal server and every process that carries one of its agents' ids."""
+    for pid in (running_host_pid(home), running_server_pid(home)):
+        if pid and pid > 0:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
     leftovers = [p for group in process_tree.processes_by_session(agent_uuids(home)).values() for p in group]
     for process in leftovers:
         with contextlib.suppress(psutil.Error):

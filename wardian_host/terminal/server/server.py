@@ -74,6 +74,7 @@ class TerminalServer:
         self.path = socket_path
         self.started_at = now_iso()
         self._ring_bytes = ring_bytes
+        self._backend = backend
         self._ptys = PtyTable(asyncio.get_running_loop(), backend)
         self._records: dict[str, Record] = {}
         self._host: HostLink | None = None
@@ -161,6 +162,7 @@ class TerminalServer:
             pid=os.getpid(),
             version=__version__,
             started_at=self.started_at,
+            backend=self._backend,
             terminals=states,
         )
 
@@ -202,7 +204,8 @@ class TerminalServer:
             failure = WardianError("request_failed", f"cannot start {frame.argv[0]!r}: {exc.strerror or exc}")
             self._send(wire.LaunchFailed(id=frame.id, error=failure.envelope()["error"]))
             return
-        record = Record(frame.key, terminal.pid, terminal.session_id, OutputRing(self._ring_bytes), followed=True)
+        ring = OutputRing(self._ring_bytes, start_offset=frame.offset)
+        record = Record(frame.key, terminal.pid, terminal.session_id, ring, followed=True)
         self._records[frame.key] = record
         self._send(wire.Launched(id=frame.id, key=frame.key, pid=terminal.pid, session_id=terminal.session_id))
 
