@@ -22,6 +22,7 @@ ALL_FIELDS = VERBOSE_FIELDS + (
     "worktree",
     "worktree_folder",
     "branch",
+    "usage",
 )
 # What an agent launches with when its stored configuration leaves a key out; a test
 # checks these against `wardian_core.provider_models.LaunchConfig`.

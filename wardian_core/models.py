@@ -18,6 +18,35 @@ class StatusSource(StrEnum):
     persisted = "persisted"
 
 
+class UsageContext(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    used: int | None = Field(None, description="Tokens in the context after the latest turn, as the CLI counts them.")
+    window: int | None = Field(None, description="The context window the CLI states; null where it states none.")
+    fill: float | None = Field(None, description="used / window, when both are known.")
+
+
+class AgentUsage(BaseModel):
+    """An agent's usage (`agent show --fields usage`): sums over its stored turns; a figure no turn
+    reported is null ("unknown"), never 0. The figures are the CLI's own, never a price of Wardian's."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    turns: int = Field(description="Turns (or model calls, where the CLI records each) reported.")
+    input_tokens: int | None = Field(description="Input not read from nor written to a cache.")
+    output_tokens: int | None = Field(description="Output, reasoning included.")
+    cache_read_tokens: int | None
+    cache_write_tokens: int | None
+    reasoning_tokens: int | None
+    cost_usd: float | None = Field(description="The cost the CLI states.")
+    last_at: str | None = Field(description="When the latest turn was recorded.")
+    model: str | None = Field(description="The latest turn's model.")
+    context: UsageContext
+    rate_limits: list[dict[str, Any]] = Field(
+        description="The latest rate-limit windows reported: name, used_percent, window_minutes, resets_at."
+    )
+
+
 class AgentRecord(BaseModel):
     """An agent as `agent show/list` report it. Its environment is never part of it."""
 
@@ -51,6 +80,9 @@ class AgentRecord(BaseModel):
     provider_session_id: str | None = None
     is_off: bool
     status_evidence: dict[str, Any] | None = None
+    usage: "AgentUsage | None" = Field(
+        None, description="What its turns cost, as its CLI recorded them: filled when asked for (`--fields usage`)."
+    )
     worktree: str | None = Field(None, description="The id of the git worktree the agent works in, if any.")
     worktree_folder: str | None = Field(None, description="Where in that worktree it works (its launch folder).")
     branch: str | None = Field(None, description="The worktree's branch, the one Wardian made.")

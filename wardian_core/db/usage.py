@@ -10,6 +10,7 @@ against `wardian_core.provider_models.UsageReport` before it gets here).
 import json
 import sqlite3
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any, Literal
 
 from wardian_core.clock import now_iso
@@ -84,6 +85,17 @@ def agent_summaries(conn: sqlite3.Connection, agent_uuids: Iterable[str]) -> dic
     return summaries
 
 
+def attach_summaries(home: Path, records: list[dict[str, Any]]) -> None:
+    """Fill each agent record's `usage` field (`agent show/list --fields usage`) from state.db,
+    where the host writes each turn as it is reported: the same answer with or without a host."""
+    from wardian_core.db.connection import reading
+
+    with reading(home) as conn:
+        summaries = agent_summaries(conn, [record["uuid"] for record in records])
+    for record in records:
+        record["usage"] = summaries[record["uuid"]]
+
+
 def empty_summary() -> dict[str, Any]:
     """The summary of an agent no turn reported for: nothing known."""
     return (
@@ -114,12 +126,15 @@ def _context(model: str | None, used: int | None, window: int | None) -> dict[st
     return {"model": model, "context": {"used": used, "window": window, "fill": fill}}
 
 
-def totals(conn: sqlite3.Connection, by: Grouping, since: str | None = None) -> list[dict[str, Any]]:
-    """`wardian usage`: the sums per agent, class, provider or day (UTC), of turns at or after `since`."""
-    key = _GROUP_KEYS[by]
+def totals(conn: sqlite3.Connection, by: Grouping | None, since: str | None = None) -> list[dict[str, Any]]:
+    """`wardian usage`: the sums per agent, class, provider or day (UTC), of turns at or after
+    `since`; `by` None: one row of them all."""
+    key = _GROUP_KEYS[by] if by else "NULL"
+    label = f"{key} AS {by}, " if by else ""
+    grouped = f" GROUP BY {key} ORDER BY {key}" if by else ""
     rows = conn.execute(
-        f"SELECT {key} AS {by}, COUNT(*) AS turns, {_SUMS} FROM usage u JOIN agents a ON a.uuid = u.agent"
-        f" WHERE u.at >= ? GROUP BY {key} ORDER BY {key}",
+        f"SELECT {label}COUNT(*) AS turns, {_SUMS} FROM usage u JOIN agents a ON a.uuid = u.agent"
+        f" WHERE u.at >= ?{grouped}",
         (since or "",),
     ).fetchall()
     return [dict(row) for row in rows]

@@ -22,6 +22,7 @@ COMMANDS = {
     "settings": "wardian_host.cli.settings:settings",
     "providers": "wardian_host.cli.providers:providers",
     "workflow": "wardian_host.cli.workflow:workflow",
+    "usage": "wardian_host.cli.usage:usage",
     "web": "wardian_host.cli.web:web",
     "notify": "wardian_host.cli.notify:notify",
     "web": "wardian_host.cli.web:web",

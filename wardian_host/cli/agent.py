@@ -68,7 +68,9 @@ def agent() -> None:
 @output_options
 def show(reference: str | None, fields_text: str | None, field: str | None, verbose: bool, pretty: bool) -> None:
     """Show one agent; without an argument, the agent this command runs in."""
-    emit_agent(*shown_agent(reference, OutputFlags(fields_text, field, verbose, pretty)))
+    record, options, notice = shown_agent(reference, OutputFlags(fields_text, field, verbose, pretty))
+    fill_usage([record], options)
+    emit_agent(record, options, notice)
 
 
 class OutputFlags(NamedTuple):
@@ -142,7 +144,16 @@ def list_command(
     """List agents, filtered by scope, status, class or workspace."""
     options = OutputOptions.from_flags(fields_text, field, verbose, pretty)
     records, notice = listed_agents(AgentFilters(scope, status, class_name, workspace))
+    fill_usage(records, options)
     emit_agents(records, options, notice)
+
+
+def fill_usage(records: list[dict[str, Any]], options: OutputOptions) -> None:
+    """`usage` is read from state.db only when it is asked for: listing stays one read."""
+    if records and "usage" in (options.field, *options.columns()):
+        from wardian_core.db.usage import attach_summaries
+
+        attach_summaries(paths.wardian_home(), records)
 
 
 class AgentFilters(NamedTuple):
