@@ -45,6 +45,7 @@ def _recorded_pytest_runs(monkeypatch: pytest.MonkeyPatch, codes: list[int]) -> 
     monkeypatch.setattr(dev, "install_system_packages", lambda: None)
     monkeypatch.setattr(dev, "install_real_clis", lambda: None)
     monkeypatch.setattr(dev, "run_checks", lambda names=None: 0)
+    monkeypatch.delenv("WARDIAN_TEST_WORKERS", raising=False)
 
     def fake_run(*argv: object, env: dict | None = None, check: bool = True) -> int:
         runs.append((argv[3:], env))
@@ -58,9 +59,10 @@ def test_the_full_run_repeats_the_end_to_end_suites_under_the_portable_backend(m
     dev, runs = _recorded_pytest_runs(monkeypatch, [0, 0])
     assert dev.test([]) == 0
     (everything, first_env), (again, portable_env) = runs
-    assert everything == ("--durations=25",) and first_env is None
-    assert again[0] == "--durations=25"
-    suites = again[1:]
+    parallel = ("-n", "4", "--dist", "worksteal")
+    assert everything == ("--durations=25", *parallel) and first_env is None
+    assert again[:5] == ("--durations=25", *parallel)
+    suites = again[5:]
     assert "tests/e2e" in suites and all((ROOT / suite).exists() for suite in suites)
     assert "providers/wardian-claude/tests/test_real_cli.py" in suites
     assert portable_env is not None and portable_env["WARDIAN_PTY_BACKEND"] == "ptyprocess"
@@ -72,6 +74,13 @@ def test_a_failure_or_an_empty_run_in_either_pass_fails_the_run(
 ) -> None:
     dev, runs = _recorded_pytest_runs(monkeypatch, codes)
     assert dev.test([]) == expected and len(runs) == 2  # the second pass runs even after the first failed
+
+
+def test_zero_workers_runs_the_suite_in_one_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    dev, runs = _recorded_pytest_runs(monkeypatch, [0])
+    monkeypatch.setenv("WARDIAN_TEST_WORKERS", "0")
+    assert dev.test(["tests/test_db.py"]) == 0
+    assert runs[0][0] == ("--durations=25", "tests/test_db.py")
 
 
 def test_a_chosen_selection_runs_once(monkeypatch: pytest.MonkeyPatch) -> None:
