@@ -2,11 +2,13 @@
 provider, and shown to catch a provider that does not conform."""
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from wardian_core.provider_models import LaunchConfig
+from wardian_host.providers.manager import Plugins
 from wardian_host.testing.conformance import ProviderConformance, malformed_inputs, run_conformance
 
 sys.path.insert(0, str(Path(__file__).parent / "example_provider"))
@@ -21,9 +23,11 @@ class TestGenericConformance(ProviderConformance):
 class TestExampleConformance(ProviderConformance):
     provider = "example"
 
-    @pytest.fixture(autouse=True)
-    def _installed(self, provider_packages: Path) -> None:
-        """The example is a separate distribution, installed for these tests only."""
+    @pytest.fixture
+    def conformance_plugins(self, register_test_plugins: Callable[..., Plugins]) -> Plugins:
+        """The example is a separate distribution: its plugin, registered (its entry point is
+        proven in tests/test_plugins.py)."""
+        return register_test_plugins(self.provider)
 
 
 def test_malformed_inputs_are_deterministic_and_include_cut_utf8() -> None:
@@ -31,9 +35,11 @@ def test_malformed_inputs_are_deterministic_and_include_cut_utf8() -> None:
     assert b"\xe2\x82" in malformed_inputs()
 
 
-def test_conformance_reports_a_parser_that_raises(provider_packages: Path, tmp_path: Path) -> None:
+def test_conformance_reports_a_parser_that_raises(
+    register_test_plugins: Callable[..., Plugins], tmp_path: Path
+) -> None:
     with pytest.raises(AssertionError) as caught:
-        run_conformance("raising", tmp_path)
+        run_conformance("raising", tmp_path, plugins=register_test_plugins("raising"))
     report = str(caught.value)
     assert "feed(input #0: b'\\xe2\\x82') on pty" in report
     assert "RuntimeError: raising chokes on output" in report
@@ -41,9 +47,11 @@ def test_conformance_reports_a_parser_that_raises(provider_packages: Path, tmp_p
     assert "resume_args: validation_failed" in report
 
 
-def test_conformance_reports_a_plugin_whose_hooks_do_not_validate(provider_packages: Path, tmp_path: Path) -> None:
+def test_conformance_reports_a_plugin_whose_hooks_do_not_validate(
+    register_test_plugins: Callable[..., Plugins], tmp_path: Path
+) -> None:
     with pytest.raises(AssertionError, match=r"does not load \(validate\): unknown hook 'parse_outputs'"):
-        run_conformance("broken-hook", tmp_path)
+        run_conformance("broken-hook", tmp_path, plugins=register_test_plugins("broken-hook"))
 
 
 def test_conformance_refuses_generic_without_a_command(tmp_path: Path) -> None:
@@ -51,15 +59,17 @@ def test_conformance_refuses_generic_without_a_command(tmp_path: Path) -> None:
         run_conformance("generic", tmp_path)
 
 
-def test_conformance_passes_on_the_example_provider(provider_packages: Path, tmp_path: Path) -> None:
-    run_conformance("example", tmp_path)
+def test_conformance_passes_on_the_example_provider(
+    register_test_plugins: Callable[..., Plugins], tmp_path: Path
+) -> None:
+    run_conformance("example", tmp_path, plugins=register_test_plugins("example"))
 
 
 def test_conformance_catches_a_provider_keeping_its_own_resume_flags_and_an_unusable_parser(
-    provider_packages: Path, tmp_path: Path
+    register_test_plugins: Callable[..., Plugins], tmp_path: Path
 ) -> None:
     with pytest.raises(AssertionError) as caught:
-        run_conformance("own-resume", tmp_path)
+        run_conformance("own-resume", tmp_path, plugins=register_test_plugins("own-resume"))
     report = str(caught.value)
     # Given the host's resume arguments, it added its own copy as well.
     assert "interactive resume launch given the host's ctx.resume_args ['--conformance-resume'" in report

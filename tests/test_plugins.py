@@ -3,10 +3,12 @@ to exactly one provider, and isolation of faulty plugins."""
 
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from stand_in_provider import StandIn, registered
+from stand_in_provider import StandIn
+from stand_in_provider import registered as registered_stand_in
 
 from wardian_core import hookimpl
 from wardian_core.errors import WardianError
@@ -53,33 +55,44 @@ def test_generic_is_found_through_the_wardian_entry_point_group() -> None:
     )
 
 
-def test_installed_package_is_registered_under_its_entry_point_name(provider_packages: Path) -> None:
-    plugins = load_plugins({"WARDIAN_PLUGINS": "example"})
-    assert plugins.provider_names() == ["example"]
+@pytest.mark.parametrize("allowed", [{}, {"WARDIAN_PLUGINS": "generic,example,broken-import"}])
+def test_a_package_pip_installed_adds_its_providers_by_entry_point(
+    install_provider_packages: Callable[[], Path], allowed: dict[str, str]
+) -> None:
+    running = load_plugins(allowed)  # before the install: a host started earlier
+    assert "example" not in running.provider_names()
+    installed = install_provider_packages()  # while it runs
+    # The running host finds it when it is named; a new process finds it at once.
+    assert running.info("example").display_name == "Example CLI"
+    assert "example" in running.provider_names() and running.failure("example") is None
+    plugins = load_plugins(allowed)
     record = plugins.record("example")
+    assert (record.name, record.entry_point) == ("example", "wardian_example.plugin")
     assert (record.package, record.package_version) == ("wardian-example", "0.3.0")
-    assert str(provider_packages) in str(sys.modules["wardian_example.plugin"].__file__)
-    assert plugins.info("example").display_name == "Example CLI"
+    assert str(installed) in str(sys.modules["wardian_example.plugin"].__file__)
+    assert plugins.info("example").tested_versions is not None  # its provider.toml was installed
+    failure = failure_of(plugins, "broken-import")
+    assert (failure.stage, failure.package, failure.package_version) == ("import", "wardian-broken-providers", "0.0.1")
+    assert failure.error == "ImportError: wardian_broken needs the library frobnicate, which is not installed"
 
 
-def test_unset_allow_list_loads_every_installed_plugin(provider_packages: Path) -> None:
+def test_unset_allow_list_loads_every_installed_plugin() -> None:
     plugins = load_plugins({})
-    test_plugins = {"example", "generic", "own-resume", "raising", "recorder"}
-    assert test_plugins <= set(plugins.plugin_names())
-    repo_providers = set(plugins.plugin_names()) - test_plugins  # providers/* installed beside
+    repo_providers = set(plugins.plugin_names()) - {"generic"}  # providers/*, installed beside
+    assert {"claude", "codex", "gemini", "opencode"} <= repo_providers
     assert all(plugins.record(name).package == f"wardian-{name}" for name in repo_providers)
-    assert set(plugins.provider_names()) == {"example", "generic", "own-resume", "raising"} | repo_providers
-    assert sorted(f.name for f in plugins.failures) == ["broken-hook", "broken-import", "old-contract"]
+    assert set(plugins.provider_names()) == {"generic"} | repo_providers
+    assert plugins.failures == []
 
 
-def test_allow_list_loads_only_the_named_plugins(provider_packages: Path) -> None:
-    plugins = load_plugins({"WARDIAN_PLUGINS": " example , generic "})
-    assert plugins.provider_names() == ["example", "generic"]
+def test_allow_list_loads_only_the_named_plugins() -> None:
+    plugins = load_plugins({"WARDIAN_PLUGINS": " codex , generic "})
+    assert plugins.provider_names() == ["codex", "generic"]
     assert plugins.failures == []
 
 
 @pytest.mark.parametrize("value", ["", " ", ","])
-def test_empty_allow_list_loads_nothing(provider_packages: Path, value: str) -> None:
+def test_empty_allow_list_loads_nothing(value: str) -> None:
     plugins = load_plugins({"WARDIAN_PLUGINS": value})
     assert plugins.provider_names() == []
     assert plugins.failures == []
@@ -100,62 +113,43 @@ def test_allow_listed_plugin_that_is_not_installed_is_reported() -> None:
     assert "no plugin named 'nosuchprovider' is installed" in failure.error
 
 
-def test_misspelled_hook_is_refused_with_a_suggestion(provider_packages: Path) -> None:
-    plugins = load_plugins({"WARDIAN_PLUGINS": "broken-hook,generic"})
+def test_misspelled_hook_is_refused_with_a_suggestion(register_test_plugins: Callable[..., Plugins]) -> None:
+    plugins = register_test_plugins("broken-hook", "generic")
     failure = failure_of(plugins, "broken-hook")
     assert failure.stage == "validate"
     assert "unknown hook 'parse_outputs'; did you mean 'parse_output'?" in failure.error
-    assert (failure.package, failure.package_version) == ("wardian-broken-providers", "0.0.1")
     assert plugins.provider_names() == ["generic"]
     assert plugins.plugin_names() == ["generic"]
 
 
-def test_plugin_that_fails_to_import_is_reported_and_the_others_load(provider_packages: Path) -> None:
-    plugins = load_plugins({"WARDIAN_PLUGINS": "broken-import,example"})
-    failure = failure_of(plugins, "broken-import")
-    assert failure.stage == "import"
-    assert failure.error == "ImportError: wardian_broken needs the library frobnicate, which is not installed"
-    assert plugins.provider_names() == ["example"]
-
-
-def test_provider_for_another_contract_version_is_refused(provider_packages: Path) -> None:
-    plugins = load_plugins({"WARDIAN_PLUGINS": "old-contract"})
+def test_provider_for_another_contract_version_is_refused(register_test_plugins: Callable[..., Plugins]) -> None:
+    plugins = register_test_plugins("old-contract")
     failure = failure_of(plugins, "old-contract")
     assert failure.stage == "info"
     assert "contract version 99" in failure.error
     assert plugins.provider_names() == []
 
 
-def test_info_of_a_broken_plugin_explains_why_it_is_unavailable(provider_packages: Path) -> None:
-    plugins = load_plugins({"WARDIAN_PLUGINS": "broken-import"})
+def test_info_of_a_broken_plugin_explains_why_it_is_unavailable(register_test_plugins: Callable[..., Plugins]) -> None:
+    plugins = register_test_plugins("old-contract")
     with pytest.raises(WardianError) as caught:
-        plugins.info("broken-import")
+        plugins.info("old-contract")
     assert caught.value.code == "request_failed"
-    assert "frobnicate" in caught.value.message
+    assert "could not be loaded (info): built for contract version 99" in caught.value.message
 
 
-def test_unknown_provider_is_not_found_and_the_hint_lists_known_ones(provider_packages: Path) -> None:
-    plugins = load_plugins({"WARDIAN_PLUGINS": "example,generic"})
+def test_unknown_provider_is_not_found_and_the_hint_lists_known_ones() -> None:
+    plugins = load_plugins({"WARDIAN_PLUGINS": "codex,generic"})
     with pytest.raises(WardianError) as caught:
         plugins.build_argv("nope", ctx=context(Path("/tmp"), "nope"))
     assert (caught.value.code, caught.value.exit_code) == ("not_found", 2)
-    assert caught.value.hint == "Known providers: example, generic. WARDIAN_PLUGINS does not name it."
+    assert caught.value.hint == "Known providers: codex, generic. WARDIAN_PLUGINS does not name it."
 
 
-@pytest.mark.parametrize("allowed", [{}, {"WARDIAN_PLUGINS": "generic,example"}])
-def test_a_provider_installed_after_loading_is_found_when_named(
-    provider_packages_dir: Path, monkeypatch: pytest.MonkeyPatch, allowed: dict[str, str]
+def test_call_dispatches_to_the_named_provider_only(
+    register_test_plugins: Callable[..., Plugins], tmp_path: Path
 ) -> None:
-    plugins = load_plugins(allowed)  # before the package is on the path: a host started earlier
-    assert "example" not in plugins.provider_names()
-    monkeypatch.syspath_prepend(str(provider_packages_dir))  # installed while the host runs
-
-    assert plugins.info("example").display_name == "Example CLI"
-    assert "example" in plugins.provider_names() and plugins.failure("example") is None
-
-
-def test_call_dispatches_to_the_named_provider_only(provider_packages: Path, tmp_path: Path) -> None:
-    plugins = load_plugins({"WARDIAN_PLUGINS": "example,generic"})
+    plugins = register_test_plugins("example", "generic")
     ctx = context(tmp_path, "generic", ["bash", "-l"])
     assert plugins.build_argv("generic", ctx=ctx).argv == ["bash", "-l"]
     assert plugins.build_argv("example", ctx=ctx).argv == [
@@ -178,8 +172,10 @@ def test_hook_a_provider_does_not_implement_gets_the_neutral_answer(tmp_path: Pa
     assert SourceParser(plugins, "generic", PTY_SOURCE).screen(ctx, ScreenModel().snapshot()) == ParseResult()
 
 
-def test_raising_provider_becomes_request_failed_and_is_recorded(provider_packages: Path, tmp_path: Path) -> None:
-    plugins = load_plugins({"WARDIAN_PLUGINS": "raising,generic"})
+def test_raising_provider_becomes_request_failed_and_is_recorded(
+    register_test_plugins: Callable[..., Plugins], tmp_path: Path
+) -> None:
+    plugins = register_test_plugins("raising", "generic")
     ctx = context(tmp_path, "raising")
     with pytest.raises(WardianError) as caught:
         SourceParser(plugins, "raising", PTY_SOURCE).parse(ctx, b"x")
@@ -192,8 +188,10 @@ def test_raising_provider_becomes_request_failed_and_is_recorded(provider_packag
     assert plugins.build_argv("generic", ctx=context(tmp_path, "generic", ["sh"])).argv == ["sh"]
 
 
-def test_a_hook_that_keeps_raising_is_counted_not_recorded_again(provider_packages: Path, tmp_path: Path) -> None:
-    plugins = load_plugins({"WARDIAN_PLUGINS": "raising"})
+def test_a_hook_that_keeps_raising_is_counted_not_recorded_again(
+    register_test_plugins: Callable[..., Plugins], tmp_path: Path
+) -> None:
+    plugins = register_test_plugins("raising")
     ctx = context(tmp_path, "raising")
     parser = SourceParser(plugins, "raising", PTY_SOURCE)
     for _ in range(1000):
@@ -206,8 +204,10 @@ def test_a_hook_that_keeps_raising_is_counted_not_recorded_again(provider_packag
     assert by_stage["status_changed"].error == "RuntimeError: raising cannot observe"
 
 
-def test_answer_of_the_wrong_type_is_validation_failed(provider_packages: Path, tmp_path: Path) -> None:
-    plugins = load_plugins({"WARDIAN_PLUGINS": "raising"})
+def test_answer_of_the_wrong_type_is_validation_failed(
+    register_test_plugins: Callable[..., Plugins], tmp_path: Path
+) -> None:
+    plugins = register_test_plugins("raising")
     with pytest.raises(WardianError) as caught:
         plugins.resume_args("raising", ctx=context(tmp_path, "raising"), session_id="s")
     assert caught.value.code == "validation_failed"
@@ -229,8 +229,10 @@ def test_hooks_are_called_with_exactly_their_keywords(tmp_path: Path) -> None:
         plugins._call("generic", "status_changed", ctx=None, previous="a", current="b", event=None)
 
 
-def test_notify_reaches_every_observer_and_survives_a_raising_one(provider_packages: Path, tmp_path: Path) -> None:
-    plugins = load_plugins({"WARDIAN_PLUGINS": "raising,recorder,generic"})
+def test_notify_reaches_every_observer_and_survives_a_raising_one(
+    register_test_plugins: Callable[..., Plugins], tmp_path: Path
+) -> None:
+    plugins = register_test_plugins("raising", "recorder", "generic")
     recorder = sys.modules["wardian_broken.recorder"]
     recorder.SEEN.clear()
     plugins.notify(
@@ -273,5 +275,5 @@ def test_a_registered_plugin_object_is_checked_as_an_installed_one(tmp_path: Pat
     assert "unknown hook 'parse_outputs'; did you mean 'parse_output'?" in failure.error
     assert plugins.provider_names() == []
     # A sound one is a provider like any other, reached by name only.
-    sound = registered(StandIn())
+    sound = registered_stand_in(StandIn())
     assert sound.build_argv("standin", context(tmp_path, "standin")).argv == ["standin"]

@@ -1,107 +1,109 @@
-"""A pytest plugin that installs the test provider distributions as real packages.
+"""A pytest plugin giving tests the test provider distributions, as plugin objects or installed.
 
-`tests/example_provider` and `tests/broken_providers` are built into wheels and
-installed with pip (`--no-deps --no-index --target`) into one session-wide directory;
-a test that asks for `provider_packages` gets that directory on `sys.path` and on
-`PYTHONPATH`, so both in-process loading and `wardian` subprocesses find them through
-their entry points. Other tests never see them.
+`tests/example_provider` and `tests/broken_providers` are two ordinary distributions.
 
-The wheels are built here, from each pyproject.toml's [project] table, because the
-declared backend needs build tools (setuptools with bdist_wheel) a test run offline
-may not have; what pip installs is an ordinary pure-Python wheel either way.
+- A test that needs only their plugins calls `register_test_plugins("raising", ...)`: the
+  modules their entry points name, imported from the source trees and handed to
+  `Plugins.register`; no install, no discovery.
+- A test that needs them found through their entry points (discovery itself, or a `wardian`
+  subprocess) asks for `provider_packages`: pip installs both, offline, once a session
+  (each xdist worker its own), into a directory that test gets on `sys.path` and
+  `PYTHONPATH` (`install_provider_packages` does it when the test says). Other tests never
+  see them.
 
 Test modules load this with:
     sys.path.insert(0, str(Path(__file__).parent / "example_provider"))
     pytest_plugins = ["wardian_test_packages"]
 """
 
-import base64
-import hashlib
-import importlib.util
+import importlib
 import os
-import re
+import shutil
 import subprocess
 import sys
 import tomllib
-import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from wardian_host.providers.manager import GROUP, Plugins
+
 TESTS = Path(__file__).resolve().parent.parent
 DISTRIBUTIONS = (TESTS / "example_provider", TESTS / "broken_providers")
+IMPORT_PACKAGES = ("wardian_example", "wardian_broken")
 
 
-def _record_hash(data: bytes) -> str:
-    return "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+def _entry_points() -> dict[str, str]:
+    """Every test plugin's name and the module its entry point names, as declared."""
+    points: dict[str, str] = {}
+    for source in DISTRIBUTIONS:
+        project = tomllib.loads((source / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+        points.update(project["entry-points"][GROUP])
+    return points
 
 
-def build_wheel(source: Path, out: Path) -> Path:
-    project = tomllib.loads((source / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    name = re.sub(r"[-_.]+", "_", project["name"])
-    dist_info = f"{name}-{project['version']}.dist-info"
-    files: dict[str, bytes] = {}
-    for path in sorted(path for path in (source / "src").rglob("*") if path.suffix in {".py", ".toml"}):
-        files[path.relative_to(source / "src").as_posix()] = path.read_bytes()
-    files[f"{dist_info}/METADATA"] = (
-        f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {project['version']}\n"
-        f"Summary: {project.get('description', '')}\n"
-    ).encode()
-    files[f"{dist_info}/WHEEL"] = (
-        b"Wheel-Version: 1.0\nGenerator: wardian-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
-    )
-    entry_points = ""
-    for group, points in project.get("entry-points", {}).items():
-        entry_points += f"[{group}]\n" + "".join(f"{key} = {value}\n" for key, value in points.items()) + "\n"
-    files[f"{dist_info}/entry_points.txt"] = entry_points.encode()
-    record = "".join(f"{path},{_record_hash(data)},{len(data)}\n" for path, data in files.items())
-    files[f"{dist_info}/RECORD"] = (record + f"{dist_info}/RECORD,,\n").encode()
-    wheel = out / f"{name}-{project['version']}-py3-none-any.whl"
-    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as archive:
-        for path, data in files.items():
-            archive.writestr(path, data)
-    return wheel
+ENTRY_POINTS = {"generic": "wardian_host.providers.builtin_generic.plugin", **_entry_points()}
 
 
-def install(wheels: list[Path], target: Path) -> None:
-    if importlib.util.find_spec("pip") is None:
-        # Environments built without pip (uv): a pure-Python wheel installs by unpacking.
-        for wheel in wheels:
-            with zipfile.ZipFile(wheel) as archive:
-                archive.extractall(target)
-        return
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-            "--no-deps",
-            "--no-index",
-            "--no-compile",
-            "--target",
-            str(target),
-            *map(str, wheels),
-        ],
-        check=True,
-        capture_output=True,
-    )
+def forget_imports(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Import the test packages afresh from where this test puts them (the sources, or the
+    install), never from a module an earlier test imported from the other place."""
+    for module in list(sys.modules):
+        if module.split(".")[0] in IMPORT_PACKAGES:
+            monkeypatch.delitem(sys.modules, module)
+
+
+@pytest.fixture
+def register_test_plugins(monkeypatch: pytest.MonkeyPatch) -> Callable[..., Plugins]:
+    """`register(*names)`: new Plugins holding the named test plugins (`generic` is the built-in),
+    registered as their entry points would be, imported from their source trees."""
+    forget_imports(monkeypatch)
+    for source in DISTRIBUTIONS:
+        monkeypatch.syspath_prepend(str(source / "src"))
+
+    def register(*names: str) -> Plugins:
+        plugins = Plugins()
+        for name in names:
+            plugins.register(importlib.import_module(ENTRY_POINTS[name]), name)
+        return plugins
+
+    return register
+
+
+def install(sources: tuple[Path, ...], target: Path, scratch: Path) -> None:
+    """`pip install` of each distribution, built by its declared backend from a copy (a build
+    writes beside its sources), offline: the backend is the test environment's setuptools."""
+    left_out = shutil.ignore_patterns("build", "*.egg-info")
+    copies = [shutil.copytree(source, scratch / source.name, ignore=left_out) for source in sources]
+    command = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps"]
+    command += ["--no-index", "--no-build-isolation", "--no-compile", "--target", str(target), *map(str, copies)]
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        pytest.fail(f"pip could not install the test providers:\n{done.stderr}")
 
 
 @pytest.fixture(scope="session")
 def provider_packages_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    wheels_dir = tmp_path_factory.mktemp("wheels")
     target = tmp_path_factory.mktemp("provider-packages")
-    install([build_wheel(source, wheels_dir) for source in DISTRIBUTIONS], target)
+    install(DISTRIBUTIONS, target, tmp_path_factory.mktemp("provider-sources"))
     return target
 
 
 @pytest.fixture
-def provider_packages(provider_packages_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+def install_provider_packages(provider_packages_dir: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[[], Path]:
+    """`install()`: the example and broken providers, installed and visible to this test from then on."""
+
+    def install() -> Path:
+        forget_imports(monkeypatch)
+        monkeypatch.syspath_prepend(str(provider_packages_dir))
+        monkeypatch.setenv("PYTHONPATH", str(provider_packages_dir), prepend=os.pathsep)
+        return provider_packages_dir
+
+    return install
+
+
+@pytest.fixture
+def provider_packages(install_provider_packages: Callable[[], Path]) -> Path:
     """The example and broken providers, installed and visible to this test only."""
-    monkeypatch.syspath_prepend(str(provider_packages_dir))
-    monkeypatch.setenv("PYTHONPATH", str(provider_packages_dir), prepend=os.pathsep)
-    yield provider_packages_dir
+    return install_provider_packages()

@@ -339,9 +339,14 @@ def _started_parser(
 CHECKS = (check_provider_info, check_build_argv, check_resume_launch, check_other_hooks, check_parse_output)
 
 
-def run_conformance(provider: str, workdir: Path, launch: LaunchConfig | None = None) -> None:
-    """Every check on `provider`; raises AssertionError listing every problem found."""
-    plugins = load_provider(provider)
+def run_conformance(
+    provider: str, workdir: Path, launch: LaunchConfig | None = None, plugins: Plugins | None = None
+) -> None:
+    """Every check on `provider`; raises AssertionError listing every problem found.
+
+    `plugins`: where `provider` is registered already (`Plugins.register`, a test's plugin
+    object); by default it is loaded alone through its installed entry point."""
+    plugins = plugins or load_provider(provider)
     problems = check_loads(plugins, provider)
     if not problems:
         problems += check_provider_info(plugins, provider)
