@@ -74,8 +74,10 @@ def install_real_clis() -> None:
 
 
 def type_checked_packages() -> list[Path]:
-    """wardian_core, wardian_host and the import package of every provider distribution."""
-    providers = [package for src in provider_packages() for package in sorted((src / "src").glob("*/__init__.py"))]
+    """wardian_core, wardian_host, the import package of every provider distribution, and the
+    example provider (what a third party copies is held to the same types)."""
+    sources = [*provider_packages(), ROOT / "tests" / "example_provider"]
+    providers = [package for src in sources for package in sorted((src / "src").glob("*/__init__.py"))]
     return [ROOT / "wardian_core", ROOT / "wardian_host", *(package.parent for package in providers)]
 
 
