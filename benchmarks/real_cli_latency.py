@@ -1,0 +1,128 @@
+"""The real Claude Code through `wardian`: how soon a turn's end and a sent prompt arrive.
+
+    .venv/bin/python benchmarks/real_cli_latency.py [--turns 20] [--runs 5]
+
+Runs inside a loopback-only network namespace (it re-executes itself under `unshare --net`,
+as the real-CLI tests do): the CLI reaches nothing but the fake model server on 127.0.0.1,
+which stamps when each request arrived and when its answer was written (time.monotonic(),
+the machine's clock, so this process's stamps compare with them). One agent, `--runs` runs
+of `--turns` turns; each turn:
+
+- `agent wait --until idle --next` is started first; the prompt's MOCK_DELAY_MS holds the
+  model's answer back until it surely waits. Turn end -> wait returns: from the answer of the
+  turn's main request (the one offering tools) written whole to the waiting process's exit.
+- `send` -> the model receives: from starting `wardian send` to the first model request that
+  carries the prompt's token (the send's own start-up included, as an agent pays it).
+"""
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from delivery import WARDIAN, Run, host_environment, in_namespace, percentile
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "support"))
+
+from model_server.server import ModelServer  # noqa: E402 - after the harness joins the path
+from model_server.wire import RecordedRequest  # noqa: E402
+from real_cli_fixtures import make_real_cli, pinned_clis  # noqa: E402
+
+TURN_END_P50_MS, TURN_END_MAX_MS, SEND_P50_MS = 15.0, 50.0, 250.0
+# Long enough for `agent wait` to start and reach the host before the turn can end.
+ANSWER_DELAY_MS = 1500
+
+
+def with_token(run: Run, token: str) -> list[RecordedRequest]:
+    return [request for request in run.cli.server.model_requests() if f"ECHO:{token}" in request.body_text()]
+
+
+def main_request(requests: list[RecordedRequest]) -> RecordedRequest:
+    """The turn's own request: it offers the tools (a title or a summary request offers none)."""
+    offering = [request for request in requests if (request.json() or {}).get("tools")]
+    return (offering or requests)[-1]
+
+
+def details(token: str, sent_at: float, returned_at: float, requests: list[RecordedRequest]) -> None:
+    """Each request of the turn, its stamps from the send's start: where a turn's time went."""
+    for request in requests:
+        offers = "tools" if (request.json() or {}).get("tools") else "no tools"
+        print(
+            f"    {token} {request.route} {request.reply_kind} ({offers}): arrived "
+            f"{(request.received_at - sent_at) * 1000:.0f} ms, answered {(request.answered_at - sent_at) * 1000:.0f} ms"
+        )
+    print(f"    {token} wait returned {(returned_at - sent_at) * 1000:.0f} ms")
+
+
+def one_turn(run: Run, token: str, show: bool = False) -> tuple[float, float]:
+    """(turn end -> wait returned, send started -> model received), in ms."""
+    waiter = subprocess.Popen(
+        [WARDIAN, "agent", "wait", run.name, "--until", "idle", "--next", "--timeout", "60s"],
+        env=run.env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    sent_at = time.monotonic()
+    run.wardian("send", f"latency MOCK_DELAY_MS:{ANSWER_DELAY_MS} ECHO:{token}", "--to", run.name)
+    waiter.wait(timeout=90)
+    returned_at = time.monotonic()
+    if waiter.returncode != 0:
+        raise SystemExit(f"agent wait failed: {waiter.stderr.read().decode() if waiter.stderr else ''}")
+    requests = with_token(run, token)
+    if show:
+        details(token, sent_at, returned_at, requests)
+    turn_end = main_request(requests).answered_at
+    received = min(request.received_at for request in requests)
+    return (returned_at - turn_end) * 1000, (received - sent_at) * 1000
+
+
+def verdict(value: float, target: float) -> str:
+    return "ok" if value <= target else "OVER TARGET"
+
+
+def report(number: int, turn_ends: list[float], sends: list[float]) -> None:
+    p50, worst, send_p50 = statistics.median(turn_ends), max(turn_ends), statistics.median(sends)
+    print(
+        f"  run {number}: turn end -> wait returns p50 {p50:6.1f} ms (target <= {TURN_END_P50_MS:g}) "
+        f"{verdict(p50, TURN_END_P50_MS)}, max {worst:6.1f} ms (target <= {TURN_END_MAX_MS:g}) "
+        f"{verdict(worst, TURN_END_MAX_MS)};  send -> model receives p50 {send_p50:6.1f} ms "
+        f"(target <= {SEND_P50_MS:g}) {verdict(send_p50, SEND_P50_MS)}, p90 {percentile(sends, 0.9):6.1f} ms"
+    )
+
+
+def measure(run: Run, runs: int, turns: int, show: bool) -> None:
+    spawn = ["--provider", "claude", "--class", "Bench", "--name", run.name, "--workspace", str(run.cli.workspace)]
+    run.wardian("agent", "spawn", *spawn)
+    run.wait("idle")
+    for number in range(1, runs + 1):
+        samples = [one_turn(run, f"r{number}t{turn}", show) for turn in range(turns)]
+        report(number, [turn_end for turn_end, _ in samples], [send for _, send in samples])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--turns", type=int, default=20, help="turns per run")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--details", action="store_true", help="print each turn's requests and stamps")
+    args = parser.parse_args()
+    in_namespace([str(Path(__file__).resolve()), *sys.argv[1:]])
+    pin = pinned_clis("claude")[0]
+    print(f"real_cli_latency: claude {pin.version} through the host, {args.runs} runs of {args.turns} turns")
+    with tempfile.TemporaryDirectory(prefix="latency-claude-") as scratch, ModelServer() as server:
+        cli = make_real_cli("claude", Path(scratch), server, pin)
+        home = Path(scratch) / "wardian-home"
+        home.mkdir()
+        run = Run(cli, host_environment(cli, home))
+        try:
+            measure(run, args.runs, args.turns, args.details)
+        finally:
+            run.wardian("host", "stop", check=False)
+            cli.close()
+
+
+if __name__ == "__main__":
+    main()
