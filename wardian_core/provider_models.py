@@ -77,6 +77,12 @@ class InputProfile(_Model):
     bracketed_paste: bool = Field(True, description="Wrap multi-line or long input in bracketed paste.")
     paste_threshold: int = Field(200, ge=0, description="Single-line input longer than this is pasted too.")
     settle_seconds: float = Field(0.05, ge=0, description="Pause between pasting and the submit key.")
+    submit_once_drawn: bool = Field(
+        False,
+        description="The submit key may follow as soon as the typed text's last word is on screen (a TUI that "
+        "takes each read as it comes, with no paste timing), at most `settle_seconds` after typing. False: "
+        "always the full `settle_seconds`.",
+    )
     dialogs: dict[str, DialogKeys] = Field(
         default_factory=dict,
         description="Per dialog (the `dialog` an approval_requested event names): the keys answering it.",
