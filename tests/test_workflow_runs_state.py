@@ -44,6 +44,43 @@ def test_the_log_rebuilds_every_node_and_the_run() -> None:
     assert open_nodes(run) == ["c"]
 
 
+def test_a_run_totals_what_its_agent_nodes_reported() -> None:
+    first = {"turns": 1, "input_tokens": 1200, "output_tokens": 70, "cost_usd": None, "cache_read_tokens": 300}
+    second = {"turns": 2, "input_tokens": 5, "output_tokens": 1, "cost_usd": 0.25, "cache_read_tokens": None}
+    log = [
+        _event("run_started"),
+        _event("node_completed", "a", output="hi", usage=first),
+        _event("node_failed", "b", error="exit 1", usage=second),
+        _event("node_completed", "c", output="shell: no usage"),
+    ]
+
+    usage = rebuild(["a", "b", "c"], log)["usage"]
+
+    assert (usage["turns"], usage["input_tokens"], usage["output_tokens"]) == (3, 1205, 71)
+    assert (usage["cache_read_tokens"], usage["cost_usd"]) == (300, 0.25)
+    assert (usage["cache_write_tokens"], usage["reasoning_tokens"]) == (None, None)  # no node reported one
+
+
+def test_a_node_counts_each_reported_turn_once_with_its_newest_figures() -> None:
+    from wardian_core.usage_sums import reported_turns
+
+    events = [
+        {"kind": "usage_reported", "usage": {"turn_key": "m1", "output_tokens": 1}},
+        {"kind": "usage_reported", "usage": {"turn_key": "m1", "output_tokens": 70, "input_tokens": 3}},
+        {"kind": "turn_completed", "message": "MOCK-REPLY"},
+        {"kind": "usage_reported", "usage": {"turn_key": "m2", "output_tokens": 5}},
+    ]
+    assert reported_turns(events) == {
+        "turns": 2,
+        "input_tokens": 3,
+        "output_tokens": 75,
+        "cache_read_tokens": None,
+        "cache_write_tokens": None,
+        "reasoning_tokens": None,
+        "cost_usd": None,
+    }
+
+
 def test_a_log_cut_short_by_a_crash_is_still_a_running_run() -> None:
     run = rebuild(["a", "b"], [_event("run_started"), _event("node_started", "a", pid=9)])
 

@@ -15,9 +15,8 @@ from typing import Any, Literal
 
 from wardian_core.clock import now_iso
 from wardian_core.db.events import KEEP_DAYS, KEEP_PER_AGENT, prune_rows
+from wardian_core.usage_sums import SUMMED_FIGURES
 
-TOKEN_FIGURES = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens")
-SUMMED_FIGURES = (*TOKEN_FIGURES, "cost_usd")
 # What a turn's row holds besides the sums: the latest of these says how full the context is now.
 LATEST_FIGURES = ("model", "context_used", "context_window")
 Grouping = Literal["agent", "class", "provider", "day"]

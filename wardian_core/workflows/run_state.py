@@ -1,12 +1,14 @@
 """A workflow run's state, rebuilt from its append-only event log (the log is the truth).
 
 Events (`kind`, `node`, `payload`): run_started, node_started {session_id, provider,
-run_mode, pid, ...}, node_completed {output}, node_failed {error}, node_skipped {because},
+run_mode, pid, ...}, node_completed {output, usage}, node_failed {error, usage}, node_skipped {because},
 node_awaiting_approval {message}, node_approved {by}, node_stopped {reason},
 run_completed, run_failed, run_stopped, run_interrupted.
 """
 
 from typing import Any
+
+from wardian_core.usage_sums import add_up
 
 # The run is still going in any of these node states.
 OPEN_NODE_STATES = ("pending", "running", "awaiting_approval")
@@ -50,6 +52,8 @@ def rebuild(node_ids: list[str], events: list[dict[str, Any]]) -> dict[str, Any]
             node["started_at"] = at
         else:
             node["ended_at"] = at
+    # What the run's agent nodes cost, as their CLIs reported it (each node's `usage`).
+    run["usage"] = add_up(node["usage"] for node in nodes.values() if node.get("usage"))
     return run
 
 

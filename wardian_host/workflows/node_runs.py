@@ -18,6 +18,7 @@ import psutil
 
 from wardian_core.errors import WardianError
 from wardian_core.provider_models import HEADLESS_SOURCE, LaunchConfig, LaunchPlan, SpawnContext
+from wardian_core.usage_sums import reported_turns
 from wardian_core.workflows.model import AgentNode, ShellNode, Workflow
 from wardian_core.workflows.templates import TemplateError, render
 from wardian_host.agents.agent_env import agent_environment
@@ -144,11 +145,13 @@ async def run_agent(node: AgentNode, workflow: Workflow, run: NodeRun, parts: Ag
     session = result["session_id"] or ctx.provider_session_id
     if node.run_mode == "inherit_resume" and player.agent is not None and session:
         parts.lifecycle.adopt_session(player.agent, session)
+    usage = reported_turns(result["events"])
     if result["status"] != "idle" or result["exit_code"] != 0:
-        raise NodeFailed(_failure(result), {"provider_session_id": session, "exit_code": result["exit_code"]})
+        details = {"provider_session_id": session, "exit_code": result["exit_code"], "usage": usage}
+        raise NodeFailed(_failure(result), details)
     reply = final_reply(result["events"])
     output = reply if node.output_schema is None else json_output(reply, node.output_schema)
-    return {"output": output, "provider_session_id": session, "exit_code": 0}
+    return {"output": output, "provider_session_id": session, "exit_code": 0, "usage": usage}
 
 
 async def _launch(
