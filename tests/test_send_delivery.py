@@ -31,6 +31,8 @@ HOOKS = OutputSource(name="hooks", kind="file", path=Path("hooks.jsonl"))
 BOUND = 0.3
 PROFILE = InputProfile(settle_seconds=0, turn_start_seconds=BOUND, input_marker="❯")
 SUBMIT = b"\r"
+# A settle no test could wait out: a send that finishes pressed its submit key once the text was drawn.
+DRAWING = InputProfile(settle_seconds=3600, submit_once_drawn=True, turn_start_seconds=BOUND, input_marker="❯")
 
 
 def draw(*rows: str) -> bytes:
@@ -62,7 +64,7 @@ def home(tmp_path: Path) -> SimpleNamespace:
     registry = AgentRegistry(conn, 64 * 1024)
     tracker = StatusTracker(conn, lambda *_: None)
     terminal = ScriptedTerminal(tracker, registry)
-    profiles = {"cli": PROFILE, "generic": InputProfile(settle_seconds=0, sender_tag=False)}
+    profiles = {"cli": PROFILE, "generic": InputProfile(settle_seconds=0, sender_tag=False), "drawing": DRAWING}
     plugins = SimpleNamespace(info=lambda name: SimpleNamespace(input_profile=profiles[name]))
     sender = Sender(registry, plugins, terminal)  # type: ignore[arg-type]  # the parts a send uses
 
@@ -258,3 +260,37 @@ def test_a_turn_that_starts_before_the_submit_key_does_not_confirm_the_prompt(ho
     answer = send(home, "cc")
 
     assert answer["delivery"]["confirmed_by"] == "screen"
+
+
+def test_the_submit_key_follows_as_soon_as_the_typed_text_is_drawn(home) -> None:
+    agent = home.agent("drawer", provider="drawing")
+
+    def draw_or_start(uuid: str, data: bytes) -> None:
+        if data == SUBMIT:
+            home.terminal.start_turn(agent)
+        else:  # the TUI draws the typed text, its last word split across two reads
+            agent.record_output(b"\x1b[7m" + data[:-3])
+            agent.record_output(data[-3:] + b"\x1b[0m")
+
+    home.terminal.write = draw_or_start
+
+    async def sent() -> dict[str, Any]:
+        return await asyncio.wait_for(home.sender.send_message(SendParams(to="drawer", text="run the tests"), None), 30)
+
+    answer = asyncio.run(sent())
+    assert answer["delivery"]["confirmed_by"] == "hook UserPromptSubmit"
+
+
+@pytest.mark.parametrize(
+    ("text", "profile", "tail"),
+    [
+        ("run the tests", DRAWING, b"tests"),
+        ("ECHO:abcdefghij", DRAWING, b"cdefghij"),
+        ("one\ntwo", DRAWING, None),  # pasted: drawn as a placeholder, so the full settle
+        ("run the tests", PROFILE, None),  # the provider did not ask for it
+    ],
+)
+def test_what_shows_the_text_was_drawn(text: str, profile: InputProfile, tail: bytes | None) -> None:
+    from wardian_host.agents.typing_input import drawn_tail
+
+    assert drawn_tail(text, profile) == tail

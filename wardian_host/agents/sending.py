@@ -11,7 +11,7 @@ from wardian_host.agents.confirming import DeliveryFailed, confirm_taken, turn_s
 from wardian_host.agents.live_agent import LiveAgent, Speaker
 from wardian_host.agents.registry import AgentRegistry
 from wardian_host.agents.status_waits import wait_for_change, wait_for_status
-from wardian_host.agents.typing_input import type_body
+from wardian_host.agents.typing_input import drawn_tail, drawn_watch, type_body
 from wardian_host.providers.manager import Plugins
 from wardian_host.terminal.supervisor import TerminalSupervisor
 
@@ -140,7 +140,8 @@ class Sender:
             self._terminals.write(agent.uuid, data)
 
         try:
-            submit = await type_body(write, text, profile)
+            with drawn_watch(agent, drawn_tail(text, profile)) as drawn:
+                submit = await type_body(write, text, profile, drawn)
             # Listening from the submit key on: a turn that starts before it is not this prompt's.
             with turn_start_watch(agent) as started:
                 write(submit)
