@@ -91,6 +91,11 @@ def test_the_grid_shows_each_agent_live_and_typing_reaches_the_pty(
         assert run_wardian("agent", "kill", "sleeper").returncode == 0
         page.wait_for_selector(f"#agent-{sleeper['uuid']}[data-status=off]")
         page.screenshot(path=tmp_path / "grid.png", full_page=True)
+        page.set_viewport_size({"width": 390, "height": 844})  # a phone: one column, nothing wider
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        assert page.is_visible(f"#agent-{shell['uuid']} button[data-action='agent.kill']")
+        page.screenshot(path=tmp_path / "phone.png", full_page=True)
+        page.set_viewport_size({"width": 1400, "height": 900})
 
         page.click(f"#agent-{shell['uuid']} .terminal-box")
         page.wait_for_selector("#enlarged:not([hidden])")
@@ -160,6 +165,9 @@ def test_an_agent_waiting_comes_first_approve_runs_the_tool_reject_does_not_and_
     assert len({notice["tag"] for notice in notices}) == 2
     assert all(notice["data"]["link"] == f"#agent-{asker['uuid']}" for notice in notices)
     assert [call["title"] for call in told] == ["zz-asker is waiting for you"] * 2
+    tested = run_wardian("notify", "test").json()["notify"]
+    assert (tested["sent"], tested["addresses"], tested["notice"]["kind"]) == (True, 1, "test")
+    assert webhook.wait_for(3)[2]["title"] == "Wardian test notice"
 
 
 def _get(port: int, path: str, headers: dict[str, str]) -> http.client.HTTPResponse:
@@ -183,6 +191,8 @@ def _websocket_headers(port: int, cookie: str, origin: str) -> dict[str, str]:
 def test_the_view_refuses_no_cookie_a_foreign_origin_or_host_and_logs_no_secret(
     run_wardian: RunWardian, wardian_home: Path
 ) -> None:
+    not_an_address = run_wardian("web", "--listen", "my laptop")
+    assert not_an_address.returncode == 1 and not_an_address.error()["code"] == "usage"
     url = web_address(run_wardian)
     port = int(url.split(":")[2].split("/")[0])
     login = url[url.index("/?") :]

@@ -23,7 +23,7 @@ NO_PROCESS = 0  # never a live peer: classify_caller answers `none`
 
 class PersonRequest(RequestContext):
     # RequestContext's own constructor takes a socket's reader and writer; a page has neither.
-    def __init__(self, stream: ClientStream | None) -> None:  # noqa: super-init-not-called
+    def __init__(self, stream: ClientStream | None) -> None:
         self.peer = PeerProcess(NO_PROCESS, os.getuid())
         self.request_id = 0
         self.reader = stream.reader if stream is not None else asyncio.StreamReader()
@@ -46,8 +46,8 @@ class PersonRequests:
             raise WardianError("not_supported", f"the web view has no request {kind}", "Use the `wardian` command.")
         try:
             return await route.answer(kind, params, PersonRequest(stream))
-        except WardianError:
-            raise
+        except (WardianError, ConnectionError):
+            raise  # an answer, or the page left while its terminal streamed
         # A bug in one request must not take the host down: it is logged and answered.
         except Exception as exc:  # noqa: BLE001
             log.error("web request %s failed", kind, exc_info=True)

@@ -113,7 +113,7 @@ function drawTile(tile) {
   tile.dialog.hidden = agent.status !== "action_required";
   if (!tile.dialog.hidden) {
     const evidence = agent.status_evidence || {};
-    const text = [evidence.dialog, evidence.line || evidence.reason].filter(Boolean).join(": ") || "waiting for you";
+    const text = evidence.message || [evidence.dialog, evidence.line || evidence.reason].filter(Boolean).join(": ") || "waiting for you";
     tile.dialog.append(el("span", { class: "dialog-text" }, text),
       el("button", { class: "approve", type: "button", onclick: () => act("send", { to: agent.uuid, approval: "accept" }) }, "Approve"),
       el("button", { class: "reject", type: "button", onclick: () => act("send", { to: agent.uuid, approval: "reject" }) }, "Reject"));
