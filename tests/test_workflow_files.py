@@ -145,6 +145,7 @@ def test_show_gives_the_whole_definition_with_defaults_and_role_mappings(wardian
         "prompt": "Fix {{nodes.build.output}}",
         "run_mode": "ephemeral",
         "wait_for_agent_off": False,
+        "worktree": False,
         "timeout": 600.0,
     }
 

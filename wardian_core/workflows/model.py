@@ -53,6 +53,18 @@ class AgentNode(_Node):
     output_schema: dict[str, Any] | None = Field(
         None, description="The reply must contain a JSON object with these `required` keys; it becomes the output."
     )
+    worktree: bool = Field(
+        False,
+        description="Run in a new git worktree of the node's workspace, on branch wardian/<run>-<node>, kept after "
+        "the run for review (docs/worktrees.md).",
+    )
+
+    @model_validator(mode="after")
+    def _worktree_needs_a_fresh_session(self) -> "AgentNode":
+        # A resumed provider session belongs to the folder it ran in, not to a new checkout.
+        if self.worktree and self.run_mode == "inherit_resume":
+            raise ValueError("`worktree` runs a fresh session: it cannot go with run_mode inherit_resume")
+        return self
 
 
 class ShellNode(_Node):

@@ -57,6 +57,20 @@ class AgentWorktrees:
         self._place(agent, record)
         return {"worktree": record.model_dump(mode="json")} | report
 
+    async def create_for_node(self, workspace: Path, run_id: str, node_id: str) -> dict[str, Any]:
+        """A workflow node's own worktree of `workspace`, kept after the run: its record, the
+        folder matching `workspace` in it, and the set-up's outcome."""
+        record, report = await self._in_thread(
+            operations.create,
+            workspace,
+            stem=f"{run_id}-{node_id}",
+            branch=None,
+            base_ref=None,
+            owner=f"workflow:{run_id}/{node_id}",
+        )
+        folder = operations.agent_folder(record, workspace)
+        return record.model_dump(mode="json") | {"folder": str(folder), "setup": report["setup"]}
+
     def joinable(self, reference: str) -> WorktreeRecord:
         """The worktree `reference` names, its folder still there."""
         record = operations.find(self._conn, reference)

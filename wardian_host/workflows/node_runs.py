@@ -51,6 +51,7 @@ class NodeRun:
     outputs: dict[str, Any]
     record: Callable[[str, dict[str, Any]], None]  # (event kind, payload) for this node
     started: dict[str, Any] = field(default_factory=dict)  # node_started's payload, before the pid
+    worktree: dict[str, Any] | None = None  # the node's own worktree (`worktree: true`), once made
     on_started: Callable[[int], None] | None = None  # told the node's process, once it runs
 
     def mark_started(self, pid: int) -> None:
@@ -139,7 +140,7 @@ async def run_agent(node: AgentNode, workflow: Workflow, run: NodeRun, parts: Ag
         "role_agent": player.agent.name if player.agent else None,
         "provider_home": str(ctx.agent_dir),
         "workspace": str(ctx.workspace),
-    }
+    } | ({"worktree": run.worktree} if run.worktree else {})
     headless = HeadlessRun(SourceParser(parts.lifecycle.plugins, player.provider, HEADLESS_SOURCE))
     result = await headless.run(ctx, plan, env, node.timeout, run.mark_started)
     session = result["session_id"] or ctx.provider_session_id
@@ -194,7 +195,19 @@ async def _launch(
         )
         name = base.agent_name
     ctx = base.model_copy(update={"agent_uuid": run.session_id, "agent_name": name, "agent_dir": run.directory})
+    if node.worktree:
+        ctx = await _in_worktree(ctx, node, run, parts)
     return ctx, *lifecycle.plan_for(ctx, run.session_id)
+
+
+async def _in_worktree(ctx: SpawnContext, node: AgentNode, run: NodeRun, parts: AgentNodeParts) -> SpawnContext:
+    """`ctx` moved into a new worktree of its workspace, kept after the run for review."""
+    try:
+        made = await parts.lifecycle.worktrees.create_for_node(ctx.workspace, run.run_id, node.id)
+    except WardianError as error:
+        raise NodeFailed(error.message, {"code": error.code} | error.details) from None
+    run.worktree = {key: made[key] for key in ("id", "branch", "worktree_folder", "setup")}
+    return ctx.model_copy(update={"workspace": Path(made["folder"])})
 
 
 async def _until_off(agent: LiveAgent, node: AgentNode) -> None:
