@@ -394,3 +394,47 @@ def test_an_ask_is_answered_by_the_agents_wardian_reply(wardian: Callable, agent
     wardian("send", "--approval", "accept", "--to", "cc").json()
 
     assert_replied_by_the_agent(ask_answer(asking), "42")
+
+
+def test_usage_is_what_the_model_server_reported_and_a_host_restart_counts_no_turn_twice(
+    wardian: Callable, agent: Callable, claude_cli: Any
+) -> None:
+    from model_server.usage import REPORTED
+    from usage_checks import figures, model_calls, times, usage_after
+
+    def usage() -> dict[str, Any]:
+        return wardian("agent", "show", "cu", "--fields", "usage").json()["agent"]["usage"]
+
+    # Anthropic's wire: input without the cache reads and writes; no reasoning count of its own.
+    per_call = {
+        "input_tokens": REPORTED.fresh_input,
+        "output_tokens": REPORTED.output,
+        "cache_read_tokens": REPORTED.cache_read,
+        "cache_write_tokens": REPORTED.cache_write,
+    }
+    agent("cu")
+    send_and_wait(wardian, "cu", "hello ECHO:used1")
+    calls = model_calls(claude_cli.server, "/messages")
+    first = usage_after(usage, calls)
+
+    assert first["turns"] == calls >= 1
+    assert figures(first) | {"reasoning_tokens": None} == times(calls, per_call) | {"reasoning_tokens": None}
+    assert first["cost_usd"] is None and first["context"]["window"] is None  # the transcript states neither
+    expected_context = REPORTED.fresh_input + REPORTED.cache_read + REPORTED.cache_write
+    assert first["context"]["used"] == expected_context
+    assert first["model"]
+
+    # A host restart (Claude runs on in the terminal server) reads the transcript from its start
+    # again: the same turns, not twice as many.
+    env = {**claude_cli.env}
+    env.pop("HOME", None)
+    assert wardian("host", "restart", env=env).returncode == 0
+    assert usage_after(usage, calls) == first
+    send_and_wait(wardian, "cu", "again ECHO:used2")
+    calls = model_calls(claude_cli.server, "/messages")
+    second = usage_after(usage, calls)
+
+    assert second["turns"] == calls
+    assert figures(second)["input_tokens"] == REPORTED.fresh_input * calls
+    assert figures(second)["output_tokens"] == REPORTED.output * calls
+    claude_cli.assert_only_model_server_was_called()
