@@ -77,8 +77,14 @@ async def _reporting(work: Callable[[], dict[str, Any]], report: Report, every: 
             waited += every
             await report(waited, None, f"{what} ({waited:g} s)")
 
+    failure: WardianError | None = None
     async with anyio.create_task_group() as group:
         group.start_soon(beat)
-        answer = await anyio.to_thread.run_sync(work)
+        try:
+            answer = await anyio.to_thread.run_sync(work)
+        except WardianError as error:
+            failure = error  # raised here it would leave the group wrapped in an ExceptionGroup
         group.cancel_scope.cancel()
+    if failure is not None:
+        raise failure
     return answer
