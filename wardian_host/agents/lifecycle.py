@@ -29,6 +29,7 @@ from wardian_core.clock import now_iso
 from wardian_core.control.models import SpawnParams, UpdateParams, WorktreeRequest
 from wardian_core.db import agents as agent_rows
 from wardian_core.errors import WardianError
+from wardian_core.mcp_registration import mcp_registration
 from wardian_core.process_identity import ProcessIdentity
 from wardian_core.provider_models import HEADLESS_SOURCE, HomePlan, LaunchConfig, LaunchPlan, ProviderInfo, SpawnContext
 from wardian_core.settings import load_settings
@@ -36,7 +37,6 @@ from wardian_core.terminal_wire import TerminalState
 from wardian_host.agents.agent_env import agent_environment
 from wardian_host.agents.headless import HeadlessRun, check_capability
 from wardian_host.agents.live_agent import LiveAgent
-from wardian_host.agents.mcp_registration import mcp_registration
 from wardian_host.agents.registry import AgentRegistry
 from wardian_host.agents.relaunch import session_mode_for
 from wardian_host.agents.spawn_context import build_context, launch_config_of, stored_launch_config
