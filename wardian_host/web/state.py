@@ -6,25 +6,29 @@ from collections.abc import Callable
 from typing import Any
 
 from wardian_core.db.requests import list_requests
+from wardian_core.db.usage import agent_summaries
 from wardian_core.db.workflow_runs import list_runs
 
 SHOWN_ASKS = 20
 SHOWN_RUNS = 10
 # The fields of a node a page shows; a node's output can be long and stays in `workflow show`.
-NODE_FIELDS = ("state", "error", "agent", "started_at", "ended_at")
+NODE_FIELDS = ("state", "error", "agent", "started_at", "ended_at", "usage")
 
 
 def _run(run: dict[str, Any]) -> dict[str, Any]:
     nodes = {node_id: {key: node.get(key) for key in NODE_FIELDS} for node_id, node in run["nodes"].items()}
-    return {key: run.get(key) for key in ("run_id", "workflow_id", "status", "created_at", "ended_at")} | {
+    return {key: run.get(key) for key in ("run_id", "workflow_id", "status", "created_at", "ended_at", "usage")} | {
         "nodes": nodes
     }
 
 
 def page_state(agents: Callable[[], list[dict[str, Any]]], conn: sqlite3.Connection) -> dict[str, Any]:
-    """`agents`: every agent's snapshot, as `agents.list` answers them."""
+    """`agents`: every agent's snapshot, as `agents.list` answers them, with its usage and context
+    fill (`wardian_core.db.usage.agent_summaries`, as `agent show --fields usage` gives it)."""
+    shown = agents()
+    usage = agent_summaries(conn, [agent["uuid"] for agent in shown])
     return {
-        "agents": agents(),
+        "agents": [agent | {"usage": usage[agent["uuid"]]} for agent in shown],
         "asks": list_requests(conn, limit=SHOWN_ASKS),
         "runs": [_run(run) for run in list_runs(conn, limit=SHOWN_RUNS)],
     }
