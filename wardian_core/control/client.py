@@ -202,7 +202,7 @@ class ControlClient:
             raise WardianError(
                 "protocol_mismatch",
                 f"the host speaks control protocol {frame.get('v')}, this CLI speaks {PROTOCOL_VERSION}",
-                "Restart the host so it runs this Wardian: `wardian host stop && wardian host start`.",
+                "Run `wardian host restart`: its agents go on, and the new host runs this Wardian.",
                 {"host_protocol": frame.get("v"), "cli_protocol": PROTOCOL_VERSION},
             )
         return frame

@@ -34,6 +34,7 @@ from wardian_core.process_identity import ProcessIdentity
 from wardian_core.provider_models import HEADLESS_SOURCE, HomePlan, LaunchConfig, LaunchPlan, ProviderInfo, SpawnContext
 from wardian_core.settings import load_settings
 from wardian_core.terminal_wire import TerminalState
+from wardian_host.agents.adoption import Replay
 from wardian_host.agents.agent_env import agent_environment
 from wardian_host.agents.headless import HeadlessRun, check_capability
 from wardian_host.agents.live_agent import LiveAgent
@@ -53,7 +54,8 @@ from wardian_host.providers.executables import (
 from wardian_host.providers.manager import Plugins
 from wardian_host.providers.provider_settings import checked_provider_settings
 from wardian_host.providers.source_parser import SourceParser
-from wardian_host.terminal.supervisor import TerminalSupervisor
+from wardian_host.terminal import process_tree
+from wardian_host.terminal.supervisor import SERVER_ENDED, TerminalSupervisor
 
 log = logging.getLogger(__name__)
 
@@ -279,14 +281,14 @@ class AgentLifecycle:
             provider_session_id=agent.row.get("provider_session_id"),
             provider_settings=self.provider_settings(provider),
         )
+        replay = Replay(state.end_offset - state.start_offset)
         parsing = self._feed.new_session(
-            ctx, functools.partial(self._tracker.apply_event, agent), agent.screen.snapshot
+            ctx, functools.partial(replay.unless_replaying, self._tracker.apply_event, agent), agent.screen.snapshot
         )
-        # The ring rebuilds the buffer and the screen; the parser reads only what is new, so
-        # nothing the previous host already turned into statuses is reported twice.
+        # The ring rebuilds the buffer, the screen and the parser's state at the same cursors;
+        # what the parser makes of it was reported by the previous host, so is not again.
         agent.buffer.skip_to(state.start_offset)
         agent.screen.restart()
-        replay = [state.end_offset - state.start_offset]
         on_output = functools.partial(self._adopted_output, agent, parsing, replay)
         on_exit = functools.partial(self._exited, agent, parsing)
         self._terminals.adopt(agent.uuid, state.pid, state.start_offset, on_output, on_exit)
@@ -294,12 +296,17 @@ class AgentLifecycle:
         self._feed.start(parsing)
         log.info("agent %s: terminal adopted at offset %d", agent.name, state.end_offset)
 
-    def _adopted_output(self, agent: LiveAgent, parsing: ParserSession, replay: list[int], data: bytes) -> None:
+    def _adopted_output(self, agent: LiveAgent, parsing: ParserSession, replay: Replay, data: bytes) -> None:
         agent.record_output(data)
-        replayed = min(replay[0], len(data))
-        replay[0] -= replayed
-        if replayed < len(data):
-            self._feed.pty_output(parsing, data[replayed:])
+        old, new = replay.split(data)
+        if old:
+            replay.replaying = True
+            try:
+                self._feed.pty_output(parsing, old)  # parsed at once: the first output of a session
+            finally:
+                replay.replaying = False
+        if new:
+            self._feed.pty_output(parsing, new)
 
     def _output(self, agent: LiveAgent, parsing: ParserSession, data: bytes) -> None:
         agent.record_output(data)
@@ -308,6 +315,10 @@ class AgentLifecycle:
     def _exited(self, agent: LiveAgent, parsing: ParserSession, exit_code: int | None, stop_reason: str | None) -> None:
         self._feed.close(parsing)
         agent.is_running = False
+        if stop_reason == SERVER_ENDED and process_tree.agent_processes(agent.process_identity):
+            # Its PTY closed with the server, yet its processes go on: alive, but not ours to type into.
+            self._tracker.set_status(agent, "headless", {"source": "host", "event": "exit", "rule": SERVER_ENDED})
+            return
         agent_rows.update_columns(self._conn, agent.uuid, pid=None)
         self._registry.refresh(agent)
         evidence: dict[str, Any] = {"source": "host", "event": "exit", "exit_code": exit_code}

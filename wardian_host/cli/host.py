@@ -37,7 +37,29 @@ def start(foreground: bool) -> None:
 
 @host.command("stop")
 def stop() -> None:
-    """Stop the host; its agents are ended gracefully first."""
+    """Stop the host, its agents (ended gracefully first) and its terminal server."""
+    emit("host", _stopped(keep_agents=False))
+
+
+@host.command("restart")
+def restart() -> None:
+    """Restart the host; every agent goes on in the terminal server and the new host adopts it."""
+    from wardian_host.cli.host_starter import start_detached
+
+    stopped = _stopped(keep_agents=True)
+    if not stopped["stopped"]:
+        raise WardianError(
+            "control_endpoint_timeout",
+            f"the host (pid {stopped['pid']}) was still stopping when the time was up",
+            "See `wardian host logs`; run `wardian host restart` again once it is gone.",
+            {"pid": stopped["pid"]},
+        )
+    start_detached(paths.wardian_home())
+    emit("host", request("host.status") | {"restarted_from": stopped["pid"]})
+
+
+def _stopped(keep_agents: bool) -> dict[str, Any]:
+    """Ask the host to stop and wait until its process is gone; its answer and `stopped`."""
     import time
 
     from wardian_core.control.client import ControlClient
@@ -50,11 +72,11 @@ def stop() -> None:
         return max(deadline - time.monotonic(), 0.01)  # 0 would make a socket non-blocking
 
     with ControlClient.connect(home) as client:
-        answer = client.request("host.stop", timeout=left())
+        answer: dict[str, Any] = client.request("host.stop", {"keep_agents": keep_agents}, timeout=left())
         client.wait_closed(timeout=left())  # the host closes every connection as it exits
     # `stopped` only once the process is gone: the lock is let go before the interpreter's teardown.
     stopped = wait_until_released(home, timeout=left()) and wait_until_gone(answer["pid"], left())
-    emit("host", answer | {"stopped": stopped})
+    return answer | {"stopped": stopped}
 
 
 @host.command("status")

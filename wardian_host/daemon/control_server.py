@@ -233,7 +233,7 @@ class ControlServer:
             raise WardianError(
                 "protocol_mismatch",
                 f"this host speaks control protocol {PROTOCOL_VERSION}, the request uses {quoted(frame.get('v'))}",
-                "Restart the host so CLI and host run the same Wardian.",
+                "Run `wardian host restart`: its agents go on, and the new host runs this Wardian.",
             )
         kind = frame.get("kind")
         if request_id is None or not isinstance(kind, str) or not isinstance(frame.get("params", {}), dict):

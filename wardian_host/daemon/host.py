@@ -37,6 +37,7 @@ from wardian_host.agents.spawn_context import build_context
 from wardian_host.agents.status_tracker import StatusTracker
 from wardian_host.daemon.control_server import ControlServer
 from wardian_host.daemon.handlers import build_handlers
+from wardian_host.daemon.hook_endpoint import HookEndpoint
 from wardian_host.daemon.launcher_script import write_launcher
 from wardian_host.daemon.web_handlers import WebView
 from wardian_host.notify.rules import NoticeRules
@@ -75,7 +76,7 @@ class Host:
         self.registry = AgentRegistry(self._conn, settings.host.output_buffer_bytes)
         self.tracker = StatusTracker(self._conn, self._notify_status)
         self._headless_watch = HeadlessWatch(self.registry, self.tracker, self._conn)
-        self.terminals = TerminalSupervisor(self._pty_backend, AgentCgroups.open(home))
+        self.terminals = TerminalSupervisor(self._pty_backend, self._connect_terminals, AgentCgroups.open(home))
         self._ptys: ServerPtys | None = None  # the terminal server, reached in `start`
         feed = OutputFeed(loop, self.plugins)
         self.lifecycle = AgentLifecycle(
@@ -106,6 +107,12 @@ class Host:
             request_stop=self.request_stop,
         )
         self._server = ControlServer(home, self.web.routes(handlers))
+        self._hooks = HookEndpoint(home)
+
+    async def _connect_terminals(self) -> ServerPtys:
+        """The home's terminal server, which holds every agent's PTY (started if none runs)."""
+        self._ptys = await ServerPtys.connect(self.home)
+        return self._ptys
 
     def request_stop(self, keep_agents: bool = False) -> None:
         """Stop the host; with `keep_agents` its agents go on in the terminal server for the next host."""
@@ -124,14 +131,15 @@ class Host:
 
     async def start(self) -> None:
         """Take over what a previous host left, then serve; the signals stay the caller's."""
-        self._ptys = await ServerPtys.connect(self.home)
-        self.terminals.use(self._ptys)
-        self.lifecycle.adopt_all(self._ptys.welcome.terminals)
+        await self.terminals.start()
+        if self._ptys is not None:
+            self.lifecycle.adopt_all(self._ptys.welcome.terminals)
         recovery.reconcile(self.registry, self.tracker, self._conn)
         self._headless_watch.start()
         self.workflows.interrupt_leftovers()
         self._prune()
         write_launcher(self.home)
+        await self._hooks.start()  # before the first launch, which projects its address
         await self._server.start()
         await self.web.start()
 
@@ -146,6 +154,7 @@ class Host:
         self.notices.close()
         await self._sinks.close()
         await self._server.close()
+        await self._hooks.close()
         if self._ptys is not None:
             if not self._keep_agents:  # its agents were stopped just above: the server goes with the host
                 self._ptys.shutdown()

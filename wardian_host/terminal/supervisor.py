@@ -14,7 +14,7 @@ import functools
 import logging
 import os
 import signal
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -30,6 +30,8 @@ from wardian_host.terminal.ptys import ExitCodeHandler, OutputHandler
 log = logging.getLogger(__name__)
 
 ExitHandler = Callable[[int | None, str | None], None]  # (exit code, the host's stop reason or None)
+# The stop reason of a terminal that ended because the terminal server did (killed, out of memory).
+SERVER_ENDED = "terminal server ended"
 
 
 class PtyOwner(Protocol):
@@ -49,6 +51,12 @@ class PtyOwner(Protocol):
 
     def follow(self, key: str, offset: int, on_output: OutputHandler, on_exit: ExitCodeHandler) -> None: ...
 
+    # Called before the exits of every terminal it held, when the owner itself is gone.
+    on_server_lost: Callable[[], None]
+
+    @property
+    def alive(self) -> bool: ...
+
     def write(self, key: str, data: bytes) -> None: ...
 
     def resize(self, key: str, rows: int, cols: int) -> None: ...
@@ -67,14 +75,25 @@ class _Session:
 
 
 class TerminalSupervisor:
-    def __init__(self, backend: Backend, cgroups: AgentCgroups | None = None) -> None:
-        self._owner: PtyOwner | None = None  # `use` gives it once the host reached it
+    def __init__(
+        self, backend: Backend, connect: Callable[[], Awaitable[PtyOwner]], cgroups: AgentCgroups | None = None
+    ) -> None:
+        self._connect = connect
+        self._owner: PtyOwner | None = None  # reached in `start`, again by a launch after it ended
         self.backend = backend
         self.cgroups = cgroups  # each agent's own cgroup, where the system allows one
         self._sessions: dict[str, _Session] = {}
 
-    def use(self, owner: PtyOwner) -> None:
+    async def start(self) -> None:
+        """Reach the PTYs' owner (the terminal server: started if none runs)."""
+        owner = await self._connect()
+        owner.on_server_lost = self._server_lost
         self._owner = owner
+
+    def _server_lost(self) -> None:
+        """Every terminal's exit that follows was the server's end, not the agent's own."""
+        for session in self._sessions.values():
+            session.stop_reason = session.stop_reason or SERVER_ENDED
 
     @property
     def owner(self) -> PtyOwner:
@@ -96,6 +115,8 @@ class TerminalSupervisor:
 
         `first_offset` is the offset its first byte of output gets (the agent's output cursor:
         cursors handed out stay valid for a host that adopts the terminal later)."""
+        if self._owner is None or not self._owner.alive:  # the server ended: a new one is started
+            await self.start()
         token = new_token()
         procs = self.cgroups.prepare(key) if self.cgroups is not None else None
         if procs is not None:  # resolved first, so a missing executable is still reported as one
