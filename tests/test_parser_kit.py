@@ -2,6 +2,8 @@
 
 from pathlib import Path
 
+import pytest
+
 from wardian_core.parsing.escapes import TerminalText, squeeze, strip_ansi
 from wardian_core.parsing.jsonl import LineSplitter, api_error_message, json_object
 from wardian_core.parsing.line_parsers import SessionLineParser
@@ -97,3 +99,68 @@ def test_a_session_line_parser_reads_the_session_its_context_names_at_each_line(
     parser.feed(b"second")
 
     assert parser.state == [(None, b"first"), ("s-1", b"second")]
+
+
+def _markers_of_every_tui() -> tuple[str, ...]:
+    from wardian_claude import tui as claude
+    from wardian_codex import tui as codex
+    from wardian_gemini import tui as gemini
+    from wardian_opencode import tui as opencode
+
+    return tuple(
+        {
+            *claude.ALWAYS,
+            *claude.PROMPT_MARKERS,
+            claude.INTERRUPTED_MARKER,
+            claude.REFUSED_MARKER,
+            *codex.ALWAYS,
+            *codex.STATUS_LINE,
+            *codex.ANSWER_MARKERS,
+            *codex.TRUST_ANSWER_MARKERS,
+            *gemini.READY_MARKERS,
+            *gemini.BOX_MARKERS,
+            *opencode.READY_MARKERS,
+            *opencode.PANEL_MARKERS,
+        }
+    )
+
+
+def _seen_in_squeezed_text(squeezed_pieces: list[str], marker: str) -> list[bool]:
+    """Where the watch sees `marker`, found the slow way: in the stream decoded, stripped, squeezed."""
+    tail, seen = "", []
+    for piece in squeezed_pieces:
+        squeezed = tail + piece
+        end = squeezed.rfind(marker)
+        tail = squeezed[end + len(marker) if end >= 0 else 0 :][-200:]
+        seen.append(end >= 0)
+    return seen
+
+
+@pytest.mark.parametrize("chunk", [251, 4096])
+def test_markers_in_the_raw_stream_are_seen_where_the_squeezed_text_shows_them(chunk: int) -> None:
+    recordings = sorted(Path(__file__).parent.parent.glob("providers/*/tests/fixtures/**/*.raw"))
+    assert len(recordings) >= 10
+    seen_somewhere = 0
+    for recording in recordings:
+        data = recording.read_bytes()
+        pieces = [data[start : start + chunk] for start in range(0, len(data), chunk)]
+        text = TerminalText()
+        squeezed = [squeeze(text.feed(piece)) for piece in pieces]
+        for marker in _markers_of_every_tui():
+            watch = MarkerWatch()
+            found = [watch.saw_any(piece, (marker,)) for piece in pieces]
+            assert found == _seen_in_squeezed_text(squeezed, marker), (recording.name, marker)
+            seen_somewhere += any(found)
+    assert seen_somewhere >= 20  # the comparison is not between two blind watches
+
+
+def test_a_marker_is_seen_across_hyperlinks_unicode_spaces_and_colours() -> None:
+    marker = squeeze("Do you want to proceed?")
+    drawn = "Do\xa0you\x1b]8;;https://x.example/a?b\x07want\x1b]8;;\x1b\\\u3000to\x1b[38;2;1;2;3mproceed\x1b[0m?"
+    assert MarkerWatch().saw_any(drawn.encode(), (marker,)) is True
+    assert MarkerWatch().saw_any(b"Do you want to-proceed?", (marker,)) is False
+    watch = MarkerWatch()
+    assert [watch.saw_any(piece, (marker,)) for piece in (b"Do you want to \x1b[38;2;1", b";2;3mproceed?")] == [
+        False,
+        True,
+    ]

@@ -9,13 +9,15 @@ import re
 
 # CSI (colours, cursor movement, erase), OSC (titles, hyperlinks; ended by BEL or ST),
 # DCS/SOS/PM/APC strings, character-set selection, and two-byte escapes.
-ESCAPE = re.compile(
+# ASCII only, so the same pattern reads bytes (`markers`) and text.
+ESCAPE_PATTERN = (
     r"\x1b\[[0-?]*[ -/]*[@-~]"
     r"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)"
     r"|\x1b[PX^_][^\x1b]*\x1b\\"
     r"|\x1b[()*+][0-9A-Za-z]"
     r"|\x1b[@-Z\\-_=>78]"
 )
+ESCAPE = re.compile(ESCAPE_PATTERN)
 # An escape the read cut short: kept until the rest arrives.
 _UNFINISHED = re.compile(r"\x1b(?:\[[0-?]*[ -/]*|\][^\x07\x1b]*\x1b?|[PX^_][^\x1b]*\x1b?|[()*+])?$")
 # Controls other than tab, newline and carriage return.
