@@ -25,9 +25,14 @@
 (h) `host.status` answered while another client looks at an agent's screen of the largest
     size (1000 x 1000) again and again, beside the same figure without the looks (target
     p99 < 50 ms: a look must not hold the host's other requests).
+
+The host runs under `loop_probe.py`: (c) and (e) also print the times its loop was held
+more than 20 ms while they measured, naming the callback that held it and where it was.
+`--profile FILE` runs the host under cProfile (slower: for where the time goes, not latency).
 """
 
 import argparse
+import json
 import os
 import socket
 import statistics
@@ -36,6 +41,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections import defaultdict
 from datetime import datetime
 from pathlib import Path
 
@@ -59,6 +65,7 @@ RECORDINGS = {
 class Bench:
     def __init__(self, home: Path) -> None:
         self.home = home
+        self.stalls = home.parent / "loop-stalls.jsonl"
         kept = {k: v for k, v in os.environ.items() if not k.startswith("WARDIAN_") or k == "WARDIAN_PTY_BACKEND"}
         self.env = kept | {"WARDIAN_HOME": str(home)}
         self.workspace = home / "workspace"
@@ -87,6 +94,40 @@ class Bench:
 
     def wait(self, name: str, until: str, next_change: bool = False, timeout: float = 120) -> dict:
         return self.request("agent.wait", {"target": name, "until": until, "next": next_change, "timeout": timeout})
+
+
+def start_probed_host(bench: Bench, profile: Path | None) -> subprocess.Popen[bytes]:
+    """The host under the loop-lag probe, once it serves."""
+    read_end, write_end = os.pipe()
+    argv = [sys.executable, str(HERE / "loop_probe.py"), "--home", str(bench.home), "--report", str(bench.stalls)]
+    argv += ["--ready-fd", str(write_end)] + (["--profile", str(profile)] if profile else [])
+    host = subprocess.Popen(argv, env=bench.env, pass_fds=(write_end,), stdin=subprocess.DEVNULL)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as answer:
+        ready = answer.readline().decode().strip()
+    if ready != "ready":
+        raise SystemExit(f"the host did not start: {ready}")
+    return host
+
+
+def loop_stalls(bench: Bench, since: float) -> None:
+    """The host's loop held more than 20 ms since `since` (time.time()), by the callback holding it."""
+    lines = bench.stalls.read_text().splitlines() if bench.stalls.exists() else []
+    stalls = [stall for stall in map(json.loads, lines) if stall["at"] >= since]
+    held: dict[str, list[float]] = defaultdict(list)
+    for stall in stalls:
+        held[stall["callbacks"][0][0]].append(stall["ms"])
+    gc_ms = sum(stall["gc_ms"] for stall in stalls)
+    print(f"  loop held > 20 ms: {len(stalls)} times, {gc_ms:.0f} ms of it in the garbage collector")
+    for callback, times in sorted(held.items(), key=lambda item: -max(item[1]))[:5]:
+        print(f"    {len(times):>4} x, max {max(times):>7.1f} ms, total {sum(times):>8.1f} ms  {callback}")
+    cpu, queued = sum(stall["cpu_ms"] for stall in stalls), sum(stall["runqueue_ms"] for stall in stalls)
+    print(f"  of which the loop's thread ran {cpu:.0f} ms and waited for a CPU {queued:.0f} ms")
+    for stall in sorted(stalls, key=lambda stall: -stall["ms"])[:3]:
+        print(
+            f"    longest {stall['ms']:.1f} ms (ran {stall['cpu_ms']}, queued {stall['runqueue_ms']},"
+            f" gc {stall['gc_ms']} ms): {stall['stacks'][0][0]}; other threads {stall['other_threads'][:1]}"
+        )
 
 
 def median_ms(samples: list[float]) -> float:
@@ -207,6 +248,7 @@ def flood(bench: Bench, megabytes: int) -> None:
     size = megabytes * 1_000_000
     command = ["sh", "-c", f"head -c {size} /dev/zero | tr '\\0' 'x'; echo; sleep 1; exit 0"]
     spawn_probe(bench, "probe")
+    since = time.time()
     latencies: list[float] = []
     looks: list[int] = []
     stop = threading.Event()
@@ -247,6 +289,7 @@ def flood(bench: Bench, megabytes: int) -> None:
             f"max {worst:.1f} ms (n={len(latencies)})",
             "ok (< 50 ms)" if worst < 50 else "OVER TARGET",
         )
+    loop_stalls(bench, since)
 
 
 def _stalled_client(bench: Bench, kind: str, params: dict) -> socket.socket:
@@ -425,6 +468,7 @@ def busy_parsers(bench: Bench, agents: int, rate: int, rounds: int = 100) -> Non
         # Every replayer starts with its CLI's start-up screen, all at once: a burst of first
         # looks at 50 screens that is no steady state; measured after it.
         time.sleep(5)
+        since = time.time()
         host.cpu_percent()
         busy = [probe_latency(bench, "busy-probe") for _ in range(rounds)]
         cpu = host.cpu_percent()
@@ -439,6 +483,7 @@ def busy_parsers(bench: Bench, agents: int, rate: int, rounds: int = 100) -> Non
         f"{busy_p99 / quiet_p99:.2f}x " + ("ok (<= 2x, < 50 ms)" if ok else "OVER TARGET"),
     )
     line("host CPU, parsers busy", f"{cpu:.0f} %", f"{agents * rate / 1e6:.1f} MB/s parsed", "(of one core)")
+    loop_stalls(bench, since)
 
 
 def replayer_executables(scratch: Path, go_file: Path, rate: int) -> dict[str, str]:
@@ -462,11 +507,12 @@ def main() -> None:
     parser.add_argument("--busy-rate", type=int, default=100_000, help="bytes per second per busy agent")
     parser.add_argument("--stalled-mb", type=int, default=150, help="the flood read by nobody, in MB")
     parser.add_argument("--sections", default="abcdefgh", help="which figures to measure, e.g. ce")
+    parser.add_argument("--profile", type=Path, help="cProfile stats of the host, written at its exit")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         bench = Bench(Path(scratch) / "home")
         bench.env |= replayer_executables(Path(scratch), bench.home / "replay-go", args.busy_rate)
-        bench.cli("host", "start")
+        host = start_probed_host(bench, args.profile)
         print(f"terminal backend: {bench.request('host.status')['pty_backend']}")
         try:
             if "a" in args.sections:
@@ -486,6 +532,7 @@ def main() -> None:
                 big_screen_looks(bench)
         finally:
             bench.cli("host", "stop")
+            host.wait()
         if not live:
             return
         persisted = []
