@@ -1,4 +1,5 @@
-"""Whether an agent's CLI gets Wardian's MCP server, and how it is to start it.
+"""Whether an agent's CLI gets Wardian's MCP server, and how it is to start it: one rule for the
+host's launches and `providers show`.
 
 The server is this installation's `wardian mcp` (by the host's own interpreter, as
 `<home>/bin/wardian` runs it), told its home and agent in its environment: a CLI may pass an

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from wardian_core.provider_models import TestedVersions
+from wardian_core.provider_models import ProviderInfo, TestedVersions
 from wardian_host.providers.executables import executable_version, locate
 from wardian_host.providers.manager import PluginFailure, Plugins
 
@@ -101,11 +101,21 @@ def _provider_record(plugins: Plugins, name: str, home: Path, environ: Mapping[s
         "session_id_mode": info.session_id_mode,
         "input_profile": info.input_profile.model_dump(mode="json"),
         "install_hint": info.install_hint,
+        "mcp": _mcp(home, info),
         "readiness": readiness,
         "error": None,
         "failure_stage": None,
         "hint": hint,
     }
+
+
+def _mcp(home: Path, info: ProviderInfo) -> dict[str, Any]:
+    """Whether this provider's agents get `wardian mcp` in their CLI's configuration, and why."""
+    from wardian_core.mcp_registration import registered_or_why_not
+    from wardian_core.settings import load_settings
+
+    registered, why = registered_or_why_not(load_settings(home).mcp, info)
+    return {"registered": registered, "why": why}
 
 
 def _broken_record(failure: PluginFailure) -> dict[str, Any]:
@@ -140,6 +150,7 @@ def _broken_record(failure: PluginFailure) -> dict[str, Any]:
         "session_id_mode": None,
         "input_profile": None,
         "install_hint": None,
+        "mcp": None,
         "readiness": "broken_plugin",
         "error": f"{failure.stage}: {failure.error}",
         "failure_stage": failure.stage,
