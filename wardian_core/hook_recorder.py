@@ -14,22 +14,39 @@ SCRIPT_NAME = "record_hook.py"
 SESSION_START = b'"hook_event_name":"SessionStart"'
 
 # Appends the payload the CLI writes to stdin as one JSON line, in one write, so hooks that
-# run at the same time cannot interleave their lines.
+# run at the same time cannot interleave their lines. A payload already on one line (Claude
+# Code, Codex and Gemini CLI write them so) goes as it came: importing json (and re with it)
+# was most of the recorder's start-up, paid by every hook. Only another shape is parsed.
 RECORDER_SCRIPT = '''\
 """Written by Wardian: appends one hook payload (stdin) to the JSONL file in argv[1]."""
-import json, os, sys
-data = sys.stdin.buffer.read()
-try:
-    record = json.loads(data)
-except ValueError:
-    record = {"hook_event_name": "unreadable", "raw": data.decode("utf-8", "replace")[:2000]}
-line = json.dumps(record, separators=(",", ":")).encode() + b"\\n"
+import os, sys
+data = sys.stdin.buffer.read().strip()
+if b"\\n" in data or not (data.startswith(b"{") and data.endswith(b"}")):
+    import json
+    try:
+        record = json.loads(data)
+    except ValueError:
+        record = {"hook_event_name": "unreadable", "raw": data.decode("utf-8", "replace")[:2000]}
+    data = json.dumps(record, separators=(",", ":")).encode()
+data = data.replace(b'"hook_event_name": "', b'"hook_event_name":"')
 fd = os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
 try:
-    os.write(fd, line)
+    os.write(fd, data + b"\\n")
 finally:
     os.close(fd)
 '''
+
+
+def hook_line(data: bytes) -> bytes:
+    """A hook payload as one compact JSON line, as the recorder appends it (RECORDER_SCRIPT, which
+    cannot import this: its start-up is every hook's cost)."""
+    import json
+
+    try:
+        record = json.loads(data)
+    except ValueError:
+        record = {"hook_event_name": "unreadable", "raw": data.decode("utf-8", "replace")[:2000]}
+    return json.dumps(record, separators=(",", ":")).encode() + b"\n"
 
 
 def write_if_changed(path: Path, text: str) -> None:

@@ -1,0 +1,61 @@
+"""The recorder a CLI's command hooks run: one line per payload, at a bare interpreter's cost."""
+
+import json
+import shlex
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from wardian_core.hook_recorder import SESSION_START, hook_line, install_recorder
+
+# A recorder run may import nothing beyond `python -I -S -c "import os, sys"` (each import is
+# paid by every hook the CLI runs), for a payload already on one line.
+ONE_LINE = b'{"session_id":"s1","hook_event_name":"Stop","last_assistant_message":"done: a\\nb"}'
+
+
+def run_recorder(tmp_path: Path, payload: bytes, *extra: str) -> subprocess.CompletedProcess[bytes]:
+    log_file = tmp_path / "hooks.jsonl"
+    command = install_recorder(tmp_path / "bin", log_file, fresh_log=not log_file.exists())
+    python, *rest = shlex.split(command)
+    return subprocess.run([python, *extra, *rest], input=payload, capture_output=True, check=True)
+
+
+def imported_by(argv: list[str], payload: bytes) -> set[str]:
+    done = subprocess.run(argv, input=payload, capture_output=True, check=True)
+    return {line.rsplit(b"|", 1)[-1].strip().decode() for line in done.stderr.splitlines() if b"import time:" in line}
+
+
+def test_a_one_line_payload_is_appended_without_importing_json(tmp_path: Path) -> None:
+    log_file = tmp_path / "hooks.jsonl"
+    command = install_recorder(tmp_path / "bin", log_file, fresh_log=True)
+    python, flags_isolated, flags_no_site, script, target = shlex.split(command)
+
+    imported = imported_by([python, "-X", "importtime", flags_isolated, flags_no_site, script, target], ONE_LINE)
+    bare = imported_by([python, "-X", "importtime", flags_isolated, flags_no_site, "-c", "import os, sys"], b"")
+
+    assert sorted(imported - bare) == []
+    assert log_file.read_bytes() == ONE_LINE + b"\n"
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        json.dumps({"hook_event_name": "SessionStart", "session_id": "s1"}, indent=2).encode(),  # several lines
+        b'{"session_id": "s1", "hook_event_name": "SessionStart"}',  # one line, spaced
+    ],
+)
+def test_any_payload_becomes_one_line_whose_session_start_a_byte_search_finds(tmp_path: Path, payload: bytes) -> None:
+    run_recorder(tmp_path, payload)
+
+    (line,) = (tmp_path / "hooks.jsonl").read_bytes().splitlines()
+    assert json.loads(line) == json.loads(payload)
+    assert SESSION_START in line
+    assert SESSION_START in hook_line(payload)  # the host's endpoint writes the same line
+
+
+def test_an_unreadable_payload_is_kept_as_such(tmp_path: Path) -> None:
+    run_recorder(tmp_path, b"not json\nat all")
+
+    record = json.loads((tmp_path / "hooks.jsonl").read_bytes())
+    assert record == {"hook_event_name": "unreadable", "raw": "not json\nat all"}
