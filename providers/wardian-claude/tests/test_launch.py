@@ -138,6 +138,25 @@ def test_hook_settings_record_every_payload_to_the_agents_jsonl(tmp_path: Path) 
     assert [json.loads(line) for line in lines] == [payload, payload]
 
 
+def test_hooks_post_to_the_hosts_endpoint_when_it_serves_them_but_session_start(tmp_path: Path) -> None:
+    from wardian_core import hook_endpoint
+
+    ctx = make_ctx(tmp_path)
+    secret = hook_endpoint.home_secret(ctx.wardian_home)  # what a host serving hooks leaves in run/
+    hook_endpoint.record_port(ctx.wardian_home, 40123)
+    home.prepare(ctx)
+
+    settings = json.loads(home.settings_file(ctx).read_text())
+    handlers = {event: entries[0]["hooks"][0] for event, entries in settings["hooks"].items()}
+    assert handlers.pop("SessionStart")["type"] == "command"  # Claude posts no SessionStart
+    url = f"http://127.0.0.1:40123/hooks/{ctx.agent_uuid}/claude/hooks.jsonl"
+    assert {handler["type"] for handler in handlers.values()} == {"http"}
+    assert {handler["url"] for handler in handlers.values()} == {url}
+    token = handlers["Stop"]["headers"]["Authorization"].removeprefix("Bearer ")
+    assert hook_endpoint.is_agent_token(secret, ctx.agent_uuid, token)
+    assert home.settings_file(ctx).stat().st_mode & 0o777 == 0o600
+
+
 def test_each_interactive_launch_starts_an_empty_hook_file(tmp_path: Path) -> None:
     ctx = make_ctx(tmp_path)
     home.prepare(ctx)

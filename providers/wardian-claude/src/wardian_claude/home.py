@@ -14,6 +14,7 @@ from wardian_claude import mcp
 from wardian_claude.trust import claude_config_file, trust_folder
 from wardian_claude.usage import TRANSCRIPT_SOURCE_NAME, transcript_file
 from wardian_core import hookimpl
+from wardian_core.hook_endpoint import HookTarget, hook_target
 from wardian_core.hook_recorder import install_recorder, write_if_changed
 from wardian_core.provider_homes import SKILLS_FOLDER, link
 from wardian_core.provider_models import HomePlan, OutputSource, SpawnContext
@@ -23,6 +24,9 @@ HOOKS_SOURCE_NAME = "claude-hooks"
 # whoever inspects the file). Tool events take a matcher; the others ignore it.
 TOOL_HOOK_EVENTS = ("PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure")
 OTHER_HOOK_EVENTS = ("SessionStart", "UserPromptSubmit", "Notification", "Stop", "StopFailure", "SessionEnd")
+# Claude runs no HTTP hook for these (2.1.197, 2.1.330: "HTTP hooks are not supported for
+# SessionStart"): the recorder keeps them.
+COMMAND_ONLY_EVENTS = frozenset({"SessionStart"})
 HOOK_TIMEOUT_SECONDS = 10
 
 
@@ -38,14 +42,19 @@ def settings_file(ctx: SpawnContext) -> Path:
     return claude_dir(ctx) / "settings.json"
 
 
-def hook_settings(command: str) -> dict[str, object]:
-    """`command`: what each hook runs (the recorder appending to `hooks_file`)."""
-    handler = {"type": "command", "command": command, "timeout": HOOK_TIMEOUT_SECONDS}
+def hook_settings(command: str, target: HookTarget | None = None) -> dict[str, object]:
+    """`command`: what each hook runs (the recorder appending to `hooks_file`). With `target`, the
+    host's endpoint that appends to the same file, the hooks Claude can post over HTTP go there:
+    no process per hook, most of the time from a turn's end to its `idle`."""
+    recorder = {"type": "command", "command": command, "timeout": HOOK_TIMEOUT_SECONDS}
+    posted = recorder
+    if target is not None:
+        posted = {"type": "http", "url": target.url, "headers": target.headers, "timeout": HOOK_TIMEOUT_SECONDS}
     hooks: dict[str, list[dict[str, object]]] = {}
     for event in TOOL_HOOK_EVENTS:
-        hooks[event] = [{"matcher": "*", "hooks": [handler]}]
+        hooks[event] = [{"matcher": "*", "hooks": [posted]}]
     for event in OTHER_HOOK_EVENTS:
-        hooks[event] = [{"hooks": [handler]}]
+        hooks[event] = [{"hooks": [recorder if event in COMMAND_ONLY_EVENTS else posted]}]
     return {"hooks": hooks}
 
 
@@ -62,7 +71,11 @@ def prepare(ctx: SpawnContext) -> HomePlan:
     directory = claude_dir(ctx)
     directory.mkdir(parents=True, exist_ok=True)
     command = install_recorder(directory, hooks_file(ctx), fresh_log=ctx.mode == "interactive")
-    write_if_changed(settings_file(ctx), json.dumps(hook_settings(command) | mcp.permissions(ctx), indent=2) + "\n")
+    # Headless runs report on stdout; an interactive one posts to the host when it serves hooks.
+    target = hook_target(ctx.wardian_home, ctx.agent_uuid, hooks_file(ctx)) if ctx.interactive else None
+    settings = hook_settings(command, target) | mcp.permissions(ctx)
+    write_if_changed(settings_file(ctx), json.dumps(settings, indent=2) + "\n")
+    settings_file(ctx).chmod(0o600)  # it holds the agent's hook token
     mcp.write_config(ctx)
     for root in ctx.include_roots:
         if root.is_dir():
