@@ -7,13 +7,10 @@ race with it: hosts started at once queue until the first serves (`host_lock`).
 """
 
 import json
-import os
-import select
-import subprocess
 import sys
-import time
 from pathlib import Path
 
+from wardian_core.detached import start_detached as start_process
 from wardian_core.errors import WardianError
 from wardian_core.pty_backend import check_host_platform
 from wardian_host.daemon.host_lock import START_WAIT_SECONDS
@@ -25,23 +22,8 @@ START_TIMEOUT_SECONDS = 2 * START_WAIT_SECONDS
 def start_detached(home: Path, timeout: float = START_TIMEOUT_SECONDS, use_running: bool = False) -> None:
     """Start a host and wait until it serves; `use_running`: a host that is already serving will do."""
     check_host_platform()
-    read_end, write_end = os.pipe()
-    try:
-        subprocess.Popen(
-            [sys.executable, "-m", "wardian_host.daemon", "--home", str(home), "--ready-fd", str(write_end)],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            pass_fds=(write_end,),
-            start_new_session=True,
-            cwd="/",
-        )
-    finally:
-        os.close(write_end)
-    try:
-        answer = _read_answer(read_end, timeout)
-    finally:
-        os.close(read_end)
+    argv = [sys.executable, "-m", "wardian_host.daemon", "--home", str(home)]
+    answer = start_process(argv, "host", timeout)
     if answer == "ready":
         return
     if answer.startswith("{"):
@@ -55,21 +37,3 @@ def start_detached(home: Path, timeout: float = START_TIMEOUT_SECONDS, use_runni
         f"See its log: {home / 'logs' / 'host.log'}",
         {"home": str(home), "answer": answer},
     )
-
-
-def _read_answer(fd: int, timeout: float) -> str:
-    deadline = time.monotonic() + timeout
-    data = b""
-    while not data.endswith(b"\n"):
-        remaining = deadline - time.monotonic()
-        if remaining <= 0 or not select.select([fd], [], [], remaining)[0]:
-            raise WardianError(
-                "control_endpoint_timeout",
-                f"the host did not report ready within {timeout:.0f} s",
-                "See `wardian host logs`.",
-            )
-        chunk = os.read(fd, 4096)
-        if not chunk:
-            break  # the host exited without a word
-        data += chunk
-    return data.decode(errors="replace").strip()

@@ -9,13 +9,13 @@ import argparse
 import asyncio
 import logging
 import logging.handlers
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from wardian_core import paths
 from wardian_core.control import endpoint
+from wardian_core.detached import report
 from wardian_core.errors import WardianError, write_failed
 from wardian_host.daemon import home_modes
 from wardian_host.daemon.host import Host
@@ -41,16 +41,6 @@ def configure_logging(home: Path, foreground: bool) -> None:
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s", handlers=handlers, force=True
     )
-
-
-def _report(ready_fd: int | None, message: str) -> None:
-    if ready_fd is None:
-        return
-    try:
-        os.write(ready_fd, message.encode() + b"\n")
-        os.close(ready_fd)
-    except OSError:
-        pass  # the starter gave up waiting; the log has the story
 
 
 async def _run_host(home: Path, on_ready: Callable[[], None]) -> None:
@@ -84,28 +74,28 @@ def serve(home: Path, foreground: bool, ready_fd: int | None) -> int:
     try:
         starting, lock = _prepare(home, foreground)
     except WardianError as error:
-        _report(ready_fd, error.to_json().replace("\n", " "))
+        report(ready_fd, error.to_json())
         if foreground:
             sys.stderr.write(error.to_json() + "\n")
         return error.exit_code
 
     def on_ready() -> None:
-        _report(ready_fd, "ready")
+        report(ready_fd, "ready")
         starting.release()
 
     try:
         asyncio.run(_run_host(home, on_ready))
     except WardianError as error:
         logging.getLogger(__name__).error("host failed: %s", error.message)
-        _report(ready_fd, error.to_json().replace("\n", " "))
+        report(ready_fd, error.to_json())
         return error.exit_code
     except Exception as exc:
         if (refused := as_write_failed(exc, home)) is not None:  # e.g. bin/wardian on a full disk
             logging.getLogger(__name__).error("host failed: %s", refused.message)
-            _report(ready_fd, refused.to_json().replace("\n", " "))
+            report(ready_fd, refused.to_json())
             return refused.exit_code
         logging.getLogger(__name__).exception("host crashed")
-        _report(ready_fd, WardianError("generic", f"host crashed: {exc}").to_json().replace("\n", " "))
+        report(ready_fd, WardianError("generic", f"host crashed: {exc}").to_json())
         return 1
     finally:
         lock.release()

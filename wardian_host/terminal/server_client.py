@@ -14,8 +14,6 @@ import contextlib
 import json
 import logging
 import os
-import select
-import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,6 +24,7 @@ from pydantic import ValidationError
 from wardian_core import terminal_wire as wire
 from wardian_core.atomic_files import open_unfollowed
 from wardian_core.control import endpoint
+from wardian_core.detached import start_detached
 from wardian_core.errors import WardianError
 from wardian_host.terminal.ptys import ExitCodeHandler, OutputHandler
 from wardian_host.terminal.server import process as server_process
@@ -221,23 +220,11 @@ def start_server(home: Path) -> None:
     """Start the home's terminal server detached and wait until it serves (or another one does)."""
     endpoint.ensure_private_dir(server_process.log_path(home).parent)
     log_fd = open_unfollowed(server_process.log_path(home), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    read_end, write_end = os.pipe()
+    argv = [sys.executable, "-m", "wardian_host.terminal.server", "--home", str(home)]
     try:
-        subprocess.Popen(
-            [sys.executable, "-m", "wardian_host.terminal.server", "--home", str(home), "--ready-fd", str(write_end)],
-            stdin=subprocess.DEVNULL,
-            stdout=log_fd,
-            stderr=log_fd,
-            pass_fds=(write_end,),
-            start_new_session=True,  # the host's crash, hangup or Ctrl-C never reach it
-            cwd="/",
-        )
+        answer = start_detached(argv, "terminal server", START_WAIT_SECONDS, log_fd)
     finally:
-        os.close(write_end)
         os.close(log_fd)
-    with os.fdopen(read_end, "rb") as ready:
-        answered = select.select([ready], [], [], START_WAIT_SECONDS)[0]
-        answer = ready.readline().decode(errors="replace").strip() if answered else "no answer in time"
     if answer == server_process.READY:
         return
     try:

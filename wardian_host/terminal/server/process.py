@@ -19,6 +19,7 @@ from pathlib import Path
 
 from wardian_core import paths
 from wardian_core.control import endpoint
+from wardian_core.detached import report
 from wardian_core.errors import WardianError
 from wardian_core.process_locks import holder_pid, take_exclusive
 from wardian_core.pty_backend import chosen_backend
@@ -60,16 +61,6 @@ def already_running(holder: str) -> WardianError:
     )
 
 
-def _report(ready_fd: int | None, message: str) -> None:
-    if ready_fd is None:
-        return
-    try:
-        os.write(ready_fd, message.encode() + b"\n")
-        os.close(ready_fd)
-    except OSError:
-        pass  # the starter gave up waiting; the log has the story
-
-
 async def _serve(home: Path, ready_fd: int | None) -> None:
     server = TerminalServer(socket_path(home), chosen_backend())
     await server.start()
@@ -78,7 +69,7 @@ async def _serve(home: Path, ready_fd: int | None) -> None:
         loop.add_signal_handler(signal_number, server.stopped.set)
     loop.add_signal_handler(signal.SIGHUP, lambda: None)  # a hangup of whatever started it is not ours
     logging.getLogger(__name__).info("terminal server %s serving %s", os.getpid(), server.path)
-    _report(ready_fd, READY)
+    report(ready_fd, READY)
     await server.stopped.wait()
     await server.close()
 
@@ -91,11 +82,11 @@ def serve(home: Path, ready_fd: int | None) -> int:
             raise already_running(taken)
         asyncio.run(_serve(home, ready_fd))
     except WardianError as error:
-        _report(ready_fd, error.to_json().replace("\n", " "))
+        report(ready_fd, error.to_json())
         return error.exit_code
     except Exception as exc:
         logging.getLogger(__name__).exception("terminal server crashed")
-        _report(ready_fd, WardianError("generic", f"terminal server crashed: {exc}").to_json().replace("\n", " "))
+        report(ready_fd, WardianError("generic", f"terminal server crashed: {exc}").to_json())
         return 1
     return 0
 
