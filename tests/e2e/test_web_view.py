@@ -235,3 +235,25 @@ def test_the_host_loads_the_web_server_only_once_the_view_is_asked_for(
     assert pid is not None and not _loaded_aiohttp(pid)
     web_address(run_wardian)
     assert _loaded_aiohttp(pid)
+
+
+def test_listen_elsewhere_warns_and_a_restarted_host_serves_loopback_again_at_its_port(
+    run_wardian: RunWardian, wardian_home: Path
+) -> None:
+    web_address(run_wardian)
+    elsewhere = run_wardian("web", "--listen", "127.0.0.2")
+    assert elsewhere.returncode == 0, elsewhere.stderr
+    moved = elsewhere.json()["web"]
+    assert (moved["listen"], moved["loopback"]) == ("127.0.0.2", False)
+    assert "warning: the web view listens on 127.0.0.2" in elsewhere.stderr and moved["warning"]
+    gated = http.client.HTTPConnection("127.0.0.2", moved["port"], timeout=30)
+    gated.request("GET", "/", headers={"Host": f"127.0.0.2:{moved['port']}"})
+    assert gated.getresponse().status == 401
+    # Back on loopback, then a new host: the view is served again at the recorded port.
+    back = run_wardian("web").json()["web"]
+    assert back["listen"] == "127.0.0.1"
+    assert run_wardian("host", "stop").returncode == 0
+    assert run_wardian("host", "start").returncode == 0
+    record = json.loads((paths.run_dir(wardian_home) / "web.json").read_text())
+    assert (record["listen"], record["port"]) == ("127.0.0.1", back["port"])
+    assert _get(back["port"], "/", {"Host": f"127.0.0.1:{back['port']}"}).status == 401
