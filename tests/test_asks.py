@@ -37,10 +37,20 @@ def test_the_instruction_names_the_reply_command_with_the_id_after_the_question(
     assert REQUEST_ID_PATTERN.findall(typed) == ["ask_0123456789abcdef"] * 2
 
 
+def test_an_agent_with_the_mcp_server_is_told_its_reply_tool_and_the_command() -> None:
+    typed = prompt_with_instruction("What is 6*7?", "ask_0123456789abcdef", "wardian")
+
+    instruction = typed.split("\n")[2]
+    assert "the `reply` tool of your `wardian` MCP server with request_id ask_0123456789abcdef" in instruction
+    assert "`wardian reply ask_0123456789abcdef --status done --stdin`" in instruction
+    assert REQUEST_ID_PATTERN.findall(typed) == ["ask_0123456789abcdef"] * 3
+
+
 def test_docs_quote_the_instruction_as_the_code_types_it() -> None:
     cli_docs = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
 
     assert reply_instruction("<request-id>") in cli_docs
+    assert reply_instruction("<request-id>", "wardian") in cli_docs
 
 
 @pytest.fixture

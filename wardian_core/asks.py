@@ -34,6 +34,16 @@ REPLY_INSTRUCTION = (
 )
 
 
+# The same, for an agent whose CLI has Wardian's MCP server (docs/mcp.md): its `reply` tool
+# first, the command still named for a model that would rather run it.
+MCP_REPLY_INSTRUCTION = (
+    "[Wardian request {request_id}] Reply to this request by calling the `reply` tool of your `{server}` MCP "
+    "server with request_id {request_id}, status done and your answer as message (status blocked or failed, with "
+    "the reason, if you cannot do it), or by running `wardian reply {request_id} --status done --stdin` with your "
+    "answer on standard input. Wardian reads your answer from that call, not from this terminal."
+)
+
+
 def new_request_id() -> str:
     return REQUEST_ID_PREFIX + secrets.token_hex(8)
 
@@ -42,10 +52,13 @@ def is_request_id(text: str) -> bool:
     return REQUEST_ID_PATTERN.fullmatch(text) is not None
 
 
-def reply_instruction(request_id: str) -> str:
+def reply_instruction(request_id: str, mcp_server: str | None = None) -> str:
+    """`mcp_server`: the name of the MCP server the agent's CLI has, whose `reply` tool it names."""
+    if mcp_server is not None:
+        return MCP_REPLY_INSTRUCTION.format(request_id=request_id, server=mcp_server)
     return REPLY_INSTRUCTION.format(request_id=request_id)
 
 
-def prompt_with_instruction(message: str, request_id: str) -> str:
+def prompt_with_instruction(message: str, request_id: str, mcp_server: str | None = None) -> str:
     """What is typed into the asked agent: the question, a blank line, the instruction."""
-    return f"{message.rstrip()}\n\n{reply_instruction(request_id)}"
+    return f"{message.rstrip()}\n\n{reply_instruction(request_id, mcp_server)}"

@@ -28,10 +28,18 @@ T = TypeVar("T")
 class AskDesk:
     """Keeps the requests: asks them, takes their replies, wakes whoever waits on one."""
 
-    def __init__(self, conn: sqlite3.Connection, registry: AgentRegistry, sender: Sender) -> None:
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        registry: AgentRegistry,
+        sender: Sender,
+        mcp_server_of: Callable[[LiveAgent], str | None] = lambda _: None,
+    ) -> None:
+        """`mcp_server_of`: the MCP server an agent's CLI has (the reply instruction names its tool)."""
         self._conn = conn
         self._registry = registry
         self._sender = sender
+        self._mcp_server_of = mcp_server_of
         self._waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
 
     def _write(self, change: Callable[[], T]) -> T:
@@ -69,7 +77,9 @@ class AskDesk:
         )
         since = agent.log_event("request", {"request_id": request_id, "asker": asker.name if asker else None})["cursor"]
         # An agent that cannot run `wardian reply` gets the question alone; its output answers.
-        typed = params.message if token else prompt_with_instruction(params.message, request_id)
+        typed = (
+            params.message if token else prompt_with_instruction(params.message, request_id, self._mcp_server_of(agent))
+        )
         answered = self._waiting[request_id] = asyncio.get_running_loop().create_future()
         seen = asyncio.ensure_future(output_appears(agent, token, None, typed)) if token else None
         try:

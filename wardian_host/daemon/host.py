@@ -22,6 +22,8 @@ from wardian_core.db import open_writer
 from wardian_core.db.empty_file import take_notice
 from wardian_core.db.events import prune_events
 from wardian_core.db.usage import prune_usage
+from wardian_core.mcp_registration import registered_or_why_not
+from wardian_core.mcp_tools import SERVER_NAME
 from wardian_core.provider_models import ProviderEvent
 from wardian_core.pty_backend import chosen_backend
 from wardian_core.settings import load_settings
@@ -90,7 +92,7 @@ class Host:
             dict(os.environ if base_env is None else base_env),
         )
         self.sender = Sender(self.registry, self.plugins, self.terminals)
-        self.desk = AskDesk(self._conn, self.registry, self.sender)
+        self.desk = AskDesk(self._conn, self.registry, self.sender, self._mcp_server_of)
         self.workflows = WorkflowRunner(home, self._conn, self.registry, self.lifecycle, self.lifecycle.base_env)
         self.notices = NoticeRules(loop, settings.notify.unseen_turn_seconds)
         self._sinks = Sinks(settings.notify.urls, self.plugins.notify)
@@ -194,6 +196,11 @@ class Host:
         if removed:
             log.info("pruned %d events and usage rows", removed)
         asyncio.get_running_loop().call_later(PRUNE_INTERVAL_SECONDS, self._prune)
+
+    def _mcp_server_of(self, agent: LiveAgent) -> str | None:
+        """The MCP server the agent's CLI is given (as its launches decide), which a question to it names."""
+        info = self.plugins.info(agent.row["provider"])
+        return SERVER_NAME if registered_or_why_not(load_settings(self.home).mcp, info)[0] else None
 
     def _agent_rows(self) -> list[dict[str, Any]]:
         return [agent.snapshot() | {"is_running": agent.is_running} for agent in self.registry.all()]
