@@ -184,7 +184,7 @@ def test_skills_of_an_include_root_are_linked_where_claude_looks(tmp_path: Path)
     assert not (ctx.workspace / ".claude").exists()  # the user's workspace is never touched
 
 
-def test_an_interactive_launch_trusts_the_wardian_home_in_claudes_config(
+def test_an_interactive_launch_trusts_the_homes_include_root_folders_in_claudes_config(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     config_dir = tmp_path / "claude-config"
@@ -199,7 +199,10 @@ def test_an_interactive_launch_trusts_the_wardian_home_in_claudes_config(
     home.prepare(ctx)
 
     written = json.loads(config.read_text())
-    assert written["projects"][str(ctx.wardian_home)] == {"hasTrustDialogAccepted": True}
+    for folder in ("common", "classes", "agents"):
+        assert written["projects"][str(ctx.wardian_home / folder)] == {"hasTrustDialogAccepted": True}
+    # Not the whole home: agents' worktrees of the user's code live there too.
+    assert str(ctx.wardian_home) not in written["projects"]
     # The user's own state is kept, their workspace is not trusted for them, the mode is kept.
     assert written["hasCompletedOnboarding"] is True
     assert written["projects"]["/src/app"] == {"hasTrustDialogAccepted": False}

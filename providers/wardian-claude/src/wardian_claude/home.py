@@ -11,7 +11,7 @@ import os
 from pathlib import Path
 
 from wardian_claude import mcp
-from wardian_claude.trust import claude_config_file, trust_folder
+from wardian_claude.trust import carry_to_worktree, claude_config_file, include_root_folders, trust_folder
 from wardian_claude.usage import TRANSCRIPT_SOURCE_NAME, transcript_file
 from wardian_core import hookimpl
 from wardian_core.hook_endpoint import HookTarget, hook_target
@@ -81,7 +81,10 @@ def prepare(ctx: SpawnContext) -> HomePlan:
         if root.is_dir():
             link_skills(root, ctx.wardian_home)
     if ctx.mode == "interactive":
-        trust_folder(claude_config_file(os.environ), ctx.wardian_home)
+        config_file = claude_config_file(os.environ)
+        for folder in include_root_folders(ctx.wardian_home):
+            trust_folder(config_file, folder)
+        carry_to_worktree(config_file, ctx.workspace)
     # Claude reads CLAUDE.md from --add-dir roots only with this set (2.1.197).
     return HomePlan(env={"CLAUDE_CODE_ADDITIONAL_DIRECTORIES_CLAUDE_MD": "1"})
 

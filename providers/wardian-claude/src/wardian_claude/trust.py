@@ -3,15 +3,20 @@
 Claude 2.1.330 asks on a resumed session whether to trust each `--add-dir` root it has
 not worked in ("Adding a new directory: … Yes, add it"); a folder trusted in `.claude.json`
 (`projects.<dir>.hasTrustDialogAccepted`) covers everything below it. The include roots
-all live in the Wardian home, which Wardian owns, so that one folder is marked trusted.
-The workspace, the user's code, is never trusted on their behalf.
+all live in three folders of the Wardian home (common, classes, agents), which Wardian owns,
+so those are marked trusted: not the whole home, which also holds agents' worktrees of the
+user's code. The workspace, the user's code, is never trusted on their behalf; a worktree
+Wardian made of a repository the user trusted is that repository's code, and is trusted as it
+(2.1.330 rules so itself, 2.1.197 would ask again for every worktree).
 """
 
 import json
 from collections.abc import Mapping
 from pathlib import Path
 
+from wardian_core import paths
 from wardian_core.atomic_files import write_atomically
+from wardian_core.worktrees.checkout import linked_worktree
 
 
 def claude_config_file(environ: Mapping[str, str]) -> Path:
@@ -42,3 +47,28 @@ def trust_folder(config_file: Path, folder: Path) -> bool:
     entry["hasTrustDialogAccepted"] = True
     write_atomically(config_file, json.dumps(config, indent=2) + "\n")
     return True
+
+
+def include_root_folders(wardian_home: Path) -> list[Path]:
+    """The folders of the home that hold every include root."""
+    return [paths.common_dir(wardian_home), paths.classes_dir(wardian_home), paths.agents_dir(wardian_home)]
+
+
+def carry_to_worktree(config_file: Path, workspace: Path) -> bool:
+    """Trust the linked worktree holding `workspace` when the user trusted its repository (or a
+    folder above it); True when the file was changed."""
+    found = linked_worktree(workspace)
+    if found is None:
+        return False
+    top, main = found
+    try:
+        projects = json.loads(config_file.read_text(encoding="utf-8")).get("projects")
+    except (OSError, ValueError, AttributeError):
+        return False
+    if not isinstance(projects, dict):
+        return False
+    trusted = any(
+        isinstance(entry := projects.get(str(folder)), dict) and entry.get("hasTrustDialogAccepted") is True
+        for folder in (main, *main.parents)
+    )
+    return trusted and trust_folder(config_file, top)
