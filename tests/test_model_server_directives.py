@@ -131,3 +131,35 @@ def test_a_command_without_the_placeholder_is_left_as_written():
 
     assert directives.tool_command == "echo ASK_ID_LIKE"
     assert not directives.missing_request_id
+
+
+LIST_AGENTS = DeclaredTool("mcp__wardian__list_agents", {"properties": {"scope": {"type": "string"}}})
+REPLY = DeclaredTool("wardian_reply", {"properties": {"request_id": {"type": "string"}}})
+
+
+def test_mcp_directive_calls_the_declared_tool_under_its_servers_prefix():
+    answer = decide(Conversation('MOCK_MCP:list_agents {"scope": "all"} ECHO:listed', False, (BASH, LIST_AGENTS)))
+
+    assert answer.tool_call is not None
+    assert (answer.tool_call.name, answer.tool_call.arguments) == ("mcp__wardian__list_agents", {"scope": "all"})
+    assert decide(Conversation('MOCK_MCP:list_agents {"scope": "all"}', True, (LIST_AGENTS,))).text == (
+        "MOCK-REPLY tool-done"
+    )
+
+
+def test_mcp_directive_fills_in_the_asks_request_id():
+    prompt = (
+        'MOCK_MCP:reply {"request_id": "ASK_REQUEST_ID", "status": "done"}\n\n[Wardian request ask_0123456789abcdef]'
+    )
+
+    answer = decide(Conversation(prompt, False, (REPLY,)))
+
+    assert answer.tool_call is not None
+    assert answer.tool_call.arguments == {"request_id": "ask_0123456789abcdef", "status": "done"}
+    assert decide(Conversation(prompt.split("\n")[0], False, (REPLY,))).text == "MOCK-REPLY no-request-id"
+
+
+def test_mcp_directive_without_such_a_tool_answers_text():
+    answer = decide(Conversation("MOCK_MCP:list_agents {}", False, (BASH,)))
+
+    assert (answer.tool_call, answer.text) == (None, "MOCK-REPLY")

@@ -12,6 +12,11 @@ In a `MOCK_TOOL` command the word `ASK_REQUEST_ID` stands for the request id of 
 appends it, in its reply instruction, after the asker's message — so no test hard-codes an id.
 A prompt whose command needs an id but carries none is answered `MOCK-REPLY no-request-id`
 and runs nothing.
+
+`MOCK_MCP:<tool> <json>` calls the MCP tool the client declared under that name (each CLI
+prefixes it with its server's: Claude and Codex `mcp__wardian__<tool>`, Gemini
+`mcp_wardian_<tool>`, OpenCode `wardian_<tool>`) with the JSON object as its arguments, where
+ASK_REQUEST_ID is filled in as in a command; after the tool result, `MOCK-REPLY tool-done`.
 """
 
 from __future__ import annotations
@@ -28,6 +33,8 @@ _DELAY = re.compile(rb"MOCK_DELAY_MS:(\d{1,6})")
 _TOOL = re.compile(r"MOCK_TOOL:(.+?)(?=\s+(?:ECHO:|MOCK_[A-Z_]+)|$)", re.MULTILINE)
 # Exactly 16 hex digits: a longer or upper-case run is not an id, so it is never half-taken.
 _REQUEST_ID = re.compile(r"(?<!\w)ask_[0-9a-f]{16}(?!\w)")
+# The arguments are one JSON object on the directive's line.
+_MCP = re.compile(r"MOCK_MCP:(\w+)\s+(\{.*?\})(?=\s+(?:ECHO:|MOCK_[A-Z_]+)|\s*$)", re.MULTILINE)
 
 REQUEST_ID_PLACEHOLDER = "ASK_REQUEST_ID"
 # The text the fake model writes before a tool call, as in the shared fixtures.
@@ -44,6 +51,8 @@ class Directives:
     error_status: int | None = None
     # The command named ASK_REQUEST_ID but the prompt held no request id to put there.
     missing_request_id: bool = False
+    mcp_tool: str | None = None
+    mcp_arguments: str | None = None  # the JSON text, ASK_REQUEST_ID filled in
 
     def reply_text(self) -> str:
         if self.missing_request_id:
@@ -60,12 +69,16 @@ def parse_directives(prompt: str) -> Directives:
     tool = _TOOL.search(prompt)
     error = _ERROR.search(prompt)
     command, missing = _with_request_id(tool.group(1).strip() if tool else None, prompt)
+    mcp = _MCP.search(prompt)
+    mcp_arguments, mcp_missing = _with_request_id(mcp.group(2) if mcp else None, prompt)
     return Directives(
+        mcp_tool=mcp.group(1) if mcp and not mcp_missing else None,
+        mcp_arguments=mcp_arguments,
         echo_token=echo.group(1) if echo else None,
         tool_command=command,
         escalate=bool(_ESCALATE.search(prompt)),
         error_status=int(error.group(1)) if error else None,
-        missing_request_id=missing,
+        missing_request_id=missing or mcp_missing,
     )
 
 

@@ -62,6 +62,9 @@ def decide(conversation: Conversation) -> Answer:
         return Answer(error_status=directives.error_status, directives=directives)
     if conversation.after_tool_result:
         return Answer(text=directives.tool_done_text(), directives=directives)
+    mcp_call = find_mcp_call(conversation.tools, directives)
+    if mcp_call is not None:
+        return Answer(text=TOOL_PREAMBLE, tool_call=mcp_call, directives=directives)
     command = directives.tool_command
     if command is None and directives.escalate and not directives.missing_request_id:
         command = "true"
@@ -71,6 +74,17 @@ def decide(conversation: Conversation) -> Answer:
         call = ToolCall(shell.name, shell_arguments(shell, command, directives.escalate))
         return Answer(text=TOOL_PREAMBLE, tool_call=call, directives=directives)
     return Answer(text=directives.reply_text(), directives=directives)
+
+
+def find_mcp_call(tools: tuple[DeclaredTool, ...], directives: Directives) -> ToolCall | None:
+    """The call `MOCK_MCP` asks for, to the declared tool of that name under any server prefix."""
+    wanted = directives.mcp_tool
+    if wanted is None or directives.mcp_arguments is None:
+        return None
+    for tool in tools:
+        if tool.name == wanted or tool.name.endswith("_" + wanted):
+            return ToolCall(tool.name, json.loads(directives.mcp_arguments))
+    return None
 
 
 def find_shell_tool(tools: tuple[DeclaredTool, ...]) -> DeclaredTool | None:
