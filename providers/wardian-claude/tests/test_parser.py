@@ -218,6 +218,21 @@ def test_a_headless_result_reports_the_runs_usage_with_claudes_cost_and_context_
     assert kinds(events)[-2:] == ["usage_reported", "turn_completed"]
 
 
+def test_a_recorded_headless_run_reports_the_model_servers_figures_and_claudes_cost() -> None:
+    # Recorded from Claude 2.1.330 against the model server: 1200 fresh input, 300 cache reads,
+    # 40 cache writes, 70 output; the cost is Claude's own, from its price table.
+    recording = Path(__file__).parents[3] / "tests" / "real_cli" / "recordings" / "claude" / "claude-headless.jsonl"
+    [report] = [event.usage for event in feed_lines(recording, HEADLESS_SOURCE) if event.usage]
+    assert (report.input_tokens, report.output_tokens, report.cache_read_tokens, report.cache_write_tokens) == (
+        1200,
+        70,
+        300,
+        40,
+    )
+    assert report.reasoning_tokens == 0  # 2.1.330 states its thinking tokens
+    assert (report.cost_usd, report.context_window, report.context_used) == (0.006459999999999999, 1000000, 1540)
+
+
 def test_transcript_lines_of_one_message_report_it_under_its_id() -> None:
     ctx = session_context(TUI_SESSION)
     transcript = parser.parser_for(ctx, OutputSource(name="claude-transcript", path=Path("t.jsonl")))

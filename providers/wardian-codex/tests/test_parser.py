@@ -65,6 +65,17 @@ def test_rate_limit_windows_and_cached_input(make_ctx) -> None:
     ]
 
 
+def test_a_recorded_exec_turn_reports_the_model_servers_figures(make_ctx) -> None:
+    # Recorded from Codex 0.169.0 against the model server: 1500 input of which 300 cached, 70
+    # output of which 9 reasoning.
+    recording = Path(__file__).parents[3] / "tests" / "real_cli" / "recordings" / "codex" / "codex-headless.jsonl"
+    headless = plugin.parse_output(ctx=make_ctx(mode="headless", prompt="x"), source=HEADLESS_SOURCE)
+    lines = recording.read_bytes().splitlines()
+    [report] = [event.usage for line in lines for event in headless.feed(line).events if event.usage]
+    assert (report.input_tokens, report.cache_read_tokens, report.cache_write_tokens) == (1200, 300, 0)
+    assert (report.output_tokens, report.reasoning_tokens, report.cost_usd) == (70, 9, None)
+
+
 def test_a_token_count_without_info_reports_nothing(make_ctx) -> None:
     record = {"type": "event_msg", "payload": {"type": "token_count", "info": None, "rate_limits": {}}}
     assert parse(make_ctx(), ROLLOUT_SOURCE, json.dumps(record).encode()).events == []
