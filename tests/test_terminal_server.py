@@ -108,7 +108,7 @@ def test_a_new_host_follows_on_from_its_offset_without_a_byte_lost_or_repeated(
         await first.close()  # the host dies; the agent goes on printing while nobody listens
         second = await ServerPtys.connect(wardian_home)
         [state] = second.welcome.terminals
-        assert (state.key, state.exited) == ("a", False)
+        assert (state.key, state.exited, state.sent_offset, state.end_offset) == ("a", False, offset, offset)
         again = Heard()
         assert offset is not None
         second.follow("a", offset, again.on_output, again.on_exit)

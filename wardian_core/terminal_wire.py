@@ -93,6 +93,8 @@ class TerminalState(_Frame):
     session_id: int
     start_offset: int  # the oldest byte the ring still holds
     end_offset: int  # the next byte's offset
+    # Where the output the previous host was sent ends: what follows, no host has parsed.
+    sent_offset: int
     exit_code: int | None = None
     exited: bool = False
     rows: int

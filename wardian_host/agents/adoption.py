@@ -2,9 +2,10 @@
 
 A host that starts while the terminal server holds an agent's terminal (after a restart
 or a crash of the previous host) rebuilds the agent's buffer, screen and parser state from
-the ring. The ring's bytes up to the offset the server named when the host connected were
-the previous host's: the parser reads them to know where the agent is, but what it makes
-of them was reported already (statuses, evidence), so those events are dropped here.
+the ring. The ring's bytes up to the offset the server had sent the previous host were
+that host's: the parser reads them to know where the agent is, but what it makes of them
+was reported already (statuses, evidence), so those events are dropped here. What the agent
+printed while no host listened is parsed as new.
 """
 
 from collections.abc import Callable
@@ -16,7 +17,7 @@ from wardian_host.agents.live_agent import LiveAgent
 
 @dataclass
 class Replay:
-    remaining: int  # bytes of the ring still to come that the previous host saw
+    remaining: int  # bytes of the ring still to come that the previous host was sent
     replaying: bool = False
 
     def split(self, data: bytes) -> tuple[bytes, bytes]:

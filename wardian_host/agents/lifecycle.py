@@ -281,12 +281,13 @@ class AgentLifecycle:
             provider_session_id=agent.row.get("provider_session_id"),
             provider_settings=self.provider_settings(provider),
         )
-        replay = Replay(state.end_offset - state.start_offset)
+        replay = Replay(state.sent_offset - state.start_offset)
         parsing = self._feed.new_session(
             ctx, functools.partial(replay.unless_replaying, self._tracker.apply_event, agent), agent.screen.snapshot
         )
         # The ring rebuilds the buffer, the screen and the parser's state at the same cursors;
-        # what the parser makes of it was reported by the previous host, so is not again.
+        # what the parser makes of the part the previous host was sent, that host reported, so
+        # it is not reported again; what came while no host listened is parsed as new.
         agent.buffer.skip_to(state.start_offset)
         agent.screen.restart()
         on_output = functools.partial(self._adopted_output, agent, parsing, replay)

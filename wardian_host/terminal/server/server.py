@@ -46,6 +46,7 @@ class Record:
     session_id: int
     ring: OutputRing
     followed: bool = False
+    sent_offset: int = 0  # the end of what was handed to a host's connection
     exited: bool = False
     exit_code: int | None = None
 
@@ -56,6 +57,7 @@ class Record:
             session_id=self.session_id,
             start_offset=self.ring.start_offset,
             end_offset=self.ring.end_offset,
+            sent_offset=max(self.sent_offset, self.ring.start_offset),
             exited=self.exited,
             exit_code=self.exit_code,
             rows=rows,
@@ -205,7 +207,7 @@ class TerminalServer:
             self._send(wire.LaunchFailed(id=frame.id, error=failure.envelope()["error"]))
             return
         ring = OutputRing(self._ring_bytes, start_offset=frame.offset)
-        record = Record(frame.key, terminal.pid, terminal.session_id, ring, followed=True)
+        record = Record(frame.key, terminal.pid, terminal.session_id, ring, followed=True, sent_offset=frame.offset)
         self._records[frame.key] = record
         self._send(wire.Launched(id=frame.id, key=frame.key, pid=terminal.pid, session_id=terminal.session_id))
 
@@ -214,6 +216,7 @@ class TerminalServer:
         record.ring.append(data)
         if record.followed and self._host is not None:
             self._send(wire.Output(key=record.key, offset=offset), data)
+            record.sent_offset = record.ring.end_offset
 
     def _exited(self, record: Record, exit_code: int | None) -> None:
         record.exited, record.exit_code = True, exit_code
@@ -229,6 +232,7 @@ class TerminalServer:
         for start in range(0, len(data), wire.MAX_PAYLOAD_BYTES):
             self._send(wire.Output(key=key, offset=begin + start), data[start : start + wire.MAX_PAYLOAD_BYTES])
         record.followed = True
+        record.sent_offset = record.ring.end_offset
         if record.exited:
             self._send(wire.Exited(key=key, exit_code=record.exit_code))
 
