@@ -10,6 +10,7 @@ from stand_in_provider import StandIn, registered
 
 from wardian_core import hookimpl
 from wardian_core.parsing.events import event
+from wardian_core.parsing.screen import ScreenModel, ScreenSnapshot
 from wardian_core.provider_models import (
     OutputSource,
     ParseResult,
@@ -140,3 +141,55 @@ def test_a_closed_launch_lets_no_held_ready_out(tmp_path: Path, monkeypatch: pyt
         return launch.kinds()
 
     assert asyncio.run(scenario()) == []
+
+
+class _LooksAtEveryDrawing(StandIn):
+    """The PTY's parser asks for the screen on any output, and reads nothing in it."""
+
+    @hookimpl
+    def approval_source(self) -> list[OutputSource]:
+        return []
+
+    @hookimpl
+    def parse_output(self, source: OutputSource) -> "_AsksForTheScreen":
+        return _AsksForTheScreen()
+
+
+class _AsksForTheScreen:
+    def feed(self, data: bytes) -> ParseResult:
+        return ParseResult(want_screen=True)
+
+    def screen(self, snapshot: ScreenSnapshot) -> ParseResult:
+        return ParseResult()
+
+
+def test_agents_screen_looks_are_brought_up_to_date_one_at_a_time(tmp_path: Path) -> None:
+    agents = 3
+
+    async def scenario() -> int:
+        output_feed = OutputFeed(asyncio.get_running_loop(), registered(_LooksAtEveryDrawing()))
+        running, most, looked, all_looked = [0], [0], [0], asyncio.Event()
+
+        async def look() -> ScreenSnapshot:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+            for _ in range(3):  # a catch-up replays in slices, the loop's other work between them
+                await asyncio.sleep(0)
+            running[0] -= 1
+            looked[0] += 1
+            if looked[0] == agents:
+                all_looked.set()
+            return ScreenModel().snapshot()
+
+        sessions = [
+            output_feed.new_session(spawn_context(tmp_path, "standin"), lambda _: None, look) for _ in range(agents)
+        ]
+        for session in sessions:
+            output_feed.start(session)
+            output_feed.pty_output(session, b"drawn")
+        await asyncio.wait_for(all_looked.wait(), TIMEOUT)
+        for session in sessions:
+            output_feed.close(session)
+        return most[0]
+
+    assert asyncio.run(scenario()) == 1, "several agents' looks ran their slices in the same turns of the loop"

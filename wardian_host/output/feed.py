@@ -8,11 +8,13 @@ whenever a parser says its sources changed; a source still named stays open.
 Each source has its own parser (`SourceParser`, with the provider's own state). A
 parser that asks to be called again after a quiet delay gets one timer (replaced by
 the next request); one that asks for the screen gets one look at it, brought up to
-date off the loop. PTY output arriving in a flood is coalesced into one parser call
-per few milliseconds. A `ready` is held while a source that `holds_ready` has not
-spoken yet (at most `READY_HOLD_SECONDS`). Everything of a launch lives in its
-`ParserSession`; once closed, late output, timers, looks and lines of that launch
-are dropped.
+date in slices between the loop's other work, and one agent's look at a time: looks
+of many agents at once would each run a slice in the same turn of the loop, holding
+it for all of them (50 agents starting at once held it for seconds). PTY output
+arriving in a flood is coalesced into one parser call per few milliseconds. A `ready`
+is held while a source that `holds_ready` has not spoken yet (at most
+`READY_HOLD_SECONDS`). Everything of a launch lives in its `ParserSession`; once
+closed, late output, timers, looks and lines of that launch are dropped.
 """
 
 import asyncio
@@ -83,6 +85,7 @@ class OutputFeed:
     def __init__(self, loop: asyncio.AbstractEventLoop, plugins: Plugins) -> None:
         self._loop = loop
         self._plugins = plugins
+        self._looking = asyncio.Lock()  # the one parser look brought up to date now
 
     @staticmethod
     def new_session(
@@ -244,7 +247,8 @@ class OutputFeed:
         try:
             while session.open:
                 session.look_again = False
-                snapshot = await session.look_at_screen()
+                async with self._looking:
+                    snapshot = await session.look_at_screen()
                 if session.pty is not None:
                     self._guarded(session, session.pty, functools.partial(self._read_screen, session, snapshot))
                 if not session.look_again:
