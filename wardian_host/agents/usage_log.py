@@ -1,8 +1,9 @@
 """The usage providers report (`usage_reported`), kept in state.db's usage table.
 
 A turn read again (a host restart re-reads a source from its start, a CLI writes a record
-twice) is stored once: the table's `(agent, turn_key)` is unique. A new turn is also shown to
-whoever follows the agent (`agent watch`, the web view) as a `usage` event.
+twice) is stored once: the table's `(agent, turn_key)` is unique. Readers (`agent show --fields
+usage`, `wardian usage`, the web view's page state) read the table: an agent's watched events
+stay its status changes and requests.
 """
 
 import logging
@@ -26,7 +27,7 @@ class UsageLog:
         report = event.usage.model_dump(mode="json")
         evidence = event.evidence.model_dump(exclude_none=True)
         try:
-            added = add_usage(self._conn, agent.uuid, report, evidence)
+            add_usage(self._conn, agent.uuid, report, evidence)
         except sqlite3.IntegrityError:
             return  # the agent was deleted while its parser still reported
         except sqlite3.OperationalError as exc:
@@ -34,6 +35,3 @@ class UsageLog:
                 raise
             # Figures are not worth holding the agent's status writes back: the turn is dropped.
             log.warning("usage of agent %s not recorded: %s", agent.uuid, exc)
-            return
-        if added:
-            agent.log_event("usage", {"usage": report, "evidence": evidence})
