@@ -106,7 +106,26 @@ def test_the_grid_shows_each_agent_live_and_typing_reaches_the_pty(
             "document.querySelector('#enlarged-terminal .xterm-rows').textContent.includes('typed-42')"
         )
         assert "typed-42" in drawn_text(page, "#enlarged-terminal")
+        page.click("#shrink")
+
+        # A person's spawn, send, pause and resume, from the page's own forms and buttons.
+        page.fill("#spawn [name=provider]", "generic")
+        page.fill("#spawn [name=class]", "Coder")
+        page.fill("#spawn [name=workspace]", str(tmp_path))
+        page.fill("#spawn [name=name]", "formed")
+        page.fill("#spawn [name=args]", "bash --norc")
+        page.click("#spawn button[type=submit]")
+        formed = wait_status("formed", "idle")
+        tile = f"#agent-{formed['uuid']}"
+        page.fill(f"{tile} .send input", "echo sent-$((2*3))")
+        page.click(f"{tile} .send button")
+        page.wait_for_function(f"document.querySelector('{tile} .xterm-rows').textContent.includes('sent-6')")
+        page.click(f"{tile} button[data-action='agent.pause']")
+        page.wait_for_selector(f"{tile}[data-status=off]")
+        page.click(f"{tile} button[data-action='agent.resume']")
+        page.wait_for_selector(f"{tile}:not([data-status=off])")
     assert "typed-42" in run_wardian("agent", "watch", "shell").json()["watch"]["output"]
+    assert formed["class"] == "Coder" and formed["workspace"] == str(tmp_path)
     assert (tmp_path / "grid.png").stat().st_size > 0
 
 

@@ -78,7 +78,7 @@ function makeTile(agent) {
   tile.meta = el("div", { class: "meta" });
   tile.evidence = el("div", { class: "evidence" });
   tile.dialog = el("div", { class: "dialog" });
-  tile.usage = el("div", { class: "usage" }); // filled once the host reports usage (issue 36)
+  tile.usage = el("div", { class: "usage meta" });
   const input = el("input", { placeholder: "send a message", "aria-label": "message" });
   const send = el("form", { class: "send", onsubmit: (event) => {
     event.preventDefault();
@@ -118,7 +118,18 @@ function drawTile(tile) {
       el("button", { class: "approve", type: "button", onclick: () => act("send", { to: agent.uuid, approval: "accept" }) }, "Approve"),
       el("button", { class: "reject", type: "button", onclick: () => act("send", { to: agent.uuid, approval: "reject" }) }, "Reject"));
   }
-  if (agent.usage) tile.usage.textContent = JSON.stringify(agent.usage);
+  tile.usage.textContent = usageText(agent.usage);
+}
+
+function usageText(usage) {
+  // What the agent cost, as the CLI reported it (`agent show --fields usage`); nothing before a turn.
+  if (!usage || !usage.turns) return "";
+  const parts = [`${usage.turns} turns`];
+  if (usage.input_tokens != null) parts.push(`in ${usage.input_tokens}`);
+  if (usage.output_tokens != null) parts.push(`out ${usage.output_tokens}`);
+  if (usage.cost_usd != null) parts.push(`$${usage.cost_usd.toFixed(2)}`);
+  if (usage.context && usage.context.fill != null) parts.push(`context ${Math.round(usage.context.fill * 100)}%`);
+  return parts.join(" · ");
 }
 
 function stream(tile, typing) {
@@ -263,6 +274,8 @@ function setUp() {
     const form = new FormData(event.target);
     const params = { provider: form.get("provider"), class: form.get("class"), workspace: form.get("workspace") };
     if (form.get("name")) params.name = form.get("name");
+    const args = String(form.get("args") || "").trim();
+    if (args) params.launch_config = { extra_args: args.split(/\s+/) };
     act("agent.spawn", params);
   });
   const enable = document.getElementById("enable-notices");
