@@ -47,7 +47,14 @@ def main_request(requests: list[RecordedRequest]) -> RecordedRequest:
     return (offering or requests)[-1]
 
 
-def details(token: str, sent_at: float, returned_at: float, requests: list[RecordedRequest]) -> None:
+def hook_log_written(run: Run) -> float:
+    """When (time.monotonic()) the agent's hook log was last appended to: the turn's Stop."""
+    uuid = run.wardian("agent", run.name, "--field", "uuid").stdout.strip()
+    log_file = Path(run.env["WARDIAN_HOME"]) / "agents" / uuid / "claude" / "hooks.jsonl"
+    return log_file.stat().st_mtime - time.time() + time.monotonic()
+
+
+def details(run: Run, token: str, sent_at: float, returned_at: float, requests: list[RecordedRequest]) -> None:
     """Each request of the turn, its stamps from the send's start: where a turn's time went."""
     for request in requests:
         offers = "tools" if (request.json() or {}).get("tools") else "no tools"
@@ -55,7 +62,8 @@ def details(token: str, sent_at: float, returned_at: float, requests: list[Recor
             f"    {token} {request.route} {request.reply_kind} ({offers}): arrived "
             f"{(request.received_at - sent_at) * 1000:.0f} ms, answered {(request.answered_at - sent_at) * 1000:.0f} ms"
         )
-    print(f"    {token} wait returned {(returned_at - sent_at) * 1000:.0f} ms")
+    stop = (hook_log_written(run) - sent_at) * 1000
+    print(f"    {token} hook log written {stop:.0f} ms, wait returned {(returned_at - sent_at) * 1000:.0f} ms")
 
 
 def one_turn(run: Run, token: str, show: bool = False) -> tuple[float, float]:
@@ -74,23 +82,34 @@ def one_turn(run: Run, token: str, show: bool = False) -> tuple[float, float]:
         raise SystemExit(f"agent wait failed: {waiter.stderr.read().decode() if waiter.stderr else ''}")
     requests = with_token(run, token)
     if show:
-        details(token, sent_at, returned_at, requests)
+        details(run, token, sent_at, returned_at, requests)
     turn_end = main_request(requests).answered_at
     received = min(request.received_at for request in requests)
     return (returned_at - turn_end) * 1000, (received - sent_at) * 1000
+
+
+def interpreter_floor() -> float:
+    """Median ms of `python -c pass`: how loaded the machine is while the run measures."""
+    samples = []
+    for _ in range(5):
+        started = time.monotonic()
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+        samples.append((time.monotonic() - started) * 1000)
+    return statistics.median(samples)
 
 
 def verdict(value: float, target: float) -> str:
     return "ok" if value <= target else "OVER TARGET"
 
 
-def report(number: int, turn_ends: list[float], sends: list[float]) -> None:
+def report(number: int, turn_ends: list[float], sends: list[float], floor: float) -> None:
     p50, worst, send_p50 = statistics.median(turn_ends), max(turn_ends), statistics.median(sends)
     print(
         f"  run {number}: turn end -> wait returns p50 {p50:6.1f} ms (target <= {TURN_END_P50_MS:g}) "
         f"{verdict(p50, TURN_END_P50_MS)}, max {worst:6.1f} ms (target <= {TURN_END_MAX_MS:g}) "
         f"{verdict(worst, TURN_END_MAX_MS)};  send -> model receives p50 {send_p50:6.1f} ms "
-        f"(target <= {SEND_P50_MS:g}) {verdict(send_p50, SEND_P50_MS)}, p90 {percentile(sends, 0.9):6.1f} ms"
+        f"(target <= {SEND_P50_MS:g}) {verdict(send_p50, SEND_P50_MS)}, p90 {percentile(sends, 0.9):6.1f} ms;  "
+        f"floor python -c pass {floor:.0f} ms"
     )
 
 
@@ -99,8 +118,9 @@ def measure(run: Run, runs: int, turns: int, show: bool) -> None:
     run.wardian("agent", "spawn", *spawn)
     run.wait("idle")
     for number in range(1, runs + 1):
+        floor = interpreter_floor()
         samples = [one_turn(run, f"r{number}t{turn}", show) for turn in range(turns)]
-        report(number, [turn_end for turn_end, _ in samples], [send for _, send in samples])
+        report(number, [turn_end for turn_end, _ in samples], [send for _, send in samples], floor)
 
 
 def main() -> None:
