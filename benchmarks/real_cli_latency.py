@@ -16,6 +16,7 @@ of `--turns` turns; each turn:
 """
 
 import argparse
+import json
 import statistics
 import subprocess
 import sys
@@ -52,6 +53,13 @@ def hook_log_written(run: Run) -> float:
     uuid = run.wardian("agent", run.name, "--field", "uuid").stdout.strip()
     log_file = Path(run.env["WARDIAN_HOME"]) / "agents" / uuid / "claude" / "hooks.jsonl"
     return log_file.stat().st_mtime - time.time() + time.monotonic()
+
+
+def stop_hook_kind(run: Run) -> str:
+    """How the agent's Stop hook reaches the host: `http` (the host's endpoint) or `command`."""
+    uuid = run.wardian("agent", run.name, "--field", "uuid").stdout.strip()
+    settings = Path(run.env["WARDIAN_HOME"]) / "agents" / uuid / "claude" / "settings.json"
+    return str(json.loads(settings.read_text())["hooks"]["Stop"][0]["hooks"][0]["type"])
 
 
 def details(run: Run, token: str, sent_at: float, returned_at: float, requests: list[RecordedRequest]) -> None:
@@ -117,6 +125,7 @@ def measure(run: Run, runs: int, turns: int, show: bool) -> None:
     spawn = ["--provider", "claude", "--class", "Bench", "--name", run.name, "--workspace", str(run.cli.workspace)]
     run.wardian("agent", "spawn", *spawn)
     run.wait("idle")
+    print(f"  hooks: Stop {stop_hook_kind(run)}")
     for number in range(1, runs + 1):
         floor = interpreter_floor()
         samples = [one_turn(run, f"r{number}t{turn}", show) for turn in range(turns)]
