@@ -276,3 +276,25 @@ def test_listen_elsewhere_warns_and_a_restarted_host_serves_loopback_again_at_it
     record = json.loads((paths.run_dir(wardian_home) / "web.json").read_text())
     assert (record["listen"], record["port"]) == ("127.0.0.1", back["port"])
     assert _get(back["port"], "/", {"Host": f"127.0.0.1:{back['port']}"}).status == 401
+
+
+def test_a_pending_ask_is_shown_and_answered_from_the_page_as_a_person(
+    spawn: Spawn, wait_status: WaitStatus, run_wardian: RunWardian
+) -> None:
+    spawn("listener", "cat")
+    wait_status("listener", "idle")
+    asked = run_wardian("ask", "listener", "Is the change safe to merge?", "--no-wait")
+    assert asked.returncode == 0, asked.stderr
+    request_id = asked.json()["request_id"]
+    with chromium_page() as page:
+        open_view(page, web_address(run_wardian))
+        item = f"#asks li[data-request={request_id}]"
+        page.wait_for_selector(f"{item} form")
+        assert "Is the change safe to merge?" in page.inner_text(item)
+        page.fill(f"{item} input", "yes, the tests cover it")
+        page.click(f"{item} button")
+        page.wait_for_function(
+            f"document.querySelector('{item}').textContent.includes('done — yes, the tests cover it')"
+        )
+    reply = run_wardian("ask", "show", request_id).json()["request"]["reply"]
+    assert (reply["status"], reply["body"], reply["source"]) == ("done", "yes, the tests cover it", "human")
