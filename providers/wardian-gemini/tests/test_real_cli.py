@@ -374,3 +374,33 @@ def test_a_refused_folder_runs_untrusted_and_stays_refused_below_it(first_run: W
     assert any("untrusted" in row for row in first_run("agent", "screen", "gm2")["screen"]["rows"])
     a_turn_reaches_the_model(first_run, "gm2", "u2")
     assert users_trust_rules(first_run)[str(first_run.workspace)] == "DO_NOT_TRUST", "never made a trust"
+
+
+def test_usage_is_what_the_model_server_reported_for_the_main_models_calls(wardian: WardianCli) -> None:
+    from model_server.usage import REPORTED
+    from usage_checks import figures, model_calls, times, usage_after
+
+    def usage() -> dict:
+        return wardian("agent", "show", "gu", "--fields", "usage")["agent"]["usage"]
+
+    # Gemini's wire counts the cached input inside the prompt and the thoughts apart from the
+    # candidates; its session log records the main model's (streamed) calls, not the router's.
+    per_call = {
+        "input_tokens": REPORTED.fresh_input,
+        "output_tokens": REPORTED.output,
+        "cache_read_tokens": REPORTED.cache_read,
+        "cache_write_tokens": None,
+        "reasoning_tokens": REPORTED.reasoning,
+    }
+    wardian.spawn("gu")
+    wardian.wait("gu", "idle", "ready")
+    wardian("send", "hello ECHO:used1", "--to", "gu", "--wait-until", "idle", "--timeout", "60s")
+    calls = model_calls(wardian.cli.server, ":streamGenerateContent")
+    reported = usage_after(usage, calls)
+
+    assert reported["turns"] == calls >= 1
+    assert figures(reported) == times(calls, per_call)
+    # Gemini states no cost and no context window: unknown, not 0.
+    assert (reported["cost_usd"], reported["context"]["window"]) == (None, None)
+    assert reported["context"]["used"] == REPORTED.fresh_input + REPORTED.cache_read
+    assert reported["model"]
