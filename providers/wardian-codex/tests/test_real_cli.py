@@ -13,7 +13,9 @@ import subprocess
 import time
 import tomllib
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
@@ -60,6 +62,20 @@ def hook_events(wardian: Wardian, uuid: str, thread: str) -> list[str]:
     records = [json.loads(line) for line in lines]
     assert {record["session_id"] for record in records} == {thread}, records
     return [record["hook_event_name"] for record in records]
+
+
+def last_user_message(request) -> str:
+    try:
+        items = json.loads(request.body_text()).get("input", [])
+    except ValueError:
+        return ""
+    users = [item for item in items if isinstance(item, dict) and item.get("role") == "user"]
+    return json.dumps(users[-1]) if users else ""
+
+
+def asks_for_a_title(request) -> bool:
+    """Codex 0.169.0 asks the model for a task title beside the turn: not the thread's call."""
+    return "task title" in last_user_message(request)
 
 
 def turn_request(server, token: str):
@@ -540,3 +556,59 @@ def test_an_ask_is_answered_by_the_agents_wardian_reply(wardian: Wardian) -> Non
     assert plain["request_id"] != answer["request_id"]
     asked = [event for event in wardian.watch("cx")["events"] if event.get("to") == "action_required"]
     assert len(asked) == 1, asked
+
+
+def test_usage_is_what_the_model_server_reported_and_a_host_restart_counts_no_turn_twice(wardian: Wardian) -> None:
+    from model_server.usage import RATE_LIMITS, REPORTED
+    from usage_checks import figures, times, usage_after
+
+    def usage() -> dict[str, Any]:
+        return wardian("agent", "show", "cu", "--fields", "usage")["agent"]["usage"]
+
+    def session_calls(server) -> int:
+        """The thread's own calls: a title request (0.169.0) is no part of the rollout."""
+        return sum(1 for request in server.model_requests() if not asks_for_a_title(request))
+
+    # The Responses wire counts the cached input inside the input and the reasoning inside the
+    # output; it has no cache writes, which Codex states as 0.
+    per_call = {
+        "input_tokens": REPORTED.fresh_input,
+        "output_tokens": REPORTED.output,
+        "cache_read_tokens": REPORTED.cache_read,
+        "cache_write_tokens": 0,
+        "reasoning_tokens": REPORTED.reasoning,
+    }
+    wardian.spawn("cu")
+    wardian.wait("cu", "idle", "ready")
+    wardian("send", "hello ECHO:used1", "--to", "cu", "--wait-until", "idle", "--timeout", "60s")
+    calls = session_calls(wardian.cli.server)
+    first = usage_after(usage, calls)
+
+    assert first["turns"] == calls >= 1
+    assert figures(first) == times(calls, per_call)
+    assert first["cost_usd"] is None  # Codex states no cost
+    context = first["context"]
+    assert context["used"] == REPORTED.fresh_input + REPORTED.cache_read + REPORTED.output
+    assert context["window"] and context["fill"] == round(context["used"] / context["window"], 4)
+    assert first["model"] == "mock-model"
+    # The windows the backend's headers gave, as Codex wrote them in its token_count.
+    assert first["rate_limits"] == [
+        {
+            "name": window.name,
+            "used_percent": window.used_percent,
+            "window_minutes": window.window_minutes,
+            "resets_at": datetime.fromtimestamp(window.resets_at, UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        }
+        for window in RATE_LIMITS
+    ]
+
+    # A host restart (Codex runs on in the terminal server) follows the rollout from its start
+    # again: the same calls, not twice as many.
+    wardian("host", "restart")
+    assert usage_after(usage, calls) == first
+    wardian("send", "again ECHO:used2", "--to", "cu", "--wait-until", "idle", "--timeout", "60s")
+    calls = session_calls(wardian.cli.server)
+    second = usage_after(usage, calls)
+
+    assert second["turns"] == calls
+    assert figures(second) == times(calls, per_call)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from typing import Any
 
 from .turn import Answer, Conversation, DeclaredTool, chunk_text, decide, is_context_wrapper
-from .usage import REPORTED
+from .usage import REPORTED, rate_limit_headers
 from .wire import HttpReply, openai_error, sse_reply
 
 _ids = itertools.count(1)
@@ -138,4 +139,6 @@ def _stream(answer: Answer, model: str) -> HttpReply:
             },
         )
     )
-    return sse_reply(events, kind="tool_call" if answer.tool_call else "text")
+    reply = sse_reply(events, kind="tool_call" if answer.tool_call else "text")
+    # The rate-limit windows a plan's backend reports on every response (Codex shows them).
+    return dataclasses.replace(reply, headers=reply.headers | rate_limit_headers())

@@ -59,4 +59,30 @@ class ReportedUsage:
         }
 
 
+@dataclass(frozen=True)
+class RateLimitWindow:
+    name: str
+    used_percent: float
+    window_minutes: int
+    resets_at: int  # Unix time
+
+    def codex_headers(self) -> dict[str, str]:
+        """The window as the ChatGPT backend's response headers say it (what Codex reads)."""
+        prefix = f"x-codex-{self.name}"
+        return {
+            f"{prefix}-used-percent": f"{self.used_percent:g}",
+            f"{prefix}-window-minutes": str(self.window_minutes),
+            f"{prefix}-reset-at": str(self.resets_at),
+        }
+
+
 REPORTED = ReportedUsage()
+# Two windows, as a plan's limits come: five hours and a week.
+RATE_LIMITS = (
+    RateLimitWindow("primary", 12.5, 300, 1798761600),
+    RateLimitWindow("secondary", 40.0, 10080, 1799366400),
+)
+
+
+def rate_limit_headers() -> dict[str, str]:
+    return {name: value for window in RATE_LIMITS for name, value in window.codex_headers().items()}
