@@ -2,6 +2,9 @@
 and a folder or link another user planted there is refused, never followed."""
 
 import os
+import shutil
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,12 +21,28 @@ def long_home(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def runtime_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A runtime folder of this test's own (XDG_RUNTIME_DIR), as a login session provides."""
-    runtime = tmp_path / "runtime"
+def runtime_dir(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A runtime folder of this test's own (XDG_RUNTIME_DIR), as a login session provides: short,
+    as a real one is (/run/user/<uid>), since a pytest-xdist worker's tmp_path leaves no room
+    in a socket address."""
+    runtime = Path(tempfile.mkdtemp(prefix="wr-"))
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    yield runtime
+    shutil.rmtree(runtime, ignore_errors=True)
+    shutil.rmtree(runtime.with_name(runtime.name + "-other"), ignore_errors=True)
+
+
+def test_a_runtime_folder_too_long_for_a_socket_is_an_error_with_a_hint(
+    long_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, run_wardian
+) -> None:
+    runtime = tmp_path / ("r" * 90)
     runtime.mkdir(mode=0o700)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
-    return runtime
+    started = run_wardian("host", "start", env={"WARDIAN_HOME": str(long_home)})
+    assert started.returncode == 1
+    error = started.error()
+    assert error["code"] == "not_supported" and "socket address" in error["message"]
+    assert "XDG_RUNTIME_DIR" in error["hint"]
 
 
 def test_the_fallback_socket_lives_in_the_users_runtime_folder(long_home: Path, runtime_dir: Path, run_wardian) -> None:
@@ -101,7 +120,7 @@ def test_a_cli_with_another_runtime_folder_finds_the_host_of_a_long_home(
     long_home: Path, runtime_dir: Path, tmp_path: Path, run_wardian
 ) -> None:
     """The socket's place is recorded in the home, so it does not hang on each process's XDG_RUNTIME_DIR."""
-    other_runtime = tmp_path / "other-runtime"
+    other_runtime = runtime_dir.with_name(runtime_dir.name + "-other")
     other_runtime.mkdir(mode=0o700)
     env = {"WARDIAN_HOME": str(long_home)}
     started = run_wardian("host", "start", env=env)

@@ -76,7 +76,18 @@ def serving_socket_path(home: Path) -> Path:
     """Where a host starting now listens: `run/control.sock`, or for a long home a short path in
     this process's runtime folder (which the host then records for the others)."""
     primary = primary_socket_path(home)
-    return primary if _fits(primary) else runtime_socket_path(home)
+    if _fits(primary):
+        return primary
+    path = runtime_socket_path(home)
+    if not _fits(path):  # bind() would fail inside the host with a bare OSError
+        raise WardianError(
+            "not_supported",
+            f"no socket address fits this home: {path} is longer than the {max_socket_path_bytes()} bytes "
+            "a socket address holds",
+            "Give WARDIAN_HOME a shorter path, or set XDG_RUNTIME_DIR to a short folder of yours (mode 0700).",
+            {"path": str(path)},
+        )
+    return path
 
 
 def runtime_socket_path(home: Path) -> Path:
