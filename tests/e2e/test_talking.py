@@ -88,9 +88,11 @@ def test_multiline_and_long_bodies_arrive_whole(spawn, wait_status, run_wardian,
 def test_a_message_to_a_busy_agent_is_queued_like_typed_input(spawn, wait_status, run_wardian, workspace) -> None:
     spawn("busy", "bash", "--norc")
     wait_status("busy", "idle")
-    run_wardian("send", "for i in 1 2 3 4 5 6; do echo tick $i; sleep 0.5; done", "--to", "busy")
+    # Busy until the test says so, not for a fixed time a loaded machine could outlast.
+    run_wardian("send", "until [ -e release ]; do echo tick; sleep 0.2; done", "--to", "busy")
     wait_status("busy", "processing")
     queued = run_wardian("send", "echo after-the-loop > queued.txt", "--to", "busy").json()["results"][0]
+    (workspace / "release").touch()
     assert queued["result"] == "delivered" and queued["queued"] is True
     watched = run_wardian("agent", "watch", "busy", "--until", "status:idle", "--timeout", "30s")
     assert watched.returncode == 0, watched.stderr
@@ -430,13 +432,18 @@ def test_headless_run_timeout_ends_the_whole_process_group(example_agent, wait_s
     example_agent("hanger")
     wait_status("hanger", "idle")
 
+    home = os.environ["WARDIAN_HOME"]
+
     def living_sleeps() -> set[int]:
         # Read in one pass per process (`process_iter`'s attrs): another test's process may end
-        # between the listing and a separate look, which would raise NoSuchProcess.
+        # between the listing and a separate look, which would raise NoSuchProcess. Only this
+        # test's home: tests in other workers start `sleep`s of their own meanwhile.
         return {
             process.pid
-            for process in psutil.process_iter(["name", "status"])
-            if process.info["name"] == "sleep" and process.info["status"] != psutil.STATUS_ZOMBIE
+            for process in psutil.process_iter(["name", "status", "environ"])
+            if process.info["name"] == "sleep"
+            and process.info["status"] != psutil.STATUS_ZOMBIE
+            and (process.info["environ"] or {}).get("WARDIAN_HOME") == home
         }
 
     before = living_sleeps()
