@@ -283,3 +283,37 @@ def test_an_ask_is_answered_by_the_agents_wardian_reply(wardian: WardianCli) -> 
 
     assert_replied_by_the_agent(answer, "42")
     assert "action_required" not in [event.get("to") for event in wardian.watch("oc")["events"]]
+
+
+def test_usage_is_what_the_model_server_reported_for_the_sessions_calls(wardian: WardianCli) -> None:
+    from model_server.usage import REPORTED
+    from usage_checks import figures, times, usage_after
+
+    def usage() -> dict:
+        return wardian("agent", "show", "ou", "--fields", "usage")["agent"]["usage"]
+
+    # The Chat Completions wire counts the cached input inside the prompt and the reasoning inside
+    # the completion; it has no cache writes, which OpenCode states as 0.
+    per_call = {
+        "input_tokens": REPORTED.fresh_input,
+        "output_tokens": REPORTED.output,
+        "cache_read_tokens": REPORTED.cache_read,
+        "cache_write_tokens": 0,
+        "reasoning_tokens": REPORTED.reasoning,
+    }
+    spawn(wardian, "ou")
+    wardian.wait("ou", "idle", "ready")
+    wardian("send", "hello ECHO:used1", "--to", "ou", "--wait-until", "idle", "--timeout", "60s")
+    # The session's own calls declare its tools; a title request (not the session's) declares none.
+    calls = sum(1 for request in wardian.cli.server.model_requests() if '"tools"' in request.body_text())
+    reported = usage_after(usage, calls)
+
+    assert reported["turns"] == calls >= 1
+    assert figures(reported) == times(calls, per_call)
+    assert reported["cost_usd"] == 0.0  # OpenCode's own table has no price for the mock model: it says 0
+    assert reported["context"] == {
+        "used": REPORTED.fresh_input + REPORTED.cache_read + REPORTED.output,
+        "window": None,
+        "fill": None,
+    }
+    assert reported["model"] == "mock/mock-model"
