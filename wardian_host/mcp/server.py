@@ -17,6 +17,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from wardian_core.errors import WardianError
+from wardian_core.mcp_tools import COOPERATION_TOOLS
 
 if TYPE_CHECKING:
     from mcp import types
@@ -30,6 +31,11 @@ INSTRUCTIONS = (
     "agent_screen, watch_output), talking to them (send, ask, and reply to a request you were asked), "
     "waiting on them (wait_for_agent), their lifecycle and workflows. Each answer is the JSON `wardian` prints."
 )
+
+
+# Claude Code (2.1.197 and 2.1.330) keeps MCP tools behind its tool search unless a tool says
+# otherwise: the ones an agent needs to cooperate are always in its prompt; the rest are found.
+ALWAYS_LOADED = {"anthropic/alwaysLoad": True}
 
 
 def progress_seconds() -> float:
@@ -52,6 +58,7 @@ def tool_list() -> "list[types.Tool]":
             description=tool.description,
             input_schema=input_schema(tool.params),
             annotations=types.ToolAnnotations(read_only_hint=tool.read_only or None),
+            meta=ALWAYS_LOADED if tool.name in COOPERATION_TOOLS else None,
         )
         for tool in TOOLS.values()
     ]

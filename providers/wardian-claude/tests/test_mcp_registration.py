@@ -37,6 +37,7 @@ def test_the_server_is_added_with_its_cooperation_tools_allowed(tmp_path: Path, 
             "command": "/opt/py/bin/python",
             "args": ["-m", "wardian_host", "mcp"],
             "env": {"WARDIAN_HOME": "/w", "WARDIAN_SESSION_ID": "u"},
+            "alwaysLoad": True,
         }
     }
     settings = json.loads(home.settings_file(ctx).read_text())

@@ -31,7 +31,9 @@ def write_config(ctx: SpawnContext) -> None:
     if ctx.mcp is None:
         target.unlink(missing_ok=True)
         return
-    server = {"type": "stdio"} | stdio_server(ctx.mcp.command, ctx.mcp.args, ctx.mcp.env)
+    # alwaysLoad (2.1.330): its tools are in every prompt, never behind tool search, and the
+    # first prompt waits (up to 5 s) for the server to be connected.
+    server = {"type": "stdio"} | stdio_server(ctx.mcp.command, ctx.mcp.args, ctx.mcp.env) | {"alwaysLoad": True}
     write_if_changed(target, json.dumps({"mcpServers": {ctx.mcp.name: server}}, indent=2) + "\n")
 
 

@@ -1,0 +1,23 @@
+"""Wardian's MCP tools in a real Claude Code agent, through `wardian` (tests/support/mcp_checks.py)."""
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp_checks import assert_the_agent_uses_wardians_tools
+from wardian_cli import WardianCli
+from wardian_homes import wardian_for
+
+pytestmark = pytest.mark.real_cli
+
+
+@pytest.fixture
+def wardian(claude_cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[WardianCli]:
+    inherited = {name: value for name, value in claude_cli.env.items() if name != "HOME"}
+    with wardian_for(claude_cli, tmp_path, monkeypatch, inherited) as wardian:
+        yield wardian
+
+
+def test_the_agent_lists_agents_and_answers_an_ask_through_wardians_tools(wardian: WardianCli) -> None:
+    assert_the_agent_uses_wardians_tools(wardian, "cc")

@@ -1,0 +1,75 @@
+"""What a real CLI does with Wardian's MCP server, through the real `wardian` only: its model
+calls `list_agents`, the CLI runs it without asking a person, and the answer reaches the model;
+and an ask is answered by the model calling `reply`. Shared by each provider's real-CLI test."""
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+ANSWER = "forty-two"
+# A CLI connects its MCP servers beside its first prompts (the SDK's import takes seconds on a
+# busy machine): the directive is sent again, a turn at a time, until the model was offered the tool.
+TURNS_UNTIL_OFFERED = 6
+
+
+def strings(value: Any) -> Iterator[str]:
+    """Every string in a decoded JSON document (a tool result sits in a different place in each protocol)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from strings(item)
+
+
+def _bodies(requests: list[Any]) -> Iterator[dict[str, Any]]:
+    for request in requests:
+        try:
+            body = json.loads(request.body)
+        except ValueError:
+            continue
+        if isinstance(body, dict):
+            yield body
+
+
+def listed_to_the_model(requests: list[Any], name: str) -> bool:
+    """A request carried `list_agents`' answer back to the model: the JSON `wardian agent list` prints."""
+    # Some CLIs pass the JSON on compacted: compare without the spaces.
+    wanted = f'"name":"{name}"'
+    return any(
+        '"agents"' in text and wanted in text.replace(" ", "") for body in _bodies(requests) for text in strings(body)
+    )
+
+
+def offered(requests: list[Any], tool: str) -> bool:
+    """Some request declared Wardian's `tool` to the model, under its CLI's prefix."""
+    return any(text.endswith("_" + tool) for body in _bodies(requests) for text in strings(body.get("tools") or []))
+
+
+def statuses_seen(wardian: Any, name: str) -> list[str]:
+    events = wardian("agent", "watch", name, "--since", "0")["watch"]["events"]
+    return [str(event.get("status") or event.get("to") or "") for event in events]
+
+
+def assert_the_agent_uses_wardians_tools(wardian: Any, name: str) -> None:
+    wardian.spawn(name)
+    wardian.wait(name, "idle", "ready", timeout="90s")
+    for _ in range(TURNS_UNTIL_OFFERED):
+        wardian("send", 'use wardian MOCK_MCP:list_agents {"scope": "all"}', "--to", name)
+        wardian.wait(name, "idle", "turn_completed", timeout="90s")
+        if offered(wardian.cli.server.requests, "list_agents"):
+            break
+
+    assert listed_to_the_model(wardian.cli.server.requests, name)
+    assert "action_required" not in statuses_seen(wardian, name)  # no person was asked
+
+    arguments = json.dumps({"request_id": "ASK_REQUEST_ID", "status": "done", "message": ANSWER})
+    question = f"answer through the tool MOCK_MCP:reply {arguments}"
+    answer = wardian("ask", name, question, "--timeout", "90s", timeout=150)
+
+    assert answer["status"] == "done", answer
+    reply = answer["reply"]
+    assert (reply["status"], reply["body"], reply["source"], reply["caller_agent"]) == ("done", ANSWER, "agent", name)
+    wardian.cli.assert_only_model_server_was_called()
