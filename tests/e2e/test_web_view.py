@@ -78,6 +78,7 @@ def webhook() -> Iterator[Webhook]:
 def test_the_grid_shows_each_agent_live_and_typing_reaches_the_pty(
     spawn: Spawn, wait_status: WaitStatus, run_wardian: RunWardian, tmp_path: Path
 ) -> None:
+    run_wardian("settings", "set", "notify.unseen_turn_seconds", "0")  # a turn nobody looks at: told at once
     shell = spawn("shell", "bash", "--norc")
     sleeper = spawn("sleeper", "bash", "-c", "echo sleeping; exec sleep 600")
     wait_status("shell", "idle")
@@ -120,6 +121,7 @@ def test_the_grid_shows_each_agent_live_and_typing_reaches_the_pty(
         page.fill(f"{tile} .send input", "echo sent-$((2*3))")
         page.click(f"{tile} .send button")
         page.wait_for_function(f"document.querySelector('{tile} .xterm-rows').textContent.includes('sent-6')")
+        page.wait_for_function("window.__notices.some((notice) => notice.title === 'formed finished a turn')")
         page.click(f"{tile} button[data-action='agent.pause']")
         page.wait_for_selector(f"{tile}[data-status=off]")
         page.click(f"{tile} button[data-action='agent.resume']")

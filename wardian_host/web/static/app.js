@@ -155,6 +155,9 @@ function drawAgents(agents) {
     grid.append(tile.el); // in order: waiting agents first
     if (agent.is_running && !tile.streaming) stream(tile, enlarged === agent.uuid);
   }
+  if (enlarged && seen.has(enlarged) && document.visibilityState === "visible") {
+    sendFrame({ op: "seen", agent: enlarged }); // a turn that ends in front of a person needs no notice
+  }
   for (const [uuid, tile] of tiles) {
     if (!seen.has(uuid)) {
       tile.term.dispose();
