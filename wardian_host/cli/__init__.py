@@ -25,8 +25,6 @@ COMMANDS = {
     "usage": "wardian_host.cli.usage:usage",
     "web": "wardian_host.cli.web:web",
     "notify": "wardian_host.cli.notify:notify",
-    "web": "wardian_host.cli.web:web",
-    "notify": "wardian_host.cli.notify:notify",
     "mcp": "wardian_host.mcp.command:mcp",
 }
 
