@@ -8,7 +8,6 @@ from pathlib import Path
 
 from wardian_core.provider_models import OutputSource
 from wardian_gemini import home, hooks_log, plugin, trust
-from wardian_gemini.trust import wardian_folders
 
 SESSION = "f2e72aca-8440-49d5-a6d4-b2495d2a9c4b"
 
@@ -82,10 +81,6 @@ def test_launch_arguments_fresh_resume_and_headless(make_ctx, tmp_path: Path) ->
     assert argv[-3:] == ["--output-format", "stream-json", "--prompt=-x"] and "yolo" in argv
 
 
-def wardian_rules(tmp_path: Path) -> dict[str, str]:
-    return {str(folder): "TRUST_FOLDER" for folder in wardian_folders(tmp_path / "wardian")}
-
-
 def test_every_agent_reads_and_writes_the_users_own_trust_file_with_wardians_home_trusted(
     make_ctx, tmp_path: Path, monkeypatch
 ) -> None:
@@ -100,10 +95,12 @@ def test_every_agent_reads_and_writes_the_users_own_trust_file_with_wardians_hom
     # One file for every agent and for Gemini outside Wardian: an answer given once holds for all.
     assert plan.env["GEMINI_CLI_TRUSTED_FOLDERS_PATH"] == again.env["GEMINI_CLI_TRUSTED_FOLDERS_PATH"]
     assert plan.env["GEMINI_CLI_TRUSTED_FOLDERS_PATH"] == str(user / "trustedFolders.json")
-    # The user's rules kept, refusals included; Wardian's folders (its include roots, node runs)
-    # trusted, not its whole home (agents' worktrees live there); the user's include dir and
-    # workspace get no rule from Wardian.
-    assert json.loads((user / "trustedFolders.json").read_text()) == {**users_rules, **wardian_rules(tmp_path)}
+    # The user's rules kept, refusals included; Wardian's home (its include roots) trusted; the
+    # user's include dir and workspace get no rule from Wardian.
+    assert json.loads((user / "trustedFolders.json").read_text()) == {
+        **users_rules,
+        str((tmp_path / "wardian").resolve()): "TRUST_FOLDER",
+    }
     assert not (user / "trustedFolders.json.lock").exists(), "the lock is given back"
     assert not (ctx.agent_dir / "habitat" / ".gemini" / "trustedFolders.json").exists()
 
@@ -136,7 +133,7 @@ def test_the_users_own_trust_file_setting_is_where_decisions_go_and_a_stale_lock
     plan = plugin.prepare_home(ctx=make_ctx())
 
     assert plan.env["GEMINI_CLI_TRUSTED_FOLDERS_PATH"] == str(theirs)
-    assert json.loads(theirs.read_text()) == wardian_rules(tmp_path)
+    assert json.loads(theirs.read_text()) == {str((tmp_path / "wardian").resolve()): "TRUST_FOLDER"}
     assert not lock.exists()
 
 
@@ -180,23 +177,3 @@ def test_session_end_ends_nothing_gemini_restarts_itself_in_the_same_terminal() 
     source = OutputSource(name=home.HOOKS_SOURCE, kind="file", path=Path("hooks.jsonl"))
     result = hooks_log.parse_hook("s-1", source, json.dumps(payload).encode() + b"\n", hooks_log.HookState())
     assert result.events == []
-
-
-def test_a_worktree_is_trusted_exactly_when_its_repository_is(make_ctx, tmp_path: Path, monkeypatch) -> None:
-    user = user_gemini(tmp_path, monkeypatch)
-    repository = tmp_path / "src" / "app"
-    repository.mkdir(parents=True)
-    identity = ["-c", "user.name=T", "-c", "user.email=t@t.invalid"]
-    subprocess.run(["git", "-C", str(repository), "init", "-q"], check=True)
-    subprocess.run(["git", "-C", str(repository), *identity, "commit", "-q", "--allow-empty", "-m", "1"], check=True)
-    linked = (tmp_path / "wardian" / "worktrees" / "app" / "topic").resolve()
-    subprocess.run(["git", "-C", str(repository), "worktree", "add", "-q", "-b", "topic", str(linked)], check=True)
-    rules_file = user / "trustedFolders.json"
-
-    rules_file.write_text(json.dumps({str(tmp_path / "elsewhere"): "TRUST_FOLDER"}))
-    plugin.prepare_home(ctx=make_ctx(workspace=linked))
-    assert str(linked) not in json.loads(rules_file.read_text()), "a repository never trusted: Gemini asks"
-
-    rules_file.write_text(json.dumps({str(repository.resolve()): "TRUST_FOLDER"}))
-    plugin.prepare_home(ctx=make_ctx(workspace=linked / "sub"))
-    assert json.loads(rules_file.read_text())[str(linked)] == "TRUST_FOLDER"
