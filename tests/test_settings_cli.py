@@ -27,6 +27,10 @@ DEFAULTS = {
     "mcp.enabled": True,
     "mcp.disabled_for": "",
     "mcp.allowed_tools": "",
+    "worktrees.setup": None,
+    "worktrees.teardown": None,
+    "worktrees.timeout_seconds": 300.0,
+    "worktrees.root": None,
     "notify.urls": None,
     "notify.unseen_turn_seconds": 60.0,
 }
