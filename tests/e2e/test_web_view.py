@@ -237,6 +237,13 @@ def test_the_view_refuses_no_cookie_a_foreign_origin_or_host_and_logs_no_secret(
     body = json.dumps({"kind": "agent.kill", "params": {"target": "nobody"}})
     post.request("POST", "/api/action", body, host | {"Cookie": cookie, "Origin": "http://attacker.example"})
     assert post.getresponse().status == 403
+    # The page may ask only for what a person does to agents: never to stop the host.
+    stop = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    stop_body = json.dumps({"kind": "host.stop", "params": {}})
+    stop.request("POST", "/api/action", stop_body, host | {"Cookie": cookie, "Origin": good_origin})
+    refused = stop.getresponse()
+    assert (refused.status, json.loads(refused.read())["error"]["code"]) == (400, "bad_request")
+    assert run_wardian("host", "status").json()["host"]["pid"] > 0
     secret = (paths.run_dir(wardian_home) / "web.secret").read_text().strip()
     assert oct((paths.run_dir(wardian_home) / "web.secret").stat().st_mode & 0o777) == "0o600"
     log = (paths.logs_dir(wardian_home) / "host.log").read_text()
