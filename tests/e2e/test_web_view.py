@@ -212,8 +212,9 @@ def _websocket_headers(port: int, cookie: str, origin: str) -> dict[str, str]:
 def test_the_view_refuses_no_cookie_a_foreign_origin_or_host_and_logs_no_secret(
     run_wardian: RunWardian, wardian_home: Path
 ) -> None:
-    not_an_address = run_wardian("web", "--listen", "my laptop")
-    assert not_an_address.returncode == 1 and not_an_address.error()["code"] == "usage"
+    for not_one_address in ("my laptop", "0.0.0.0"):
+        refused = run_wardian("web", "--listen", not_one_address)
+        assert refused.returncode == 1 and refused.error()["code"] == "usage"
     url = web_address(run_wardian)
     port = int(url.split(":")[2].split("/")[0])
     login = url[url.index("/?") :]
@@ -277,6 +278,12 @@ def test_listen_elsewhere_warns_and_a_restarted_host_serves_loopback_again_at_it
     gated = http.client.HTTPConnection("127.0.0.2", moved["port"], timeout=30)
     gated.request("GET", "/", headers={"Host": f"127.0.0.2:{moved['port']}"})
     assert gated.getresponse().status == 401
+    # An address this machine does not have: refused, and the view goes on where it was.
+    foreign = run_wardian("web", "--listen", "192.0.2.1")
+    assert foreign.returncode == 1 and foreign.error()["code"] == "request_failed"
+    still = http.client.HTTPConnection("127.0.0.2", moved["port"], timeout=30)
+    still.request("GET", "/", headers={"Host": f"127.0.0.2:{moved['port']}"})
+    assert still.getresponse().status == 401
     # Back on loopback, then a new host: the view is served again at the recorded port.
     back = run_wardian("web").json()["web"]
     assert back["listen"] == "127.0.0.1"

@@ -20,14 +20,18 @@ def _checked_listen(listen: str | None) -> str | None:
     if listen is None:
         return None
     try:
-        return str(ipaddress.ip_address(listen))
+        address = ipaddress.ip_address(listen)
     except ValueError:
+        address = None
+    # A wildcard would serve every interface while the gate answers only to the names it knows.
+    if address is None or address.is_unspecified:
         raise WardianError(
             "usage",
-            f"--listen takes an IP address of this machine, not {listen!r}",
+            f"--listen takes one IP address of this machine, not {listen!r}",
             "Give one, e.g. `--listen 192.168.1.20`, or leave it out to stay on loopback.",
             {"listen": listen},
-        ) from None
+        )
+    return str(address)
 
 
 @click.command("web")

@@ -56,11 +56,21 @@ class WebServer:
         answer the address with a new one-time login."""
         wanted = listen or LOOPBACK
         if self._runner is None or wanted != self.listen:
+            serving = self._runner is not None
             await self._stop_serving()
-            await self._serve(wanted, port or (self.port if wanted == self.listen else 0))
+            try:
+                await self._serve(wanted, port or (self.port if wanted == self.listen else 0))
+            except OSError as exc:
+                if serving:  # the pages open where it served go on being served
+                    await self._serve(self.listen, self.port)
+                raise WardianError(
+                    "request_failed",
+                    f"the web view cannot listen on {wanted}: {exc.strerror or exc}",
+                    "Give an address of this machine (`ip address` lists them), or leave out --listen.",
+                    {"listen": wanted},
+                ) from None
         assert self._gate is not None
-        shown = LOOPBACK if self.listen in ("0.0.0.0", "::") else self.listen
-        shown = f"[{shown}]" if ":" in shown else shown
+        shown = f"[{self.listen}]" if ":" in self.listen else self.listen
         url = f"http://{shown}:{self.port}/?login={self._gate.new_login()}"
         return {"url": url, "listen": self.listen, "port": self.port, "loopback": self.listen == LOOPBACK}
 
