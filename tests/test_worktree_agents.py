@@ -1,6 +1,7 @@
 """Agents in worktrees on the in-process host: spawned there, moved in and out (relaunched in a
 fresh session), and deleted without losing what their worktree holds."""
 
+import asyncio
 import os
 import subprocess
 from pathlib import Path
@@ -22,7 +23,11 @@ def repo(tmp_path: Path) -> Path:
 
 
 def spawn_in_worktree(host: InProcessHost, workspace: Path, name: str, *command: str) -> dict[str, Any]:
-    params = SpawnParams.model_validate(
+    return host.call(host.host.lifecycle.spawn(worktree_spawn(workspace, name, *command)))
+
+
+def worktree_spawn(workspace: Path, name: str, *command: str) -> SpawnParams:
+    return SpawnParams.model_validate(
         {
             "provider": "generic",
             "class": "Coder",
@@ -32,7 +37,6 @@ def spawn_in_worktree(host: InProcessHost, workspace: Path, name: str, *command:
             "worktree": {"branch": None, "base": None},
         }
     )
-    return host.call(host.host.lifecycle.spawn(params))
 
 
 def test_an_agent_spawned_with_a_worktree_works_there_not_in_the_workspace(
@@ -113,3 +117,18 @@ def test_a_worktree_removed_by_hand_refuses_a_relaunch_until_the_agent_leaves_it
     assert running_host.call(lifecycle.resume("orphan"))["status"] == "starting"
     removed = running_host.call(lifecycle.worktrees.remove(spawned["worktree"], force=False, delete_branch=False))
     assert removed["removed_outside_wardian"] is True
+
+
+def test_two_agents_spawned_at_once_get_a_worktree_each(running_host: InProcessHost, repo: Path) -> None:
+    async def both() -> list[dict[str, Any]]:
+        lifecycle = running_host.host.lifecycle
+        spawns = [lifecycle.spawn(worktree_spawn(repo, name, "sleep", "600")) for name in ("left", "right")]
+        return list(await asyncio.gather(*spawns))
+
+    spawned = running_host.call(both())
+
+    assert sorted(agent["branch"] for agent in spawned) == ["wardian/left", "wardian/right"]
+    folders = {agent["worktree_folder"] for agent in spawned}
+    assert len(folders) == 2 and all(Path(folder).is_dir() for folder in folders)
+    ports = {agent["worktree_made"]["worktree"]["port_base"] for agent in spawned}
+    assert len(ports) == 2

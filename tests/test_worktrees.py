@@ -260,3 +260,18 @@ def test_a_branch_is_deleted_only_when_asked_and_merged_squash_included(
     answer = operations.remove(conn, wardian_home, squashed, force=True, delete_branch=True)
     assert answer["branch"]["deleted"] is True and "squash" in answer["branch"]["how"]
     assert not git(repo, "branch", "--list", squashed.branch).strip()
+
+
+def test_force_archives_a_dirty_submodule_in_the_source_repository(
+    conn: sqlite3.Connection, wardian_home: Path, repo: Path, tmp_path: Path
+) -> None:
+    library = new_repository(tmp_path / "library", {"lib.txt": "library\n"})
+    git(repo, "submodule", "add", "-q", str(library), "vendor/library")
+    git(repo, "commit", "-q", "-m", "add submodule")
+    record = made(conn, wardian_home, repo)
+    (record.worktree_folder / "vendor" / "library" / "lib.txt").write_text("changed inside the submodule\n")
+
+    operations.remove(conn, wardian_home, record, force=True, delete_branch=False)
+
+    kept = f"refs/wardian/archive-modules/{record.id}/vendor/library"
+    assert git(repo, "show", f"{kept}:lib.txt") == "changed inside the submodule\n"
