@@ -469,6 +469,20 @@ def test_ready_waits_for_the_session_start_hook_when_hooks_are_installed(tmp_pat
     assert tui._take(tui.parser.screen(tui.screen.snapshot())) == []
 
 
+def test_a_prompt_redrawn_while_its_session_start_is_awaited_asks_for_no_look(tmp_path: Path) -> None:
+    (tmp_path / "claude").mkdir()
+    (tmp_path / "claude" / "hooks.jsonl").write_bytes(b"")
+    tui = Tui(tmp_path)
+    assert tui.feed(READY_330) == [] and tui.quiet_asked == HOOKLESS_READY_SECONDS
+
+    # The hook or the delay asks for the look that makes it ready; a redraw would replay for nothing.
+    assert tui.parser.feed(READY_330).want_screen is False
+    # Unless a look found the prompt gone: its return is looked at again.
+    tui.parser.screen(ScreenModel().snapshot())
+    assert tui.parser.feed(READY_330).want_screen is True
+    assert kinds(tui.quiet()) == ["ready"]
+
+
 def test_a_prompt_whose_hook_never_comes_is_ready_after_a_while(tmp_path: Path) -> None:
     (tmp_path / "claude").mkdir()
     (tmp_path / "claude" / "hooks.jsonl").write_bytes(b"")  # hooks disabled by the user's settings

@@ -44,6 +44,14 @@ def test_ready_once_the_status_line_shows_and_codex_signalled_its_session_idle(m
     assert "ready" not in kinds(terminal.feed_to(TURN, len(TURN)))
 
 
+def test_the_status_line_redrawn_while_ready_is_awaited_asks_for_no_look(make_ctx) -> None:
+    terminal = Terminal(plugin, make_ctx)
+    terminal.feed_to(TURN, offset_after(TURN, "? for shortcuts"))
+    assert terminal.delay == READY_WITHOUT_SIGNAL_SECONDS
+    # The idle signal or the delay asks for the look that makes it ready; a redraw would replay for nothing.
+    assert not tui.watch_stream(b"\x1b[2m? for\x1b[1Cshortcuts\x1b[0m", terminal.parser.state).want_screen
+
+
 def test_the_idle_signal_cut_between_two_reads_is_seen(make_ctx) -> None:
     terminal = Terminal(plugin, make_ctx)
     cut = after_idle_signal(TURN) - 4

@@ -91,6 +91,8 @@ class TerminalState:
     # The prompt is on screen, the SessionStart hook not yet in the hooks file.
     hookless: Settle = field(default_factory=lambda: Settle(HOOKLESS_READY_SECONDS))
     hookless_expired: bool = False
+    # The last look showed the prompt (or a turn under it).
+    prompt_on_screen: bool = False
     confirming: bool = False
     # The screen reported this dialog already (one report per dialog shown).
     dialog_reported: bool = False
@@ -99,7 +101,10 @@ class TerminalState:
 
 
 def _triggers(state: TerminalState) -> tuple[str, ...]:
-    waiting = not state.ready or state.first_run is not None or state.dialog_shown or state.dialog_seen
+    # The prompt on screen at the last look, ready waits on the SessionStart hook or the hookless
+    # delay, and each asks for its own look: the prompt redrawn meanwhile would replay for nothing.
+    awaiting_prompt = not state.ready and not (state.prompt_on_screen and state.hookless.pending)
+    waiting = awaiting_prompt or state.first_run is not None or state.dialog_shown or state.dialog_seen
     return ALWAYS + (PROMPT_MARKERS if waiting else ()) + ((INTERRUPTED_MARKER,) if state.dialog_seen else ())
 
 
@@ -134,6 +139,7 @@ def read_screen(
     """`hooks_file`: where the agent's hooks write (None for a headless run)."""
     text = screen_text(screen.rows)
     events: list[ProviderEvent] = []
+    state.prompt_on_screen = False
     if UNREACHABLE in text and not state.unreachable:
         state.unreachable = True
         message = "Claude Code cannot reach Anthropic's API (first-run connectivity check)"
@@ -148,6 +154,7 @@ def read_screen(
     call_again_after = None
     if READY in text or BUSY in text or input_box_shown(screen.rows):
         marker = READY if READY in text else BUSY if BUSY in text else PROMPT_CHAR
+        state.prompt_on_screen = True
         events += _prompt_shown(source, state, marker)
         if not state.ready:
             events += _ready(source, state, marker, hooks_file)

@@ -80,7 +80,10 @@ class TerminalState:
 
 
 def _markers(state: TerminalState) -> tuple[str, ...]:
-    markers = ALWAYS + (() if state.ready else STATUS_LINE)
+    # A status line seen before the idle signal, ready waits on the signal or the line's delay,
+    # and each asks for its own look: the line redrawn meanwhile would replay the screen for nothing.
+    awaiting = state.status_line.pending and not state.idle_signal
+    markers = ALWAYS + (() if state.ready or awaiting else STATUS_LINE)
     markers += ANSWER_MARKERS if state.exec_open else ()
     return markers + (TRUST_ANSWER_MARKERS if state.trust_open else ())
 
