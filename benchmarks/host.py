@@ -466,8 +466,11 @@ def busy_parsers(bench: Bench, agents: int, rate: int, rounds: int = 100) -> Non
     go_file.touch()
     try:
         # Every replayer starts with its CLI's start-up screen, all at once: a burst of first
-        # looks at 50 screens that is no steady state; measured after it.
-        time.sleep(5)
+        # looks at 50 screens that is no steady state; measured once every agent is ready.
+        started = time.perf_counter()
+        for index in range(agents):
+            bench.wait(f"{'codex' if index % 2 else 'claude'}-{index}", "idle")
+        print(f"  every busy agent ready {time.perf_counter() - started:.1f} s after its first output")
         since = time.time()
         host.cpu_percent()
         busy = [probe_latency(bench, "busy-probe") for _ in range(rounds)]
