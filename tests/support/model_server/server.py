@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 import re
@@ -97,6 +98,13 @@ class ModelServer:
             self._requests.append(request)
             self._changed.notify_all()
 
+    def answered(self, request: RecordedRequest, at: float) -> None:
+        """Stamp `request` (as recorded) with when its answer was written whole."""
+        with self._changed:
+            index = next(i for i, kept in enumerate(self._requests) if kept is request)
+            self._requests[index] = dataclasses.replace(request, answered_at=at)
+            self._changed.notify_all()
+
     def wait_for(
         self, predicate: Callable[[RecordedRequest], bool], timeout: float, count: int = 1
     ) -> list[RecordedRequest]:
@@ -139,6 +147,12 @@ def _handler_for(server: ModelServer) -> type[BaseHTTPRequestHandler]:
                 reply = route(self.command, self.path, body)
             except (ValueError, KeyError, TypeError, AttributeError) as error:
                 reply = json_reply({"error": {"message": f"mock server could not handle request: {error!r}"}}, 500)
+            # Recorded before the answer goes out, as a client that reads its answer may look at
+            # the log at once; when the answer was written whole is filled in after.
+            recorded = RecordedRequest(
+                self.command, self.path, dict(self.headers.items()), raw, reply.status, reply.kind, received_at
+            )
+            server.record(recorded)
             if reply.kind:
                 time.sleep(answer_delay(raw))  # MOCK_DELAY_MS: a model that takes its time
             try:
@@ -151,13 +165,8 @@ def _handler_for(server: ModelServer) -> type[BaseHTTPRequestHandler]:
                 if send_body:
                     self.wfile.write(reply.body)
                 self.wfile.flush()
-            finally:  # recorded once the answer is out (or the client left): when it was written counts
-                headers = dict(self.headers.items())
-                server.record(
-                    RecordedRequest(
-                        self.command, self.path, headers, raw, reply.status, reply.kind, received_at, time.monotonic()
-                    )
-                )
+            finally:  # written whole, or the client left
+                server.answered(recorded, time.monotonic())
 
         def _read_body(self) -> bytes:
             if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
