@@ -47,6 +47,7 @@ EXIT_CODES: dict[str, int] = {
     "host_stopping": 6,
     "control_endpoint_timeout": 7,
     "host_busy": 7,
+    "remote_unreachable": 8,
 }
 
 
