@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 from model_server import ModelServer
+from model_server.usage import REPORTED
 from real_cli_fixtures import (
     PinnedCli,
     configure_claude,
@@ -196,6 +197,23 @@ def test_an_ephemeral_claude_node_feeds_an_ephemeral_codex_node(pair: Pair) -> N
         assert Path(node["provider_home"]).is_relative_to(pair.home), node
     assert first["provider_home"] != second["provider_home"]
     assert pair.show("plan-review", run["run_id"])["nodes"] == run["nodes"]
+    # What each node cost, as its CLI reported the model server's figures, and the run's total.
+    claude_used, codex_used = first["usage"], second["usage"]
+    assert [claude_used[name] for name in ("turns", "input_tokens", "output_tokens", "cache_read_tokens")] == [
+        1,
+        REPORTED.fresh_input,
+        REPORTED.output,
+        REPORTED.cache_read,
+    ]
+    assert claude_used["cache_write_tokens"] == REPORTED.cache_write and claude_used["cost_usd"] > 0  # Claude's own
+    assert [codex_used[name] for name in ("turns", "input_tokens", "output_tokens", "reasoning_tokens")] == [
+        1,
+        REPORTED.fresh_input,
+        REPORTED.output,
+        REPORTED.reasoning,
+    ]
+    assert codex_used["cost_usd"] is None  # Codex states none
+    assert (run["usage"]["turns"], run["usage"]["input_tokens"]) == (2, 2 * REPORTED.fresh_input)
     pair.assert_both_pinned_clis_called_only_the_model_server()
 
 
