@@ -163,3 +163,16 @@ def test_mcp_directive_without_such_a_tool_answers_text():
     answer = decide(Conversation("MOCK_MCP:list_agents {}", False, (BASH,)))
 
     assert (answer.tool_call, answer.text) == (None, "MOCK-REPLY")
+
+
+def test_a_namespaced_mcp_tool_is_called_in_its_namespace():
+    from model_server.openai_responses import conversation
+
+    body = {
+        "input": [{"type": "message", "role": "user", "content": "MOCK_MCP:list_agents {}"}],
+        "tools": [{"type": "namespace", "name": "mcp__wardian", "tools": [{"type": "function", "name": "list_agents"}]}],
+    }
+
+    call = decide(conversation(body)).tool_call
+
+    assert call is not None and (call.name, call.namespace) == ("list_agents", "mcp__wardian")

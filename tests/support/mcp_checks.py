@@ -48,6 +48,11 @@ def offered(requests: list[Any], tool: str) -> bool:
     return any(text.endswith("_" + tool) for body in _bodies(requests) for text in strings(body.get("tools") or []))
 
 
+def offered_names(requests: list[Any]) -> list[str]:
+    """The names of Wardian's tools the requests declared: what a failure shows."""
+    return sorted({text for body in _bodies(requests) for text in strings(body.get("tools") or []) if "wardian" in text})
+
+
 def statuses_seen(wardian: Any, name: str) -> list[str]:
     events = wardian("agent", "watch", name, "--since", "0")["watch"]["events"]
     return [str(event.get("status") or event.get("to") or "") for event in events]
@@ -62,7 +67,7 @@ def assert_the_agent_uses_wardians_tools(wardian: Any, name: str) -> None:
         if offered(wardian.cli.server.requests, "list_agents"):
             break
 
-    assert listed_to_the_model(wardian.cli.server.requests, name)
+    assert listed_to_the_model(wardian.cli.server.requests, name), offered_names(wardian.cli.server.requests)
     assert "action_required" not in statuses_seen(wardian, name)  # no person was asked
 
     arguments = json.dumps({"request_id": "ASK_REQUEST_ID", "status": "done", "message": ANSWER})

@@ -27,12 +27,18 @@ def conversation(body: dict[str, Any]) -> Conversation:
         if texts:
             prompt = "\n".join(texts)
             break
-    tools = tuple(
-        DeclaredTool(tool["name"], tool.get("parameters", {}) or {})
-        for tool in body.get("tools", [])
-        if tool.get("type") == "function" and "name" in tool
-    )
-    return Conversation(prompt, after_tool, tools)
+    return Conversation(prompt, after_tool, tuple(_declared(body.get("tools", []))))
+
+
+def _declared(tools: list[dict[str, Any]], namespace: str | None = None) -> list[DeclaredTool]:
+    """The function tools, those of a namespace too (Codex 0.169 puts each MCP server's in one)."""
+    declared = []
+    for tool in tools:
+        if tool.get("type") == "namespace":
+            declared += _declared(tool.get("tools") or [], tool.get("name"))
+        elif tool.get("type") == "function" and "name" in tool:
+            declared.append(DeclaredTool(tool["name"], tool.get("parameters", {}) or {}, namespace))
+    return declared
 
 
 def _texts(item: dict[str, Any]) -> list[str]:
@@ -109,7 +115,7 @@ def _stream(answer: Answer, model: str) -> HttpReply:
             "call_id": f"call_mock{next(_ids):06d}",
             "name": answer.tool_call.name,
             "arguments": answer.tool_call.arguments_json(),
-        }
+        } | ({"namespace": answer.tool_call.namespace} if answer.tool_call.namespace else {})
         events.append(
             (
                 "response.output_item.added",

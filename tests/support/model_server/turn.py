@@ -30,6 +30,7 @@ SHELL_TOOL_NAMES = (
 class DeclaredTool:
     name: str
     parameters: dict[str, Any]
+    namespace: str | None = None  # the group it was declared in (OpenAI Responses namespaces)
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,7 @@ class Conversation:
 class ToolCall:
     name: str
     arguments: dict[str, Any]
+    namespace: str | None = None
 
     def arguments_json(self) -> str:
         return json.dumps(self.arguments)
@@ -83,7 +85,7 @@ def find_mcp_call(tools: tuple[DeclaredTool, ...], directives: Directives) -> To
         return None
     for tool in tools:
         if tool.name == wanted or tool.name.endswith("_" + wanted):
-            return ToolCall(tool.name, json.loads(directives.mcp_arguments))
+            return ToolCall(tool.name, json.loads(directives.mcp_arguments), tool.namespace)
     return None
 
 
