@@ -170,7 +170,9 @@ def test_a_namespaced_mcp_tool_is_called_in_its_namespace():
 
     body = {
         "input": [{"type": "message", "role": "user", "content": "MOCK_MCP:list_agents {}"}],
-        "tools": [{"type": "namespace", "name": "mcp__wardian", "tools": [{"type": "function", "name": "list_agents"}]}],
+        "tools": [
+            {"type": "namespace", "name": "mcp__wardian", "tools": [{"type": "function", "name": "list_agents"}]}
+        ],
     }
 
     call = decide(conversation(body)).tool_call
