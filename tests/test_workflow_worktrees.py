@@ -16,13 +16,11 @@ from wardian_core import hookimpl
 from wardian_core.db import open_writer
 from wardian_core.db import worktrees as worktree_rows
 from wardian_core.provider_models import (
-    CONTRACT_VERSION,
     Evidence,
     LaunchPlan,
     OutputSource,
     ParseResult,
     ProviderEvent,
-    ProviderInfo,
     SpawnContext,
 )
 from wardian_core.workflows.model import Workflow
@@ -43,17 +41,7 @@ class OneTurn:
 
 class Worker(StandIn):
     name = "worker"
-
-    @hookimpl
-    def provider_info(self) -> ProviderInfo:
-        return ProviderInfo(
-            name=self.name,
-            display_name=self.name,
-            contract_version=CONTRACT_VERSION,
-            executable=None,
-            session_id_mode="assigned",
-            capabilities=["interactive", "headless"],
-        )
+    capabilities = ("interactive", "headless")
 
     @hookimpl
     def build_argv(self, ctx: SpawnContext) -> LaunchPlan:

@@ -36,6 +36,14 @@ def made(conn: sqlite3.Connection, home: Path, repo: Path, stem: str = "coder") 
     return record
 
 
+def with_submodule(repo: Path, tmp_path: Path) -> Path:
+    """`repo` with a submodule at vendor/library holding lib.txt."""
+    library = new_repository(tmp_path / "library", {"lib.txt": "library\n"})
+    git(repo, "submodule", "add", "-q", str(library), "vendor/library")
+    git(repo, "commit", "-q", "-m", "add submodule")
+    return repo
+
+
 def refusal(conn: sqlite3.Connection, home: Path, record: WorktreeRecord) -> dict[str, Any]:
     before = files_of(record.worktree_folder)
     with pytest.raises(WardianError) as caught:
@@ -178,10 +186,7 @@ def test_a_worktree_removed_by_hand_is_reported_and_forgotten(
 def test_submodules_are_checked_out_and_their_changes_refuse_removal(
     conn: sqlite3.Connection, wardian_home: Path, repo: Path, tmp_path: Path
 ) -> None:
-    library = new_repository(tmp_path / "library", {"lib.txt": "library\n"})
-    git(repo, "submodule", "add", "-q", str(library), "vendor/library")
-    git(repo, "commit", "-q", "-m", "add submodule")
-    record = made(conn, wardian_home, repo)
+    record = made(conn, wardian_home, with_submodule(repo, tmp_path))
     inner = record.worktree_folder / "vendor" / "library"
     assert (inner / "lib.txt").read_text() == "library\n"
     (inner / "scratch.txt").write_text("work inside the submodule\n")
@@ -265,10 +270,7 @@ def test_a_branch_is_deleted_only_when_asked_and_merged_squash_included(
 def test_force_archives_a_dirty_submodule_in_the_source_repository(
     conn: sqlite3.Connection, wardian_home: Path, repo: Path, tmp_path: Path
 ) -> None:
-    library = new_repository(tmp_path / "library", {"lib.txt": "library\n"})
-    git(repo, "submodule", "add", "-q", str(library), "vendor/library")
-    git(repo, "commit", "-q", "-m", "add submodule")
-    record = made(conn, wardian_home, repo)
+    record = made(conn, wardian_home, with_submodule(repo, tmp_path))
     (record.worktree_folder / "vendor" / "library" / "lib.txt").write_text("changed inside the submodule\n")
 
     operations.remove(conn, wardian_home, record, force=True, delete_branch=False)

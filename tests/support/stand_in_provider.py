@@ -11,6 +11,7 @@ from wardian_host.providers.manager import Plugins
 
 class StandIn:
     name = "standin"
+    capabilities: tuple[str, ...] = ("interactive",)
 
     @hookimpl
     def provider_info(self) -> ProviderInfo:
@@ -20,7 +21,7 @@ class StandIn:
             contract_version=CONTRACT_VERSION,
             executable=None,
             session_id_mode="assigned",
-            capabilities=["interactive"],
+            capabilities=list(self.capabilities),
         )
 
     @hookimpl
