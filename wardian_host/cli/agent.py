@@ -68,9 +68,7 @@ def agent() -> None:
 @output_options
 def show(reference: str | None, fields_text: str | None, field: str | None, verbose: bool, pretty: bool) -> None:
     """Show one agent; without an argument, the agent this command runs in."""
-    record, options, notice = shown_agent(reference, OutputFlags(fields_text, field, verbose, pretty))
-    fill_usage([record], options)
-    emit_agent(record, options, notice)
+    emit_agent(*shown_agent(reference, OutputFlags(fields_text, field, verbose, pretty)))
 
 
 class OutputFlags(NamedTuple):
@@ -105,7 +103,9 @@ def shown_agent(
         if node_run is None:
             raise
         return node_run, flags.options(tuple(node_run)), None
-    return record, early or flags.options(), persisted_notice(home, [record])
+    options = early or flags.options()
+    fill_usage([record], options)
+    return record, options, persisted_notice(home, [record])
 
 
 def _own_node_run(home: Any) -> dict[str, Any] | None:
