@@ -35,6 +35,7 @@ def chromium_page(width: int = 1400, height: int = 900) -> Iterator[Page]:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
         try:
             context = browser.new_context(viewport={"width": width, "height": height})
+            context.set_default_timeout(90_000)  # a failure's guard, not a target: CI shares two cores
             context.add_init_script(NOTIFICATION_RECORDER)
             yield context.new_page()
         finally:
