@@ -75,6 +75,9 @@ def test_the_ring_addresses_output_by_absolute_offset_and_says_where_it_starts()
     assert ring.read_from(6) == (6, b"6789ab")
     assert ring.read_from(0) == (4, b"456789ab")  # what is gone is not invented
     assert ring.read_from(99) == (12, b"")
+    assert ring.pieces_from(0) == [(4, b"456789ab")]  # the first piece cut where the ring starts
+    ring.append(b"cd")
+    assert ring.pieces_from(5) == [(6, b"6789ab"), (12, b"cd")]  # each as it was appended
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -105,10 +108,11 @@ def test_a_new_host_follows_on_from_its_offset_without_a_byte_lost_or_repeated(
         await heard.until(b"one")
         offset = first.offset_of("a")
         assert offset == len(heard.output)
+        first.parsed("a", offset)  # what the next host need not report again
         await first.close()  # the host dies; the agent goes on printing while nobody listens
         second = await ServerPtys.connect(wardian_home)
         [state] = second.welcome.terminals
-        assert (state.key, state.exited, state.sent_offset, state.end_offset) == ("a", False, offset, offset)
+        assert (state.key, state.exited, state.acked_offset, state.end_offset) == ("a", False, offset, offset)
         again = Heard()
         assert offset is not None
         second.follow("a", offset, again.on_output, again.on_exit)

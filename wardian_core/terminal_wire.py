@@ -69,6 +69,14 @@ class Follow(_Frame):
     offset: int = Field(ge=0)
 
 
+class Ack(_Frame):
+    """The host handed the agent's output up to `offset` to its parser (what a next host need not report again)."""
+
+    kind: Literal["ack"] = "ack"
+    key: str
+    offset: int = Field(ge=0)
+
+
 class Release(_Frame):
     """The host recorded this exited terminal's outcome: the server may forget it and its ring."""
 
@@ -93,8 +101,8 @@ class TerminalState(_Frame):
     session_id: int
     start_offset: int  # the oldest byte the ring still holds
     end_offset: int  # the next byte's offset
-    # Where the output the previous host was sent ends: what follows, no host has parsed.
-    sent_offset: int
+    # Where the output a host acknowledged ends: what follows, no host is known to have parsed.
+    acked_offset: int
     exit_code: int | None = None
     exited: bool = False
     rows: int
@@ -146,7 +154,9 @@ class Exited(_Frame):
     exit_code: int | None
 
 
-ClientFrame = Annotated[Hello | Launch | Write | Resize | Follow | Release | Shutdown, Field(discriminator="kind")]
+ClientFrame = Annotated[
+    Hello | Launch | Write | Resize | Follow | Ack | Release | Shutdown, Field(discriminator="kind")
+]
 ServerFrame = Annotated[Welcome | Refused | Launched | LaunchFailed | Output | Exited, Field(discriminator="kind")]
 CLIENT_FRAMES: TypeAdapter[ClientFrame] = TypeAdapter(ClientFrame)
 SERVER_FRAMES: TypeAdapter[ServerFrame] = TypeAdapter(ServerFrame)

@@ -2,23 +2,22 @@
 
 A host that starts while the terminal server holds an agent's terminal (after a restart
 or a crash of the previous host) rebuilds the agent's buffer, screen and parser state from
-the ring. The ring's bytes up to the offset the server had sent the previous host were
-that host's: the parser reads them to know where the agent is, but what it makes of them
-was reported already (statuses, evidence), so those events are dropped here. What the agent
-printed while no host listened is parsed as new.
+the ring. The ring's bytes up to the offset the previous host acknowledged (it acks each
+output it hands its parser) were that host's: the parser reads them to know where the
+agent is, but what it makes of them was reported already (statuses, evidence), so those
+events are dropped (`OutputFeed.replay`). The server replays the ring in the chunks it read
+it in, so a parser that looks at a chunk's last line sees the prompts it saw the first time.
+The rest — unread when that host died, or printed while no host listened — is parsed as
+new (an event seen twice changes no status twice).
 """
 
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from wardian_core.provider_models import ProviderEvent
-from wardian_host.agents.live_agent import LiveAgent
-
 
 @dataclass
 class Replay:
-    remaining: int  # bytes of the ring still to come that the previous host was sent
-    replaying: bool = False
+    remaining: int  # bytes of the ring still to come that the previous host acknowledged
 
     def split(self, data: bytes) -> tuple[bytes, bytes]:
         """`data` cut into what the previous host saw and what is new."""
@@ -26,8 +25,15 @@ class Replay:
         self.remaining -= seen
         return data[:seen], data[seen:]
 
-    def unless_replaying(
-        self, handle: Callable[[LiveAgent, ProviderEvent], None], agent: LiveAgent, event: ProviderEvent
-    ) -> None:
-        if not self.replaying:
-            handle(agent, event)
+
+@dataclass
+class ParsedOffset:
+    """How far a launch's output was parsed, told to the terminal server after each parse: the
+    offset an adopting host replays to without reporting again."""
+
+    offset: int
+    tell: Callable[[int], None]
+
+    def add(self, count: int) -> None:
+        self.offset += count
+        self.tell(self.offset)

@@ -34,7 +34,7 @@ from wardian_core.process_identity import ProcessIdentity
 from wardian_core.provider_models import HEADLESS_SOURCE, HomePlan, LaunchConfig, LaunchPlan, ProviderInfo, SpawnContext
 from wardian_core.settings import load_settings
 from wardian_core.terminal_wire import TerminalState
-from wardian_host.agents.adoption import Replay
+from wardian_host.agents.adoption import ParsedOffset, Replay
 from wardian_host.agents.agent_env import agent_environment
 from wardian_host.agents.headless import HeadlessRun, check_capability
 from wardian_host.agents.live_agent import LiveAgent
@@ -167,6 +167,8 @@ class AgentLifecycle:
         parsing = self._feed.new_session(
             ctx, functools.partial(self._tracker.apply_event, agent), agent.screen.snapshot
         )
+        first_offset = agent.buffer.end_cursor
+        parsing.on_parsed = ParsedOffset(first_offset, functools.partial(self._terminals.parsed, agent.uuid)).add
         try:
             launched = await self._terminals.launch(
                 agent.uuid,
@@ -175,7 +177,7 @@ class AgentLifecycle:
                 plan.cwd,
                 on_output=functools.partial(self._output, agent, parsing),
                 on_exit=functools.partial(self._exited, agent, parsing),
-                first_offset=agent.buffer.end_cursor,
+                first_offset=first_offset,
             )
         except WardianError as error:
             if error.details.get("executable") == plan.argv[0]:
@@ -281,13 +283,16 @@ class AgentLifecycle:
             provider_session_id=agent.row.get("provider_session_id"),
             provider_settings=self.provider_settings(provider),
         )
-        replay = Replay(state.sent_offset - state.start_offset)
+        replay = Replay(state.acked_offset - state.start_offset)
+        parsed = ParsedOffset(state.acked_offset, functools.partial(self._terminals.parsed, agent.uuid))
         parsing = self._feed.new_session(
-            ctx, functools.partial(replay.unless_replaying, self._tracker.apply_event, agent), agent.screen.snapshot
+            ctx, functools.partial(self._tracker.apply_event, agent), agent.screen.snapshot
         )
+        parsing.on_parsed = parsed.add
         # The ring rebuilds the buffer, the screen and the parser's state at the same cursors;
-        # what the parser makes of the part the previous host was sent, that host reported, so
-        # it is not reported again; what came while no host listened is parsed as new.
+        # what the parser makes of the part the previous host acknowledged, that host reported,
+        # so it is not reported again; the rest (unread when it died, or printed while no host
+        # listened) is parsed as new.
         agent.buffer.skip_to(state.start_offset)
         agent.screen.restart()
         on_output = functools.partial(self._adopted_output, agent, parsing, replay)
@@ -301,11 +306,7 @@ class AgentLifecycle:
         agent.record_output(data)
         old, new = replay.split(data)
         if old:
-            replay.replaying = True
-            try:
-                self._feed.pty_output(parsing, old)  # parsed at once: the first output of a session
-            finally:
-                replay.replaying = False
+            self._feed.replay(parsing, old)
         if new:
             self._feed.pty_output(parsing, new)
 

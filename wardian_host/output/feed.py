@@ -79,6 +79,8 @@ class ParserSession:
     held_ready: ProviderEvent | None = None
     ready_timer: asyncio.TimerHandle | None = None
     open: bool = False
+    # Told how many PTY bytes each parse took in, once its events were handled.
+    on_parsed: Callable[[int], None] | None = None
 
 
 class OutputFeed:
@@ -103,6 +105,17 @@ class OutputFeed:
         self._follow_telemetry(session)
         self._parse_backlog(session)
 
+    def replay(self, session: ParserSession, data: bytes) -> None:
+        """PTY output a previous host parsed and reported already (a terminal adopted after a
+        restart): the parser reads it to learn where the agent is; what it answers is dropped."""
+        pty = session.pty
+        if pty is None or not session.open:
+            return
+        try:
+            pty.parser.parse(session.ctx, data)
+        except Exception:  # a parser bug must not take the host down
+            log.exception("parser of %s failed replaying output", session.ctx.provider)
+
     def pty_output(self, session: ParserSession, data: bytes) -> None:
         session.backlog += data
         if session.window is None:
@@ -121,6 +134,8 @@ class OutputFeed:
         session.backlog.clear()
         pty = session.pty
         self._guarded(session, pty, lambda: pty.parser.parse(session.ctx, data))
+        if session.on_parsed is not None:
+            session.on_parsed(len(data))
         session.window = self._loop.call_later(PARSE_WINDOW_SECONDS, self._parse_backlog, session)
 
     # -- telemetry -----------------------------------------------------------------

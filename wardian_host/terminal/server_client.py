@@ -113,6 +113,10 @@ class ServerPtys:
         self._followed[key] = _Followed(on_output, on_exit, offset)
         self._send(wire.Follow(key=key, offset=offset))
 
+    def parsed(self, key: str, offset: int) -> None:
+        """The host's parser has reported what `key` printed up to `offset`: a next host need not again."""
+        self._send(wire.Ack(key=key, offset=offset))
+
     def write(self, key: str, data: bytes) -> None:
         for start in range(0, max(len(data), 1), wire.MAX_PAYLOAD_BYTES):
             self._send(wire.Write(key=key), data[start : start + wire.MAX_PAYLOAD_BYTES])

@@ -59,6 +59,8 @@ class PtyOwner(Protocol):
 
     def write(self, key: str, data: bytes) -> None: ...
 
+    def parsed(self, key: str, offset: int) -> None: ...
+
     def resize(self, key: str, rows: int, cols: int) -> None: ...
 
 
@@ -166,6 +168,12 @@ class TerminalSupervisor:
             session.on_exit(exit_code, session.stop_reason)
         finally:  # whoever stops the agent must hear of the exit even when its handler failed
             session.exited.set()
+
+    def parsed(self, key: str, offset: int) -> None:
+        """The agent's output up to `offset` was parsed and its events reported (kept by the owner
+        for a host that adopts the terminal later)."""
+        if key in self._sessions:
+            self.owner.parsed(key, offset)
 
     def write(self, key: str, data: bytes) -> None:
         if key not in self._sessions:

@@ -5,6 +5,7 @@ bytes, so a reader asking from an offset it still holds gets exactly what follow
 asking from an older offset learns where the kept part starts (what it missed is gone).
 """
 
+from collections import deque
 from dataclasses import dataclass, field
 
 DEFAULT_RING_BYTES = 4 * 1024 * 1024
@@ -15,17 +16,33 @@ class OutputRing:
     capacity: int = DEFAULT_RING_BYTES
     start_offset: int = 0  # the offset of the oldest byte kept
     _data: bytearray = field(default_factory=bytearray)
+    # Where each append began: a replay hands the output on in the pieces it came in.
+    _starts: deque[int] = field(default_factory=deque)
 
     @property
     def end_offset(self) -> int:
         return self.start_offset + len(self._data)
 
     def append(self, data: bytes) -> None:
+        self._starts.append(self.end_offset)
         self._data += data
         surplus = len(self._data) - self.capacity
         if surplus > 0:  # one trim per append, not per byte: a flood stays a memmove per batch
             del self._data[:surplus]
             self.start_offset += surplus
+            while len(self._starts) > 1 and self._starts[1] <= self.start_offset:
+                self._starts.popleft()
+
+    def pieces_from(self, offset: int) -> list[tuple[int, bytes]]:
+        """What `read_from(offset)` answers, cut where the appends began."""
+        begin, data = self.read_from(offset)
+        cuts = [start for start in self._starts if begin < start < self.end_offset]
+        edges = [begin, *cuts, self.end_offset]
+        return [
+            (edges[i], data[edges[i] - begin : edges[i + 1] - begin])
+            for i in range(len(edges) - 1)
+            if edges[i] < edges[i + 1]
+        ]
 
     def read_from(self, offset: int) -> tuple[int, bytes]:
         """(where the answer starts, the bytes from there to the end); the start is later than

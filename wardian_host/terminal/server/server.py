@@ -46,7 +46,7 @@ class Record:
     session_id: int
     ring: OutputRing
     followed: bool = False
-    sent_offset: int = 0  # the end of what was handed to a host's connection
+    acked_offset: int = 0  # the end of what a host said it parsed
     exited: bool = False
     exit_code: int | None = None
 
@@ -57,7 +57,7 @@ class Record:
             session_id=self.session_id,
             start_offset=self.ring.start_offset,
             end_offset=self.ring.end_offset,
-            sent_offset=max(self.sent_offset, self.ring.start_offset),
+            acked_offset=max(self.acked_offset, self.ring.start_offset),
             exited=self.exited,
             exit_code=self.exit_code,
             rows=rows,
@@ -178,6 +178,9 @@ class TerminalServer:
             self._ptys.resize(frame.key, frame.rows, frame.cols)
         elif isinstance(frame, wire.Follow):
             self._follow(frame.key, frame.offset)
+        elif isinstance(frame, wire.Ack):
+            if (acked := self._records.get(frame.key)) is not None:
+                acked.acked_offset = max(acked.acked_offset, frame.offset)
         elif isinstance(frame, wire.Release):
             record = self._records.get(frame.key)
             if record is not None and record.exited:
@@ -207,7 +210,7 @@ class TerminalServer:
             self._send(wire.LaunchFailed(id=frame.id, error=failure.envelope()["error"]))
             return
         ring = OutputRing(self._ring_bytes, start_offset=frame.offset)
-        record = Record(frame.key, terminal.pid, terminal.session_id, ring, followed=True, sent_offset=frame.offset)
+        record = Record(frame.key, terminal.pid, terminal.session_id, ring, followed=True, acked_offset=frame.offset)
         self._records[frame.key] = record
         self._send(wire.Launched(id=frame.id, key=frame.key, pid=terminal.pid, session_id=terminal.session_id))
 
@@ -216,7 +219,6 @@ class TerminalServer:
         record.ring.append(data)
         if record.followed and self._host is not None:
             self._send(wire.Output(key=record.key, offset=offset), data)
-            record.sent_offset = record.ring.end_offset
 
     def _exited(self, record: Record, exit_code: int | None) -> None:
         record.exited, record.exit_code = True, exit_code
@@ -228,11 +230,9 @@ class TerminalServer:
         if record is None:
             self._send(wire.Exited(key=key, exit_code=None))  # unknown here: ended with a server before
             return
-        begin, data = record.ring.read_from(offset)
-        for start in range(0, len(data), wire.MAX_PAYLOAD_BYTES):
-            self._send(wire.Output(key=key, offset=begin + start), data[start : start + wire.MAX_PAYLOAD_BYTES])
+        for start, piece in record.ring.pieces_from(offset):  # each as it was read: see agents/adoption
+            self._send(wire.Output(key=key, offset=start), piece)
         record.followed = True
-        record.sent_offset = record.ring.end_offset
         if record.exited:
             self._send(wire.Exited(key=key, exit_code=record.exit_code))
 
