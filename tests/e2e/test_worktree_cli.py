@@ -69,3 +69,30 @@ def test_a_worktree_agent_from_spawn_to_a_forced_removal(
     )
     assert (outside.returncode, outside.error()["code"]) == (1, "not_a_repository")
     assert run_wardian("agent", "list", "--scope", "all").json()["agents"] == [], "the refused spawn left no agent"
+
+
+def test_agents_moved_in_and_out_of_a_worktree_through_wardian(
+    run_wardian, spawn, wait_status, workspace: Path
+) -> None:
+    configure_user_git(Path(os.environ["HOME"]))
+    new_repository(workspace)
+    spawn("plain", "sleep", "600")
+    spawn("helper", "sleep", "600")
+
+    enabled = run_wardian("agent", "worktree", "enable", "plain", "--branch", "topic")
+    assert enabled.returncode == 0, enabled.stderr
+    moved = enabled.json()
+    worktree_id = moved["agent"]["worktree"]
+    assert (moved["agent"]["branch"], moved["cleared_session"], moved["relaunched"]) == ("topic", True, True)
+    assert moved["worktree"]["id"] == worktree_id and moved["setup"] is None
+
+    joined = run_wardian("agent", "worktree", "join", "helper", "--worktree", worktree_id)
+    assert joined.returncode == 0, joined.stderr
+    assert joined.json()["agent"]["worktree_folder"] == moved["agent"]["worktree_folder"]
+    listed = run_wardian("agent", "worktree", "list").json()["worktrees"]
+    assert [item["member_agents"] for item in listed] == [["plain", "helper"]]
+
+    left = run_wardian("agent", "worktree", "disable", "helper").json()
+    assert (left["left_worktree"], left["agent"]["worktree"]) == (worktree_id, None)
+    unknown = run_wardian("agent", "worktree", "join", "helper", "--worktree", "no-such-worktree")
+    assert (unknown.returncode, unknown.error()["code"]) == (2, "not_found")

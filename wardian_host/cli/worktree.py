@@ -1,7 +1,7 @@
 """`wardian agent worktree list|enable|join|disable|remove`: agents' git worktrees.
 
-`list` reads state.db and git itself (no host needed); the others go through the host, which
-stops and relaunches an agent it moves.
+`list` reads state.db and git itself (no host needed); the others go through the host (started
+when none runs, as `spawn` does), which stops and relaunches an agent it moves.
 """
 
 from typing import Any
@@ -49,7 +49,7 @@ def _emit_move(answer: dict[str, Any]) -> None:
 def enable(target: str, branch: str | None, base: str | None) -> None:
     """Move an agent into a new worktree of its workspace (relaunched there, fresh session)."""
     params = {"target": target, "worktree": {"branch": branch, "base": base}}
-    _emit_move(request("worktree.enable", params, timeout=None))
+    _emit_move(request("worktree.enable", params, start_host=True, timeout=None))
 
 
 @worktree.command("join")
@@ -57,14 +57,15 @@ def enable(target: str, branch: str | None, base: str | None) -> None:
 @click.option("--worktree", "reference", required=True, metavar="ID-OR-PATH", help="The worktree to join.")
 def join(target: str, reference: str) -> None:
     """Move an agent into an existing worktree (relaunched there, fresh session)."""
-    _emit_move(request("worktree.join", {"target": target, "worktree": reference}, timeout=lifecycle_timeout()))
+    params = {"target": target, "worktree": reference}
+    _emit_move(request("worktree.join", params, start_host=True, timeout=lifecycle_timeout()))
 
 
 @worktree.command("disable")
 @click.argument("target", metavar="NAME-OR-UUID")
 def disable(target: str) -> None:
     """Move an agent back to its workspace (relaunched there, fresh session); the worktree stays."""
-    _emit_move(request("worktree.disable", {"target": target}, timeout=lifecycle_timeout()))
+    _emit_move(request("worktree.disable", {"target": target}, start_host=True, timeout=lifecycle_timeout()))
 
 
 @worktree.command("remove")
