@@ -177,3 +177,23 @@ def test_session_end_ends_nothing_gemini_restarts_itself_in_the_same_terminal() 
     source = OutputSource(name=home.HOOKS_SOURCE, kind="file", path=Path("hooks.jsonl"))
     result = hooks_log.parse_hook("s-1", source, json.dumps(payload).encode() + b"\n", hooks_log.HookState())
     assert result.events == []
+
+
+def test_a_worktree_is_trusted_exactly_when_its_repository_is(make_ctx, tmp_path: Path, monkeypatch) -> None:
+    user = user_gemini(tmp_path, monkeypatch)
+    repository = tmp_path / "src" / "app"
+    repository.mkdir(parents=True)
+    identity = ["-c", "user.name=T", "-c", "user.email=t@t.invalid"]
+    subprocess.run(["git", "-C", str(repository), "init", "-q"], check=True)
+    subprocess.run(["git", "-C", str(repository), *identity, "commit", "-q", "--allow-empty", "-m", "1"], check=True)
+    linked = (tmp_path / "worktrees" / "app" / "topic").resolve()  # outside the Wardian home
+    subprocess.run(["git", "-C", str(repository), "worktree", "add", "-q", "-b", "topic", str(linked)], check=True)
+    rules_file = user / "trustedFolders.json"
+
+    rules_file.write_text(json.dumps({str(repository.parent.resolve()): "DO_NOT_TRUST"}))
+    plugin.prepare_home(ctx=make_ctx(workspace=linked))
+    assert str(linked) not in json.loads(rules_file.read_text()), "a refused repository: Gemini decides"
+
+    rules_file.write_text(json.dumps({str(repository.resolve()): "TRUST_FOLDER"}))
+    plugin.prepare_home(ctx=make_ctx(workspace=linked / "sub"))
+    assert json.loads(rules_file.read_text())[str(linked)] == "TRUST_FOLDER"

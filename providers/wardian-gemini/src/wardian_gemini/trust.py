@@ -10,7 +10,9 @@ Wardian holds in every agent: nobody answers the same question once per agent.
 
 Wardian adds one rule of its own: its home, where the include roots live (common, classes,
 agents), trusted, so those roots never ask. A rule the user has for that very path is theirs
-and stays, whatever it says; the user's code is never trusted on their behalf.
+and stays, whatever it says; the user's code is never trusted on their behalf. A worktree
+Wardian made (docs/worktrees.md) is trusted when the user's rules trust the repository it was
+made from: it is that repository's code, and would otherwise be asked about once per worktree.
 """
 
 import contextlib
@@ -22,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from wardian_core.atomic_files import write_atomically
+from wardian_core.worktrees.checkout import linked_worktree
 
 TRUSTED_FOLDERS = "trustedFolders.json"
 TRUST_FOLDER = "TRUST_FOLDER"
@@ -54,6 +57,27 @@ def trust_wardian_home(trust_file: Path, wardian_home: Path) -> bool:
             return False
         write_atomically(trust_file, json.dumps(rules | {folder: TRUST_FOLDER}, indent=2))
     return True
+
+
+def carry_to_worktree(trust_file: Path, workspace: Path) -> bool:
+    """Trust the linked worktree holding `workspace` when the rules trust its repository and say
+    nothing of the worktree's own folder; True when the file was changed."""
+    found = linked_worktree(workspace)
+    if found is None:
+        return False
+    top, main = (Path(os.path.realpath(folder)) for folder in found)
+    with _gemini_lock(trust_file):
+        rules = _read_object(trust_file)
+        if rules is None or str(top) in rules or not _trusts(rules, main):
+            return False
+        write_atomically(trust_file, json.dumps(rules | {str(top): TRUST_FOLDER}, indent=2))
+    return True
+
+
+def _trusts(rules: dict[str, Any], folder: Path) -> bool:
+    """The longest rule holding `folder` trusts it, as Gemini reads the file."""
+    holding = [(len(path), level) for path, level in rules.items() if _holds(path, level, folder)]
+    return bool(holding) and max(holding)[1] != "DO_NOT_TRUST"
 
 
 def question_expected(gemini_dir: Path, env: Mapping[str, str], workspace: Path) -> bool:
