@@ -13,6 +13,9 @@ of `--turns` turns; each turn:
   turn's main request (the one offering tools) written whole to the waiting process's exit.
 - `send` -> the model receives: from starting `wardian send` to the first model request that
   carries the prompt's token (the send's own start-up included, as an agent pays it).
+
+`--compare` adds an agent whose hooks all run the command recorder (its launch finds no hook
+endpoint), its turns interleaved with the first's: the HTTP hooks' gain under the same load.
 """
 
 import argparse
@@ -32,6 +35,8 @@ sys.path.insert(0, str(ROOT / "tests" / "support"))
 from model_server.server import ModelServer  # noqa: E402 - after the harness joins the path
 from model_server.wire import RecordedRequest  # noqa: E402
 from real_cli_fixtures import make_real_cli, pinned_clis  # noqa: E402
+
+from wardian_core import hook_endpoint  # noqa: E402
 
 TURN_END_P50_MS, TURN_END_MAX_MS, SEND_P50_MS = 15.0, 50.0, 250.0
 # Long enough for `agent wait` to start and reach the host before the turn can end.
@@ -110,10 +115,10 @@ def verdict(value: float, target: float) -> str:
     return "ok" if value <= target else "OVER TARGET"
 
 
-def report(number: int, turn_ends: list[float], sends: list[float], floor: float) -> None:
+def report(label: str, turn_ends: list[float], sends: list[float], floor: float) -> None:
     p50, worst, send_p50 = statistics.median(turn_ends), max(turn_ends), statistics.median(sends)
     print(
-        f"  run {number}: turn end -> wait returns p50 {p50:6.1f} ms (target <= {TURN_END_P50_MS:g}) "
+        f"  {label}: turn end -> wait returns p50 {p50:6.1f} ms (target <= {TURN_END_P50_MS:g}) "
         f"{verdict(p50, TURN_END_P50_MS)}, max {worst:6.1f} ms (target <= {TURN_END_MAX_MS:g}) "
         f"{verdict(worst, TURN_END_MAX_MS)};  send -> model receives p50 {send_p50:6.1f} ms "
         f"(target <= {SEND_P50_MS:g}) {verdict(send_p50, SEND_P50_MS)}, p90 {percentile(sends, 0.9):6.1f} ms;  "
@@ -121,15 +126,39 @@ def report(number: int, turn_ends: list[float], sends: list[float], floor: float
     )
 
 
-def measure(run: Run, runs: int, turns: int, show: bool) -> None:
-    spawn = ["--provider", "claude", "--class", "Bench", "--name", run.name, "--workspace", str(run.cli.workspace)]
-    run.wardian("agent", "spawn", *spawn)
+def spawn(run: Run, command_hooks: bool = False) -> None:
+    """An idle agent; with `command_hooks` its launch finds no hook endpoint recorded in the home,
+    so every hook runs the recorder, as before the endpoint (the comparison's other side)."""
+    port_file = Path(run.env["WARDIAN_HOME"]) / "run" / hook_endpoint.PORT_FILE
+    hidden = port_file.with_name(port_file.name + ".hidden")
+    if command_hooks:
+        port_file.rename(hidden)
+    try:
+        where = ["--workspace", str(run.cli.workspace)]
+        run.wardian("agent", "spawn", "--provider", "claude", "--class", "Bench", "--name", run.name, *where)
+    finally:
+        if command_hooks:
+            hidden.rename(port_file)
     run.wait("idle")
-    print(f"  hooks: Stop {stop_hook_kind(run)}")
+    print(f"  {run.name}: Stop hook {stop_hook_kind(run)}")
+
+
+def measure(run: Run, runs: int, turns: int, show: bool, compare: bool) -> None:
+    """`runs` runs of `turns` turns; with `compare`, each turn of the agent whose hooks post to
+    the host is followed by one of an agent whose hooks run the recorder, so both meet the
+    machine's load alike."""
+    spawn(run)
+    other = Run(run.cli, run.env, name="bench-command-hooks") if compare else None
+    if other is not None:
+        spawn(other, command_hooks=True)
     for number in range(1, runs + 1):
         floor = interpreter_floor()
-        samples = [one_turn(run, f"r{number}t{turn}", show) for turn in range(turns)]
-        report(number, [turn_end for turn_end, _ in samples], [send for _, send in samples], floor)
+        samples: dict[str, list[tuple[float, float]]] = {run.name: [], **({other.name: []} if other else {})}
+        for turn in range(turns):
+            for agent in (run, other) if other is not None else (run,):
+                samples[agent.name].append(one_turn(agent, f"r{number}t{turn}{agent.name[-1]}", show))
+        for name, taken in samples.items():
+            report(f"run {number} {name}", [end for end, _ in taken], [send for _, send in taken], floor)
 
 
 def main() -> None:
@@ -137,6 +166,7 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=20, help="turns per run")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--details", action="store_true", help="print each turn's requests and stamps")
+    parser.add_argument("--compare", action="store_true", help="beside an agent whose hooks run the recorder")
     args = parser.parse_args()
     in_namespace([str(Path(__file__).resolve()), *sys.argv[1:]])
     pin = pinned_clis("claude")[0]
@@ -147,7 +177,7 @@ def main() -> None:
         home.mkdir()
         run = Run(cli, host_environment(cli, home))
         try:
-            measure(run, args.runs, args.turns, args.details)
+            measure(run, args.runs, args.turns, args.details, args.compare)
         finally:
             run.wardian("host", "stop", check=False)
             cli.close()
