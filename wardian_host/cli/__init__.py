@@ -26,6 +26,7 @@ COMMANDS = {
     "web": "wardian_host.cli.web:web",
     "notify": "wardian_host.cli.notify:notify",
     "mcp": "wardian_host.mcp.command:mcp",
+    "remote-run": "wardian_host.remote.serve:remote_run",
 }
 
 
@@ -75,9 +76,27 @@ def _fail(error: WardianError) -> None:
     _exit(error.exit_code)
 
 
+def _names_a_remote(args: list[str]) -> bool:
+    """A cheap look at the words: only a command that may name another machine imports that code."""
+    leading_flag = bool(args) and args[0].startswith("--remote")
+    return leading_flag or bool(os.environ.get("WARDIAN_REMOTE")) or any("@" in arg for arg in args)
+
+
+def _run_here(args: list[str]) -> object:
+    return cli.main(args=args, prog_name="wardian", standalone_mode=False)
+
+
+def _run(args: list[str]) -> object:
+    if not _names_a_remote(args):
+        return _run_here(args)
+    from wardian_host.remote.dispatch import dispatch
+
+    return dispatch(args, _run_here)
+
+
 def main(argv: list[str] | None = None) -> None:
     try:
-        result = cli.main(args=argv, prog_name="wardian", standalone_mode=False)
+        result = _run(sys.argv[1:] if argv is None else list(argv))
     except WardianError as error:
         _fail(error)
     except click.UsageError as exc:

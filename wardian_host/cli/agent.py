@@ -130,12 +130,14 @@ def _own_node_run(home: Any) -> dict[str, Any] | None:
 @click.option("--status", type=click.Choice(STATUSES), help="Only agents with this status.")
 @click.option("--class", "class_name", metavar="CLASS", help="Only agents of this class.")
 @click.option("--workspace", metavar="PATH", help="Only agents in exactly this workspace (implies --scope all).")
+@click.option("--remote", metavar="all|NAME[,NAME]", help="Also other machines' agents, each row with its machine.")
 @output_options
 def list_command(
     scope: str | None,
     status: str | None,
     class_name: str | None,
     workspace: str | None,
+    remote: str | None,
     fields_text: str | None,
     field: str | None,
     verbose: bool,
@@ -143,6 +145,11 @@ def list_command(
 ) -> None:
     """List agents, filtered by scope, status, class or workspace."""
     options = OutputOptions.from_flags(fields_text, field, verbose, pretty)
+    if remote is not None:
+        from wardian_host.remote.listing import list_across
+
+        list_across(remote, AgentFilters(scope, status, class_name, workspace), options)
+        return
     records, notice = listed_agents(AgentFilters(scope, status, class_name, workspace))
     fill_usage(records, options)
     emit_agents(records, options, notice)

@@ -1,0 +1,168 @@
+"""`wardian --remote`, `name@remote` and `agent list --remote all` against a real sshd and a
+second home of another local user (tests/support/ssh_machine.py)."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ssh_machine import WARDIAN, Machine, free_port
+
+from wardian_core.errors import WardianError
+from wardian_host.remote import protocol, ssh
+from wardian_host.remote.dispatch import dispatch
+
+ANSWERING = [sys.executable, "-m", "wardian_host.testing.answering_agent"]
+
+
+def spawned(run_wardian: Any, machine: Machine, name: str, *command: str) -> dict[str, Any]:
+    workspace = str(machine.home.parent)
+    args = ["--class", "Coder", "--name", name, "--workspace", workspace, "--", *command]
+    result = run_wardian("--remote", "devbox", "agent", "spawn", "--provider", "generic", *args)
+    assert result.returncode == 0, result.stderr
+    agent: dict[str, Any] = result.json()["agent"]
+    return agent
+
+
+def test_commands_run_on_the_remote_with_its_json_errors_and_exit_codes(devbox: Machine, run_wardian: Any) -> None:
+    agent = spawned(run_wardian, devbox, "bob", "sh")
+
+    waited = run_wardian("agent", "wait", "bob@devbox", "--until", "idle", "--timeout", "30s")
+    shown = run_wardian("agent", "show", "bob@devbox", "--fields", "name,uuid,workspace")
+    missing = run_wardian("agent", "show", "nobody@devbox")
+    here = run_wardian("agent", "show", "bob")
+
+    assert waited.returncode == 0, waited.stderr
+    assert shown.json()["agent"] == {"name": "bob", "uuid": agent["uuid"], "workspace": str(devbox.home.parent)}
+    assert missing.returncode == 2 and missing.error()["code"] == "not_found"
+    assert missing.error()["details"]["requested"] == "nobody"
+    assert here.returncode != 0  # bob lives on devbox only: the local home never heard of it
+    sent = run_wardian("send", "echo over-ssh", "--to", "bob@devbox", "--wait-until", "idle", "--timeout", "30s")
+    assert sent.returncode == 0, sent.stderr
+    screen = run_wardian("--remote", "devbox", "agent", "screen", "bob")
+    assert "over-ssh" in screen.stdout.replace("echo over-ssh", "")
+
+
+def test_list_remote_all_merges_machines_and_names_the_unreachable(
+    devbox: Machine, run_wardian: Any, wardian_home: Path
+) -> None:
+    spawned(run_wardian, devbox, "far", "sh")
+    dead = devbox.settings_table("gone").replace(f"port = {devbox.port}", f"port = {free_port()}")
+    with (wardian_home / "settings.toml").open("a") as settings:
+        settings.write(dead)
+
+    listed = run_wardian("agent", "list", "--remote", "all", "--fields", "name")
+
+    assert listed.returncode == 0, listed.stderr
+    answer = listed.json()
+    assert {"machine": "devbox", "name": "far"} in answer["agents"]
+    machines = {machine["machine"]: machine for machine in answer["machines"]}
+    assert set(machines) == {"local", "devbox", "gone"}
+    on_devbox = [row for row in answer["agents"] if row["machine"] == "devbox"]
+    assert machines["devbox"]["reachable"] and machines["devbox"]["agents"] == len(on_devbox)
+    assert not machines["gone"]["reachable"] and machines["gone"]["error"]["code"] == "remote_unreachable"
+    alone = run_wardian("--remote", "gone", "agent", "list")
+    assert alone.returncode == 8 and alone.error()["details"]["remote"] == "gone"
+
+
+def test_an_ask_crosses_machines_and_the_reply_comes_back(devbox: Machine, run_wardian: Any) -> None:
+    spawned(run_wardian, devbox, "ans", *ANSWERING)
+    run_wardian("agent", "wait", "ans@devbox", "--until", "idle", "--timeout", "30s")
+
+    asked = run_wardian("ask", "ans@devbox", "what is six times seven?", "--timeout", "30s")
+
+    assert asked.returncode == 0, asked.stderr
+    answer = asked.json()
+    assert (answer["status"], answer["reply"]["body"]) == ("done", "answered: what is six times seven?")
+    stored = run_wardian("--remote", "devbox", "ask", "show", answer["request_id"]).json()["request"]
+    # The asker is on another machine: the remote host records no identity it cannot verify.
+    assert stored["asker"] is None and stored["status"] == "done"
+
+
+def _remote_runners(user: str) -> list[int]:
+    """The remote user's `wardian remote-run` processes still alive."""
+    uid = int(subprocess.run(["id", "-u", user], capture_output=True, text=True, check=True).stdout)
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            mine = entry.name.isdigit() and entry.stat().st_uid == uid
+            if mine and b"remote-run" in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+def _session_sshds(server_pid: int) -> list[int]:
+    """The sshd processes serving connections (privileged and unprivileged halves), not the
+    commands they run: killing them is the link dying."""
+    found, pending = [], [server_pid]
+    while pending:
+        pid = pending.pop()
+        children = [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+        sshds = [child for child in children if Path(f"/proc/{child}/comm").read_text().strip() == "sshd"]
+        found += sshds
+        pending += sshds
+    return found
+
+
+def test_a_killed_link_mid_wait_is_a_clear_error_and_leaves_nothing(devbox: Machine, wardian_home: Path) -> None:
+    spawned_env = {**os.environ}
+    run = subprocess.run(
+        [WARDIAN, "--remote", "devbox", "agent", "spawn", "--provider", "generic", "--name", "w", "--class", "C"]
+        + ["--workspace", str(devbox.home.parent), "--", "sh"],
+        capture_output=True,
+        text=True,
+        env=spawned_env,
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stderr
+    waiting = subprocess.Popen(
+        [WARDIAN, "agent", "wait", "w@devbox", "--until", "error", "--timeout", "5m"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    _await(lambda: bool(_remote_runners(devbox.user)), "the remote wait to start")
+
+    try:
+        for pid in _session_sshds(devbox.server.pid):
+            os.kill(pid, signal.SIGKILL)  # the connection's sshd processes: the link is gone
+        _, stderr = waiting.communicate(timeout=60)
+    finally:
+        waiting.kill()
+
+    assert waiting.returncode == 8
+    error = json.loads(stderr)["error"]
+    assert error["code"] == "remote_unreachable" and error["details"]["remote"] == "devbox"
+    _await(lambda: not _remote_runners(devbox.user), "the remote wait to end")
+
+
+def _await(condition: Any, what: str) -> None:
+    """Polls /proc: a process's start or end on another user's side sends this test no event."""
+    for _ in range(1500):
+        if condition():
+            return
+        subprocess.run(["sleep", "0.02"], check=True)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+@pytest.mark.parametrize(("here", "older"), [(2, "older"), (0, "newer")])
+def test_a_version_mismatch_names_the_remote_and_the_fix(
+    devbox: Machine, monkeypatch: pytest.MonkeyPatch, here: int, older: str
+) -> None:
+    monkeypatch.setattr(ssh, "PROTOCOL", here)
+    monkeypatch.setattr(protocol, "PROTOCOL", here)
+
+    with pytest.raises(WardianError) as raised:
+        dispatch(["--remote", "devbox", "agent", "list"], lambda args: pytest.fail("ran here"))
+
+    error = raised.value
+    assert error.code == "protocol_mismatch" and error.details["remote"] == "devbox"
+    assert f"runs an {older} Wardian" in error.message or f"runs a {older} Wardian" in error.message
+    assert "pip install --upgrade" in (error.hint or "")
+    assert error.details["remote_protocol"] == 1

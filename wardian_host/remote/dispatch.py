@@ -1,0 +1,23 @@
+"""`wardian --remote NAME …`, WARDIAN_REMOTE and `name@remote`: the command runs on that machine."""
+
+import os
+from collections.abc import Callable
+
+from wardian_core import paths
+from wardian_host.remote.addressing import target_of
+from wardian_host.remote.settings import remote_named
+from wardian_host.remote.ssh import Remote, run_passed_through
+
+# Commands that need the user's terminal on the far side.
+TERMINAL_COMMANDS = {("agent", "attach")}
+
+
+def dispatch(args: list[str], run_here: Callable[[list[str]], object]) -> object:
+    """Run `args` on the machine they name, or here with `run_here` when they name none."""
+    target = target_of(args, os.environ.get("WARDIAN_REMOTE"))
+    if target is None:
+        return run_here(args)
+    home = paths.wardian_home()
+    paths.check_owner(home)
+    remote = Remote(target.remote, remote_named(home, target.remote))
+    return run_passed_through(remote, target.args, terminal=tuple(target.args[:2]) in TERMINAL_COMMANDS)
