@@ -93,7 +93,9 @@ class Host:
         )
         self.sender = Sender(self.registry, self.plugins, self.terminals)
         self.desk = AskDesk(self._conn, self.registry, self.sender, self._mcp_server_of)
-        self.workflows = WorkflowRunner(home, self._conn, self.registry, self.lifecycle, self.lifecycle.base_env)
+        self.workflows = WorkflowRunner(
+            home, self._conn, self.registry, self.lifecycle, self.lifecycle.base_env, lambda: self.web.changed()
+        )
         self.notices = NoticeRules(loop, settings.notify.unseen_turn_seconds)
         self._sinks = Sinks(settings.notify.urls, self.plugins.notify)
         self.notices.subscribe(self._sinks.told)

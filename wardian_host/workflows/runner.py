@@ -11,6 +11,7 @@ import logging
 import secrets
 import sqlite3
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -79,8 +80,10 @@ class WorkflowRunner:
         registry: AgentRegistry,
         lifecycle: AgentLifecycle,
         base_env: dict[str, str],
+        on_change: Callable[[], None] = lambda: None,
     ) -> None:
         self._home = home
+        self._on_change = on_change  # each event of a run: the web view shows runs with their nodes
         self._conn = conn
         self._parts = AgentNodeParts(lifecycle, registry, home)
         self._base_env = base_env
@@ -165,6 +168,7 @@ class WorkflowRunner:
         self, active: ActiveRun, kind: str, node: str | None = None, payload: dict[str, Any] | None = None
     ) -> None:
         run_rows.add_event(self._conn, active.run_id, kind, node, payload)
+        self._on_change()
 
     async def _drive(self, active: ActiveRun) -> None:
         try:
