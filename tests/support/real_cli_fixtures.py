@@ -154,7 +154,9 @@ class RealCli:
     server: ModelServer
     pty_sessions: list[PtySession] = field(default_factory=list)
 
-    def run(self, *args: str, timeout: float = 90) -> subprocess.CompletedProcess[str]:
+    # A bound for a hung CLI, not a speed target: four test workers on two cores can start four
+    # OpenCode runs at once, each 12 s alone, and 90 s proved too short for them.
+    def run(self, *args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
         """Run headless with stdin closed, so a CLI that waits for input fails instead of hanging."""
         return subprocess.run(
             [str(self.executable), *args],
