@@ -1,4 +1,5 @@
-"""A send to a real Gemini CLI agent is confirmed by its BeforeAgent hook, through `wardian`."""
+"""A send to a real Gemini CLI agent is confirmed by its BeforeAgent hook, through `wardian`;
+its model uses Wardian's MCP tools (tests/support/mcp_checks.py)."""
 
 from collections.abc import Iterator
 from pathlib import Path
@@ -6,6 +7,7 @@ from typing import Any
 
 import pytest
 from delivery_checks import assert_a_send_is_confirmed_once
+from mcp_checks import assert_the_agent_uses_wardians_tools
 from wardian_cli import WardianCli
 from wardian_homes import wardian_for
 
@@ -25,3 +27,7 @@ def wardian(gemini_cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
 def test_a_send_is_confirmed_by_the_before_agent_hook(wardian: WardianCli) -> None:
     assert_a_send_is_confirmed_once(wardian, "gem", {"hook BeforeAgent"})
     wardian.cli.assert_only_model_server_was_called()
+
+
+def test_the_agent_lists_agents_and_answers_an_ask_through_wardians_tools(wardian: WardianCli) -> None:
+    assert_the_agent_uses_wardians_tools(wardian, "gm-mcp")

@@ -1,4 +1,5 @@
-"""A send to a real OpenCode agent is confirmed by its session turning busy, through `wardian`."""
+"""A send to a real OpenCode agent is confirmed by its session turning busy, through `wardian`;
+its model uses Wardian's MCP tools (tests/support/mcp_checks.py)."""
 
 from collections.abc import Iterator
 from pathlib import Path
@@ -6,6 +7,7 @@ from typing import Any
 
 import pytest
 from delivery_checks import assert_a_send_is_confirmed_once, assert_send_confirmed, times_received
+from mcp_checks import assert_the_agent_uses_wardians_tools
 from wardian_cli import WardianCli
 from wardian_homes import wardian_for
 
@@ -42,3 +44,7 @@ def test_a_send_during_a_turn_is_confirmed_by_its_user_message(wardian: WardianC
     wardian.cli.server.wait_for(lambda request: "ECHO:queued2" in request.body_text(), 60)
     wardian.wait("oc", "idle", "turn_completed")
     assert times_received(wardian.cli.server.requests, "ECHO:queued2") == 1
+
+
+def test_the_agent_lists_agents_and_answers_an_ask_through_wardians_tools(wardian: WardianCli) -> None:
+    assert_the_agent_uses_wardians_tools(wardian, "oc-mcp")
