@@ -1,0 +1,67 @@
+"""Which machine a command line names: pure logic, no ssh."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from wardian_core.errors import WardianError
+from wardian_host.remote.addressing import target_of
+from wardian_host.remote.settings import configured_remotes
+
+
+@pytest.mark.parametrize(
+    ("args", "remote", "forwarded"),
+    [
+        (["--remote", "devbox", "agent", "list"], "devbox", ["agent", "list"]),
+        (["--remote=devbox", "agent", "list"], "devbox", ["agent", "list"]),
+        (["agent", "show", "bob@devbox"], "devbox", ["agent", "show", "bob"]),
+        (["agent", "bob@devbox", "--fields", "name"], "devbox", ["agent", "bob", "--fields", "name"]),
+        (["agent", "wait", "bob@dev.box", "--until", "idle"], "dev.box", ["agent", "wait", "bob", "--until", "idle"]),
+        (["send", "hi", "--to", "bob@devbox"], "devbox", ["send", "hi", "--to", "bob"]),
+        (["send", "hi", "--to=bob@devbox"], "devbox", ["send", "hi", "--to=bob"]),
+        (["ask", "bob@devbox", "why?"], "devbox", ["ask", "bob", "why?"]),
+    ],
+)
+def test_an_address_names_the_machine_and_becomes_a_bare_name(
+    args: list[str], remote: str, forwarded: list[str]
+) -> None:
+    assert target_of(args, None) == (remote, forwarded)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["send", "mail bob@devbox", "--to", "bob"],  # a message's text is never an address
+        ["send", "bob@devbox", "--to", "bob"],
+        ["agent", "spawn", "--name", "s", "--", "ssh", "me@devbox"],  # a spawned command's own words
+        ["ask", "bob", "is me@devbox up?"],
+        ["agent", "list"],
+    ],
+)
+def test_words_that_are_not_agent_names_stay_on_this_machine(args: list[str]) -> None:
+    assert target_of(args, None) is None
+
+
+def test_the_environment_names_the_machine_and_a_conflicting_address_is_refused() -> None:
+    assert target_of(["agent", "list"], "devbox") == ("devbox", ["agent", "list"])
+    with pytest.raises(WardianError) as raised:
+        target_of(["--remote", "devbox", "agent", "show", "bob@other"], None)
+    assert raised.value.code == "usage"
+
+
+def test_a_bad_remote_table_names_the_key(wardian_home: Path) -> None:
+    (wardian_home / "settings.toml").write_text('[remotes.devbox]\nssh = "me@devbox"\nport = "22"\n')
+    with pytest.raises(WardianError) as raised:
+        configured_remotes(wardian_home)
+    assert raised.value.code == "validation_failed" and "remotes.devbox.port" in raised.value.message
+
+
+def test_a_local_command_does_not_import_the_remote_package() -> None:
+    probe = (
+        "import sys\nfrom wardian_host.cli import _run\ntry:\n    _run(['--version'])\nexcept SystemExit:\n    pass\n"
+        "print('wardian_host.remote' in sys.modules)"
+    )
+    shown = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert shown.stdout.strip().endswith("False")
