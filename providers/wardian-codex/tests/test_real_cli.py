@@ -612,3 +612,11 @@ def test_usage_is_what_the_model_server_reported_and_a_host_restart_counts_no_tu
 
     assert second["turns"] == calls
     assert figures(second) == times(calls, per_call)
+
+    # A resumed thread (a new Codex process) goes on counting: each new call is a new turn.
+    wardian("agent", "pause", "cu")
+    wardian("agent", "resume", "cu")
+    wardian("agent", "wait", "cu", "--until", "idle", "--timeout", "60s")
+    wardian("send", "resumed ECHO:used3", "--to", "cu", "--wait-until", "idle", "--timeout", "60s")
+    calls = session_calls(wardian.cli.server)
+    assert usage_after(usage, calls)["turns"] == calls
