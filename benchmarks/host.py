@@ -113,7 +113,12 @@ def start_probed_host(bench: Bench, profile: Path | None) -> subprocess.Popen[by
 def loop_stalls(bench: Bench, since: float) -> None:
     """The host's loop held more than 20 ms since `since` (time.time()), by the callback holding it."""
     lines = bench.stalls.read_text().splitlines() if bench.stalls.exists() else []
-    stalls = [stall for stall in map(json.loads, lines) if stall["at"] >= since]
+    records = list(map(json.loads, lines))
+    stalls = [stall for stall in records if stall.get("at", 0) >= since]
+    full = [pause for pause in records if pause.get("gc_at", 0) >= since]
+    if full:
+        cpu, wall = max(pause["cpu_ms"] for pause in full), max(pause["ms"] for pause in full)
+        print(f"  full collections: {len(full)}, CPU max {cpu:.1f} ms, wall max {wall:.1f} ms")
     held: dict[str, list[float]] = defaultdict(list)
     for stall in stalls:
         held[stall["callbacks"][0][0]].append(stall["ms"])
@@ -469,7 +474,7 @@ def busy_parsers(bench: Bench, agents: int, rate: int, rounds: int = 100) -> Non
         # looks at 50 screens that is no steady state; measured once every agent is ready.
         started = time.perf_counter()
         for index in range(agents):
-            bench.wait(f"{'codex' if index % 2 else 'claude'}-{index}", "idle")
+            bench.wait(f"{'codex' if index % 2 else 'claude'}-{index}", "idle", timeout=600)
         print(f"  every busy agent ready {time.perf_counter() - started:.1f} s after its first output")
         since = time.time()
         host.cpu_percent()

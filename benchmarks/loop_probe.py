@@ -53,19 +53,27 @@ def stack_summary(frame: FrameType | None) -> tuple[str, str]:
 
 
 class GcClock:
-    """The collector's pauses, by generation, as (start, seconds, generation)."""
+    """The collector's pauses, as (start, seconds, generation); each full collection is also
+    written to the report with its CPU time (its wall time counts a machine busy elsewhere)."""
 
-    def __init__(self) -> None:
+    def __init__(self, report: Path) -> None:
         self.pauses: list[tuple[float, float, int]] = []
-        self._started = 0.0
+        self._report = report
+        self._started = (0.0, 0.0)
         gc.callbacks.append(self._on_gc)
 
     def _on_gc(self, phase: str, info: dict[str, int]) -> None:
         if phase == "start":
-            self._started = time.perf_counter()
-        else:
-            self.pauses.append((self._started, time.perf_counter() - self._started, info["generation"]))
-            del self.pauses[:-1000]
+            self._started = (time.perf_counter(), time.thread_time())
+            return
+        (wall, cpu), generation = self._started, info["generation"]
+        seconds = time.perf_counter() - wall
+        self.pauses.append((wall, seconds, generation))
+        del self.pauses[:-1000]
+        if generation == 2:
+            pause = {"gc_at": time.time() - seconds, "ms": seconds * 1000, "cpu_ms": (time.thread_time() - cpu) * 1000}
+            with self._report.open("a") as report:
+                report.write(json.dumps(pause) + "\n")
 
     def seconds_between(self, start: float, end: float) -> float:
         return sum(seconds for at, seconds, _ in list(self.pauses) if start <= at <= end)
@@ -88,7 +96,7 @@ class LoopProbe:
         self._beat = time.perf_counter()
         self._main = threading.main_thread().ident
         self._main_tid = threading.main_thread().native_id
-        self._gc = GcClock()
+        self._gc = GcClock(report)
         self._stop = threading.Event()
 
     def start(self) -> None:
