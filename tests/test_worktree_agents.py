@@ -132,3 +132,18 @@ def test_two_agents_spawned_at_once_get_a_worktree_each(running_host: InProcessH
     assert len(folders) == 2 and all(Path(folder).is_dir() for folder in folders)
     ports = {agent["worktree_made"]["worktree"]["port_base"] for agent in spawned}
     assert len(ports) == 2
+
+
+def test_joining_a_worktree_of_another_repository_is_refused_before_the_stop(
+    running_host: InProcessHost, repo: Path, tmp_path: Path
+) -> None:
+    spawned = spawn_in_worktree(running_host, repo, "owner", "sleep", "600")
+    other = new_repository(tmp_path / "other")
+    spawn(running_host, other, "stranger", "sleep", "600")
+    worktrees = running_host.host.lifecycle.worktrees
+
+    with pytest.raises(WardianError) as refused:
+        worktrees.joinable(spawned["worktree"], "stranger")
+
+    assert refused.value.code == "usage" and refused.value.details["worktree"] == spawned["worktree"]
+    assert running_host.host.registry.resolve("stranger").is_alive

@@ -71,9 +71,19 @@ class AgentWorktrees:
         folder = operations.agent_folder(record, workspace)
         return record.model_dump(mode="json") | {"folder": str(folder), "setup": report["setup"]}
 
-    def joinable(self, reference: str) -> WorktreeRecord:
-        """The worktree `reference` names, its folder still there."""
+    def joinable(self, reference: str, target: str) -> WorktreeRecord:
+        """The worktree `reference` names, its folder still there, of the repository holding the
+        workspace of the agent `target` names (checked before that agent is stopped)."""
+        agent = self._registry.resolve(target)
         record = operations.find(self._conn, reference)
+        workspace = Path(agent.row["workspace"] or self._home).resolve()
+        if not workspace.is_relative_to(record.source_folder.resolve()):
+            raise WardianError(
+                "usage",
+                f"worktree {record.id} is of {record.source_folder}, not of agent {agent.name}'s workspace {workspace}",
+                "Join a worktree of the agent's own repository (`wardian agent worktree list`), or `enable` a new one.",
+                {"agent": agent.name, "worktree": record.id, "source_folder": str(record.source_folder)},
+            )
         if not record.worktree_folder.is_dir():
             raise WardianError(
                 "worktree_missing",

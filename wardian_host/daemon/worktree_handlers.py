@@ -17,7 +17,7 @@ def build_worktree_handlers(lifecycle: AgentLifecycle) -> Routes:
         return await lifecycle.move(params.target, lambda agent: worktrees.create_for(agent, params.worktree))
 
     async def join(params: WorktreeJoinParams, _: RequestContext) -> dict[str, Any]:
-        record = lifecycle.worktrees.joinable(params.worktree)
+        record = lifecycle.worktrees.joinable(params.worktree, params.target)
 
         def place(agent: LiveAgent) -> dict[str, Any]:
             return lifecycle.worktrees.join(agent, record)
