@@ -4,6 +4,7 @@ second home of another local user (tests/support/ssh_machine.py)."""
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -166,3 +167,21 @@ def test_a_version_mismatch_names_the_remote_and_the_fix(
     assert f"runs an {older} Wardian" in error.message or f"runs a {older} Wardian" in error.message
     assert "pip install --upgrade" in (error.hint or "")
     assert error.details["remote_protocol"] == 1
+
+
+def test_a_stale_control_master_is_a_clear_error_not_a_hang(
+    devbox: Machine, run_wardian: Any, wardian_home: Path, tmp_path: Path
+) -> None:
+    control = tmp_path / "master.sock"
+    with socket.socket(socket.AF_UNIX) as hung:  # accepts (the kernel's backlog), never answers
+        hung.bind(str(control))
+        hung.listen()
+        with (wardian_home / "settings.toml").open("a") as settings:
+            settings.write(f'options = ["ControlMaster=auto", "ControlPath={control}"]\n')
+
+        listed = run_wardian("--remote", "devbox", "agent", "list")
+
+    assert listed.returncode == 8
+    error = listed.error()
+    assert error["code"] == "remote_unreachable" and "ControlMaster" in error["message"]
+    assert error["details"]["control_path"] == str(control) and "ssh -O exit" in error["hint"]

@@ -5,8 +5,9 @@ from collections.abc import Callable
 
 from wardian_core import paths
 from wardian_host.remote.addressing import target_of
+from wardian_host.remote.options import Remote
 from wardian_host.remote.settings import remote_named
-from wardian_host.remote.ssh import Remote, run_passed_through
+from wardian_host.remote.ssh import run_passed_through
 
 # Commands that need the user's terminal on the far side.
 TERMINAL_COMMANDS = {("agent", "attach")}

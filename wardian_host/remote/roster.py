@@ -11,8 +11,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from wardian_core.errors import WardianError
+from wardian_host.remote.options import Remote
 from wardian_host.remote.settings import LOCAL_MACHINE, configured_remotes
-from wardian_host.remote.ssh import Remote, run_captured
+from wardian_host.remote.ssh import run_captured
 
 # A roster read: longer than ssh's own ConnectTimeout, so that one names the failure.
 ROSTER_SECONDS = 60.0

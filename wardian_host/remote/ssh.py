@@ -9,22 +9,16 @@ import json
 import shlex
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any, NamedTuple
 
 from wardian_core.errors import WardianError
+from wardian_host.remote.master import check_master
+from wardian_host.remote.options import Remote, ssh_options
 from wardian_host.remote.protocol import PROTOCOL, RUNNER, mismatch_named
 from wardian_host.remote.settings import RemoteSettings
 
 SSH_FAILED = 255  # ssh's own exit status for a connection or protocol failure
 NOT_FOUND_ON_REMOTE = 127  # the remote shell found no such command
-SERVER_ALIVE_SECONDS = 5
-SERVER_ALIVE_COUNT = 3
-
-
-class Remote(NamedTuple):
-    name: str
-    settings: RemoteSettings
 
 
 class Ran(NamedTuple):
@@ -35,20 +29,8 @@ class Ran(NamedTuple):
 
 def ssh_argv(remote: Remote, args: list[str], terminal: bool = False) -> list[str]:
     """The `ssh` command running `wardian remote-run … -- args` on `remote`."""
-    settings = remote.settings
-    # LogLevel=ERROR: ssh's warnings (a newly known host) would spoil the JSON envelope on stderr.
-    argv = ["ssh", "-t" if terminal else "-T", "-o", "BatchMode=yes", "-o", "LogLevel=ERROR"]
-    argv += ["-o", f"ConnectTimeout={settings.connect_timeout_seconds}"]
-    argv += ["-o", f"ServerAliveInterval={SERVER_ALIVE_SECONDS}", "-o", f"ServerAliveCountMax={SERVER_ALIVE_COUNT}"]
-    if settings.ssh_config:
-        argv += ["-F", str(Path(settings.ssh_config).expanduser())]
-    if settings.port:
-        argv += ["-p", str(settings.port)]
-    if settings.identity_file:
-        argv += ["-i", str(Path(settings.identity_file).expanduser()), "-o", "IdentitiesOnly=yes"]
-    for option in settings.options:
-        argv += ["-o", option]
-    return [*argv, settings.ssh, "--", remote_command(settings, args)]
+    tty = "-t" if terminal else "-T"
+    return [*ssh_options(remote), tty, remote.settings.ssh, "--", remote_command(remote.settings, args)]
 
 
 def remote_command(settings: RemoteSettings, args: list[str]) -> str:
@@ -60,6 +42,7 @@ def remote_command(settings: RemoteSettings, args: list[str]) -> str:
 
 def run_captured(remote: Remote, args: list[str], timeout: float | None = None) -> Ran:
     """Run and keep both streams (a roster read); ssh failures are raised, the remote's answer returned."""
+    check_master(remote)
     try:
         done = subprocess.run(
             ssh_argv(remote, args), capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=timeout
@@ -74,6 +57,7 @@ def run_captured(remote: Remote, args: list[str], timeout: float | None = None) 
 def run_passed_through(remote: Remote, args: list[str], terminal: bool) -> int:
     """Run with this process's stdin and stdout (a terminal for `attach`); stderr is read, so an
     ssh failure becomes an envelope, and the remote's own envelope is written as it came."""
+    check_master(remote)
     try:
         if terminal:
             return checked(remote, Ran(subprocess.call(ssh_argv(remote, args, terminal=True)), "", "")).returncode
