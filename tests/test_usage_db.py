@@ -82,11 +82,14 @@ def test_totals_group_by_class_provider_and_day(wardian_home: Path, seed_agent: 
     assert [(row["agent"], row["input_tokens"]) for row in recent] == [("cyd", 4)]
 
 
-def test_pruned_like_events(wardian_home: Path, seed_agent: Callable[..., dict[str, Any]]) -> None:
+def test_pruned_by_age_like_events_but_never_by_count(
+    wardian_home: Path, seed_agent: Callable[..., dict[str, Any]]
+) -> None:
     agent = seed_agent("Coder", name="ada")
     conn = open_writer(wardian_home)
     usage_rows.add_usage(conn, agent["uuid"], _turn("old", input_tokens=1), EVIDENCE, iso_days_ago(40))
     for key in ("a", "b", "c"):
         usage_rows.add_usage(conn, agent["uuid"], _turn(key, input_tokens=1), EVIDENCE)
-    assert usage_rows.prune_usage(conn, keep_per_agent=2) == 2
-    assert [row["turn_key"] for row in usage_rows.list_usage(conn, agent["uuid"])] == ["b", "c"]
+    assert usage_rows.prune_usage(conn) == 1
+    # A turn its CLI's record still holds stays: read again after a restart, it counts once.
+    assert [row["turn_key"] for row in usage_rows.list_usage(conn, agent["uuid"])] == ["a", "b", "c"]

@@ -39,11 +39,15 @@ def prune_events(
     return prune_rows(conn, "events", "timestamp", keep_per_agent=keep_per_agent, keep_days=keep_days)
 
 
-def prune_rows(conn: sqlite3.Connection, table: str, time_column: str, *, keep_per_agent: int, keep_days: float) -> int:
-    """Drop `table`'s rows older than `keep_days` and all but the newest `keep_per_agent` per agent
-    (`table` and `time_column` are this package's own names, never a user's)."""
+def prune_rows(
+    conn: sqlite3.Connection, table: str, time_column: str, *, keep_per_agent: int | None, keep_days: float
+) -> int:
+    """Drop `table`'s rows older than `keep_days` and, unless `keep_per_agent` is None, all but the
+    newest `keep_per_agent` per agent (`table` and `time_column` are this package's own names)."""
     with transaction(conn):
         by_age = conn.execute(f"DELETE FROM {table} WHERE {time_column} < ?", (iso_days_ago(keep_days),)).rowcount
+        if keep_per_agent is None:
+            return by_age
         by_count = conn.execute(
             f"DELETE FROM {table} WHERE id IN (SELECT id FROM ("
             f" SELECT id, ROW_NUMBER() OVER (PARTITION BY agent ORDER BY id DESC) AS newest_first FROM {table}"

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from wardian_core.clock import now_iso
-from wardian_core.db.events import KEEP_DAYS, KEEP_PER_AGENT, prune_rows
+from wardian_core.db.events import KEEP_DAYS, prune_rows
 from wardian_core.usage_sums import SUMMED_FIGURES
 
 # What a turn's row holds besides the sums: the latest of these says how full the context is now.
@@ -139,6 +139,8 @@ def totals(conn: sqlite3.Connection, by: Grouping | None, since: str | None = No
     return [dict(row) for row in rows]
 
 
-def prune_usage(conn: sqlite3.Connection, *, keep_per_agent: int = KEEP_PER_AGENT, keep_days: float = KEEP_DAYS) -> int:
-    """Drop turns as events are dropped: older than `keep_days`, past the newest `keep_per_agent`."""
-    return prune_rows(conn, "usage", "at", keep_per_agent=keep_per_agent, keep_days=keep_days)
+def prune_usage(conn: sqlite3.Connection, *, keep_days: float = KEEP_DAYS) -> int:
+    """Drop turns as old as events are dropped (`keep_days`), but never by count: a busy agent makes
+    over 1000 calls in a day, and a turn dropped while its CLI's record stays would come back, and
+    count twice, the next time a host restart reads that record again."""
+    return prune_rows(conn, "usage", "at", keep_per_agent=None, keep_days=keep_days)
