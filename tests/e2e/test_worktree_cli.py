@@ -96,3 +96,18 @@ def test_agents_moved_in_and_out_of_a_worktree_through_wardian(
     assert (left["left_worktree"], left["agent"]["worktree"]) == (worktree_id, None)
     unknown = run_wardian("agent", "worktree", "join", "helper", "--worktree", "no-such-worktree")
     assert (unknown.returncode, unknown.error()["code"]) == (2, "not_found")
+
+
+def test_an_enable_that_cannot_be_made_leaves_the_agent_running(run_wardian, spawn, workspace: Path) -> None:
+    configure_user_git(Path(os.environ["HOME"]))
+    new_repository(workspace)
+    git(workspace, "branch", "taken")
+    spawn("busy", "sleep", "600")
+    before = run_wardian("agent", "busy", "--field", "pid").stdout
+
+    taken = run_wardian("agent", "worktree", "enable", "busy", "--branch", "taken")
+    nowhere = run_wardian("agent", "worktree", "enable", "busy", "--base", "no-such-ref")
+
+    assert (taken.returncode, taken.error()["code"]) == (1, "duplicate_name")
+    assert (nowhere.returncode, nowhere.error()["code"]) == (2, "not_found")
+    assert run_wardian("agent", "busy", "--field", "pid").stdout == before != "", "refused before the stop"

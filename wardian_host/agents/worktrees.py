@@ -104,8 +104,9 @@ class AgentWorktrees:
         self._registry.refresh(agent)
         return {"left_worktree": left}
 
-    def check_can_enable(self, target: str) -> None:
-        """Refused before the agent is stopped: it has a worktree, or its workspace is no repository."""
+    def check_can_enable(self, target: str, request: WorktreeRequest) -> None:
+        """Refused before the agent is stopped: it has a worktree, its workspace is no repository,
+        the branch is taken or bad, the base names nothing."""
         agent = self._registry.resolve(target)
         if agent.row.get("worktree"):
             raise WardianError(
@@ -114,7 +115,10 @@ class AgentWorktrees:
                 f"`wardian agent worktree disable {agent.name}` first, or `join` another worktree.",
                 {"agent": agent.name, "worktree": agent.row["worktree"]},
             )
-        creating.repository_top(Path(agent.row["workspace"] or self._home))
+        top = creating.repository_top(Path(agent.row["workspace"] or self._home))
+        if request.branch:
+            creating.check_branch_name(top, request.branch)
+        creating.resolve_base(top, request.base or "HEAD")
 
     def check_can_leave(self, target: str) -> None:
         agent = self._registry.resolve(target)

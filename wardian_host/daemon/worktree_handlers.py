@@ -13,7 +13,7 @@ from wardian_host.daemon.control_server import RequestContext, Route, Routes
 def build_worktree_handlers(lifecycle: AgentLifecycle) -> Routes:
     async def enable(params: WorktreeEnableParams, _: RequestContext) -> dict[str, Any]:
         worktrees = lifecycle.worktrees
-        worktrees.check_can_enable(params.target)
+        worktrees.check_can_enable(params.target, params.worktree)
         return await lifecycle.move(params.target, lambda agent: worktrees.create_for(agent, params.worktree))
 
     async def join(params: WorktreeJoinParams, _: RequestContext) -> dict[str, Any]:
