@@ -7,6 +7,8 @@ from typing import Any
 from wardian_core.clock import iso_days_ago
 from wardian_core.db import open_writer
 from wardian_core.db import usage as usage_rows
+from wardian_core.db.connection import transaction
+from wardian_core.db.events import KEEP_PER_AGENT
 
 EVIDENCE = {"source": "test", "rule": "seeded"}
 
@@ -88,8 +90,11 @@ def test_pruned_by_age_like_events_but_never_by_count(
     agent = seed_agent("Coder", name="ada")
     conn = open_writer(wardian_home)
     usage_rows.add_usage(conn, agent["uuid"], _turn("old", input_tokens=1), EVIDENCE, iso_days_ago(40))
-    for key in ("a", "b", "c"):
-        usage_rows.add_usage(conn, agent["uuid"], _turn(key, input_tokens=1), EVIDENCE)
+    # More turns than events keep per agent: a busy agent's day.
+    keys = [f"m{index}" for index in range(KEEP_PER_AGENT + 1)]
+    with transaction(conn):
+        for key in keys:
+            usage_rows.add_usage(conn, agent["uuid"], _turn(key, input_tokens=1), EVIDENCE)
     assert usage_rows.prune_usage(conn) == 1
     # A turn its CLI's record still holds stays: read again after a restart, it counts once.
-    assert [row["turn_key"] for row in usage_rows.list_usage(conn, agent["uuid"])] == ["a", "b", "c"]
+    assert [row["turn_key"] for row in usage_rows.list_usage(conn, agent["uuid"])] == keys
