@@ -314,3 +314,29 @@ def test_a_pending_ask_is_shown_and_answered_from_the_page_as_a_person(
         )
     reply = run_wardian("ask", "show", request_id).json()["request"]["reply"]
     assert (reply["status"], reply["body"], reply["source"]) == ("done", "yes, the tests cover it", "human")
+
+
+def test_a_workflow_run_and_its_nodes_follow_the_run_without_a_reload(
+    run_wardian: RunWardian, wardian_home: Path, workspace: Path
+) -> None:
+    flow = {
+        "id": "greet",
+        "nodes": [
+            {"id": "hello", "kind": "shell", "command": "echo hi"},
+            {"id": "ship", "kind": "approval", "message": "Go on?"},
+        ],
+        "edges": [{"from": "hello", "to": "ship"}],
+    }
+    (wardian_home / "workflows").mkdir(exist_ok=True)
+    (wardian_home / "workflows" / "greet.json").write_text(json.dumps(flow))
+    with chromium_page() as page:
+        open_view(page, web_address(run_wardian))
+        started = run_wardian("workflow", "run", "greet", "--workspace", str(workspace))
+        assert started.returncode == 0, started.stderr
+        run_id = started.json()["run"]["run_id"]
+        run = f"#runs li[data-run={run_id}]"
+        page.wait_for_function(f"document.querySelector('{run}')?.textContent.includes('ship: awaiting_approval')")
+        assert "hello: completed" in page.inner_text(run)
+        assert run_wardian("workflow", "approve", run_id, "ship").returncode == 0
+        page.wait_for_function(f"document.querySelector('{run}').textContent.includes('greet · completed')")
+        assert "ship: completed" in page.inner_text(run)
