@@ -18,9 +18,9 @@ def test_a_worktree_agent_from_spawn_to_a_forced_removal(
     assert spawned.returncode == 0, spawned.stderr
     answer = spawned.json()
     worktree_id = answer["agent"]["worktree"]
-    folder = Path(answer["worktree"]["worktree"]["worktree_folder"])
+    folder = Path(answer["worktree"]["worktree_folder"])
     assert answer["agent"]["branch"] == "wardian/maker" and answer["agent"]["worktree_folder"] == str(folder)
-    assert answer["worktree"]["setup"] is None and answer["worktree"]["carried_over"] == []
+    assert answer["setup"] is None and answer["carried_over"] == []
     wait_status("maker", "idle")
     assert (folder / "made.txt").read_text() == "made\n" and not (workspace / "made.txt").exists()
 

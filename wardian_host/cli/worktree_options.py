@@ -42,4 +42,5 @@ def made_envelope(answer: dict[str, Any]) -> dict[str, Any]:
     made = answer.get("worktree_made")
     if made is None:
         return live_agent_envelope(answer)
-    return agent_envelope(to_record(answer, "live"), OutputOptions(fields=AGENT_FIELDS)) | {"worktree": made}
+    # The same keys as a move's answer (`agent worktree enable`): `worktree`, `carried_over`, ...
+    return agent_envelope(to_record(answer, "live"), OutputOptions(fields=AGENT_FIELDS)) | made
