@@ -324,6 +324,9 @@ class UsageReport(_Model):
     context_used: Tokens = Field(None, ge=0, description="Tokens in the context window after this call.")
     context_window: Tokens = Field(None, gt=0)
     rate_limits: list[RateLimitWindow] = Field(default_factory=list)
+    recorded_at: str | None = Field(
+        None, description="When the CLI recorded it (ISO 8601); the host's clock when None."
+    )
 
 
 class ProviderEvent(_Model):

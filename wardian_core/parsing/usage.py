@@ -54,6 +54,25 @@ def epoch_time(seconds: Any) -> str | None:
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def iso_time(text: Any) -> str | None:
+    """An ISO 8601 time a CLI wrote (`2026-11-25T22:09:31.085Z`), None when it is not one."""
+    if not isinstance(text, str):
+        return None
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def epoch_milliseconds(value: Any) -> str | None:
+    """A Unix time in milliseconds (OpenCode's) as ISO 8601 UTC, None when it is not a number."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    seconds = epoch_time(value / 1000)
+    return None if seconds is None else seconds.replace("Z", f".{int(value) % 1000:03d}Z")
+
+
 def usage_event(source: OutputSource, rule: str, line: str, **report: Any) -> ProviderEvent:
     """`usage_reported` from `rule` on `line`; `report`: UsageReport's fields (a turn_key at least)."""
     return event("usage_reported", source, rule, line, usage=UsageReport(**report))

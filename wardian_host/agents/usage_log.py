@@ -9,6 +9,8 @@ stay its status changes and requests.
 import logging
 import sqlite3
 
+from wardian_core.clock import iso_days_ago
+from wardian_core.db.events import KEEP_DAYS
 from wardian_core.db.kept_writes import cannot_write_now
 from wardian_core.db.usage import add_usage
 from wardian_core.provider_models import ProviderEvent
@@ -22,12 +24,13 @@ class UsageLog:
         self._conn = conn
 
     def record(self, agent: LiveAgent, event: ProviderEvent) -> None:
-        if event.usage is None:
+        if event.usage is None or self._pruned_already(event.usage.recorded_at):
             return
         report = event.usage.model_dump(mode="json")
         evidence = event.evidence.model_dump(exclude_none=True)
         try:
-            add_usage(self._conn, agent.uuid, report, evidence)
+            # The CLI's own time of the record: a turn read again keeps the day it happened.
+            add_usage(self._conn, agent.uuid, report, evidence, event.usage.recorded_at)
         except sqlite3.IntegrityError:
             return  # the agent was deleted while its parser still reported
         except sqlite3.OperationalError as exc:
@@ -35,3 +38,9 @@ class UsageLog:
                 raise
             # Figures are not worth holding the agent's status writes back: the turn is dropped.
             log.warning("usage of agent %s not recorded: %s", agent.uuid, exc)
+
+    @staticmethod
+    def _pruned_already(recorded_at: str | None) -> bool:
+        """A record older than the table keeps (a long session's log read again after a restart)
+        was counted, then pruned: stored again it would count twice."""
+        return recorded_at is not None and recorded_at < iso_days_ago(KEEP_DAYS)

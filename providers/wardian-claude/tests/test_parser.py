@@ -240,7 +240,11 @@ def test_transcript_lines_of_one_message_report_it_under_its_id() -> None:
     lines = [
         {"type": "user", "message": {"role": "user", "content": "hi"}},
         {"type": "assistant", "message": {"id": "msg_1", "model": "claude-x", "usage": usage | {"output_tokens": 1}}},
-        {"type": "assistant", "message": {"id": "msg_1", "model": "claude-x", "usage": usage | {"output_tokens": 70}}},
+        {
+            "type": "assistant",
+            "timestamp": "2026-11-25T22:00:01.500Z",
+            "message": {"id": "msg_1", "model": "claude-x", "usage": usage | {"output_tokens": 70}},
+        },
         {"type": "assistant", "message": {"id": "msg_2", "model": "<synthetic>", "usage": usage}},
     ]
     reports = [event.usage for line in lines for event in transcript.feed(json.dumps(line).encode()).events]
@@ -254,6 +258,7 @@ def test_transcript_lines_of_one_message_report_it_under_its_id() -> None:
         1540,
     )
     assert (last.model, last.cost_usd, last.context_window) == ("claude-x", None, None)
+    assert last.recorded_at == "2026-11-25T22:00:01.500Z"
 
 
 def test_the_transcript_is_followed_where_claude_writes_it(tmp_path: Path) -> None:

@@ -39,6 +39,7 @@ def test_rollout_usage_per_model_call_with_its_model_and_context_window(make_ctx
     assert (first.model, first.context_used, first.context_window) == ("mock-model", 15, 258400)
     assert first.cost_usd is None  # Codex states no cost
     assert first.rate_limits == []  # primary and secondary are null without a plan
+    assert first.recorded_at == "2026-11-21T22:15:27.631Z"  # the rollout line's own time
 
 
 def test_a_token_count_repeated_with_the_same_totals_names_the_same_call(make_ctx) -> None:

@@ -29,10 +29,12 @@ def test_a_headless_run_reports_its_stats_with_the_routers_call(make_ctx) -> Non
         None,
     )
     assert report.model == "gemini-3.5-flash-lite,gemini-3.8-flash"
+    assert report.recorded_at == "2026-11-25T22:09:31.085Z"  # the result's own time
 
 
 def test_a_session_log_message_reports_its_tokens_once_they_are_known(make_ctx) -> None:
     message = {"id": "m-1", "type": "gemini", "content": "MOCK-REPLY", "model": "gemini-3.8-flash"}
+    message["timestamp"] = "2026-11-25T22:10:00.250Z"
     tokens = {"input": 1500, "output": 61, "cached": 300, "thoughts": 9, "tool": 0, "total": 1570}
     lines = [
         json.dumps({"sessionId": "s", "projectHash": "h"}).encode(),
@@ -49,6 +51,7 @@ def test_a_session_log_message_reports_its_tokens_once_they_are_known(make_ctx) 
         9,
     )
     assert (report.model, report.context_used, report.cost_usd) == ("gemini-3.8-flash", 1500, None)
+    assert report.recorded_at == "2026-11-25T22:10:00.250Z"
 
 
 def test_the_session_log_is_followed_once_it_appears(make_ctx) -> None:

@@ -46,6 +46,7 @@ def test_an_assistant_message_reports_its_usage_once_its_call_ended() -> None:
     assert (report.input_tokens, report.output_tokens, report.reasoning_tokens) == (10, 5, 0)
     assert (report.cache_read_tokens, report.cache_write_tokens, report.context_used) == (0, 0, 15)
     assert (report.cost_usd, report.model, report.context_window) == (0.0, "mock/mock-model", None)
+    assert report.recorded_at == "2026-11-23T01:05:28.505Z"  # the call's end, OpenCode's `time.completed`
 
 
 def test_a_permission_is_asked_with_its_command_and_each_answer_is_told() -> None:

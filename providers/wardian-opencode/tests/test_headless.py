@@ -73,6 +73,7 @@ def test_each_step_reports_its_calls_usage_under_its_message() -> None:
     assert (report.input_tokens, report.cache_read_tokens, report.cache_write_tokens) == (1200, 300, 0)
     assert (report.output_tokens, report.reasoning_tokens, report.context_used) == (70, 9, 1570)
     assert report.cost_usd == 0.0  # OpenCode's own table has no price for the mock model
+    assert report.recorded_at == "2026-11-25T22:12:39.440Z"  # the step_finish line's own time
 
 
 def test_an_api_error_carries_the_apis_message() -> None:

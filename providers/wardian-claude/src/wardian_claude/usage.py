@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from wardian_core.parsing.jsonl import json_object, object_field, text_field
-from wardian_core.parsing.usage import amount, count, plus, usage_event
+from wardian_core.parsing.usage import amount, count, iso_time, plus, usage_event
 from wardian_core.provider_models import OutputSource, ParseResult, ProviderEvent, SpawnContext
 
 TRANSCRIPT_SOURCE_NAME = "claude-transcript"
@@ -82,6 +82,7 @@ def parse_transcript(source: OutputSource, data: bytes) -> ParseResult:
         turn_key=message_id,
         model=model,
         context_used=context_used(usage),
+        recorded_at=iso_time(record.get("timestamp")),
         **token_figures(usage),
     )
     return ParseResult(events=[reported])

@@ -12,7 +12,7 @@ from wardian_codex.profile import EXEC_DIALOG
 from wardian_codex.usage import rate_limit_windows, token_figures
 from wardian_core.parsing.events import event
 from wardian_core.parsing.jsonl import api_error_message, json_object, object_field, text_field
-from wardian_core.parsing.usage import count, plus, usage_event
+from wardian_core.parsing.usage import count, iso_time, plus, usage_event
 from wardian_core.provider_models import OutputSource, ParseResult, ProviderEvent
 
 EXEC_EVENTS = ("exec_command_begin", "exec_command_start", "exec_command_output_delta", "exec_command_end")
@@ -66,7 +66,7 @@ def parse_rollout(source: OutputSource, data: bytes, state: RolloutState) -> Par
         )
         return ParseResult(events=[requested])
     if payload_type == "token_count":
-        reported = token_count(source, payload, line, state)
+        reported = token_count(source, payload, line, state, iso_time(record.get("timestamp")))
         return ParseResult(events=[reported] if reported else [])
     if payload_type in EXEC_EVENTS:
         return ParseResult(events=[event("generating", source, rule, line)])
@@ -86,7 +86,9 @@ def parse_rollout(source: OutputSource, data: bytes, state: RolloutState) -> Par
     return ParseResult()
 
 
-def token_count(source: OutputSource, payload: dict[str, Any], line: str, state: RolloutState) -> ProviderEvent | None:
+def token_count(
+    source: OutputSource, payload: dict[str, Any], line: str, state: RolloutState, recorded_at: str | None
+) -> ProviderEvent | None:
     """A model call's usage. Codex writes a `token_count` again with the same totals (a rate-limit
     update, 0.169.0), and one whose `info` is null before the first call: the running total is
     what names the call, so a repeat counts once."""
@@ -108,5 +110,6 @@ def token_count(source: OutputSource, payload: dict[str, Any], line: str, state:
         model=state.model,
         context_used=context_used,
         context_window=count(info, "model_context_window"),
+        recorded_at=recorded_at,
         **figures,
     )

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from wardian_core.parsing.jsonl import json_object, object_field, text_field
-from wardian_core.parsing.usage import count, less, plus, usage_event
+from wardian_core.parsing.usage import count, iso_time, less, plus, usage_event
 from wardian_core.provider_models import OutputSource, ParseResult, ProviderEvent, SpawnContext
 from wardian_gemini.home import agent_home
 
@@ -76,6 +76,7 @@ def parse_session_log(source: OutputSource, data: bytes) -> ParseResult:
         cache_read_tokens=cached,
         reasoning_tokens=thoughts,
         context_used=prompt,
+        recorded_at=iso_time(record.get("timestamp")),
     )
     return ParseResult(events=[reported])
 
@@ -97,4 +98,5 @@ def result_usage(source: OutputSource, record: dict[str, Any], line: str) -> Pro
         input_tokens=less(prompt, cached),
         output_tokens=count(stats, "output_tokens"),
         cache_read_tokens=cached,
+        recorded_at=iso_time(record.get("timestamp")),
     )

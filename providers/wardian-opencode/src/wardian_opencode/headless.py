@@ -47,7 +47,8 @@ def _events(source: OutputSource, data: bytes, state: HeadlessState) -> list[Pro
     if kind == "step_finish":
         part = object_field(record, "part")
         reason = text_field(part, "reason")
-        reported = call_usage(source, f"{rule} tokens", line, text_field(part, "messageID"), part, None)
+        message = text_field(part, "messageID")
+        reported = call_usage(source, f"{rule} tokens", line, message, part, None, record.get("timestamp"))
         events += [reported] if reported else []
         if reason == TOOL_CALLS:
             return [*events, event("generating", source, f"{rule} reason={reason}", line)]

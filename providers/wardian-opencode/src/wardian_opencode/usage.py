@@ -7,12 +7,18 @@ for a model it has no price for). It states no context window per message.
 from typing import Any
 
 from wardian_core.parsing.jsonl import object_field, text_field
-from wardian_core.parsing.usage import amount, count, plus, usage_event
+from wardian_core.parsing.usage import amount, count, epoch_milliseconds, plus, usage_event
 from wardian_core.provider_models import OutputSource, ProviderEvent
 
 
 def call_usage(
-    source: OutputSource, rule: str, line: str, message_id: str | None, holder: dict[str, Any], model: str | None
+    source: OutputSource,
+    rule: str,
+    line: str,
+    message_id: str | None,
+    holder: dict[str, Any],
+    model: str | None,
+    recorded_ms: Any = None,
 ) -> ProviderEvent | None:
     """The usage in `holder` (an assistant message, or a `step-finish` part) of the call `message_id`,
     named by it: the message's updates and its step's finish count once."""
@@ -35,16 +41,19 @@ def call_usage(
         cost_usd=amount(holder, "cost"),
         # OpenCode's own context meter counts the call's whole total (1.18.33).
         context_used=count(tokens, "total"),
+        recorded_at=epoch_milliseconds(recorded_ms),
     )
 
 
 def message_usage(source: OutputSource, info: dict[str, Any], line: str) -> ProviderEvent | None:
     """An assistant message once its call ended (`time.completed`): before, its tokens are 0s. A
     call that failed (`error`) keeps those 0s, which no model reported: it is no report either."""
-    ended = count(object_field(info, "time"), "completed") is not None
+    completed = count(object_field(info, "time"), "completed")
+    ended = completed is not None
     if text_field(info, "role") != "assistant" or not ended or info.get("error"):
         return None
     model = text_field(info, "modelID")
     provider = text_field(info, "providerID")
     named = f"{provider}/{model}" if provider and model else model
-    return call_usage(source, "message.updated assistant completed", line, text_field(info, "id"), info, named)
+    rule = "message.updated assistant completed"
+    return call_usage(source, rule, line, text_field(info, "id"), info, named, completed)
