@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pty_reading import read_until
+from ptyprocess import PtyProcess
 from ssh_machine import WARDIAN, Machine, free_port
 
 from wardian_core.errors import WardianError
@@ -185,3 +187,23 @@ def test_a_stale_control_master_is_a_clear_error_not_a_hang(
     error = listed.error()
     assert error["code"] == "remote_unreachable" and "ControlMaster" in error["message"]
     assert error["details"]["control_path"] == str(control) and "ssh -O exit" in error["hint"]
+
+
+def test_attach_through_ssh_gets_a_real_terminal_on_the_remote(devbox: Machine, run_wardian: Any) -> None:
+    spawned(run_wardian, devbox, "seat", "bash", "--norc")
+    run_wardian("agent", "wait", "seat@devbox", "--until", "idle", "--timeout", "30s")
+
+    client = PtyProcess.spawn([WARDIAN, "agent", "attach", "seat@devbox"], env=dict(os.environ), dimensions=(30, 100))
+    try:
+        read_until(client, b"bash-")  # attached: the remote agent's screen was replayed
+        client.write(b"echo typed-$((6*7))\r")
+        read_until(client, b"typed-42")
+        client.write(b"\x1cd")  # Ctrl-\ then d: detach
+        shown = read_until(client, b"}\r\n}")
+        client.wait()
+    finally:
+        client.terminate(force=True)
+
+    assert client.exitstatus == 0, shown
+    answer = json.loads(shown[shown.index(b"{") :].replace(b"\r\n", b"\n"))
+    assert answer["attach"]["reason"] == "detached"
