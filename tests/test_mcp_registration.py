@@ -6,12 +6,18 @@ import sys
 from pathlib import Path
 
 import anyio
+import pytest
+from in_process_agents import ask, spawn, wait_until
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
+from wardian_core.control.models import AskParams
 from wardian_core.mcp_registration import allowed_tools, mcp_registration, registered_or_why_not
 from wardian_core.mcp_tools import COOPERATION_TOOLS, TOOL_NAMES
 from wardian_core.provider_models import ProviderInfo
 from wardian_core.settings.model import McpSettings
+from wardian_host.daemon import host as host_module
+from wardian_host.testing.answering_agent import READY_PROMPT
+from wardian_host.testing.in_process import InProcessHost
 
 CLAUDE = ProviderInfo(
     name="claude", display_name="Claude Code", contract_version=3, executable="claude",
@@ -70,3 +76,19 @@ def test_providers_show_says_whether_each_registers_it(run_wardian, wardian_home
         "why": "turned off for codex in settings.toml (`[mcp] disabled_for`)",
     }
     assert shown["generic"]["registered"] is False and "mcp_tools" in shown["generic"]["why"]
+
+
+def test_a_question_to_an_agent_whose_cli_has_the_server_names_its_reply_tool(
+    running_host: InProcessHost, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    command = (sys.executable, "-m", "wardian_host.testing.answering_agent")
+    spawn(running_host, tmp_path, "oracle", *command, settings={"prompt_pattern": f"{READY_PROMPT.strip()} $"})
+    wait_until(running_host, "oracle", "idle")
+    # The generic provider registers no server; taken here as one that does.
+    monkeypatch.setattr(host_module, "registered_or_why_not", lambda settings, info: (True, "as if"))
+
+    answer = ask(running_host, AskParams(target="oracle", message="what is six times seven?", timeout=20))
+
+    typed = "".join(answer["output"].split())
+    assert "the`reply`toolofyour`wardian`MCPserverwithrequest_id" in typed
+    assert answer["reply"]["body"] == "answered: what is six times seven?"  # the command still works
