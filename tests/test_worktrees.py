@@ -277,3 +277,23 @@ def test_force_archives_a_dirty_submodule_in_the_source_repository(
 
     kept = f"refs/wardian/archive-modules/{record.id}/vendor/library"
     assert git(repo, "show", f"{kept}:lib.txt") == "changed inside the submodule\n"
+
+
+def test_the_worktree_root_setting_places_one_folder_per_repository(
+    conn: sqlite3.Connection, wardian_home: Path, repo: Path, tmp_path: Path
+) -> None:
+    root = tmp_path / "elsewhere"
+    (wardian_home / "settings.toml").write_text(f'[worktrees]\nroot = "{root}"\n')
+    other = new_repository(tmp_path / "other")
+
+    first, second, third = (
+        made(conn, wardian_home, repo),
+        made(conn, wardian_home, repo),
+        made(conn, wardian_home, other),
+    )
+
+    assert first.worktree_folder.parent == second.worktree_folder.parent != third.worktree_folder.parent
+    assert {first.worktree_folder.parent.parent, third.worktree_folder.parent.parent} == {root}
+    assert first.worktree_folder.parent.name.startswith("project-") and third.worktree_folder.parent.name.startswith(
+        "other-"
+    )
