@@ -3,6 +3,7 @@ second home of another local user (tests/support/ssh_machine.py)."""
 
 import json
 import os
+import shlex
 import signal
 import socket
 import subprocess
@@ -207,3 +208,27 @@ def test_attach_through_ssh_gets_a_real_terminal_on_the_remote(devbox: Machine, 
     assert client.exitstatus == 0, shown
     answer = json.loads(shown[shown.index(b"{") :].replace(b"\r\n", b"\n"))
     assert answer["attach"]["reason"] == "detached"
+
+
+# A Wardian from before remote support: the same program without its `remote-run` command.
+WITHOUT_REMOTE_RUN = (
+    "import sys; from wardian_host import cli; del cli.cli.lazy_commands['remote-run']; "
+    "sys.argv[0] = 'wardian'; cli.main()"
+)
+
+
+def test_a_remote_without_remote_support_is_named_older_with_the_fix(
+    devbox: Machine, run_wardian: Any, wardian_home: Path
+) -> None:
+    older = f"{sys.executable} -c {shlex.quote(WITHOUT_REMOTE_RUN)}"
+    table = devbox.settings_table("devbox").replace(f'command = "{WARDIAN}"', f"command = {json.dumps(older)}")
+    (wardian_home / "settings.toml").write_text(table)
+
+    listed = run_wardian("agent", "list", "--remote", "devbox")
+    environment = run_wardian("agent", "list", env={"WARDIAN_REMOTE": "devbox"})
+
+    machine = listed.json()["machines"][0]
+    assert machine["reachable"] and machine["error"]["code"] == "protocol_mismatch"
+    error = environment.error()
+    assert error["code"] == "protocol_mismatch" and error["details"]["remote"] == "devbox"
+    assert "older Wardian" in error["message"] and f"ssh {devbox.user}@127.0.0.1" in error["hint"]

@@ -55,7 +55,8 @@ def _roster_of(remote: Remote, list_args: list[str]) -> MachineRoster:
     try:
         ran = run_captured(remote, ["agent", "list", *list_args], timeout=ROSTER_SECONDS)
     except WardianError as error:
-        return MachineRoster(machine=remote.name, reachable=False, error=error.envelope()["error"])
+        reachable = error.code != "remote_unreachable"  # a protocol mismatch is an answer
+        return MachineRoster(machine=remote.name, reachable=reachable, error=error.envelope()["error"])
     if ran.returncode != 0:
         answer = json.loads(ran.stderr) if ran.stderr.strip().startswith("{") else {}
         return MachineRoster(machine=remote.name, reachable=True, error=answer.get("error", {"message": ran.stderr}))
