@@ -50,7 +50,9 @@ def offered(requests: list[Any], tool: str) -> bool:
 
 def offered_names(requests: list[Any]) -> list[str]:
     """The names of Wardian's tools the requests declared: what a failure shows."""
-    return sorted({text for body in _bodies(requests) for text in strings(body.get("tools") or []) if "wardian" in text})
+    return sorted(
+        {text for body in _bodies(requests) for text in strings(body.get("tools") or []) if "wardian" in text}
+    )
 
 
 def statuses_seen(wardian: Any, name: str) -> list[str]:
@@ -78,3 +80,13 @@ def assert_the_agent_uses_wardians_tools(wardian: Any, name: str) -> None:
     reply = answer["reply"]
     assert (reply["status"], reply["body"], reply["source"], reply["caller_agent"]) == ("done", ANSWER, "agent", name)
     wardian.cli.assert_only_model_server_was_called()
+
+
+def assert_a_headless_run_uses_wardians_tools(wardian: Any, name: str) -> None:
+    """`wardian agent run`: the provider once, headless, its model calling `list_agents` unasked."""
+    wardian.spawn(name)
+    wardian.wait(name, "idle", "ready", timeout="90s")
+    run = wardian.run_record(wardian.run(name, 'use wardian MOCK_MCP:list_agents {"scope": "all"}'))
+
+    assert run["status"] != "error", run
+    assert listed_to_the_model(wardian.cli.server.requests, name), offered_names(wardian.cli.server.requests)

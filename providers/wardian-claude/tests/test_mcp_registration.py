@@ -58,3 +58,13 @@ def test_an_unregistered_agent_gets_no_server_and_no_allowance(tmp_path: Path, u
     assert not mcp.config_file(ctx).exists()  # the earlier launch's file is gone
     assert "permissions" not in json.loads(home.settings_file(ctx).read_text())
     assert "--mcp-config" not in argv.launch_plan(ctx).argv
+
+
+def test_a_headless_run_allows_the_cooperation_tools_on_its_command_line(tmp_path: Path, users_claude: Path) -> None:
+    ctx = spawn_context(tmp_path, "claude", mcp=REGISTRATION, mode="headless", prompt="hi")
+    home.prepare(ctx)
+    launch = argv.launch_plan(ctx).argv
+    assert launch[launch.index("--allowedTools") + 1] == "mcp__wardian__whoami,mcp__wardian__reply"
+    assert launch[-2:] == ["--", "hi"]
+    interactive = argv.launch_plan(spawn_context(tmp_path, "claude", mcp=REGISTRATION)).argv
+    assert "--allowedTools" not in interactive  # its --settings file allows them

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from delivery_checks import assert_a_send_is_confirmed_once
-from mcp_checks import assert_the_agent_uses_wardians_tools
+from mcp_checks import assert_a_headless_run_uses_wardians_tools, assert_the_agent_uses_wardians_tools
 from wardian_cli import WardianCli
 from wardian_homes import wardian_for
 
@@ -29,3 +29,7 @@ def test_a_send_is_confirmed_by_the_user_prompt_submit_hook(wardian: WardianCli)
 
 def test_the_agent_lists_agents_and_answers_an_ask_through_wardians_tools(wardian: WardianCli) -> None:
     assert_the_agent_uses_wardians_tools(wardian, "cc-mcp")
+
+
+def test_a_headless_run_calls_wardians_tools_without_asking(wardian: WardianCli) -> None:
+    assert_a_headless_run_uses_wardians_tools(wardian, "cc-run")

@@ -38,4 +38,9 @@ def write_config(ctx: SpawnContext) -> None:
 
 
 def args(ctx: SpawnContext) -> list[str]:
-    return ["--mcp-config", str(config_file(ctx))] if ctx.mcp is not None else []
+    """`--mcp-config`; a headless run, which has no `--settings` file and no one to ask, also
+    gets the cooperation tools in `--allowedTools`."""
+    if ctx.mcp is None:
+        return []
+    allowed = ["--allowedTools", ",".join(tool_rule(ctx.mcp, tool) for tool in ctx.mcp.allowed_tools)]
+    return ["--mcp-config", str(config_file(ctx))] + (allowed if ctx.mode == "headless" else [])
