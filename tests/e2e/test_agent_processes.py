@@ -17,6 +17,7 @@ from living_processes import carrying
 
 from wardian_core.db import agents as agent_rows
 from wardian_core.db import open_writer
+from wardian_host.testing.reaping import kill_host_and_terminal_server
 
 
 def _gone(pid: int) -> bool:
@@ -113,9 +114,7 @@ def test_host_stop_ends_headless_agents_too(spawn, wait_status, show, run_wardia
     spawn("survivor", "bash", "-c", "trap '' HUP; echo up; exec sleep 600")
     wait_status("survivor", "idle")
     pid = show("survivor")["pid"]
-    host = psutil.Process(run_wardian("host", "status").json()["host"]["pid"])
-    host.kill()
-    host.wait(timeout=10)
+    kill_host_and_terminal_server(Path(os.environ["WARDIAN_HOME"]))
     assert run_wardian("host", "start").returncode == 0
     assert show("survivor")["status"] == "headless"
     assert run_wardian("host", "stop").returncode == 0
@@ -124,10 +123,8 @@ def test_host_stop_ends_headless_agents_too(spawn, wait_status, show, run_wardia
 
 
 def _kill_host(run_wardian: Callable[..., Any]) -> None:
-    """SIGKILL the host, as a crash would, and wait until it is gone."""
-    host = psutil.Process(run_wardian("host", "status").json()["host"]["pid"])
-    host.kill()
-    host.wait(timeout=10)
+    """SIGKILL the host and its terminal server, as a crash of both would, and wait until they are gone."""
+    kill_host_and_terminal_server(Path(os.environ["WARDIAN_HOME"]))
 
 
 def test_an_agent_that_ended_in_error_keeps_its_exit_code_and_evidence_across_a_host_crash(
@@ -218,16 +215,14 @@ def test_a_kill_spares_a_process_that_merely_carries_the_agents_variable(
 
 
 def test_recovery_adopts_only_the_agents_own_processes(spawn, wait_status, show, run_wardian, impostor) -> None:
-    # The host's death hangs up the PTYs: "gone" ends, "survivor" ignores the hang-up.
+    # The terminal server's death hangs up the PTYs: "gone" ends, "survivor" ignores the hang-up.
     survivor = spawn("survivor", "bash", "-c", "trap '' HUP; echo up; exec sleep 600")
     gone = spawn("gone", "bash", "-c", "echo up; exec sleep 600")
     wait_status("survivor", "idle")
     wait_status("gone", "idle")
     survivor_pid, gone_pid = show("survivor")["pid"], show("gone")["pid"]
-    host = psutil.Process(run_wardian("host", "status").json()["host"]["pid"])
     gone_process = psutil.Process(gone_pid)
-    host.kill()
-    host.wait(timeout=10)
+    kill_host_and_terminal_server(Path(os.environ["WARDIAN_HOME"]))
     gone_process.wait(timeout=10)
     strangers = [impostor(survivor["uuid"]), impostor(gone["uuid"])]
     assert run_wardian("host", "start").returncode == 0

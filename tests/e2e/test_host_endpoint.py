@@ -3,7 +3,6 @@
 import asyncio
 import json
 import os
-import signal
 import socket
 import sqlite3
 import sys
@@ -21,6 +20,7 @@ from wardian_core.control.protocol import MAX_FRAME_BYTES, PROTOCOL_VERSION
 from wardian_core.db import events as event_rows
 from wardian_core.db import open_writer
 from wardian_core.errors import WardianError
+from wardian_host.testing.reaping import kill_host_and_terminal_server
 
 WARDIAN = str(Path(sys.executable).parent / "wardian")
 
@@ -275,16 +275,15 @@ def test_a_real_host_prunes_a_seeded_home_on_start(run_wardian, seed_agent, ward
 def test_recovery_after_kill_9_marks_survivors_headless_and_loses_nothing(
     spawn, wait_status, show, run_wardian, wardian_home: Path
 ) -> None:
-    # The host's death closes the PTYs: the hang-up ends "gone", while "survivor" ignores it.
+    # The death of the host and its terminal server closes the PTYs: the hang-up ends "gone",
+    # while "survivor" ignores it.
     spawn("survivor", "bash", "-c", "trap '' HUP; echo up; exec sleep 600")
     spawn("gone", "bash", "-c", "echo up; exec sleep 600")
     wait_status("survivor", "idle")
     wait_status("gone", "idle")
     survivor_pid, gone_pid = show("survivor")["pid"], show("gone")["pid"]
-    host_pid = run_wardian("host", "status").json()["host"]["pid"]
-    host, gone_process = psutil.Process(host_pid), psutil.Process(gone_pid)
-    os.kill(host_pid, signal.SIGKILL)
-    host.wait(timeout=10)
+    gone_process = psutil.Process(gone_pid)
+    kill_host_and_terminal_server(wardian_home)
     gone_process.wait(timeout=10)
     assert psutil.Process(survivor_pid).is_running()
     assert show("survivor")["status_source"] == "persisted"

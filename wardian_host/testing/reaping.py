@@ -40,3 +40,17 @@ def reap_home(home: Path) -> None:
         with contextlib.suppress(psutil.Error):
             process.kill()
     psutil.wait_procs(leftovers, timeout=5)
+
+
+def kill_host_and_terminal_server(home: Path) -> None:
+    """SIGKILL the home's host and its terminal server, as a crash of both would, and wait until
+    both are gone: the PTYs close, and agents that ignore the hangup live on outside any
+    terminal (`headless` for the next host). A crash of the host alone leaves them adopted."""
+    processes = []
+    for pid in (running_host_pid(home), running_server_pid(home)):
+        if pid and pid > 0:
+            with contextlib.suppress(psutil.Error):
+                process = psutil.Process(pid)
+                process.kill()
+                processes.append(process)
+    psutil.wait_procs(processes, timeout=10)
