@@ -68,16 +68,16 @@ async def launch(client: ServerPtys, key: str, script: str, heard: Heard) -> int
 
 
 def test_the_ring_addresses_output_by_absolute_offset_and_says_where_it_starts() -> None:
-    ring = OutputRing(capacity=8)
+    ring = OutputRing(capacity=4)
     ring.append(b"0123")
-    ring.append(b"456789ab")
-    assert (ring.start_offset, ring.end_offset) == (4, 12)
-    assert ring.read_from(6) == (6, b"6789ab")
-    assert ring.read_from(0) == (4, b"456789ab")  # what is gone is not invented
-    assert ring.read_from(99) == (12, b"")
-    assert ring.pieces_from(0) == [(4, b"456789ab")]  # the first piece cut where the ring starts
-    ring.append(b"cd")
-    assert ring.pieces_from(5) == [(6, b"6789ab"), (12, b"cd")]  # each as it was appended
+    ring.append(b"4567")
+    assert (ring.start_offset, ring.end_offset) == (0, 8)  # up to twice the capacity is kept
+    ring.append(b"89a")
+    assert (ring.start_offset, ring.end_offset) == (7, 11)  # then trimmed back to the capacity
+    assert ring.read_from(8) == (8, b"89a")
+    assert ring.read_from(0) == (7, b"789a")  # what is gone is not invented
+    assert ring.read_from(99) == (11, b"")
+    assert ring.pieces_from(0) == [(7, b"7"), (8, b"89a")]  # each as it was appended, the first cut
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -1,8 +1,9 @@
 """A bounded ring of one agent's output, addressed by absolute byte offset.
 
-Offset 0 is the agent's first byte since its launch; the ring keeps the last `capacity`
-bytes, so a reader asking from an offset it still holds gets exactly what followed, and one
-asking from an older offset learns where the kept part starts (what it missed is gone).
+Offset 0 is the agent's first byte since its launch (or the offset its launch named); the
+ring keeps the last `capacity` bytes at least, twice that at most, so a reader asking from
+an offset it still holds gets exactly what followed, and one asking from an older offset
+learns where the kept part starts (what it missed is gone).
 """
 
 from collections import deque
@@ -26,8 +27,10 @@ class OutputRing:
     def append(self, data: bytes) -> None:
         self._starts.append(self.end_offset)
         self._data += data
-        surplus = len(self._data) - self.capacity
-        if surplus > 0:  # one trim per append, not per byte: a flood stays a memmove per batch
+        if len(self._data) > 2 * self.capacity:
+            # Trimmed back to `capacity` only past twice that: a flood costs one memmove of the
+            # ring per `capacity` bytes, not one per read batch.
+            surplus = len(self._data) - self.capacity
             del self._data[:surplus]
             self.start_offset += surplus
             while len(self._starts) > 1 and self._starts[1] <= self.start_offset:
