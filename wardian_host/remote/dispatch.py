@@ -3,6 +3,8 @@
 import os
 from collections.abc import Callable
 
+import click
+
 from wardian_core import paths
 from wardian_host.remote.addressing import target_of
 from wardian_host.remote.options import Remote
@@ -21,4 +23,7 @@ def dispatch(args: list[str], run_here: Callable[[list[str]], object]) -> object
     home = paths.wardian_home()
     paths.check_owner(home)
     remote = Remote(target.remote, remote_named(home, target.remote))
-    return run_passed_through(remote, target.args, terminal=tuple(target.args[:2]) in TERMINAL_COMMANDS)
+    try:
+        return run_passed_through(remote, target.args, terminal=tuple(target.args[:2]) in TERMINAL_COMMANDS)
+    except KeyboardInterrupt:
+        raise click.Abort() from None  # as click reports Ctrl-C of a command run here (exit 130)

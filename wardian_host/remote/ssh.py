@@ -1,9 +1,5 @@
-"""Running one `wardian` command on a remote machine through the user's own `ssh`.
-
-Their keys, agent, ~/.ssh/config and ControlMaster all apply; Wardian adds only limits a
-dead link cannot stretch: BatchMode (a password prompt would hang a script), ConnectTimeout,
-and ServerAlive probes that end a session whose peer went silent.
-"""
+"""Running one `wardian` command on a remote machine through the user's own `ssh`, and telling
+ssh's own failures (exit 255) from the remote `wardian`'s answers."""
 
 import json
 import shlex
@@ -70,8 +66,8 @@ def run_passed_through(remote: Remote, args: list[str], terminal: bool) -> int:
 
 
 def checked(remote: Remote, ran: Ran) -> Ran:
-    """`ran` when the remote's `wardian` answered (success or its own error envelope, which is
-    written to stderr unchanged), else the failure named for this remote."""
+    """`ran` when the remote's `wardian` answered (success or its own error envelope), else the
+    failure named for this remote."""
     if ran.returncode == SSH_FAILED or ran.returncode < 0:
         raise unreachable(remote, _last_line(ran.stderr) or f"ssh ended with {ran.returncode}", ran.returncode)
     if ran.returncode == NOT_FOUND_ON_REMOTE:
