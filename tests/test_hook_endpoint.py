@@ -4,6 +4,7 @@ its hooks there is proven by its real-CLI tests)."""
 
 import asyncio
 import json
+import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TypeVar
@@ -103,3 +104,22 @@ def test_a_restarted_host_listens_where_its_agents_hooks_post(tmp_path: Path, lo
 
     assert first == second and first[0] is not None
     assert (paths.run_dir(tmp_path) / hook_endpoint.SECRET_FILE).stat().st_mode & 0o777 == 0o600
+
+
+def test_a_client_that_leaves_mid_body_is_no_error_and_the_next_is_served(
+    tmp_path: Path, log_file: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    async def leave_then_post(endpoint: HookEndpoint) -> list[int]:
+        _reader, writer = await asyncio.open_connection("127.0.0.1", endpoint.port)
+        writer.write(b"POST /hooks/x HTTP/1.1\r\nContent-Length: 100\r\n\r\n{")
+        await writer.drain()
+        writer.close()
+        await writer.wait_closed()
+        secret = hook_endpoint.home_secret(tmp_path)
+        headers = {"Authorization": f"Bearer {hook_endpoint.agent_token(secret, AGENT)}"}
+        return await post(endpoint.port, f"/hooks/{AGENT}/cli/hooks.jsonl", b'{"hook_event_name":"Stop"}', headers)
+
+    with caplog.at_level(logging.ERROR):
+        assert served(tmp_path, leave_then_post) == [200, 200]
+    assert log_file.read_bytes() == b'{"hook_event_name":"Stop"}\n' * 2
+    assert [record.getMessage() for record in caplog.records if record.levelno >= logging.ERROR] == []

@@ -96,6 +96,8 @@ class HookEndpoint:
         self.home = home
         self._secret = b""
         self._server: asyncio.Server | None = None
+        # Each open connection's writer and its handler: closed and awaited when the host stops.
+        self._open: dict[asyncio.StreamWriter, asyncio.Task[None]] = {}
         self.port: int | None = None
 
     async def start(self) -> None:
@@ -117,9 +119,16 @@ class HookEndpoint:
         return await asyncio.start_server(self._serve, "127.0.0.1", 0, limit=MAX_HEAD_BYTES)
 
     async def close(self) -> None:
-        if self._server is not None:
-            self._server.close()
-            await self._server.wait_closed()
+        """Stop listening and end the kept-alive connections: their handlers see the end of the
+        stream and return (a cancelled one would be logged as an error by asyncio's streams)."""
+        if self._server is None:
+            return
+        self._server.close()
+        handlers = list(self._open.values())
+        for writer in list(self._open):
+            writer.close()
+        await asyncio.gather(*handlers, return_exceptions=True)
+        await self._server.wait_closed()
 
     def accept(self, method: str, target: str, headers: dict[str, str], body: bytes) -> int:
         """Append one hook's payload to the file the request names; the HTTP status."""
@@ -133,7 +142,11 @@ class HookEndpoint:
         return 200
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        with contextlib.suppress(ConnectionError):
+        handler = asyncio.current_task()
+        if handler is not None:
+            self._open[writer] = handler
+        # A client that leaves mid-request (its CLI exited) is no error of the host's.
+        with contextlib.suppress(ConnectionError, asyncio.IncompleteReadError):
             try:
                 while (request := await _read_request(reader)) is not None:
                     writer.write(_response(self._answer(*request), close=False))
@@ -142,6 +155,7 @@ class HookEndpoint:
                 writer.write(_response(refused.status, close=True))
                 await writer.drain()
             finally:
+                self._open.pop(writer, None)
                 writer.close()
 
     def _answer(self, method: str, target: str, headers: dict[str, str], body: bytes) -> int:
