@@ -201,3 +201,19 @@ def test_the_server_process_is_started_once_and_its_death_is_heard_as_exits(ward
         await again.close()
 
     asyncio.run(scenario())
+
+
+def test_two_hosts_starting_at_once_get_one_server_and_only_one_of_them_adopts(wardian_home: Path) -> None:
+    async def scenario() -> None:
+        paths.ensure_home(wardian_home)
+        answers = await asyncio.gather(
+            ServerPtys.connect(wardian_home), ServerPtys.connect(wardian_home), return_exceptions=True
+        )
+        clients = [answer for answer in answers if isinstance(answer, ServerPtys)]
+        refusals = [answer for answer in answers if isinstance(answer, WardianError)]
+        assert len(clients) == 1 and [error.details.get("reason") for error in refusals] == ["host_connected"]
+        assert server_process.running_server_pid(wardian_home) == clients[0].welcome.pid
+        clients[0].shutdown()
+        await clients[0].close()
+
+    asyncio.run(scenario())
