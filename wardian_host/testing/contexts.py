@@ -3,7 +3,7 @@
 from pathlib import Path
 from typing import Any
 
-from wardian_core.provider_models import LaunchConfig, SpawnContext
+from wardian_core.provider_models import LaunchConfig, McpRegistration, SpawnContext
 
 TEST_AGENT_UUID = "0b7e6f3c-1111-4222-8333-444455556666"
 
@@ -30,3 +30,13 @@ def spawn_context(tmp_path: Path, provider: str, **fields: Any) -> SpawnContext:
         launch=launch,
     )
     return SpawnContext(**(values | fields))
+
+
+def mcp_registration(*allowed_tools: str) -> McpRegistration:
+    """Wardian's MCP server as a launch registers it (`SpawnContext.mcp`), for a provider's unit tests."""
+    return McpRegistration(
+        command="/opt/py/bin/python",
+        args=["-m", "wardian_host", "mcp"],
+        env={"WARDIAN_HOME": "/w", "WARDIAN_SESSION_ID": "u"},
+        allowed_tools=list(allowed_tools),
+    )

@@ -7,14 +7,9 @@ import pytest
 
 from wardian_core.provider_models import McpRegistration
 from wardian_gemini import home
-from wardian_host.testing.contexts import spawn_context
+from wardian_host.testing.contexts import mcp_registration, spawn_context
 
-REGISTRATION = McpRegistration(
-    command="/opt/py/bin/python",
-    args=["-m", "wardian_host", "mcp"],
-    env={"WARDIAN_HOME": "/w", "WARDIAN_SESSION_ID": "u"},
-    allowed_tools=["whoami", "reply"],
-)
+REGISTRATION = mcp_registration("whoami", "reply")
 THEIRS = {"command": "their-server", "args": ["--fast"]}
 
 

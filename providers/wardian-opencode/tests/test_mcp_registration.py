@@ -4,15 +4,10 @@ import json
 from pathlib import Path
 
 from wardian_core.provider_models import McpRegistration
-from wardian_host.testing.contexts import spawn_context
+from wardian_host.testing.contexts import mcp_registration, spawn_context
 from wardian_opencode import home
 
-REGISTRATION = McpRegistration(
-    command="/opt/py/bin/python",
-    args=["-m", "wardian_host", "mcp"],
-    env={"WARDIAN_HOME": "/w", "WARDIAN_SESSION_ID": "u"},
-    allowed_tools=["whoami"],
-)
+REGISTRATION = mcp_registration("whoami")
 THEIRS = {"type": "local", "command": ["their-server"], "enabled": True}
 
 
