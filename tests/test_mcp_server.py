@@ -9,6 +9,7 @@ The host runs in the test's process (`running_host`); the MCP client runs on its
 import asyncio
 import json
 import os
+import subprocess
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -286,3 +287,16 @@ def test_a_reply_from_another_agents_mcp_server_is_refused(running_host: InProce
         "meddler",
         True,
     )
+
+
+def test_the_server_imports_neither_the_sdk_nor_the_host_side_before_it_serves() -> None:
+    # Each agent's CLI starts one server: what it loads before `serve()` is paid by every agent.
+    heavy = ("mcp", "pydantic", "wardian_host.mcp.catalog", "wardian_host.cli.agent", "wardian_core.control.client")
+    code = (
+        "import sys, wardian_host.cli, wardian_host.mcp.command, wardian_host.mcp.server; "
+        f"print(sorted(name for name in {heavy!r} if name in sys.modules))"
+    )
+
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+
+    assert loaded.strip() == "[]"
