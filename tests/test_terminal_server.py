@@ -211,7 +211,8 @@ def test_two_hosts_starting_at_once_get_one_server_and_only_one_of_them_adopts(w
         )
         clients = [answer for answer in answers if isinstance(answer, ServerPtys)]
         refusals = [answer for answer in answers if isinstance(answer, WardianError)]
-        assert len(clients) == 1 and [error.details.get("reason") for error in refusals] == ["host_connected"]
+        assert len(clients) == 1, answers
+        assert [error.details.get("reason") for error in refusals] == ["host_connected"], answers
         assert server_process.running_server_pid(wardian_home) == clients[0].welcome.pid
         clients[0].shutdown()
         await clients[0].close()

@@ -106,10 +106,12 @@ class TerminalServer:
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
-            refusal = self._refusal(writer)
+            refusal = self._stranger(writer)
             hello = (await read_frame(reader, wire.CLIENT_FRAMES))[0] if refusal is None else None
             if refusal is None and (not isinstance(hello, wire.Hello) or hello.v != wire.TERMINAL_PROTOCOL_VERSION):
                 refusal = _mismatch(hello)
+            # Checked after the last await before the host is taken on: two hosts cannot both pass.
+            refusal = refusal or self._host_connected()
             if refusal is not None:
                 writer.write(wire.encode(wire.Refused(error=refusal.envelope()["error"])))
                 await writer.drain()
@@ -120,18 +122,22 @@ class TerminalServer:
         finally:
             writer.close()
 
-    def _refusal(self, writer: asyncio.StreamWriter) -> WardianError | None:
+    @staticmethod
+    def _stranger(writer: asyncio.StreamWriter) -> WardianError | None:
         _, uid, _ = endpoint.peer_credentials(writer.get_extra_info("socket"))
         if uid != os.getuid():
             return WardianError("unauthorized", f"uid {uid} may not use this terminal server")
-        if self._host is not None:
-            return WardianError(
-                "request_failed",
-                "another host of this home is connected to its terminal server",
-                "Use that host; `wardian host status` names it.",
-                {"reason": "host_connected"},
-            )
         return None
+
+    def _host_connected(self) -> WardianError | None:
+        if self._host is None:
+            return None
+        return WardianError(
+            "request_failed",
+            "another host of this home is connected to its terminal server",
+            "Use that host; `wardian host status` names it.",
+            {"reason": "host_connected"},
+        )
 
     async def _serve_host(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         link = HostLink(writer)
