@@ -109,9 +109,11 @@ def check() -> int:
 # CLIs) run a second time under the portable POSIX backend, which a Linux host would
 # otherwise never take: it is proven here on every change (docs/platforms.md).
 def portable_backend_suites() -> list[str]:
-    """tests/e2e, the real-CLI interactive and workflow suites, each provider's real-CLI suite."""
+    """tests/e2e, the terminal server's own tests, the real-CLI interactive and workflow suites, each
+    provider's real-CLI suite."""
     providers = sorted(str(path.relative_to(ROOT)) for path in ROOT.glob("providers/*/tests/test_real_cli.py"))
-    return ["tests/e2e", "tests/real_cli/test_interactive.py", "tests/real_cli/test_workflows.py", *providers]
+    own = ["tests/e2e", "tests/test_terminal_server.py"]
+    return [*own, "tests/real_cli/test_interactive.py", "tests/real_cli/test_workflows.py", *providers]
 
 
 # Every run ends naming its slowest tests, so a test that starts paying for a wait shows at
