@@ -69,7 +69,9 @@ def send_answer(order: SendOrder) -> dict[str, Any]:
     """What `wardian send` prints (and the MCP tool `send` answers): the host's account of each delivery."""
     params = order._asdict()
     answering = after_waiting(order.timeout or 0, unset=CONFIRMING_SECONDS + LIFECYCLE_SECONDS / 2)
-    answer: dict[str, Any] = request("send", params, timeout=None if order.wait_until and order.timeout is None else answering)
+    answer: dict[str, Any] = request(
+        "send", params, timeout=None if order.wait_until and order.timeout is None else answering
+    )
     if answer.get("agent") is not None:
         answer["agent"] = live_agent(answer["agent"], VERBOSE_FIELDS + ("status_evidence",))
     return {"schema": SCHEMA_VERSION} | answer
