@@ -6,6 +6,8 @@
 (a) one agent writing M MB: the rate its output reaches the host's side (a `ServerPtys`
     client, as the host holds it) through the terminal server, vs a bare os.read loop on a
     PTY running the same command (target >= 0.5x);
+(c) N idle agents (`cat`): RSS of host + terminal server (target <= 80 MB) and their CPU over
+    10 idle seconds (target <= 1 % of a core);
 (b) `wardian host restart` with N agents: the time from the new host answering until every
     agent has echoed a line typed to it (target p99 <= 1 s), and the lines lost or doubled
     across the restart, read back with `wardian agent watch` (target 0).
@@ -165,13 +167,62 @@ def restart(agents: int) -> None:
     )
 
 
+def idle(agents: int, seconds: float = 10.0) -> None:
+    import psutil
+
+    from wardian_host.daemon.host_lock import running_host_pid
+
+    with tempfile.TemporaryDirectory() as directory:
+        home = Path(directory)
+        for index in range(agents):
+            _wardian(
+                home,
+                "agent",
+                "spawn",
+                "--provider",
+                "generic",
+                "--class",
+                "Bench",
+                "--name",
+                f"idle-{index}",
+                "--workspace",
+                directory,
+                "--",
+                "cat",
+            )
+        processes = [
+            psutil.Process(pid) for pid in (running_host_pid(home), server_process.running_server_pid(home)) if pid
+        ]
+        time.sleep(3.0)  # the agents' start-up settles (a benchmark, not a test)
+        before = [process.cpu_times() for process in processes]
+        time.sleep(seconds)
+        used = sum(
+            (after.user + after.system) - (start.user + start.system)
+            for start, after in zip(before, (process.cpu_times() for process in processes), strict=True)
+        )
+        rss = sum(process.memory_info().rss for process in processes) / 1024 / 1024
+        _wardian(home, "host", "stop")
+    cpu = used / seconds * 100
+    verdict = "" if rss <= 80 and cpu <= 1 else "  OVER TARGET"
+    print(
+        f"(c) {agents} idle agents: host + terminal server RSS {rss:.0f} MB (target <= 80), "
+        f"CPU {cpu:.2f} % over {seconds:.0f} s (target <= 1 %){verdict}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--flood-mb", type=int, default=200)
     parser.add_argument("--agents", type=int, default=50)
+    parser.add_argument("--idle-agents", type=int, default=100)
+    parser.add_argument("--only", choices=("flood", "idle", "restart"))
     args = parser.parse_args()
-    flood(args.flood_mb)
-    restart(args.agents)
+    if args.only in (None, "flood"):
+        flood(args.flood_mb)
+    if args.only in (None, "idle"):
+        idle(args.idle_agents)
+    if args.only in (None, "restart"):
+        restart(args.agents)
 
 
 if __name__ == "__main__":
