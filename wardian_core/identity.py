@@ -48,6 +48,7 @@ RESERVED_NAMES = frozenset(
         "reply",
         "class",
         "workspace",
+        "worktree",
         "none",
         "null",
     }
