@@ -10,7 +10,8 @@ ROOT = Path(__file__).resolve().parents[1]
 # Which parts of wardian_host each part may import (itself included).
 ALLOWED = {
     "mcp": {"mcp", "cli"},
-    "cli": {"cli", "daemon", "providers"},
+    "cli": {"cli", "daemon", "providers", "remote"},
+    "remote": {"remote"},
     "daemon": {"daemon", "workflows", "agents", "output", "terminal", "providers", "web", "notify"},
     "workflows": {"workflows", "agents", "output", "terminal", "providers"},
     "agents": {"agents", "output", "terminal", "providers"},

@@ -26,7 +26,7 @@ COMMANDS = {
     "web": "wardian_host.cli.web:web",
     "notify": "wardian_host.cli.notify:notify",
     "mcp": "wardian_host.mcp.command:mcp",
-    "remote-run": "wardian_host.remote.serve:remote_run",
+    "remote-run": "wardian_host.cli.remote_run:remote_run",
 }
 
 

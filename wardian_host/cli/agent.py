@@ -146,7 +146,7 @@ def list_command(
     """List agents, filtered by scope, status, class or workspace."""
     options = OutputOptions.from_flags(fields_text, field, verbose, pretty)
     if remote is not None:
-        from wardian_host.remote.listing import list_across
+        from wardian_host.cli.remote_listing import list_across
 
         list_across(remote, AgentFilters(scope, status, class_name, workspace), options)
         return
