@@ -24,7 +24,9 @@ def test_mypy_covers_core_host_and_every_provider_package() -> None:
     targets = {Path(p) for p in _dev_script().checks()["mypy"][1:]}
     providers = {init.parent for init in ROOT.glob("providers/*/src/*/__init__.py")}
     assert providers, "no provider package found"
-    assert targets == {ROOT / "wardian_core", ROOT / "wardian_host", *providers}
+    # The example provider is what a third party copies: held to the same types.
+    example = ROOT / "tests" / "example_provider" / "src" / "wardian_example"
+    assert targets == {ROOT / "wardian_core", ROOT / "wardian_host", *providers, example}
 
 
 def test_test_command_stops_before_pytest_when_a_check_fails(monkeypatch: pytest.MonkeyPatch) -> None:
