@@ -4,6 +4,7 @@ the host, and its own death is heard — through the real `wardian` command and 
 import json
 import os
 import signal
+import socket
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,8 @@ from typing import Any
 import psutil
 import pytest
 
+from wardian_core.control import endpoint
+from wardian_core.control.protocol import PROTOCOL_VERSION
 from wardian_host.daemon.host_lock import running_host_pid, wait_until_gone
 from wardian_host.terminal.server.process import running_server_pid
 
@@ -118,3 +121,24 @@ def test_host_stop_ends_agents_and_the_terminal_server(spawn_counter, run_wardia
     stopped = run_wardian("host", "stop")
     assert stopped.returncode == 0, stopped.stderr
     assert wait_until_gone(server, 10) and wait_until_gone(agent["pid"], 10)
+
+
+def test_a_cli_of_another_protocol_version_can_still_restart_the_host(
+    spawn_counter, run_wardian, wait_status, show, wardian_home: Path
+) -> None:
+    spawn_counter("counter")
+    wait_status("counter", "idle")
+    host = running_host_pid(wardian_home)
+    assert host is not None
+    # What a newer CLI's `host restart` sends first: host.stop, in a protocol this host does not speak.
+    client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    client.settimeout(20)
+    client.connect(str(endpoint.socket_path(wardian_home)))
+    frame = {"v": PROTOCOL_VERSION + 1, "id": 1, "kind": "host.stop", "params": {"keep_agents": True}}
+    client.sendall(json.dumps(frame).encode() + b"\n")
+    answer = json.loads(client.makefile("rb").readline())
+    client.close()
+    assert answer["ok"] and answer["result"]["agents_kept"] is True
+    assert wait_until_gone(host, 20)
+    assert run_wardian("host", "start").returncode == 0
+    assert show("counter", "status")["status"] == "idle"  # adopted: the restart cost the agent nothing

@@ -63,7 +63,7 @@ def _stopped(keep_agents: bool) -> dict[str, Any]:
     import time
 
     from wardian_core.control.client import ControlClient
-    from wardian_host.daemon.host_lock import wait_until_gone, wait_until_released
+    from wardian_host.daemon.host_lock import running_host_pid, wait_until_gone, wait_until_released
 
     home = paths.wardian_home()
     deadline = time.monotonic() + lifecycle_timeout()
@@ -72,10 +72,18 @@ def _stopped(keep_agents: bool) -> dict[str, Any]:
         return max(deadline - time.monotonic(), 0.01)  # 0 would make a socket non-blocking
 
     with ControlClient.connect(home) as client:
-        answer: dict[str, Any] = client.request("host.stop", {"keep_agents": keep_agents}, timeout=left())
+        try:
+            answer: dict[str, Any] = client.request("host.stop", {"keep_agents": keep_agents}, timeout=left())
+        except WardianError as error:
+            if error.code != "protocol_mismatch":
+                raise
+            # A host of another version stops all the same (it takes host.stop from any CLI);
+            # only its answer is in a frame this CLI does not read.
+            answer = {"stopping": True, "pid": running_host_pid(home)}
         client.wait_closed(timeout=left())  # the host closes every connection as it exits
     # `stopped` only once the process is gone: the lock is let go before the interpreter's teardown.
-    stopped = wait_until_released(home, timeout=left()) and wait_until_gone(answer["pid"], left())
+    pid = answer["pid"]
+    stopped = wait_until_released(home, timeout=left()) and (pid is None or wait_until_gone(pid, left()))
     return answer | {"stopped": stopped}
 
 

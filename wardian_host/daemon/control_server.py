@@ -50,6 +50,10 @@ from wardian_host.daemon.write_refusals import as_write_failed
 
 log = logging.getLogger(__name__)
 
+# Taken from a CLI of any protocol version: the `wardian host restart` a mismatch's hint names
+# must reach the host it is meant to replace (its parameters keep their shape across versions).
+ANY_VERSION_KINDS = frozenset({"host.stop"})
+
 
 class RequestContext:
     """What a handler knows about the request beyond its parameters."""
@@ -229,7 +233,7 @@ class ControlServer:
             return error_frame(request_id, error.envelope()["error"])
 
     async def _dispatch(self, frame: dict[str, Any], request_id: int | None, context: RequestContext) -> dict[str, Any]:
-        if frame.get("v") != PROTOCOL_VERSION:
+        if frame.get("v") != PROTOCOL_VERSION and frame.get("kind") not in ANY_VERSION_KINDS:
             raise WardianError(
                 "protocol_mismatch",
                 f"this host speaks control protocol {PROTOCOL_VERSION}, the request uses {quoted(frame.get('v'))}",
