@@ -86,6 +86,9 @@ def test_list_pretty_prints_aligned_lines(run_wardian) -> None:
     assert len(lines) == len(DEFAULTS)
     assert lines[0].split() == ["sessions.regular", "resume", "(default)"]
     assert "providers.codex.trust_workspace" in result.stdout and "false" in result.stdout
+    assert [line.split() for line in lines if line.startswith("mcp.disabled_for ")] == [
+        ["mcp.disabled_for", '""', "(default)"]
+    ]
     assert len({line.index(line.split()[1], len(line.split()[0])) for line in lines}) == 1
 
 

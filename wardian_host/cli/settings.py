@@ -64,8 +64,15 @@ def _write_table(values: dict[str, Any], sources: dict[str, str] | None) -> None
     width = max(len(key) for key in values)
     lines = []
     for key, value in values.items():
-        text = f"{key.ljust(width)}  {bare(value) if value is not None else '-'}"
+        text = f"{key.ljust(width)}  {_cell(value)}"
         if sources is not None:
             text += f"  ({sources[key]})"
         lines.append(text)
     sys.stdout.write("\n".join(lines) + "\n")
+
+
+def _cell(value: Any) -> str:
+    """Never blank, so the columns stay aligned: `-` for unset, `""` for empty text (as docs/cli.md)."""
+    if value is None:
+        return "-"
+    return bare(value) or '""'
