@@ -39,7 +39,7 @@ def worktree_request(worktree: str | None, base: str | None) -> dict[str, Any] |
 
 def made_envelope(answer: dict[str, Any]) -> dict[str, Any]:
     """The new agent, and with a worktree what its making did (carried files, set-up outcome)."""
-    made = answer.get("worktree_made")
+    made: dict[str, Any] | None = answer.get("worktree_made")
     if made is None:
         return live_agent_envelope(answer)
     # The same keys as a move's answer (`agent worktree enable`): `worktree`, `carried_over`, ...
