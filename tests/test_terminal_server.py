@@ -4,7 +4,7 @@
 import asyncio
 import os
 import signal
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -13,14 +13,22 @@ from wardian_core import paths
 from wardian_core import terminal_wire as wire
 from wardian_core.errors import WardianError
 from wardian_core.pty_backend import BACKENDS, Backend
+from wardian_host.daemon.host_lock import wait_until_gone
 from wardian_host.terminal.ptys import READ_BATCH_BYTES
 from wardian_host.terminal.server import process as server_process
 from wardian_host.terminal.server.framing import read_frame
 from wardian_host.terminal.server.ring import OutputRing
 from wardian_host.terminal.server.server import HIGH_WATER_BYTES, TerminalServer
 from wardian_host.terminal.server_client import ServerPtys
+from wardian_host.testing.reaping import reap_home
 
 WAIT = 20.0
+
+
+@pytest.fixture(autouse=True)
+def reaped(wardian_home: Path) -> Iterator[None]:
+    yield
+    reap_home(wardian_home)  # a server a failed test started
 
 
 class Heard:
@@ -218,3 +226,15 @@ def test_two_hosts_starting_at_once_get_one_server_and_only_one_of_them_adopts(w
         await clients[0].close()
 
     asyncio.run(scenario())
+
+
+def test_a_server_left_with_no_host_and_no_live_terminal_ends(wardian_home: Path) -> None:
+    async def scenario() -> int:
+        paths.ensure_home(wardian_home)
+        client = await ServerPtys.connect(wardian_home)
+        pid = client.welcome.pid
+        await client.close()  # a host that stops without `shutdown`, or dies, holding no agent
+        return pid
+
+    pid = asyncio.run(scenario())
+    assert wait_until_gone(pid, WAIT)

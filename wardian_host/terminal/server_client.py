@@ -199,15 +199,17 @@ class ServerPtys:
 
 
 async def _open(home: Path) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """A connection to the home's server, started when none holds its lock. A server that holds
+    it but does not answer is binding (started by another host a moment ago) or ending (no
+    host, no agent left): it is waited for, then used or replaced."""
     path = os.fspath(server_process.socket_path(home))
-    with contextlib.suppress(FileNotFoundError, ConnectionRefusedError):
-        return await asyncio.open_unix_connection(path)
-    await asyncio.to_thread(start_server, home)
-    # A server started at the same moment by another host holds the lock a moment before it binds.
     for _ in range(int(START_WAIT_SECONDS / BIND_WAIT_STEP_SECONDS)):
         with contextlib.suppress(FileNotFoundError, ConnectionRefusedError):
             return await asyncio.open_unix_connection(path)
-        await asyncio.sleep(BIND_WAIT_STEP_SECONDS)
+        if server_process.running_server_pid(home) is None:
+            await asyncio.to_thread(start_server, home)
+        else:
+            await asyncio.sleep(BIND_WAIT_STEP_SECONDS)
     return await asyncio.open_unix_connection(path)
 
 

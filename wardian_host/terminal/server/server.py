@@ -158,6 +158,7 @@ class TerminalServer:
             if link.draining is not None:
                 link.draining.cancel()
             self._ptys.resume_reading()  # nobody to wait for: the rings take the output
+            self._stop_if_unneeded()
 
     def _welcome(self) -> wire.Welcome:
         states = []
@@ -230,6 +231,13 @@ class TerminalServer:
         record.exited, record.exit_code = True, exit_code
         if record.followed and self._host is not None:
             self._send(wire.Exited(key=record.key, exit_code=exit_code))
+        self._stop_if_unneeded()
+
+    def _stop_if_unneeded(self) -> None:
+        """With no host connected and no terminal alive there is nothing to keep for a next host
+        (one that comes starts a server again): a host that died with no agents leaves no server."""
+        if self._host is None and all(record.exited for record in self._records.values()):
+            self.stopped.set()
 
     def _follow(self, key: str, offset: int) -> None:
         record = self._records.get(key)
