@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -29,25 +30,36 @@ def test_fails_when_asked():
 """
 
 
+def with_an_interface_besides_loopback(command: list[str]) -> list[str]:
+    """`command` in a network namespace of its own holding a veth pair beside `lo`, so the
+    sample session sees a network to leave even when this suite already runs in a loopback-only
+    namespace (as `dev.py test` does): the plugin's move is then observable."""
+    add_pair = "ip link add wtest0 type veth peer name wtest1"
+    return ["unshare", "--net", "--", "sh", "-c", f'{add_pair} && exec "$@"', "sh", *command]
+
+
 def run_sample_session(tmp_path: Path, *extra_args: str, **extra_env: str) -> subprocess.CompletedProcess[str]:
     (tmp_path / "test_sample.py").write_text(SAMPLE_TESTS)
     env = {key: value for key, value in os.environ.items() if not key.startswith("WARDIAN_")}
     env.update(PYTHONPATH=str(SUPPORT), **extra_env)
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "real_cli_plugin",
+        "-p",
+        "no:cacheprovider",
+        "-q",
+        *extra_args,
+        "--rootdir",
+        str(tmp_path),
+        str(tmp_path / "test_sample.py"),
+    ]
+    if os.geteuid() == 0 and shutil.which("ip") is not None:
+        command = with_an_interface_besides_loopback(command)
     return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-p",
-            "real_cli_plugin",
-            "-p",
-            "no:cacheprovider",
-            "-q",
-            *extra_args,
-            "--rootdir",
-            str(tmp_path),
-            str(tmp_path / "test_sample.py"),
-        ],
+        command,
         cwd=tmp_path,
         env=env,
         capture_output=True,
