@@ -125,13 +125,17 @@ SLOWEST_SHOWN = "--durations=25"
 # in more workers than the machine has cores: on 2 cores, 4 workers cut the wall time by more
 # than half. `worksteal` hands a slow file's tests to idle workers. WARDIAN_TEST_WORKERS=0 runs
 # everything in one process (pytest-xdist's own `-n 0`).
-def parallel_options() -> list[str]:
-    workers = os.environ.get("WARDIAN_TEST_WORKERS", "4")
-    return ["-n", workers, "--dist", "worksteal"] if workers != "0" else []
+# The second pass is almost all real-CLI and end-to-end tests, whose CLIs (Gemini's above all)
+# time their input by the clock: it runs in half the workers, where four at once made Gemini
+# take a typed Enter as part of a paste.
+def parallel_options(share: int = 1) -> list[str]:
+    workers = int(os.environ.get("WARDIAN_TEST_WORKERS", "4")) // share
+    return ["-n", str(workers), "--dist", "worksteal"] if workers > 0 else []
 
 
-def pytest_run(pytest_args: list[str], env: dict[str, str] | None = None) -> int:
-    code = run(PYTHON, "-m", "pytest", SLOWEST_SHOWN, *parallel_options(), *pytest_args, env=env, check=False)
+def pytest_run(pytest_args: list[str], env: dict[str, str] | None = None, share: int = 1) -> int:
+    options = parallel_options(share)
+    code = run(PYTHON, "-m", "pytest", SLOWEST_SHOWN, *options, *pytest_args, env=env, check=False)
     if code == 5:  # pytest found no test: a hollow run is a failure here
         print("pytest collected no tests: failing the run", file=sys.stderr)
         return 1
@@ -149,7 +153,8 @@ def test(pytest_args: list[str]) -> int:
     if pytest_args:  # a chosen selection runs once, as asked
         return code
     print("+ again under WARDIAN_PTY_BACKEND=ptyprocess", flush=True)
-    portable = pytest_run(portable_backend_suites(), env=os.environ | {"WARDIAN_PTY_BACKEND": "ptyprocess"})
+    portable_env = os.environ | {"WARDIAN_PTY_BACKEND": "ptyprocess"}
+    portable = pytest_run(portable_backend_suites(), env=portable_env, share=2)
     return code or portable
 
 
