@@ -12,6 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from prompted_shell import prompted_bash
+
 from wardian_host.daemon.host_lock import running_host_pid, wait_until_gone
 
 WARDIAN = str(Path(sys.executable).parent / "wardian")
@@ -20,17 +22,10 @@ ROUNDS = 10
 BURST = 50  # lines each input prints, slowly enough that the host dies in the middle of them
 
 # A prompt, then for each line typed a burst of numbered lines (numbered across bursts) and the prompt.
-BURSTER = [
-    "--provider-setting",
-    "prompt_pattern=^> $",
-    "--",
-    "bash",
-    "--norc",
-    "--noprofile",
-    "-c",
+BURSTER = prompted_bash(
     f'n=0; printf "> "; while read x; do for i in $(seq {BURST}); do n=$((n+1)); echo "line-$n"; '
-    'sleep 0.01; done; printf "> "; done',
-]
+    'sleep 0.01; done; printf "> "; done'
+)
 
 
 def _all_at_once(commands: list[list[str]]) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 
 import psutil
 import pytest
+from prompted_shell import prompted_bash
 
 from wardian_core.control import endpoint
 from wardian_core.control.protocol import PROTOCOL_VERSION
@@ -18,16 +19,7 @@ from wardian_host.daemon.host_lock import running_host_pid, wait_until_gone
 from wardian_host.terminal.server.process import running_server_pid
 
 # Prints "line-N" and a prompt for each line typed, and one right away; the prompt tells its turns.
-COUNTER = [
-    "--provider-setting",
-    "prompt_pattern=^> $",
-    "--",
-    "bash",
-    "--norc",
-    "--noprofile",
-    "-c",
-    'n=0; while :; do printf "line-%d\\n> " $n; read x || break; n=$((n+1)); done',
-]
+COUNTER = prompted_bash('n=0; while :; do printf "line-%d\\n> " $n; read x || break; n=$((n+1)); done')
 
 
 @pytest.fixture
