@@ -257,3 +257,26 @@ def test_each_request_is_stamped_when_read_and_when_answered_after_its_delay(ser
     assert delayed.received_at < prompt.received_at
     # The delay lies between the two stamps of the request that asked for it (a lower bound, not a timing).
     assert delayed.answered_at - delayed.received_at >= 0.05
+
+
+def test_a_held_answer_goes_out_only_once_released_and_later_ones_pass(server):
+    import threading
+
+    held = {"model": "m", "messages": [{"role": "user", "content": "x MOCK_HOLD:gate ECHO:h"}]}
+    answers: list[tuple[int, str]] = []
+    asking = threading.Thread(target=lambda: answers.append(post(server, "/v1/messages", held)))
+    asking.start()
+    # Another request, unheld, is answered while the first waits: the gate holds only its own.
+    assert (
+        "MOCK-REPLY e"
+        in post(server, "/v1/messages", {"model": "m", "messages": [{"role": "user", "content": "ECHO:e"}]})[1]
+    )
+    first = server.wait_for(lambda request: b"MOCK_HOLD" in request.body, timeout=10)[0]
+    assert first.answered_at == 0.0 and not answers
+
+    server.release("gate")
+    asking.join(timeout=10)
+
+    assert answers and answers[0][0] == 200 and "MOCK-REPLY h" in answers[0][1]
+    # A later request naming the released gate (a conversation's history does) is not held.
+    assert "MOCK-REPLY h" in post(server, "/v1/messages", held)[1]

@@ -5,7 +5,9 @@ with `<cmd>` (the rest of the line, up to the next directive); `MOCK_ESCALATE` a
 escalated sandbox (Codex's approval path); `MOCK_HTTP_ERROR:<status>` (or the shorter
 `MOCK_ERROR:<status>` used by the shared fixtures) answers with that HTTP status;
 `MOCK_DELAY_MS:<ms>` makes every model answer wait that long before it is written (the last
-one in a request counts: its newest prompt's).
+one in a request counts: its newest prompt's); `MOCK_HOLD:<name>` holds every model answer back
+until the test calls `ModelServer.release(name)` (a turn kept open for as long as a test needs,
+with no guess at how long that is).
 
 In a `MOCK_TOOL` command the word `ASK_REQUEST_ID` stands for the request id of a
 `wardian ask` (`ask_` and 16 lowercase hex digits) found anywhere in the same prompt — Wardian
@@ -28,6 +30,7 @@ _ECHO = re.compile(r"ECHO:([\w.-]+)")
 _ERROR = re.compile(r"MOCK_(?:HTTP_)?ERROR:(\d{3})")
 _ESCALATE = re.compile(r"MOCK_ESCALATE\b")
 _DELAY = re.compile(rb"MOCK_DELAY_MS:(\d{1,6})")
+_HOLD = re.compile(rb"MOCK_HOLD:([\w.-]+)")
 # The command ends at the end of the line or where another directive starts, so a prompt can
 # say `MOCK_TOOL:touch a.txt ECHO:tok` and still echo its token after the tool ran.
 _TOOL = re.compile(r"MOCK_TOOL:(.+?)(?=\s+(?:ECHO:|MOCK_[A-Z_]+)|$)", re.MULTILINE)
@@ -86,6 +89,12 @@ def answer_delay(raw_body: bytes) -> float:
     """Seconds to wait before answering a model request: its last MOCK_DELAY_MS, else none."""
     delays = _DELAY.findall(raw_body)
     return int(delays[-1]) / 1000 if delays else 0.0
+
+
+def answer_hold(raw_body: bytes) -> str | None:
+    """The gate a model request's answer waits on: its last MOCK_HOLD name, else none."""
+    holds = _HOLD.findall(raw_body)
+    return holds[-1].decode() if holds else None
 
 
 def _with_request_id(command: str | None, prompt: str) -> tuple[str | None, bool]:

@@ -15,8 +15,11 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from . import anthropic, gemini, openai_chat, openai_responses
-from .directives import answer_delay
+from .directives import answer_delay, answer_hold
 from .wire import HttpReply, RecordedRequest, json_reply
+
+# The longest a MOCK_HOLD answer waits for its release.
+HOLD_LIMIT_SECONDS = 180.0
 
 _GEMINI_ROUTE = re.compile(r"^/v1(?:beta|alpha)?/models/(?P<model>[^/:]+):(?P<method>\w+)$")
 
@@ -53,6 +56,7 @@ class ModelServer:
     def __init__(self, host: str = "127.0.0.1") -> None:
         self._requests: list[RecordedRequest] = []
         self._changed = threading.Condition()
+        self._released: set[str] = set()
         self._httpd = ThreadingHTTPServer((host, 0), _handler_for(self))
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(
@@ -105,6 +109,21 @@ class ModelServer:
             self._requests[index] = dataclasses.replace(request, answered_at=at)
             self._changed.notify_all()
 
+    def release(self, hold: str) -> None:
+        """Let the answers held by `MOCK_HOLD:<hold>` go out, now and from now on."""
+        with self._changed:
+            self._released.add(hold)
+            self._changed.notify_all()
+
+    def held(self, raw_body: bytes, timeout: float = HOLD_LIMIT_SECONDS) -> None:
+        """Block until the request's MOCK_HOLD gate is released; bounded, so a test that never
+        releases fails on its own wait rather than leaving a thread behind."""
+        hold = answer_hold(raw_body)
+        if hold is None:
+            return
+        with self._changed:
+            self._changed.wait_for(lambda: hold in self._released, timeout)
+
     def wait_for(
         self, predicate: Callable[[RecordedRequest], bool], timeout: float, count: int = 1
     ) -> list[RecordedRequest]:
@@ -154,6 +173,7 @@ def _handler_for(server: ModelServer) -> type[BaseHTTPRequestHandler]:
             )
             server.record(recorded)
             if reply.kind:
+                server.held(raw)  # MOCK_HOLD: a turn kept open until the test lets it end
                 time.sleep(answer_delay(raw))  # MOCK_DELAY_MS: a model that takes its time
             try:
                 self.send_response(reply.status)
