@@ -143,6 +143,11 @@ MIGRATIONS: list[str] = [
     CREATE INDEX usage_by_time ON usage (at);
     CREATE INDEX usage_by_agent ON usage (agent, id)
     """,
+    # 10: the machine an ask came from over ssh (`wardian ask name@remote`): its asker is a
+    # claim this host cannot verify, recorded as such and given no identity
+    """
+    ALTER TABLE requests ADD COLUMN asker_machine TEXT
+    """,
 ]
 
 CURRENT_VERSION = len(MIGRATIONS)
