@@ -148,6 +148,17 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE requests ADD COLUMN asker_machine TEXT
     """,
+    # 11: how far the host read each telemetry source of an agent's launch (its pid), so a host
+    # that adopts the terminal after a restart or a crash follows on from there
+    """
+    CREATE TABLE telemetry_positions (
+        agent TEXT NOT NULL REFERENCES agents (uuid) ON DELETE CASCADE,
+        launch_pid INTEGER NOT NULL,
+        source TEXT NOT NULL,
+        position TEXT NOT NULL,
+        PRIMARY KEY (agent, source)
+    )
+    """,
 ]
 
 CURRENT_VERSION = len(MIGRATIONS)
