@@ -18,6 +18,7 @@ from wardian_core.control import endpoint
 from wardian_core.detached import report
 from wardian_core.errors import WardianError, write_failed
 from wardian_host.daemon import home_modes
+from wardian_host.daemon.gc_schedule import FullCollections
 from wardian_host.daemon.host import Host
 from wardian_host.daemon.host_lock import HostLock, StartLock
 from wardian_host.daemon.write_refusals import as_write_failed
@@ -44,7 +45,16 @@ def configure_logging(home: Path, foreground: bool) -> None:
 
 
 async def _run_host(home: Path, on_ready: Callable[[], None]) -> None:
-    await Host(home).run(on_ready)
+    collections = FullCollections(asyncio.get_running_loop())
+
+    def ready() -> None:
+        on_ready()  # first: the starting CLI does not wait for the collection below
+        collections.start()
+
+    try:
+        await Host(home).run(ready)
+    finally:
+        collections.stop()
 
 
 def _prepare(home: Path, foreground: bool) -> tuple[StartLock, HostLock]:
