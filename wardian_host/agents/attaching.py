@@ -3,8 +3,11 @@
 After the attach request the connection carries raw terminal traffic both ways as
 frames: the host streams `{"output": <base64>}`; the client sends `{"input": ...}`,
 `{"resize": [rows, cols]}` and `{"detach": true}`. Several clients may attach to one
-agent; each sees all output and, unless read-only, types into the same PTY. A client
-that reads slower than the agent writes gets `{"lagged": ...}` and recent output. A frame
+agent; each sees all output and, unless read-only, types into the same PTY, whose size
+follows `viewer_sizes`' rule (the smallest of the typing viewers'; the agent's own once
+they all left). Each client reads the agent's bounded buffer from its own cursor: one
+that reads slower than the agent writes holds back neither the agent nor the other
+viewers, and gets `{"lagged": ...}` and recent output. A frame
 the host cannot take (not JSON, a field of the wrong shape, a side over MAX_TERMINAL_SIDE)
 ends the attach with `bad_request`; the connection goes on serving requests.
 """
@@ -29,21 +32,30 @@ def _encode(data: bytes) -> str:
     return base64.b64encode(data).decode()
 
 
-def _resize(agent: LiveAgent, terminals: TerminalSupervisor, rows: int, cols: int) -> None:
-    agent.screen.resize(rows, cols)
-    terminals.resize(agent.uuid, rows, cols)
+def _fit(agent: LiveAgent, terminals: TerminalSupervisor) -> None:
+    """Give the PTY the size its viewers' rule chooses, when that changed."""
+    viewers = agent.viewers
+    if not agent.is_running:
+        viewers.applied = viewers.own  # its next launch starts at its own size
+        return
+    rows, cols = viewers.chosen()
+    if (rows, cols) != viewers.applied:
+        viewers.applied = (rows, cols)
+        agent.screen.resize(rows, cols)
+        terminals.resize(agent.uuid, rows, cols)
 
 
 def _apply_client_frame(
-    agent: LiveAgent, terminals: TerminalSupervisor, frame: AttachClientFrame, read_only: bool
+    agent: LiveAgent, terminals: TerminalSupervisor, frame: AttachClientFrame, viewer: object | None
 ) -> bool:
-    """Act on one frame from the client; False when it asks to detach."""
+    """Act on one frame from the client (`viewer` None: a read-only one); False when it asks to detach."""
     if frame.detach:
         return False
-    if frame.input is not None and not read_only and agent.is_running:
+    if frame.input is not None and viewer is not None and agent.is_running:
         terminals.write(agent.uuid, frame.input)
-    if frame.resize is not None and not read_only:
-        _resize(agent, terminals, *frame.resize)
+    if frame.resize is not None and viewer is not None:
+        agent.viewers.set(viewer, frame.resize)
+        _fit(agent, terminals)
     return True
 
 
@@ -90,14 +102,19 @@ async def attach(
         )
     exited = asyncio.ensure_future(terminals.wait_exit(agent.uuid))
     reason = "detached"
+    viewer = None if params.read_only else object()  # this attach's place among the sizing viewers
     try:
         with OutputCursor(agent, _recent_output(agent.buffer), _recent_output) as reader:
             await request.emit({"attached": agent.name, "output": _encode(reader.read())})
-            if params.rows and params.cols and not params.read_only:
-                _resize(agent, terminals, params.rows, params.cols)  # a size change makes TUIs redraw
-            reason = await _pump(agent, terminals, params.read_only, request, reader, exited)
+            if params.rows and params.cols and viewer is not None:
+                agent.viewers.set(viewer, (params.rows, params.cols))
+                _fit(agent, terminals)  # a size change makes TUIs redraw
+            reason = await _pump(agent, terminals, viewer, request, reader, exited)
     finally:
         exited.cancel()
+        if viewer is not None:
+            agent.viewers.leave(viewer)
+            _fit(agent, terminals)
     return {"agent": agent.name, "reason": reason, "status": agent.status}
 
 
@@ -113,7 +130,7 @@ def _next_output(reader: OutputCursor) -> dict[str, Any] | None:
 async def _pump(
     agent: LiveAgent,
     terminals: TerminalSupervisor,
-    read_only: bool,
+    viewer: object | None,
     request: ClientStream,
     reader: OutputCursor,
     exited: "asyncio.Future[Any]",
@@ -126,7 +143,7 @@ async def _pump(
                 if not line:
                     return "detached"
                 frame = checked_frame(line, AttachClientFrame, "agent.attach")
-                if not _apply_client_frame(agent, terminals, frame, read_only):
+                if not _apply_client_frame(agent, terminals, frame, viewer):
                     return "detached"
                 incoming = asyncio.ensure_future(_client_line(request.reader))
                 continue

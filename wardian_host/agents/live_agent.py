@@ -16,6 +16,7 @@ from wardian_core.db.agents import AgentRow
 from wardian_core.process_identity import ProcessIdentity
 from wardian_core.provider_models import ProviderEvent
 from wardian_core.statuses import Status
+from wardian_host.agents.viewer_sizes import ViewerSizes
 from wardian_host.output.buffer import OutputBuffer
 from wardian_host.output.screen import LazyScreen
 
@@ -59,6 +60,8 @@ class LiveAgent:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     # What its terminal shows, replayed from `buffer` when asked (`agent screen`).
     screen: LazyScreen = field(init=False)
+    # Who views it through `agent attach` at what size, and the size its PTY takes for them.
+    viewers: ViewerSizes = field(default_factory=ViewerSizes)
 
     def __post_init__(self) -> None:
         self.screen = LazyScreen(self.buffer)
