@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from real_cli_fixtures import pin_id, pinned_clis
 from wardian_cli import ask_answer, ask_in_background, assert_replied_by_the_agent
 
 from wardian_claude import argv as claude_argv
@@ -437,4 +438,45 @@ def test_usage_is_what_the_model_server_reported_and_a_host_restart_counts_no_tu
     assert second["turns"] == calls
     assert figures(second)["input_tokens"] == REPORTED.fresh_input * calls
     assert figures(second)["output_tokens"] == REPORTED.output * calls
+    claude_cli.assert_only_model_server_was_called()
+
+
+# The current pin only: what adoption proves does not differ by Claude's version, and each run costs.
+CURRENT = [pin for pin in pinned_clis("claude") if pin.current]
+
+
+@pytest.mark.parametrize("claude_cli", CURRENT, ids=[pin_id(pin) for pin in CURRENT], indirect=True)
+def test_a_turn_outlives_a_host_restart_mid_turn(
+    wardian: Callable, agent: Callable, claude_cli: Any, wardian_home: Path
+) -> None:
+    from host_restarts import status_changes
+
+    agent("cc")
+    before = wardian("agent", "cc", "--fields", "uuid,pid,provider_session_id").json()["agent"]
+    env = {**claude_cli.env}
+    env.pop("HOME", None)
+
+    # The model holds its answer until the new host runs.
+    wardian("send", "slow MOCK_HOLD:turn ECHO:mid1", "--to", "cc").json()
+    claude_cli.server.wait_for(lambda request: b"MOCK_HOLD:turn" in request.body, timeout=60)
+    wardian("agent", "wait", "cc", "--until", "processing", "--timeout", WAIT).json()
+    assert wardian("host", "restart", env=env).returncode == 0
+    assert fields(wardian, "cc")["status"] == "processing"  # kept, not headless and not yet idle
+    claude_cli.server.release("turn")
+
+    wardian("agent", "wait", "cc", "--until", "idle", "--timeout", WAIT).json()
+    assert_evidence(fields(wardian, "cc"), "idle", "turn_completed", HOOKS, "hook Stop")
+    assert on_screen(wardian, "cc", "MOCK-REPLY mid1")
+    # The turn started and ended once each across both hosts, in the same Claude and session.
+    changes = status_changes(wardian_home, before["uuid"])
+    assert changes[-2:] == [("processing", "turn_started"), ("idle", "turn_completed")], changes
+    assert changes.count(("idle", "turn_completed")) == 1, changes
+    assert wardian("agent", "cc", "--fields", "uuid,pid,provider_session_id").json()["agent"] == before
+
+    # The new host takes the next turn, in the same session.
+    send_and_wait(wardian, "cc", "again ECHO:after2")
+    assert_evidence(fields(wardian, "cc"), "idle", "turn_completed", HOOKS, "hook Stop")
+    last = claude_cli.server.model_requests()[-1].body.decode()
+    assert "ECHO:after2" in last and "MOCK-REPLY mid1" in last, "the session lost the turn that spanned the restart"
+    assert status_changes(wardian_home, before["uuid"]).count(("idle", "turn_completed")) == 2
     claude_cli.assert_only_model_server_was_called()

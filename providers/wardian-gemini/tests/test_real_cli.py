@@ -321,7 +321,17 @@ def answered(wardian: WardianCli, name: str, approval: str) -> dict:
 
 
 def a_turn_reaches_the_model(wardian: WardianCli, name: str, token: str) -> None:
-    sent = wardian("send", f"hello ECHO:{token}", "--to", name, "--wait-until", "idle", "--timeout", "60s")
+    try:
+        sent = wardian("send", f"hello ECHO:{token}", "--to", name, "--wait-until", "idle", "--timeout", "60s")
+    except AssertionError:
+        print("DEBUGSCREEN", "\n".join(wardian("agent", "screen", name)["screen"]["rows"]))
+        print("DEBUGEVENTS", json.dumps(wardian.watch(name)["events"], indent=1))
+        print("DEBUGTRUST", users_trust_rules(wardian))
+        for log in wardian.home.glob("agents/*/gemini/hooks.jsonl"):
+            for row in log.read_text().splitlines():
+                r = json.loads(row)
+                print("DEBUGHOOK", r.get("hook_event_name"), r.get("timestamp"), r.get("source"), r.get("reason"))
+        raise
     assert sent["agent"]["status_evidence"]["rule"] == "hook AfterAgent", sent["agent"]
     turn_request(wardian, f"ECHO:{token}")
 
@@ -404,3 +414,30 @@ def test_usage_is_what_the_model_server_reported_for_the_main_models_calls(wardi
     assert (reported["cost_usd"], reported["context"]["window"]) == (None, None)
     assert reported["context"]["used"] == REPORTED.fresh_input + REPORTED.cache_read
     assert reported["model"]
+
+
+def test_a_session_outlives_a_crash_of_the_host(wardian: WardianCli) -> None:
+    from host_restarts import crash_host, status_changes
+
+    agent = wardian.spawn("gm")
+    wardian.wait("gm", "idle", "ready")
+    wardian("send", "first ECHO:k1", "--to", "gm", "--wait-until", "idle", "--timeout", "60s")
+    before = wardian.show("gm")
+
+    crash_host(wardian.home)  # kill -9: Gemini runs on in the terminal server
+    wardian("host", "start")
+
+    assert wardian.show("gm") == before  # the same process, session, status and evidence
+    sent = wardian("send", "second ECHO:k2", "--to", "gm", "--wait-until", "idle", "--timeout", "60s")
+    done = sent["agent"]["status_evidence"]
+    assert (done["event"], done["source"], done["rule"]) == ("turn_completed", "gemini-hooks", "hook AfterAgent")
+    wardian.output_shows("gm", "MOCK-REPLY k2")
+    body = turn_request(wardian, "ECHO:k2")
+    assert "ECHO:k1" in body and "MOCK-REPLY k1" in body, "the session lost its turn from before the crash"
+    # Each turn started and ended once, and the second's hooks come from the same session.
+    changes = status_changes(wardian.home, agent["uuid"])
+    assert changes.count(("idle", "turn_completed")) == 2 and changes[-2:] == [
+        ("processing", "turn_started"),
+        ("idle", "turn_completed"),
+    ], changes
+    assert hook_events(wardian, agent["uuid"])[-4:] == ["BeforeAgent", "AfterAgent", "BeforeAgent", "AfterAgent"]

@@ -317,3 +317,28 @@ def test_usage_is_what_the_model_server_reported_for_the_sessions_calls(wardian:
         "fill": None,
     }
     assert reported["model"] == "mock/mock-model"
+
+
+def test_a_session_outlives_a_host_restart(wardian: WardianCli) -> None:
+    from host_restarts import status_changes
+
+    agent = spawn(wardian, "oc")
+    wardian.wait("oc", "idle", "ready")
+    wardian("send", "first ECHO:r1", "--to", "oc", "--wait-until", "idle", "--timeout", "60s")
+    before = wardian.show("oc")
+
+    wardian("host", "restart")
+
+    assert wardian.show("oc") == before  # the same process, session, status and evidence
+    # The new host follows OpenCode's event stream again: the next turn is told by it.
+    sent = wardian("send", "second ECHO:r2", "--to", "oc", "--wait-until", "idle", "--timeout", "60s")
+    assert_by_events(sent["agent"], "turn_completed", sent["agent"]["status_evidence"]["rule"])
+    wardian.output_shows("oc", "MOCK-REPLY r2")
+    body = turn_request(wardian, "ECHO:r2")
+    assert "ECHO:r1" in body and "MOCK-REPLY r1" in body, "the session lost its turn from before the restart"
+    assert wardian.show("oc")["provider_session_id"] == before["provider_session_id"]
+    changes = status_changes(wardian.home, agent["uuid"])
+    assert changes.count(("idle", "turn_completed")) == 2 and changes[-2:] == [
+        ("processing", "turn_started"),
+        ("idle", "turn_completed"),
+    ], changes
