@@ -107,3 +107,13 @@ def install_provider_packages(provider_packages_dir: Path, monkeypatch: pytest.M
 def provider_packages(install_provider_packages: Callable[[], Path]) -> Path:
     """The example and broken providers, installed and visible to this test only."""
     return install_provider_packages()
+
+
+FAKE_CLIS = TESTS / "e2e" / "fake_clis"
+
+
+@pytest.fixture
+def example_cli_env(provider_packages: Path) -> dict[str, str]:
+    """What a `wardian` command adds to its environment so that the host it starts (a restart's
+    too) has the example provider and finds its stand-in CLI."""
+    return {"PATH": f"{FAKE_CLIS}{os.pathsep}{os.environ['PATH']}", "WARDIAN_PLUGINS": "generic,example"}

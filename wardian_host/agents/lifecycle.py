@@ -43,6 +43,7 @@ from wardian_host.agents.relaunch import session_mode_for
 from wardian_host.agents.spawn_context import build_context, launch_config_of, stored_launch_config
 from wardian_host.agents.state_catch_up import StateCatchUp
 from wardian_host.agents.status_tracker import StatusTracker
+from wardian_host.agents.telemetry_positions import LaunchPositions
 from wardian_host.agents.worktrees import AgentWorktrees, check_present
 from wardian_host.output.feed import OutputFeed, ParserSession
 from wardian_host.providers.executables import (
@@ -199,6 +200,7 @@ class AgentLifecycle:
             await self._end_unrecorded(agent, launched)
         evidence = {"source": "host", "event": "launch", "rule": ctx.session_mode, "action": action}
         self._tracker.set_status(agent, "starting", evidence)
+        parsing.positions = LaunchPositions.fresh(self._conn, agent.uuid, launched.pid)
         self._feed.start(parsing)
         self._plugins.notify("agent_spawned", ctx=ctx, plan=plan, pid=launched.pid)
 
@@ -289,6 +291,7 @@ class AgentLifecycle:
             ctx, functools.partial(self._tracker.apply_event, agent), agent.screen.snapshot
         )
         parsing.on_parsed = parsed.add
+        parsing.positions = LaunchPositions.adopted(self._conn, agent.uuid, state.pid)
         # The ring rebuilds the buffer, the screen and the parser's state at the same cursors;
         # what the parser makes of the part the previous host acknowledged, that host reported,
         # so it is not reported again; the rest (unread when it died, or printed while no host

@@ -1,7 +1,7 @@
 """The usage providers report (`usage_reported`), kept in state.db's usage table.
 
-A turn read again (a host restart re-reads a source from its start, a CLI writes a record
-twice) is stored once: the table's `(agent, turn_key)` is unique. Readers (`agent show --fields
+A turn read again (a host killed before it recorded how far it read a source, a CLI that
+writes a record twice) is stored once: the table's `(agent, turn_key)` is unique. Readers (`agent show --fields
 usage`, `wardian usage`, the web view's page state) read the table: an agent's watched events
 stay its status changes and requests.
 """

@@ -7,6 +7,10 @@ few microseconds): a new folder is therefore listed once right after its watch i
 Elsewhere, and under the portable backend, each folder is polled (`polling.py`): one stat
 a tick, and a listing only of the folders whose stamp moved (a new entry changes its
 folder's modification time), never the whole tree.
+
+A watch resumed from a previous host's position (`wardian_core.telemetry_positions`) knows
+the files that host knew; it hands those it reported to `on_replay` again, in order (its
+parser's state is rebuilt), and reports each file that appeared while no host watched.
 """
 
 import asyncio
@@ -18,6 +22,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from wardian_core.telemetry_positions import FolderPosition
 from wardian_host.output.inotify import (
     IN_CREATE,
     IN_DONT_FOLLOW,
@@ -53,13 +58,22 @@ class DirectoryWatch:
     """
 
     def __init__(
-        self, loop: asyncio.AbstractEventLoop, root: Path, pattern: str, on_line: Callable[[bytes], None]
+        self,
+        loop: asyncio.AbstractEventLoop,
+        root: Path,
+        pattern: str,
+        on_line: Callable[[bytes], None],
+        resume: FolderPosition | None = None,
+        on_replay: Callable[[bytes], None] | None = None,
     ) -> None:
         self._loop = loop
         self.root = root
         self.pattern = pattern
         self._on_line = on_line
+        self._resume = resume
+        self._on_replay = on_replay or on_line
         self._known: set[Path] = set()  # relative paths reported, or there at start
+        self._reported: list[Path] = []  # in the order reported
         self._notify: Inotify | None = None
         # Polling: each followed folder's stamp when last listed (None: list it at the next tick).
         self._folders: dict[Path, Stamp | None] = {}
@@ -70,15 +84,30 @@ class DirectoryWatch:
 
     def start(self) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
+        # Resumed, what is there and unknown appeared while no host watched: it is news.
+        report = self._resume is not None
+        if self._resume is not None:
+            self._take_over(self._resume)
         self._notify = open_inotify(self._loop, self._on_event)
-        if self._notify is not None and self._add_tree(self.root, report=False):
+        if self._notify is not None and self._add_tree(self.root, report=report):
             return
         if self._notify is not None:
             self._notify.close()
             self._notify = None
-        self._add_tree(self.root, report=False)
+        self._add_tree(self.root, report=report)
         self._poller = shared_poller(self._loop)
         self._poll_watch = self._poller.add(self._poll, FOLDER_CEILING_SECONDS)
+
+    def _take_over(self, resume: FolderPosition) -> None:
+        self._known = {Path(relative) for relative in resume.known}
+        for relative in resume.reported:
+            self._reported.append(Path(relative))
+            self._known.add(Path(relative))
+            self._deliver(relative.encode("utf-8", "surrogateescape"), self._on_replay)
+
+    def position(self) -> FolderPosition:
+        known = sorted(relative.as_posix() for relative in self._known)
+        return FolderPosition(known=known, reported=[relative.as_posix() for relative in self._reported])
 
     def close(self) -> None:
         self._closed = True
@@ -169,8 +198,12 @@ class DirectoryWatch:
         self._known.add(relative)
         if not report:
             return
+        self._reported.append(relative)
+        self._deliver(relative.as_posix().encode("utf-8", "surrogateescape"), self._on_line)
+
+    def _deliver(self, name: bytes, handler: Callable[[bytes], None]) -> None:
         try:
-            self._on_line(relative.as_posix().encode("utf-8", "surrogateescape"))
+            handler(name)
         except Exception:
             log.exception("handling a new file under %s failed", self.root)
 

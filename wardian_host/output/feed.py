@@ -15,6 +15,11 @@ arriving in a flood is coalesced into one parser call per few milliseconds. A `r
 is held while a source that `holds_ready` has not spoken yet (at most
 `READY_HOLD_SECONDS`). Everything of a launch lives in its `ParserSession`; once
 closed, late output, timers, looks and lines of that launch are dropped.
+
+A launch's file and folder sources tell their read positions to the session's
+`PositionBook` as they read; a host adopting the launch after a restart or a crash opens
+them at the positions recorded there, its parsers reading again what the previous host
+read (events dropped) and the rest as new (`wardian_core.telemetry_positions`).
 """
 
 import asyncio
@@ -22,12 +27,13 @@ import functools
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from wardian_core.errors import WardianError
 from wardian_core.parsing.screen import ScreenSnapshot
 from wardian_core.provider_models import PTY_SOURCE, OutputSource, ParseResult, ProviderEvent, SpawnContext
-from wardian_host.output.followers import Follower, open_follower
+from wardian_core.telemetry_positions import FilePosition, FolderPosition, position_key
+from wardian_host.output.followers import Follower, open_follower, position_of
 from wardian_host.providers.manager import Plugins
 from wardian_host.providers.source_parser import SourceParser
 
@@ -42,6 +48,14 @@ READY_HOLD_SECONDS = 20.0
 
 EventHandler = Callable[[ProviderEvent], None]
 ScreenLook = Callable[[], Awaitable[ScreenSnapshot]]
+
+
+class PositionBook(Protocol):
+    """Where a launch's telemetry read positions are kept, by `position_key`."""
+
+    def saved(self, key: str) -> FilePosition | FolderPosition | None: ...
+
+    def record(self, key: str, position: FilePosition | FolderPosition) -> None: ...
 
 
 @dataclass(eq=False)
@@ -81,6 +95,7 @@ class ParserSession:
     open: bool = False
     # Told how many PTY bytes each parse took in, once its events were handled.
     on_parsed: Callable[[int], None] | None = None
+    positions: PositionBook | None = None
 
 
 class OutputFeed:
@@ -108,13 +123,17 @@ class OutputFeed:
     def replay(self, session: ParserSession, data: bytes) -> None:
         """PTY output a previous host parsed and reported already (a terminal adopted after a
         restart): the parser reads it to learn where the agent is; what it answers is dropped."""
-        pty = session.pty
-        if pty is None or not session.open:
+        if session.pty is not None:
+            self._replayed(session, session.pty, data)
+
+    @staticmethod
+    def _replayed(session: ParserSession, source: _Source, data: bytes) -> None:
+        if not session.open:
             return
         try:
-            pty.parser.parse(session.ctx, data)
+            source.parser.parse(session.ctx, data)
         except Exception:  # a parser bug must not take the host down
-            log.exception("parser of %s failed replaying output", session.ctx.provider)
+            log.exception("parser of %s failed replaying %s", session.ctx.provider, source.parser.source.name)
 
     def pty_output(self, session: ParserSession, data: bytes) -> None:
         session.backlog += data
@@ -173,17 +192,36 @@ class OutputFeed:
         if source.holds_ready:
             session.unheard.add(identity)
         self._guarded(session, followed, lambda: followed.parser.opened(session.ctx))
+        key = position_key(source)
+        saved = session.positions.saved(key) if session.positions is not None and key is not None else None
 
         def on_line(line: bytes) -> None:
             self._guarded(session, followed, lambda: followed.parser.parse(session.ctx, line))
             self._heard(session, identity)
+            self._note_position(session, key, followed)
+
+        def on_replay(line: bytes) -> None:
+            self._replayed(session, followed, line)
+            self._heard(session, identity)
 
         try:
-            followed.follower = open_follower(self._loop, source, on_line)
+            followed.follower = open_follower(self._loop, source, on_line, saved, on_replay)
         except (OSError, ValueError) as error:
             log.warning("agent %s: cannot follow %s: %s", session.ctx.agent_name, source.name, error)
             return
-        log.info("agent %s: following %s (%s)", session.ctx.agent_name, source.name, source.kind)
+        self._note_position(session, key, followed)
+        resumed = " from the previous host's position" if saved is not None else ""
+        log.info("agent %s: following %s (%s)%s", session.ctx.agent_name, source.name, source.kind, resumed)
+
+    @staticmethod
+    def _note_position(session: ParserSession, key: str | None, source: _Source) -> None:
+        """Tell the launch's book how far `source` was read (not while its follower is opening:
+        it is told once that is done)."""
+        if session.positions is None or key is None or source.follower is None or not session.open:
+            return
+        position = position_of(source.follower)
+        if position is not None:
+            session.positions.record(key, position)
 
     # -- parser answers ------------------------------------------------------------
 

@@ -4,6 +4,10 @@ On Linux the folder is watched with inotify (`inotify.py`), so a line is read wh
 written, and a file that does not exist yet is picked up when it appears. Elsewhere, and
 under the portable backend, the file is polled (`polling.py`): one stat a tick, and a read
 only when its size, time or inode moved.
+
+A tail resumed from a previous host's position (`wardian_core.telemetry_positions`) begins
+where that host began, hands what that host read to `on_replay` (its parser's state is
+rebuilt, its events were reported then) and the rest to `on_line`.
 """
 
 import asyncio
@@ -13,6 +17,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+from wardian_core.telemetry_positions import FilePosition
 from wardian_host.output.inotify import (
     IN_CLOSE_WRITE,
     IN_CREATE,
@@ -29,12 +34,22 @@ log = logging.getLogger(__name__)
 
 class FileTail:
     def __init__(
-        self, loop: asyncio.AbstractEventLoop, path: Path, on_line: Callable[[bytes], None], start_at_end: bool = False
+        self,
+        loop: asyncio.AbstractEventLoop,
+        path: Path,
+        on_line: Callable[[bytes], None],
+        start_at_end: bool = False,
+        resume: FilePosition | None = None,
+        on_replay: Callable[[bytes], None] | None = None,
     ) -> None:
         self._loop = loop
         self.path = path
         self._on_line = on_line
         self._start_at_end = start_at_end
+        self._resume = resume
+        self._on_replay = on_replay or on_line
+        self._start = 0  # where reading began: a resumed tail begins there again
+        self._replay_until = 0  # lines ending by here were read by the previous host
         self._offset = 0
         self._partial = b""
         # The (device, inode) read last: another file in its place is read from its start.
@@ -50,10 +65,14 @@ class FileTail:
 
     def start(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        if self._start_at_end:
+        if self._resume is not None and _same_file(self.path, self._resume):
+            self._identity = _identity(self._resume)
+            self._start = self._offset = self._resume.start
+            self._replay_until = self._resume.read
+        elif self._start_at_end:
             # A complete last line is history; a line still being written is not yet.
             with contextlib.suppress(OSError):
-                self._offset = _end_of_last_line(self.path)
+                self._start = self._offset = _end_of_last_line(self.path)
         self._notify = open_inotify(self._loop, self._on_notify)
         mask = IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE
         if self._notify is not None and not self._notify.watch(self.path.parent, mask):
@@ -84,21 +103,34 @@ class FileTail:
                 status = os.fstat(handle.fileno())
                 identity = (status.st_dev, status.st_ino)
                 if status.st_size < self._offset or self._identity not in (None, identity):
-                    self._offset, self._partial = 0, b""  # truncated or replaced: start over
+                    # Truncated or replaced: start over, and a previous host read none of it.
+                    self._start = self._offset = self._replay_until = 0
+                    self._partial = b""
                 self._identity = identity
                 handle.seek(self._offset)
                 data = handle.read()
         except FileNotFoundError:
             return
+        end = self._offset - len(self._partial)  # where the pending partial line began
         self._offset += len(data)
         lines = (self._partial + data).split(b"\n")
         self._partial = lines.pop()
         for line in lines:
+            end += len(line) + 1
             if line.strip():
-                try:
-                    self._on_line(line)
-                except Exception:
-                    log.exception("handling a line of %s failed", self.path)
+                self._deliver(line, replayed=end <= self._replay_until)
+
+    def _deliver(self, line: bytes, replayed: bool) -> None:
+        try:
+            (self._on_replay if replayed else self._on_line)(line)
+        except Exception:
+            log.exception("handling a line of %s failed", self.path)
+
+    def position(self) -> FilePosition:
+        """How far the tail read: the end of its last complete line."""
+        device, inode = self._identity or (None, None)
+        read = self._offset - len(self._partial)
+        return FilePosition(start=self._start, read=read, device=device, inode=inode)
 
     def close(self) -> None:
         if self._notify is not None:
@@ -107,6 +139,22 @@ class FileTail:
         if self._poller is not None and self._poll_watch is not None:
             self._poller.remove(self._poll_watch)
             self._poller = self._poll_watch = None
+
+
+def _identity(position: FilePosition) -> tuple[int, int] | None:
+    if position.device is None or position.inode is None:
+        return None
+    return (position.device, position.inode)
+
+
+def _same_file(path: Path, position: FilePosition) -> bool:
+    """Whether `path` is still the file `position` was read in (or, unread then, any file)."""
+    try:
+        status = path.stat()
+    except OSError:
+        return _identity(position) is None
+    recorded = _identity(position)
+    return recorded in (None, (status.st_dev, status.st_ino)) and status.st_size >= position.read
 
 
 def _end_of_last_line(path: Path) -> int:

@@ -1,14 +1,22 @@
-"""Opening the follower that reads an `OutputSource` a provider named (see its docstring)."""
+"""Opening the follower that reads an `OutputSource` a provider named (see its docstring).
+
+A file or folder follower may be resumed from the position a previous host recorded
+(`wardian_core.telemetry_positions`): what that host read goes to `on_replay`, the rest to
+`on_line`. Streams have no position and start afresh.
+"""
 
 import asyncio
 from collections.abc import Callable
 from typing import Protocol
 
 from wardian_core.provider_models import OutputSource
+from wardian_core.telemetry_positions import FilePosition, FolderPosition
 from wardian_host.output.command_stream import CommandStream
 from wardian_host.output.directory_watch import DirectoryWatch
 from wardian_host.output.file_tail import FileTail
 from wardian_host.output.sse_stream import SseStream
+
+LineHandler = Callable[[bytes], None]
 
 
 class Follower(Protocol):
@@ -17,13 +25,21 @@ class Follower(Protocol):
     def close(self) -> None: ...
 
 
-def open_follower(loop: asyncio.AbstractEventLoop, source: OutputSource, on_line: Callable[[bytes], None]) -> Follower:
+def open_follower(
+    loop: asyncio.AbstractEventLoop,
+    source: OutputSource,
+    on_line: LineHandler,
+    resume: FilePosition | FolderPosition | None = None,
+    on_replay: LineHandler | None = None,
+) -> Follower:
     """A started follower of `source`; `pty` and `headless` are the host's own and have none."""
     follower: Follower
     if source.kind == "file" and source.path is not None:
-        follower = FileTail(loop, source.path, on_line, source.start_at_end)
+        at = resume if isinstance(resume, FilePosition) else None
+        follower = FileTail(loop, source.path, on_line, source.start_at_end, at, on_replay)
     elif source.kind == "directory" and source.path is not None:
-        follower = DirectoryWatch(loop, source.path, source.pattern, on_line)
+        known = resume if isinstance(resume, FolderPosition) else None
+        follower = DirectoryWatch(loop, source.path, source.pattern, on_line, known, on_replay)
     elif source.kind == "sse" and source.url is not None:
         follower = SseStream(loop, source.url, source.headers, on_line)
     elif source.kind == "command":
@@ -32,3 +48,8 @@ def open_follower(loop: asyncio.AbstractEventLoop, source: OutputSource, on_line
         raise ValueError(f"the host reads a {source.kind} source itself: it has no follower")
     follower.start()
     return follower
+
+
+def position_of(follower: Follower) -> FilePosition | FolderPosition | None:
+    """How far `follower` read, for the next host; None for a stream."""
+    return follower.position() if isinstance(follower, FileTail | DirectoryWatch) else None

@@ -10,6 +10,11 @@ def example_home(ctx: SpawnContext) -> Path:
     return ctx.agent_dir / "example"
 
 
+def hooks_file(ctx: SpawnContext) -> Path:
+    """The log the CLI's hooks append a JSON line to at each step of a turn."""
+    return example_home(ctx) / "hooks.jsonl"
+
+
 @hookimpl(specname="prepare_home")
 def prepare(ctx: SpawnContext) -> HomePlan:
     home = example_home(ctx)

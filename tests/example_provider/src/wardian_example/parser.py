@@ -6,6 +6,7 @@ from wardian_core import hookimpl
 from wardian_core.parsing.escapes import TerminalText
 from wardian_core.parsing.events import event
 from wardian_core.parsing.jsonl import json_object, text_field
+from wardian_core.parsing.usage import count, usage_event
 from wardian_core.provider_models import EventKind, OutputSource, ParseResult
 
 HEADLESS_EVENTS: dict[str, EventKind] = {
@@ -24,6 +25,7 @@ ANSWERS = (("\nran", "accepted"), ("\ndenied", "rejected"))
 
 
 TELEMETRY_SOURCES = ("approvals", "events")
+HOOK_EVENTS: dict[str, EventKind] = {"turn_started": "turn_started", "permission_resolved": "approval_resolved"}
 
 
 @dataclass
@@ -40,7 +42,7 @@ def parse_line(source: OutputSource, data: bytes) -> ParseResult:
     if record is None:
         return ParseResult()
     line = data.decode("utf-8", "replace")
-    if source.name in TELEMETRY_SOURCES:
+    if source.name in (*TELEMETRY_SOURCES, "hooks"):
         if record.get("event") == "permission_request":
             tool = text_field(record, "tool") or "a tool"
             return ParseResult(
@@ -94,6 +96,35 @@ class TerminalParser:
 
 
 @dataclass
+class HookLogParser:
+    """The hook log: a turn's steps, and its output tokens when it completes. A turn is named
+    by how many completed before it in the log, so this parser's state is the log read so far."""
+
+    source: OutputSource
+    completed: int = 0
+
+    def feed(self, data: bytes) -> ParseResult:
+        record = json_object(data) or {}
+        name, line = record.get("event"), data.decode("utf-8", "replace")
+        if name == "turn_completed":
+            self.completed += 1
+            turn = f"turn-{self.completed}"
+            tokens = count(record, "output_tokens")
+            done = event("turn_completed", self.source, "event=turn_completed", line)
+            return ParseResult(
+                events=[
+                    done,
+                    usage_event(self.source, "event=turn_completed", line, turn_key=turn, output_tokens=tokens),
+                ]
+            )
+        kind = HOOK_EVENTS.get(str(name))
+        if kind is None:
+            return parse_line(self.source, data)  # a permission request, as the approvals log has it
+        answer = {"answer": record["answer"]} if record.get("answer") in ("accepted", "rejected", "dismissed") else {}
+        return ParseResult(events=[event(kind, self.source, f"event={name}", line, **answer)])
+
+
+@dataclass
 class LineParser:
     source: OutputSource
 
@@ -102,5 +133,7 @@ class LineParser:
 
 
 @hookimpl
-def parse_output(source: OutputSource) -> TerminalParser | LineParser:
-    return TerminalParser(source) if source.format == "chunks" else LineParser(source)
+def parse_output(source: OutputSource) -> TerminalParser | HookLogParser | LineParser:
+    if source.format == "chunks":
+        return TerminalParser(source)
+    return HookLogParser(source) if source.name == "hooks" else LineParser(source)

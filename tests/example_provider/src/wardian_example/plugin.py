@@ -22,6 +22,8 @@ def approval_source(ctx: SpawnContext) -> list[OutputSource]:
     events_url = ctx.launch.settings.get("events_url")
     if ctx.mode == "interactive" and isinstance(events_url, str):
         sources.append(OutputSource(name="events", kind="sse", url=events_url, headers={"X-Example": ctx.agent_name}))
+    if ctx.mode == "interactive":
+        sources.append(OutputSource(name="hooks", kind="file", path=home.hooks_file(ctx)))
     if ctx.provider_session_id:
         path = home.example_home(ctx) / f"approvals-{ctx.provider_session_id}.jsonl"
         sources.append(OutputSource(name="approvals", kind="file", path=path))

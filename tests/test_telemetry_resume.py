@@ -1,0 +1,135 @@
+"""Telemetry followers resumed where a previous host stopped: what it read is replayed to the
+parser (events dropped), what was written meanwhile is handed on as new, nothing twice."""
+
+import asyncio
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from file_following import Lines
+
+from wardian_core.db import open_writer
+from wardian_core.telemetry_positions import FilePosition, FolderPosition
+from wardian_host.agents.telemetry_positions import LaunchPositions
+from wardian_host.output.directory_watch import DirectoryWatch
+from wardian_host.output.file_tail import FileTail
+
+
+def _tail(
+    target: Path, resume: FilePosition | None = None, start_at_end: bool = False
+) -> tuple[Lines, Lines, FileTail]:
+    """A started tail of `target` (its file's lines are read at once), with what it replayed and handed on."""
+    replayed, lines = Lines(), Lines()
+    tail = FileTail(asyncio.get_running_loop(), target, lines, start_at_end, resume, replayed)
+    tail.start()
+    return replayed, lines, tail
+
+
+def test_a_resumed_tail_replays_what_was_read_and_hands_on_the_rest(tmp_path: Path) -> None:
+    target = tmp_path / "hooks.jsonl"
+    target.write_bytes(b"one\ntwo\nthr")  # the last line is still being written
+
+    async def scenario() -> tuple[FilePosition, list[bytes], list[bytes]]:
+        _, first, tail = _tail(target)
+        assert first.received == [b"one", b"two"]
+        position = tail.position()
+        tail.close()
+        with target.open("ab") as handle:  # written while no host read
+            handle.write(b"ee\nfour\n")
+        replayed, lines, again = _tail(target, position)
+        again.close()
+        return position, replayed.received, lines.received
+
+    position, replayed, lines = asyncio.run(scenario())
+    assert (position.start, position.read) == (0, len(b"one\ntwo\n"))
+    assert replayed == [b"one", b"two"]
+    assert lines == [b"three", b"four"]
+
+
+def test_a_resumed_tail_that_began_at_the_end_keeps_what_was_written_meanwhile(tmp_path: Path) -> None:
+    target = tmp_path / "rollout.jsonl"
+    target.write_bytes(b"history\n")
+
+    async def scenario() -> tuple[list[bytes], list[bytes]]:
+        _, first, tail = _tail(target, start_at_end=True)
+        assert first.received == []
+        position = tail.position()
+        tail.close()
+        with target.open("ab") as handle:
+            handle.write(b"meanwhile\n")
+        # The adopting host names the file as a resumed launch would: from its end.
+        replayed, lines, again = _tail(target, position, start_at_end=True)
+        again.close()
+        return replayed.received, lines.received
+
+    assert asyncio.run(scenario()) == ([], [b"meanwhile"])
+
+
+def test_a_resumed_tail_of_a_replaced_file_reads_the_new_one_from_its_start(tmp_path: Path) -> None:
+    target = tmp_path / "hooks.jsonl"
+    target.write_bytes(b"old one\nold two\n")
+
+    async def scenario() -> tuple[list[bytes], list[bytes]]:
+        _, _, tail = _tail(target)
+        position = tail.position()
+        tail.close()
+        replacement = tmp_path / "new.jsonl"
+        replacement.write_bytes(b"new one\nnew two\nnew three\n")
+        os.replace(replacement, target)
+        replayed, lines, again = _tail(target, position)
+        again.close()
+        return replayed.received, lines.received
+
+    assert asyncio.run(scenario()) == ([], [b"new one", b"new two", b"new three"])
+
+
+def test_a_resumed_folder_watch_replays_its_reports_and_reports_files_made_meanwhile(tmp_path: Path) -> None:
+    root = tmp_path / "sessions"
+    (root / "2025").mkdir(parents=True)
+    (root / "2025" / "rollout-before.jsonl").write_text("{}\n")
+
+    async def scenario() -> tuple[FolderPosition, list[bytes], list[bytes]]:
+        first = Lines()
+        watch = DirectoryWatch(asyncio.get_running_loop(), root, "rollout-*.jsonl", first)
+        watch.start()
+        (root / "2025" / "rollout-seen.jsonl").write_text("{}\n")
+        await first.wait_for(1)
+        position = watch.position()
+        watch.close()
+        (root / "2026").mkdir()
+        (root / "2026" / "rollout-meanwhile.jsonl").write_text("{}\n")
+        replayed, lines = Lines(), Lines()
+        again = DirectoryWatch(asyncio.get_running_loop(), root, "rollout-*.jsonl", lines, position, replayed)
+        again.start()
+        again.close()
+        return position, replayed.received, lines.received
+
+    position, replayed, lines = asyncio.run(scenario())
+    assert position.reported == ["2025/rollout-seen.jsonl"]
+    assert position.known == ["2025/rollout-before.jsonl", "2025/rollout-seen.jsonl"]
+    assert replayed == [b"2025/rollout-seen.jsonl"]
+    assert lines == [b"2026/rollout-meanwhile.jsonl"]  # neither the file there before nor one reported
+
+
+def test_positions_are_kept_per_launch_and_a_new_launch_forgets_them(
+    wardian_home: Path, seed_agent: Callable[..., dict[str, Any]]
+) -> None:
+    agent = seed_agent("Coder", name="ada")["uuid"]
+    conn = open_writer(wardian_home)
+    hooks = FilePosition(start=0, read=120, device=1, inode=2)
+    folder = FolderPosition(known=["a.jsonl"], reported=["a.jsonl"])
+
+    async def record() -> None:
+        book = LaunchPositions.fresh(conn, agent, 4242)
+        book.record("hooks", FilePosition(start=0, read=60, device=1, inode=2))
+        book.record("hooks", hooks)  # the latest of a loop turn is the one written
+        book.record("sessions", folder)
+        await asyncio.sleep(0)  # the turn of the loop that writes them
+
+    asyncio.run(record())
+    adopted = LaunchPositions.adopted(conn, agent, 4242)
+    assert (adopted.saved("hooks"), adopted.saved("sessions"), adopted.saved("other")) == (hooks, folder, None)
+    assert LaunchPositions.adopted(conn, agent, 999).saved("hooks") is None  # another launch's pid
+    LaunchPositions.fresh(conn, agent, 5000)
+    assert LaunchPositions.adopted(conn, agent, 4242).saved("hooks") is None
