@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from pydantic import ValidationError
 
 from wardian_core import identity
 from wardian_core.control.models import SendParams
@@ -33,6 +34,8 @@ PROFILE = InputProfile(settle_seconds=0, turn_start_seconds=BOUND, input_marker=
 SUBMIT = b"\r"
 # A settle no test could wait out: a send that finishes pressed its submit key once the text was drawn.
 DRAWING = InputProfile(settle_seconds=3600, submit_once_drawn=True, turn_start_seconds=BOUND, input_marker="❯")
+GEMINI_PASTE = r"\[Pasted Text: \d+ (?:lines|chars)(?: #\d+)?\]"
+PASTING = InputProfile(settle_seconds=0, turn_start_seconds=BOUND, input_marker=">", paste_placeholder=GEMINI_PASTE)
 
 
 def draw(*rows: str) -> bytes:
@@ -64,7 +67,12 @@ def home(tmp_path: Path) -> SimpleNamespace:
     registry = AgentRegistry(conn, 64 * 1024)
     tracker = StatusTracker(conn, lambda *_: None)
     terminal = ScriptedTerminal(tracker, registry)
-    profiles = {"cli": PROFILE, "generic": InputProfile(settle_seconds=0, sender_tag=False), "drawing": DRAWING}
+    profiles = {
+        "cli": PROFILE,
+        "generic": InputProfile(settle_seconds=0, sender_tag=False),
+        "drawing": DRAWING,
+        "pasting": PASTING,
+    }
     plugins = SimpleNamespace(info=lambda name: SimpleNamespace(input_profile=profiles[name]))
     sender = Sender(registry, plugins, terminal)  # type: ignore[arg-type]  # the parts a send uses
 
@@ -124,6 +132,38 @@ def test_a_dropped_submit_is_typed_once_more_when_the_text_still_waits_in_the_bo
     assert answer["delivery"]["confirmed_by"] == "hook UserPromptSubmit"
     assert answer["delivery"]["resubmitted"] is True
     assert home.terminal.typed[answer["results"][0]["uuid"]] == b"hello there\r\r"
+
+
+def test_a_paste_left_in_the_box_as_the_clis_placeholder_is_submitted_once_more(home: SimpleNamespace) -> None:
+    home.agent("gm", provider="pasting")
+
+    def cli(agent: Any, count: int) -> None:
+        if count == 1:  # the submit key read with the paste, taken as part of it: the paste waits
+            agent.record_output(draw("╭──╮", "│ > [Pasted Text: 2 lines] │", "╰──╯"))
+        else:
+            home.terminal.start_turn(agent)
+
+    home.terminal.on_submit = cli
+
+    answer = send(home, "gm", text="first line\nsecond line")
+
+    assert answer["delivery"]["resubmitted"] is True
+    typed = home.terminal.typed[answer["results"][0]["uuid"]]
+    assert typed == b"\x1b[200~first line\nsecond line\x1b[201~\r\r"
+
+
+def test_a_placeholder_counts_only_for_a_paste_and_only_in_the_box() -> None:
+    box = ["[Pasted Text: 9 chars] sent earlier", "╭──╮", "│ > [Pasted Text: 9 chars] │", "╰──╯"]
+    above_only = ["[Pasted Text: 9 chars] sent earlier", "╭──╮", "│ >   │", "╰──╯"]
+
+    assert waits_in_box(box, ">", "some text", GEMINI_PASTE)
+    assert not waits_in_box(box, ">", "some text")  # a typed text is read by its own words
+    assert not waits_in_box(above_only, ">", "some text", GEMINI_PASTE)
+
+
+def test_a_placeholder_that_is_no_pattern_is_refused() -> None:
+    with pytest.raises(ValidationError, match="paste_placeholder"):
+        InputProfile(paste_placeholder="[Pasted")
 
 
 def test_text_out_of_the_box_and_on_screen_is_confirmed_by_the_screen(home: SimpleNamespace) -> None:

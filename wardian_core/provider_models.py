@@ -6,6 +6,7 @@ kept apart from `wardian_core.models` so nothing on the CLI's read path imports 
 """
 
 import math
+import re
 from pathlib import Path
 from typing import Any, Literal, Self, get_args
 from urllib.parse import urlsplit
@@ -103,6 +104,22 @@ class InputProfile(_Model):
         description="What begins the input box's row on screen, inside its frame (Claude's `❯`): without the "
         "turn-start signal, the host reads there whether typed text still waits to be submitted.",
     )
+    paste_placeholder: str | None = Field(
+        None,
+        min_length=1,
+        description="A regular expression for what the CLI draws in its input box in place of a long paste "
+        "(Gemini's `[Pasted Text: 532 chars]`): a paste's own words never show there, so the host reads this "
+        "to tell whether a pasted prompt still waits to be submitted.",
+    )
+
+    @field_validator("paste_placeholder")
+    @classmethod
+    def _compiles(cls, pattern: str | None) -> str | None:
+        try:
+            re.compile(pattern or "")
+        except re.error as bad:
+            raise ValueError(f"not a regular expression: {bad}") from None
+        return pattern
 
 
 class TestedVersions(_Model):

@@ -9,12 +9,14 @@ box and shown elsewhere (a queued prompt, the transcript) was taken; text nowher
 
 import asyncio
 import contextlib
+import re
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from wardian_core.provider_models import InputProfile, ProviderEvent
 from wardian_host.agents.live_agent import LiveAgent
+from wardian_host.agents.typing_input import is_pasted
 
 # Characters that frame an input box around its marker (Gemini's `│ > …│`).
 FRAME_CHARS = "│┃║ "
@@ -75,9 +77,14 @@ def input_box(rows: list[str], marker: str) -> list[str]:
     return rows[first:]
 
 
-def waits_in_box(rows: list[str], marker: str, text: str) -> bool:
+def waits_in_box(rows: list[str], marker: str, text: str, placeholder: str | None = None) -> bool:
+    """Whether the text still waits in the input box: its first words there, or, for a paste the
+    CLI draws as a placeholder (`placeholder`, a pattern), that placeholder."""
+    box = input_box(rows, marker)
     head = text_head(text)
-    return bool(head) and head in _compact("".join(input_box(rows, marker)))
+    if head and head in _compact("".join(box)):
+        return True
+    return placeholder is not None and any(re.search(placeholder, row) for row in box)
 
 
 def shown_outside_box(rows: list[str], marker: str, text: str) -> bool:
@@ -118,22 +125,31 @@ async def confirm_taken(
         # The rule names the signal as the provider's parser reports it (`hook UserPromptSubmit`).
         return _confirmed(event.evidence.rule, since, resubmitted=False)
     marker = profile.input_marker
+    # Under load a CLI can read a paste and its submit key in one read and take the key as part of
+    # the paste: the text then waits in the box, drawn as the CLI's placeholder.
+    placeholder = profile.paste_placeholder if is_pasted(text, profile) else None
     rows = (await agent.screen.snapshot()).rows
-    resubmitted = marker is not None and waits_in_box(rows, marker, text)
+    resubmitted = marker is not None and waits_in_box(rows, marker, text, placeholder)
     if resubmitted:
         submit()
         event = await _signal_within(started, bound)
         if event is not None:
             return _confirmed(event.evidence.rule, since, resubmitted=True)
         rows = (await agent.screen.snapshot()).rows
-    return _by_screen(rows, marker, text, bound, since, resubmitted)
+    return _by_screen(rows, marker, text, placeholder, bound, since, resubmitted)
 
 
 def _by_screen(
-    rows: list[str], marker: str | None, text: str, bound: float, since: float, resubmitted: bool
+    rows: list[str],
+    marker: str | None,
+    text: str,
+    placeholder: str | None,
+    bound: float,
+    since: float,
+    resubmitted: bool,
 ) -> dict[str, Any]:
     no_signal = f"no turn started within {bound:g} s"
-    if marker is not None and waits_in_box(rows, marker, text):
+    if marker is not None and waits_in_box(rows, marker, text, placeholder):
         raise DeliveryFailed(f"{no_signal} and the text still waits in its input box after a second submit")
     if marker is None or not shown_outside_box(rows, marker, text):
         raise DeliveryFailed(f"{no_signal} and its screen shows the text nowhere")

@@ -13,11 +13,16 @@ PASTE_END = b"\x1b[201~"
 DRAWN_TAIL_BYTES = 8
 
 
+def is_pasted(text: str, profile: InputProfile) -> bool:
+    """Whether the text goes in as one bracketed paste rather than typed keys."""
+    body = text.rstrip("\r\n").encode()
+    return profile.bracketed_paste and ("\n" in text.strip("\n") or len(body) > profile.paste_threshold)
+
+
 def prompt_bytes(text: str, profile: InputProfile) -> tuple[bytes, bytes]:
     """(body, submit): the body pasted or typed, then the submit key after the settle delay."""
     body = text.rstrip("\r\n").encode()
-    pasted = profile.bracketed_paste and ("\n" in text.strip("\n") or len(body) > profile.paste_threshold)
-    if pasted:
+    if is_pasted(text, profile):
         body = PASTE_START + body.replace(b"\r\n", b"\n") + PASTE_END
     return body, profile.submit_key.encode()
 

@@ -31,6 +31,8 @@ INPUT_PROFILE = InputProfile(
     # the input box's row begins with "❯".
     turn_start_seconds=10,
     input_marker="❯",
+    # 2.1.330 draws a long paste as `[Pasted text #1 +12 lines]`.
+    paste_placeholder=r"\[Pasted text #\d+(?: \+\d+ lines)?\]",
 )
 
 PERMISSION_MODE = "permission_mode"

@@ -39,4 +39,6 @@ INPUT_PROFILE = InputProfile(
     # the input box's row begins with "›".
     turn_start_seconds=10,
     input_marker="›",
+    # 0.169.0 draws a long paste as `[Pasted Content 1234 chars]`.
+    paste_placeholder=r"\[Pasted Content \d+ chars\]",
 )

@@ -28,6 +28,9 @@ INPUT_PROFILE = InputProfile(
     # the input box's row begins with ">".
     turn_start_seconds=10,
     input_marker=">",
+    # 0.61.0 draws a long paste as `[Pasted Text: 532 chars]` (or `N lines`), its own
+    # PASTED_TEXT_PLACEHOLDER_REGEX.
+    paste_placeholder=r"\[Pasted Text: \d+ (?:lines|chars)(?: #\d+)?\]",
 )
 
 APPROVAL_MODES: list[str | int | float | bool] = ["default", "auto_edit", "yolo", "plan"]

@@ -18,6 +18,8 @@ INPUT_PROFILE = InputProfile(
     # a loaded machine); the input box's row begins with "┃".
     turn_start_seconds=20,
     input_marker="┃",
+    # 1.18.33 draws a long paste as `[Pasted ~12 lines]`.
+    paste_placeholder=r"\[Pasted ~\d+ lines\]",
 )
 
 PERMISSIONS: list[str | int | float | bool] = ["ask", "allow", "deny"]
