@@ -340,3 +340,20 @@ def test_a_workflow_run_and_its_nodes_follow_the_run_without_a_reload(
         assert run_wardian("workflow", "approve", run_id, "ship").returncode == 0
         page.wait_for_function(f"document.querySelector('{run}').textContent.includes('greet · completed')")
         assert "ship: completed" in page.inner_text(run)
+
+
+def test_a_tile_gets_its_terminal_only_once_it_comes_on_screen(
+    spawn: Spawn, wait_status: WaitStatus, run_wardian: RunWardian
+) -> None:
+    agents = [spawn(f"tile-{index}", "bash", "-c", f"echo drawn-{index}-$((6*7)); exec cat") for index in range(3)]
+    for index in range(3):
+        wait_status(f"tile-{index}", "idle")
+    has_terminal = "(uuid) => document.querySelector(`#agent-${uuid} .xterm-rows`) !== null"
+    with chromium_page(390, 300) as page:  # one column: the third tile is far below the window
+        open_view(page, web_address(run_wardian))
+        first, last = (f"#agent-{agents[index]['uuid']}" for index in (0, 2))
+        page.wait_for_function(f"document.querySelector('{first} .xterm-rows')?.textContent.includes('drawn-0-42')")
+        page.wait_for_selector(last)
+        assert page.evaluate(has_terminal, agents[2]["uuid"]) is False
+        page.eval_on_selector(last, "node => node.scrollIntoView()")
+        page.wait_for_function(f"document.querySelector('{last} .xterm-rows')?.textContent.includes('drawn-2-42')")

@@ -6,6 +6,7 @@ const TILE_COLS = 110;
 const STATUS_ORDER = { action_required: 0, error: 1, processing: 2, starting: 3, idle: 4, headless: 5, off: 6 };
 const SHOWN_KEY = "wardian-notices-shown";
 const tiles = new Map(); // uuid -> {agent, el, term, box, streaming}
+const tileOfBox = new WeakMap(); // a terminal box -> its tile, for the on-screen observer
 let socket = null;
 let enlarged = null; // uuid of the agent being typed into
 let reconnectDelay = 500;
@@ -68,11 +69,10 @@ function evidenceText(evidence) {
 }
 
 function makeTile(agent) {
-  const term = new Terminal({ rows: TILE_ROWS, cols: TILE_COLS, fontSize: 7, disableStdin: true, scrollback: 500 });
-  const fit = new FitAddon.FitAddon();
-  term.loadAddon(fit);
+  // The tile's terminal is made when the tile first comes on screen (`onScreen`): building an
+  // xterm.js terminal is most of a page's load, and a tile nobody scrolled to needs none.
   const box = el("div", { class: "terminal-box", title: "Enlarge to type" });
-  const tile = { agent, term, fit, box, streaming: false, el: el("article", { class: "tile", id: `agent-${agent.uuid}` }) };
+  const tile = { agent, term: null, fit: null, box, streaming: false, el: el("article", { class: "tile", id: `agent-${agent.uuid}` }) };
   box.addEventListener("click", () => enlarge(agent.uuid));
   tile.head = el("div", { class: "tile-head" });
   tile.meta = el("div", { class: "meta" });
@@ -90,12 +90,38 @@ function makeTile(agent) {
     actions.append(el("button", { type: "button", "data-action": kind, onclick: () => act(kind, { target: tile.agent.uuid }) }, label));
   }
   tile.el.append(tile.head, tile.meta, tile.evidence, tile.dialog, tile.usage, box, send, actions);
-  term.open(box);
-  term.onData((data) => {
-    if (enlarged === tile.agent.uuid) sendFrame({ op: "input", agent: tile.agent.uuid, data: base64Of(data) });
-  });
+  tileOfBox.set(box, tile);
+  onScreen.observe(box);
   return tile;
 }
+
+function makeTerminal(tile) {
+  // Opened in a detached holder, attached after: xterm.js measures its box as it opens, and 20
+  // opens in the page each forced a layout of the whole grid (3x the time, measured).
+  if (tile.term) return null;
+  const holder = el("div", { class: "terminal-holder" });
+  tile.term = new Terminal({ rows: TILE_ROWS, cols: TILE_COLS, fontSize: 7, disableStdin: true, scrollback: 500 });
+  tile.fit = new FitAddon.FitAddon();
+  tile.term.loadAddon(tile.fit);
+  tile.term.open(holder);
+  tile.term.onData((data) => {
+    if (enlarged === tile.agent.uuid) sendFrame({ op: "input", agent: tile.agent.uuid, data: base64Of(data) });
+  });
+  return holder;
+}
+
+function showTerminals(shown) {
+  // Every terminal asked for first, then built: the host answers while the page builds them.
+  const starting = shown.filter((tile) => !tile.term && tile.agent.is_running && !tile.streaming);
+  for (const tile of starting) stream(tile, false);
+  const holders = shown.map(makeTerminal);
+  shown.forEach((tile, index) => { if (holders[index]) tile.box.append(holders[index]); });
+}
+
+const onScreen = new IntersectionObserver((entries) => {
+  const shown = entries.filter((entry) => entry.isIntersecting).map((entry) => tileOfBox.get(entry.target));
+  showTerminals(shown.filter((tile) => tile && tiles.has(tile.agent.uuid)));
+}, { rootMargin: "200px" }); // a little ahead of scrolling, so a tile arrives drawn
 
 function drawTile(tile) {
   const agent = tile.agent;
@@ -153,14 +179,15 @@ function drawAgents(agents) {
     tile.agent = agent;
     drawTile(tile);
     grid.append(tile.el); // in order: waiting agents first
-    if (agent.is_running && !tile.streaming) stream(tile, enlarged === agent.uuid);
+    if (tile.term && agent.is_running && !tile.streaming) stream(tile, enlarged === agent.uuid);
   }
   if (enlarged && seen.has(enlarged) && document.visibilityState === "visible") {
     sendFrame({ op: "seen", agent: enlarged }); // a turn that ends in front of a person needs no notice
   }
   for (const [uuid, tile] of tiles) {
     if (!seen.has(uuid)) {
-      tile.term.dispose();
+      onScreen.unobserve(tile.box);
+      if (tile.term) tile.term.dispose();
       tile.el.remove();
       tiles.delete(uuid);
     }
@@ -193,7 +220,7 @@ function drawRuns(runs) {
 
 function onTerminal(message) {
   const tile = tiles.get(message.agent);
-  if (!tile) return;
+  if (!tile || !tile.term) return;
   if (message.attached !== undefined) tile.term.reset(); // the recent output again: a fresh screen
   if (message.lagged !== undefined) tile.term.reset(); // this tab fell behind: recent output follows
   if (message.output) tile.term.write(bytesOf(message.output));
@@ -220,6 +247,7 @@ function onNotice(notice) {
 function enlarge(uuid) {
   const tile = tiles.get(uuid);
   if (!tile || !tile.agent.is_running) return;
+  showTerminals([tile]);
   enlarged = uuid;
   const overlay = document.getElementById("enlarged");
   document.getElementById("enlarged-title").textContent = `${tile.agent.name} — typing goes to the agent`;
