@@ -2,6 +2,7 @@
 (the server built inside the test's loop, as uvicorn's tests do), on both POSIX backends."""
 
 import asyncio
+import fcntl
 import os
 import signal
 from collections.abc import Awaitable, Callable, Iterator
@@ -12,9 +13,11 @@ import pytest
 from wardian_core import paths
 from wardian_core import terminal_wire as wire
 from wardian_core.errors import WardianError
+from wardian_core.process_locks import take_exclusive
 from wardian_core.pty_backend import BACKENDS, Backend
 from wardian_host.daemon.host_lock import wait_until_gone
 from wardian_host.terminal.ptys import READ_BATCH_BYTES
+from wardian_host.terminal.server import handover
 from wardian_host.terminal.server import process as server_process
 from wardian_host.terminal.server.framing import read_frame
 from wardian_host.terminal.server.ring import OutputRing
@@ -238,3 +241,91 @@ def test_a_server_left_with_no_host_and_no_live_terminal_ends(wardian_home: Path
 
     pid = asyncio.run(scenario())
     assert wait_until_gone(pid, WAIT)
+
+
+# -- an upgrade: one server hands its terminals to another ------------------------------------
+
+HANDED_SCRIPT = "echo one; read x; echo two:$x; read y; echo three:$y"
+
+
+async def _old_server(home: Path, backend: Backend) -> TerminalServer:
+    paths.ensure_home(home)
+    lock_fd = take_exclusive(server_process.lock_path(home))
+    assert isinstance(lock_fd, int)
+    os.ftruncate(lock_fd, 0)  # not this test's pid: the reaping fixture would kill the test
+    server = TerminalServer(server_process.socket_path(home), backend, ring_bytes=64 * 1024, lock_fd=lock_fd)
+    await server.start()
+    return server
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_new_server_takes_every_terminal_at_its_offsets_and_the_old_one_ends(
+    backend: Backend, wardian_home: Path
+) -> None:
+    async def scenario() -> None:
+        old = await _old_server(wardian_home, backend)
+        host = await ServerPtys.connect(wardian_home)
+        heard, other = Heard(), Heard()
+        pid = await launch(host, "a", HANDED_SCRIPT, heard)
+        await launch(host, "b", "read z; exit 3", other)
+        await heard.until(b"one")
+        host.write("a", b"first\n")
+        await heard.until(b"two:first")
+        parsed = host.offset_of("a")
+        assert parsed is not None
+        host.parsed("a", parsed)
+        await host.close()  # an upgrade: the old host stopped, keeping its agents
+        raw = await ServerPtys.connect(wardian_home)  # b exits while no host hears it: kept, not released
+        raw._reading.cancel()
+        raw.write("b", b"\n")
+        async with asyncio.timeout(WAIT):
+            while not old._records["b"].exited:
+                await asyncio.sleep(0.01)
+        await raw.close()
+
+        received = await asyncio.to_thread(handover.take_over, old.path)
+        async with asyncio.timeout(WAIT):
+            await old.stopped.wait()  # it handed everything over and ends
+        await old.close()
+        new = TerminalServer(old.path, backend, ring_bytes=64 * 1024, lock_fd=received.lock_fd)
+        await new.start(received)
+        try:
+            again = await ServerPtys.connect(wardian_home)
+            states = {state.key: state for state in again.welcome.terminals}
+            assert states["a"].pid == pid and not states["a"].exited
+            assert (states["a"].start_offset, states["a"].acked_offset) == (0, parsed)
+            assert states["b"].exited and states["b"].exit_code == 3
+            replayed = Heard()
+            again.follow("a", 0, replayed.on_output, replayed.on_exit)
+            again.write("a", b"second\n")  # the PTY it types into came over the socket
+            await replayed.until(b"three:second")
+            assert bytes(replayed.output).startswith(bytes(heard.output))  # the ring came whole
+            assert replayed.output.count(b"two:first") == 1 and replayed.output.count(b"one") == 1
+            async with asyncio.timeout(WAIT):
+                await replayed.exited.wait()
+            assert replayed.exit_code is None  # another process's child: its code is not ours to read
+            with pytest.raises(BlockingIOError):  # the lock came with it: still held
+                fcntl.flock(os.open(server_process.lock_path(wardian_home), os.O_RDONLY), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            again.shutdown()
+            await again.close()
+        finally:
+            await new.close()
+            os.ftruncate(received.lock_fd, 0)  # the new server wrote its pid: this test's
+
+    asyncio.run(scenario())
+
+
+def test_a_server_refuses_to_hand_over_while_a_host_is_connected(wardian_home: Path) -> None:
+    async def scenario() -> None:
+        old = await _old_server(wardian_home, "linux")
+        host = await ServerPtys.connect(wardian_home)
+        try:
+            with pytest.raises(Exception) as refused:
+                await asyncio.to_thread(handover.take_over, old.path)
+            assert getattr(refused.value, "details", {}).get("reason") == "host_connected"
+            assert not old.stopped.is_set()
+        finally:
+            await host.close()
+            await old.close()
+
+    asyncio.run(scenario())

@@ -9,14 +9,22 @@ neither misses nor repeats a byte the ring still holds.
 
 The first frame each side sends is a `Hello`/`Welcome` carrying `TERMINAL_PROTOCOL_VERSION`;
 a server of another version answers `Refused` with the `protocol_mismatch` envelope.
+
+An upgrade: a server of the new version, starting, opens with `HandOver` instead; the running
+one answers `HandedOver`, then sends the descriptors it lists over SCM_RIGHTS (its lock, its
+listening socket, each live PTY's master) and each terminal's ring, and exits
+(`wardian_host.terminal.server.handover`). `HandOver`, `HandedOver` and `Refused` keep their
+shape in every version: they are how two versions talk.
 """
 
+import os
 import struct
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-TERMINAL_PROTOCOL_VERSION = 1
+# Tests bump it (for a host and the server it starts) to prove an upgrade keeps every agent.
+TERMINAL_PROTOCOL_VERSION = 1 + int(os.environ.get("WARDIAN_TEST_TERMINAL_PROTOCOL_STEP", "0"))
 
 PREFIX = struct.Struct(">II")  # header length, payload length
 MAX_HEADER_BYTES = 1024 * 1024  # an environment and argv fit with room to spare
@@ -90,6 +98,14 @@ class Shutdown(_Frame):
     kind: Literal["shutdown"] = "shutdown"
 
 
+class HandOver(_Frame):
+    """From a starting server (of any version) to the running one: hand me every terminal, then exit."""
+
+    kind: Literal["hand_over"] = "hand_over"
+    v: int
+    pid: int
+
+
 # -- server to client -----------------------------------------------------------------------
 
 
@@ -126,6 +142,36 @@ class Refused(_Frame):
     error: dict[str, Any]  # the envelope's error object: code, message, hint, details
 
 
+class HandedTerminal(_Frame):
+    """One terminal as a server hands it over; its ring follows the descriptors, in list order:
+    `ring_bytes` of output from `start_offset`, then `pieces` big-endian u64 offsets where the
+    ring's appends began (a replay hands output on in the pieces it was read in)."""
+
+    key: str
+    pid: int
+    session_id: int
+    start_offset: int = Field(ge=0)
+    acked_offset: int = Field(ge=0)
+    exited: bool
+    exit_code: int | None = None
+    rows: int = Field(gt=0)
+    cols: int = Field(gt=0)
+    ring_bytes: int = Field(ge=0)
+    pieces: int = Field(ge=0)
+    has_master: bool  # an exited one's PTY is closed: no descriptor comes for it
+
+
+class HandedOver(_Frame):
+    """The descriptors that follow: the server lock, the listening socket, then the master of
+    each terminal that `has_master`, in the order of `terminals`."""
+
+    kind: Literal["handed_over"] = "handed_over"
+    v: int
+    pid: int
+    terminals: list[HandedTerminal]
+    descriptors: int = Field(ge=2)
+
+
 class Launched(_Frame):
     kind: Literal["launched"] = "launched"
     id: int
@@ -155,9 +201,11 @@ class Exited(_Frame):
 
 
 ClientFrame = Annotated[
-    Hello | Launch | Write | Resize | Follow | Ack | Release | Shutdown, Field(discriminator="kind")
+    Hello | Launch | Write | Resize | Follow | Ack | Release | Shutdown | HandOver, Field(discriminator="kind")
 ]
-ServerFrame = Annotated[Welcome | Refused | Launched | LaunchFailed | Output | Exited, Field(discriminator="kind")]
+ServerFrame = Annotated[
+    Welcome | Refused | Launched | LaunchFailed | Output | Exited | HandedOver, Field(discriminator="kind")
+]
 CLIENT_FRAMES: TypeAdapter[ClientFrame] = TypeAdapter(ClientFrame)
 SERVER_FRAMES: TypeAdapter[ServerFrame] = TypeAdapter(ServerFrame)
 

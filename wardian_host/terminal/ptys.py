@@ -61,14 +61,28 @@ class PtyTable:
         on_exit: ExitCodeHandler,
     ) -> Terminal:
         """Start `argv` on a new PTY of `size` (rows, cols) under `key`."""
+        terminal = spawn_terminal(argv, env, cwd, self.backend, *size)
+        self.adopt(key, terminal, size, on_output, on_exit)
+        return terminal
+
+    def adopt(
+        self, key: str, terminal: Terminal, size: tuple[int, int], on_output: OutputHandler, on_exit: ExitCodeHandler
+    ) -> None:
+        """Read, write and watch `terminal` (one just started, or one another server handed over)."""
         rows, cols = size
-        terminal = spawn_terminal(argv, env, cwd, self.backend, rows, cols)
         pty = Pty(key, terminal, on_output, on_exit, rows, cols)
         self._ptys[key] = pty
         if not self._paused:
             self._loop.add_reader(terminal.fileno(), self._read, pty)
         terminal.watch_exit(self._loop, functools.partial(self._exited, pty))
-        return terminal
+
+    def release_all(self) -> None:
+        """Stop reading, writing and watching every PTY, closing none (another server took them)."""
+        for pty in self._ptys.values():
+            self._loop.remove_reader(pty.terminal.fileno())
+            self._loop.remove_writer(pty.terminal.fileno())
+            pty.terminal.unwatch_exit(self._loop)
+        self._ptys.clear()
 
     def get(self, key: str) -> Pty | None:
         return self._ptys.get(key)

@@ -20,9 +20,18 @@ class OutputRing:
     # Where each append began: a replay hands the output on in the pieces it came in.
     _starts: deque[int] = field(default_factory=deque)
 
+    @classmethod
+    def restored(cls, capacity: int, start_offset: int, data: bytes, starts: list[int]) -> "OutputRing":
+        """A ring another server kept (an upgrade hands it over): its bytes and where its appends began."""
+        return cls(capacity, start_offset, bytearray(data), deque(starts or [start_offset]))
+
     @property
     def end_offset(self) -> int:
         return self.start_offset + len(self._data)
+
+    def kept(self) -> tuple[memoryview, list[int]]:
+        """Its bytes from `start_offset` and the offsets where its appends began, to hand over."""
+        return memoryview(self._data), list(self._starts)
 
     def append(self, data: bytes) -> None:
         self._starts.append(self.end_offset)

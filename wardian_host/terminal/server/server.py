@@ -8,10 +8,14 @@ are still read (into the rings, which keep the newest bytes), so agents never bl
 host that is restarting. While a connected host reads slowly, the PTYs are not read
 (the agents block on their own full PTY): nothing here grows beyond the rings and one
 transport's high-water mark. No parsing, no plugins, no state.db.
+
+A newer server (an upgrade) may ask for every terminal (`handover`): this one hands its
+lock, socket, PTYs and rings over while no host is connected, and ends.
 """
 
 import asyncio
 import contextlib
+import functools
 import logging
 import os
 from dataclasses import dataclass, field
@@ -26,7 +30,9 @@ from wardian_core.errors import WardianError
 from wardian_core.pty_backend import Backend
 from wardian_core.version import __version__
 from wardian_host.terminal.ptys import PtyTable
+from wardian_host.terminal.server import handover
 from wardian_host.terminal.server.framing import read_frame
+from wardian_host.terminal.server.handed_terminal import HandedTerminal
 from wardian_host.terminal.server.ring import DEFAULT_RING_BYTES, OutputRing
 
 log = logging.getLogger(__name__)
@@ -50,6 +56,22 @@ class Record:
     exited: bool = False
     exit_code: int | None = None
 
+    def handed(self, rows: int, cols: int, ring_bytes: int, pieces: int, has_master: bool) -> wire.HandedTerminal:
+        return wire.HandedTerminal(
+            key=self.key,
+            pid=self.pid,
+            session_id=self.session_id,
+            start_offset=self.ring.start_offset,
+            acked_offset=max(self.acked_offset, self.ring.start_offset),
+            exited=self.exited,
+            exit_code=self.exit_code,
+            rows=rows,
+            cols=cols,
+            ring_bytes=ring_bytes,
+            pieces=pieces,
+            has_master=has_master,
+        )
+
     def state(self, rows: int, cols: int) -> wire.TerminalState:
         return wire.TerminalState(
             key=self.key,
@@ -72,20 +94,29 @@ class HostLink:
 
 
 class TerminalServer:
-    def __init__(self, socket_path: Path, backend: Backend, ring_bytes: int = DEFAULT_RING_BYTES) -> None:
+    def __init__(
+        self, socket_path: Path, backend: Backend, ring_bytes: int = DEFAULT_RING_BYTES, lock_fd: int | None = None
+    ) -> None:
         self.path = socket_path
         self.started_at = now_iso()
         self._ring_bytes = ring_bytes
         self._backend = backend
+        self._lock_fd = lock_fd  # handed to a newer server with the rest
         self._ptys = PtyTable(asyncio.get_running_loop(), backend)
         self._records: dict[str, Record] = {}
         self._host: HostLink | None = None
-        self._server: asyncio.AbstractServer | None = None
+        self._server: asyncio.Server | None = None
+        self._handed_over = False
         self.stopped = asyncio.Event()
 
-    async def start(self) -> None:
-        """Bind the socket; the caller holds the server lock, so an existing file is stale."""
+    async def start(self, received: handover.Received | None = None) -> None:
+        """Bind the socket (the caller holds the server lock, so an existing file is stale), or
+        serve the one an older server handed over with its terminals."""
         endpoint.peer_credential_means()
+        if received is not None:
+            self._server = await asyncio.start_unix_server(self._serve, sock=received.listener)
+            self._adopt(received)
+            return
         endpoint.ensure_private_dir(self.path.parent)
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
@@ -93,10 +124,12 @@ class TerminalServer:
         os.chmod(self.path, 0o600)
 
     async def close(self) -> None:
-        if self._server is not None:
-            self._server.close()
         if self._host is not None:
             self._host.writer.close()
+        if self._handed_over:
+            return  # the socket, its file and the PTYs are the new server's now
+        if self._server is not None:
+            self._server.close()
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
         for pty in self._ptys.all():  # as a closing terminal window does
@@ -108,6 +141,10 @@ class TerminalServer:
         try:
             refusal = self._stranger(writer)
             hello = (await read_frame(reader, wire.CLIENT_FRAMES))[0] if refusal is None else None
+            if refusal is None and isinstance(hello, wire.HandOver):
+                refusal = self._hand_over(writer, hello)
+                if refusal is None:
+                    return
             if refusal is None and (not isinstance(hello, wire.Hello) or hello.v != wire.TERMINAL_PROTOCOL_VERSION):
                 refusal = _mismatch(hello)
             # Checked after the last await before the host is taken on: two hosts cannot both pass.
@@ -160,12 +197,12 @@ class TerminalServer:
             self._ptys.resume_reading()  # nobody to wait for: the rings take the output
             self._stop_if_unneeded()
 
+    def _size(self, key: str) -> tuple[int, int]:
+        pty = self._ptys.get(key)
+        return (pty.rows, pty.cols) if pty is not None else (1, 1)  # an exited one's: no PTY left
+
     def _welcome(self) -> wire.Welcome:
-        states = []
-        for record in self._records.values():
-            pty = self._ptys.get(record.key)
-            rows, cols = (pty.rows, pty.cols) if pty is not None else (0, 0)
-            states.append(record.state(max(rows, 1), max(cols, 1)))
+        states = [record.state(*self._size(record.key)) for record in self._records.values()]
         return wire.Welcome(
             v=wire.TERMINAL_PROTOCOL_VERSION,
             pid=os.getpid(),
@@ -220,6 +257,57 @@ class TerminalServer:
         record = Record(frame.key, terminal.pid, terminal.session_id, ring, followed=True, acked_offset=frame.offset)
         self._records[frame.key] = record
         self._send(wire.Launched(id=frame.id, key=frame.key, pid=terminal.pid, session_id=terminal.session_id))
+
+    def _hand_over(self, writer: asyncio.StreamWriter, frame: wire.HandOver) -> WardianError | None:
+        """Hand every terminal to the newer server asking (see `handover`), then end; in one
+        go, with no await: no PTY is read, no host taken on, between the snapshot and the send."""
+        if self._lock_fd is None or self._server is None:
+            return WardianError("not_supported", "this terminal server was started without its lock to hand over")
+        refusal = self._host_connected()
+        if refusal is not None:
+            return refusal
+        handing = self._handing(self._lock_fd, self._server.sockets[0].fileno())
+        try:
+            handover.hand_over(writer.get_extra_info("socket").fileno(), handing)
+        except OSError as exc:  # the new server went away: this one keeps serving its terminals
+            log.warning("handing the terminals over failed: %s", exc)
+            return WardianError("request_failed", f"the handover failed: {exc}")
+        finally:
+            for data, _ in handing.rings:
+                data.release()  # the rings may grow again
+        log.info("handed %d terminals to the terminal server %d", len(self._records), frame.pid)
+        self._ptys.release_all()
+        self._handed_over = True
+        self.stopped.set()
+        return None
+
+    def _handing(self, lock_fd: int, listener_fd: int) -> handover.Handing:
+        descriptors, terminals, rings = [lock_fd, listener_fd], [], []
+        for record in self._records.values():
+            pty = self._ptys.get(record.key)
+            if pty is not None:
+                descriptors.append(pty.terminal.fileno())
+            data, starts = record.ring.kept()
+            terminals.append(record.handed(*self._size(record.key), len(data), len(starts), pty is not None))
+            rings.append((data, starts))
+        answer = wire.HandedOver(
+            v=wire.TERMINAL_PROTOCOL_VERSION, pid=os.getpid(), terminals=terminals, descriptors=len(descriptors)
+        )
+        return handover.Handing(answer, descriptors, rings)
+
+    def _adopt(self, received: handover.Received) -> None:
+        """Take on the terminals an older server handed over, at the same offsets."""
+        for handed, (data, starts) in zip(received.answer.terminals, received.rings, strict=True):
+            ring = OutputRing.restored(self._ring_bytes, handed.start_offset, data, starts)
+            record = Record(handed.key, handed.pid, handed.session_id, ring, acked_offset=handed.acked_offset)
+            record.exited, record.exit_code = handed.exited, handed.exit_code
+            self._records[handed.key] = record
+            master = received.masters.get(handed.key)
+            if master is not None:
+                terminal = HandedTerminal(master, handed.pid, handed.session_id)
+                on_output = functools.partial(self._output, record)
+                on_exit = functools.partial(self._exited, record)
+                self._ptys.adopt(handed.key, terminal, (handed.rows, handed.cols), on_output, on_exit)
 
     def _output(self, record: Record, data: bytes) -> None:
         offset = record.ring.end_offset
