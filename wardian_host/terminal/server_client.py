@@ -5,7 +5,8 @@ same moment finds the lock taken and the host connects to the first), checks the
 this user, and exchanges versions (a server of another version is upgraded: a new one takes
 its terminals over). Output arrives as frames carrying their absolute
 offset; a frame that repeats bytes already handed on (a follow from an older offset) is
-trimmed, so the parser sees each byte once. When the server's connection ends, every
+trimmed, so the parser sees each byte once. What the parser took in is acknowledged once per
+loop turn, with each terminal's newest offset (`parsed`). When the server's connection ends, every
 terminal still open is told its exit (code None): the host records it as `terminal server
 ended` (`on_server_lost`).
 """
@@ -52,6 +53,10 @@ class ServerPtys:
         self._followed: dict[str, _Followed] = {}
         self._launches: dict[int, asyncio.Future[wire.Launched]] = {}
         self._next_id = 0
+        self._loop = asyncio.get_running_loop()
+        # Each terminal's newest parsed offset not yet told, and the call that tells them.
+        self._acks: dict[str, int] = {}
+        self._acks_due: asyncio.Handle | None = None
         self.on_server_lost: Callable[[], None] = lambda: None
         self._reading = asyncio.ensure_future(self._read_frames())
 
@@ -121,8 +126,16 @@ class ServerPtys:
         self._send(wire.Follow(key=key, offset=offset))
 
     def parsed(self, key: str, offset: int) -> None:
-        """The host's parser has reported what `key` printed up to `offset`: a next host need not again."""
-        self._send(wire.Ack(key=key, offset=offset))
+        """The host's parser has reported what `key` printed up to `offset`: a next host need not again.
+
+        Told at the end of the loop turn, the newest offset of each terminal in one write: an Ack
+        per parse was a frame and a system call each (65,000 in a run of `benchmarks/host.py`
+        (e)). An Ack told late costs a next host a few events reported twice; one is never
+        told ahead of what was parsed, which would lose them.
+        """
+        self._acks[key] = offset
+        if self._acks_due is None:
+            self._acks_due = self._loop.call_soon(self._tell_parsed)
 
     def write(self, key: str, data: bytes) -> None:
         for start in range(0, max(len(data), 1), wire.MAX_PAYLOAD_BYTES):
@@ -136,6 +149,7 @@ class ServerPtys:
         self._send(wire.Shutdown())
 
     async def close(self) -> None:
+        self._tell_parsed()  # a next host need not report again what this one did
         self._reading.cancel()
         self._writer.close()
         with contextlib.suppress(ConnectionError, asyncio.CancelledError):
@@ -148,8 +162,17 @@ class ServerPtys:
     # -- frames from the server -------------------------------------------------------------
 
     def _send(self, frame: wire.ClientFrame, payload: bytes = b"") -> None:
+        self._tell_parsed()  # an Ack is held to the end of the turn, never put behind a later frame
         if not self._writer.is_closing():
             self._writer.write(wire.encode(frame, payload))
+
+    def _tell_parsed(self) -> None:
+        if self._acks_due is not None:
+            self._acks_due.cancel()
+            self._acks_due = None
+        acks, self._acks = self._acks, {}
+        if acks and not self._writer.is_closing():
+            self._writer.write(b"".join(ack_frame(key, offset) for key, offset in acks.items()))
 
     async def _read_frames(self) -> None:
         try:
@@ -190,6 +213,7 @@ class ServerPtys:
             followed.on_output(fresh)
 
     def _lost(self) -> None:
+        self._acks.clear()  # nobody to tell
         for answer in self._launches.values():
             if not answer.done():
                 answer.set_exception(server_ended())
@@ -203,6 +227,13 @@ class ServerPtys:
         """The next offset this host expects of `key` (what it handed on so far)."""
         followed = self._followed.get(key)
         return followed.next_offset if followed is not None else None
+
+
+def ack_frame(key: str, offset: int) -> bytes:
+    """`wire.encode(wire.Ack(key=key, offset=offset))` without building the model: it is built
+    once per parse (tests check the server reads it as that model)."""
+    header = b'{"kind":"ack","key":%s,"offset":%d}' % (json.dumps(key).encode(), offset)
+    return wire.PREFIX.pack(len(header), 0) + header
 
 
 async def _open(home: Path) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
