@@ -136,6 +136,12 @@ def include_roots(home: Path, class_name: str, agent_uuid: str) -> list[Path]:
     return [check_inside(home, root) for root in candidates if root.is_dir()]
 
 
+def include_root_folders(home: Path) -> list[Path]:
+    """The folders of the home that hold every include root: what a provider may trust on
+    Wardian's behalf. Not the whole home, which also holds worktrees of the user's code."""
+    return [common_dir(home), classes_dir(home), agents_dir(home)]
+
+
 def check_inside(home: Path, path: Path) -> Path:
     """`path`, when it resolves inside `home` (every link on the way followed); else `unauthorized`.
     A class named `../../x` (stored before classes were checked) or a folder of the home linked

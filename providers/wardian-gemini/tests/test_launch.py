@@ -81,7 +81,13 @@ def test_launch_arguments_fresh_resume_and_headless(make_ctx, tmp_path: Path) ->
     assert argv[-3:] == ["--output-format", "stream-json", "--prompt=-x"] and "yolo" in argv
 
 
-def test_every_agent_reads_and_writes_the_users_own_trust_file_with_wardians_home_trusted(
+def wardian_rules(tmp_path: Path) -> dict[str, str]:
+    """Wardian's own rules: the home's folders of include roots, not the home (worktrees live there)."""
+    home = (tmp_path / "wardian").resolve()
+    return {str(home / folder): "TRUST_FOLDER" for folder in ("common", "classes", "agents")}
+
+
+def test_every_agent_reads_and_writes_the_users_own_trust_file_with_wardians_folders_trusted(
     make_ctx, tmp_path: Path, monkeypatch
 ) -> None:
     user = user_gemini(tmp_path, monkeypatch)
@@ -95,12 +101,9 @@ def test_every_agent_reads_and_writes_the_users_own_trust_file_with_wardians_hom
     # One file for every agent and for Gemini outside Wardian: an answer given once holds for all.
     assert plan.env["GEMINI_CLI_TRUSTED_FOLDERS_PATH"] == again.env["GEMINI_CLI_TRUSTED_FOLDERS_PATH"]
     assert plan.env["GEMINI_CLI_TRUSTED_FOLDERS_PATH"] == str(user / "trustedFolders.json")
-    # The user's rules kept, refusals included; Wardian's home (its include roots) trusted; the
+    # The user's rules kept, refusals included; Wardian's folders of include roots trusted; the
     # user's include dir and workspace get no rule from Wardian.
-    assert json.loads((user / "trustedFolders.json").read_text()) == {
-        **users_rules,
-        str((tmp_path / "wardian").resolve()): "TRUST_FOLDER",
-    }
+    assert json.loads((user / "trustedFolders.json").read_text()) == {**users_rules, **wardian_rules(tmp_path)}
     assert not (user / "trustedFolders.json.lock").exists(), "the lock is given back"
     assert not (ctx.agent_dir / "habitat" / ".gemini" / "trustedFolders.json").exists()
 
@@ -113,6 +116,12 @@ def test_a_users_own_rule_for_wardians_home_stays_and_a_file_gemini_would_refuse
     (user / "trustedFolders.json").write_text(json.dumps(refused))
     plugin.prepare_home(ctx=make_ctx())
     assert json.loads((user / "trustedFolders.json").read_text()) == refused, "a refusal never becomes a trust"
+
+    # A rule of the user's for one of Wardian's folders stays as they wrote it.
+    common = str((tmp_path / "wardian" / "common").resolve())
+    (user / "trustedFolders.json").write_text(json.dumps({common: "TRUST_PARENT"}))
+    plugin.prepare_home(ctx=make_ctx())
+    assert json.loads((user / "trustedFolders.json").read_text()) == wardian_rules(tmp_path) | {common: "TRUST_PARENT"}
 
     commented = '{\n  // mine\n  "/src": "TRUST_FOLDER"\n}\n'  # Gemini reads comments; json does not
     (user / "trustedFolders.json").write_text(commented)
@@ -133,7 +142,7 @@ def test_the_users_own_trust_file_setting_is_where_decisions_go_and_a_stale_lock
     plan = plugin.prepare_home(ctx=make_ctx())
 
     assert plan.env["GEMINI_CLI_TRUSTED_FOLDERS_PATH"] == str(theirs)
-    assert json.loads(theirs.read_text()) == {str((tmp_path / "wardian").resolve()): "TRUST_FOLDER"}
+    assert json.loads(theirs.read_text()) == wardian_rules(tmp_path)
     assert not lock.exists()
 
 
@@ -179,21 +188,39 @@ def test_session_end_ends_nothing_gemini_restarts_itself_in_the_same_terminal() 
     assert result.events == []
 
 
-def test_a_worktree_is_trusted_exactly_when_its_repository_is(make_ctx, tmp_path: Path, monkeypatch) -> None:
-    user = user_gemini(tmp_path, monkeypatch)
+def worktree_of_a_new_repository(tmp_path: Path, under: Path) -> tuple[Path, Path]:
+    """(a new repository under `tmp_path`, a linked worktree of it at `under`)."""
     repository = tmp_path / "src" / "app"
     repository.mkdir(parents=True)
     identity = ["-c", "user.name=T", "-c", "user.email=t@t.invalid"]
     subprocess.run(["git", "-C", str(repository), "init", "-q"], check=True)
     subprocess.run(["git", "-C", str(repository), *identity, "commit", "-q", "--allow-empty", "-m", "1"], check=True)
-    linked = (tmp_path / "worktrees" / "app" / "topic").resolve()  # outside the Wardian home
-    subprocess.run(["git", "-C", str(repository), "worktree", "add", "-q", "-b", "topic", str(linked)], check=True)
+    subprocess.run(["git", "-C", str(repository), "worktree", "add", "-q", "-b", "topic", str(under)], check=True)
+    return repository.resolve(), under.resolve()
+
+
+def test_a_worktree_is_trusted_exactly_when_its_repository_is(make_ctx, tmp_path: Path, monkeypatch) -> None:
+    user = user_gemini(tmp_path, monkeypatch)
+    # Under the default root, in the Wardian home: the home's own rules must not cover it.
+    repository, linked = worktree_of_a_new_repository(tmp_path, tmp_path / "wardian" / "worktrees" / "app" / "topic")
     rules_file = user / "trustedFolders.json"
+    decision = partial(trust.question_expected, user, {})
 
-    rules_file.write_text(json.dumps({str(repository.parent.resolve()): "DO_NOT_TRUST"}))
+    # The whole-home rule of an earlier Wardian goes; a repository never decided: Gemini asks.
+    rules_file.write_text(json.dumps({str((tmp_path / "wardian").resolve()): "TRUST_FOLDER"}))
     plugin.prepare_home(ctx=make_ctx(workspace=linked))
-    assert str(linked) not in json.loads(rules_file.read_text()), "a refused repository: Gemini decides"
+    assert json.loads(rules_file.read_text()) == wardian_rules(tmp_path)
+    assert decision(linked), "a worktree of a repository never trusted starts with Gemini's question"
 
-    rules_file.write_text(json.dumps({str(repository.resolve()): "TRUST_FOLDER"}))
+    rules_file.write_text(json.dumps({str(repository.parent): "DO_NOT_TRUST"}))
+    plugin.prepare_home(ctx=make_ctx(workspace=linked))
+    assert json.loads(rules_file.read_text())[str(linked)] == "DO_NOT_TRUST", "refused, as its repository"
+
+    rules_file.write_text(json.dumps({str(repository): "TRUST_FOLDER"}))
     plugin.prepare_home(ctx=make_ctx(workspace=linked / "sub"))
     assert json.loads(rules_file.read_text())[str(linked)] == "TRUST_FOLDER"
+
+    # A decision the user made for the worktree itself is theirs.
+    rules_file.write_text(json.dumps({str(repository): "TRUST_FOLDER", str(linked): "DO_NOT_TRUST"}))
+    plugin.prepare_home(ctx=make_ctx(workspace=linked))
+    assert json.loads(rules_file.read_text())[str(linked)] == "DO_NOT_TRUST"

@@ -11,9 +11,9 @@ import os
 from pathlib import Path
 
 from wardian_claude import mcp
-from wardian_claude.trust import carry_to_worktree, claude_config_file, include_root_folders, trust_folder
+from wardian_claude.trust import carry_to_worktree, claude_config_file, trust_folder
 from wardian_claude.usage import TRANSCRIPT_SOURCE_NAME, transcript_file
-from wardian_core import hookimpl
+from wardian_core import hookimpl, paths
 from wardian_core.hook_endpoint import HookTarget, hook_target
 from wardian_core.hook_recorder import install_recorder, write_if_changed
 from wardian_core.provider_homes import SKILLS_FOLDER, link
@@ -82,7 +82,7 @@ def prepare(ctx: SpawnContext) -> HomePlan:
             link_skills(root, ctx.wardian_home)
     if ctx.mode == "interactive":
         config_file = claude_config_file(os.environ)
-        for folder in include_root_folders(ctx.wardian_home):
+        for folder in paths.include_root_folders(ctx.wardian_home):
             trust_folder(config_file, folder)
         carry_to_worktree(config_file, ctx.workspace)
     # Claude reads CLAUDE.md from --add-dir roots only with this set (2.1.197).

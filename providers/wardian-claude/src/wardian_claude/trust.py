@@ -14,7 +14,6 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 
-from wardian_core import paths
 from wardian_core.atomic_files import write_atomically
 from wardian_core.worktrees.checkout import linked_worktree
 
@@ -47,11 +46,6 @@ def trust_folder(config_file: Path, folder: Path) -> bool:
     entry["hasTrustDialogAccepted"] = True
     write_atomically(config_file, json.dumps(config, indent=2) + "\n")
     return True
-
-
-def include_root_folders(wardian_home: Path) -> list[Path]:
-    """The folders of the home that hold every include root."""
-    return [paths.common_dir(wardian_home), paths.classes_dir(wardian_home), paths.agents_dir(wardian_home)]
 
 
 def carry_to_worktree(config_file: Path, workspace: Path) -> bool:

@@ -26,7 +26,7 @@ from wardian_core.hook_recorder import install_recorder, write_if_changed
 from wardian_core.provider_homes import assigned_skills, link, link_skills
 from wardian_core.provider_models import HomePlan, SpawnContext
 from wardian_gemini import mcp
-from wardian_gemini.trust import carry_to_worktree, trust_wardian_home, users_trust_file
+from wardian_gemini.trust import carry_to_worktree, trust_wardian_folders, users_trust_file
 
 HOOKS_SOURCE = "gemini-hooks"
 # Linked from the user's Gemini folder: sign-in, identity, global instructions.
@@ -115,7 +115,7 @@ def prepare(ctx: SpawnContext, env: Mapping[str, str] | None = None) -> HomePlan
     write_if_changed(gemini_dir / "settings.json", json.dumps(settings, indent=2) + "\n")
     link_skills(assigned_skills(ctx.include_roots), gemini_dir / "skills")
     trust_file = users_trust_file(user_dir, env)
-    trust_wardian_home(trust_file, ctx.wardian_home)
+    trust_wardian_folders(trust_file, ctx.wardian_home)
     carry_to_worktree(trust_file, ctx.workspace)
     # Without it Gemini would keep decisions in the agent's own home, asked again per agent.
     return HomePlan(env={"GEMINI_CLI_HOME": str(agent_home(ctx)), "GEMINI_CLI_TRUSTED_FOLDERS_PATH": str(trust_file)})

@@ -8,11 +8,17 @@ file, so an answer given in one agent — trust or refusal, exactly as Gemini re
 holds for the next agent and for Gemini outside Wardian, and a decision made outside
 Wardian holds in every agent: nobody answers the same question once per agent.
 
-Wardian adds one rule of its own: its home, where the include roots live (common, classes,
-agents), trusted, so those roots never ask. A rule the user has for that very path is theirs
-and stays, whatever it says; the user's code is never trusted on their behalf. A worktree
-Wardian made (docs/worktrees.md) is trusted when the user's rules trust the repository it was
-made from: it is that repository's code, and would otherwise be asked about once per worktree.
+Wardian adds rules of its own for the three folders of its home that hold every include root
+(common, classes, agents), trusted, so those roots never ask: after a trust answer restarts
+Gemini in a trusted workspace, an include directory no rule decides opens a second question
+("Do you want to trust ...?") that would take the next message typed. Not the whole home:
+it also holds worktrees of the user's code. A rule the user has for one of those very paths is
+theirs and stays, whatever it says; the user's code is never trusted on their behalf.
+
+A worktree Wardian made (docs/worktrees.md) gets the decision the user's rules make for the
+repository it was made from — trusted or refused — in a rule of its own: it is that
+repository's code, and would otherwise be asked about once per worktree. A repository no rule
+decides leaves its worktrees to Gemini, which asks.
 """
 
 import contextlib
@@ -23,6 +29,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from wardian_core import paths
 from wardian_core.atomic_files import write_atomically
 from wardian_core.worktrees.checkout import linked_worktree
 
@@ -45,39 +52,51 @@ def users_trust_file(gemini_dir: Path, env: Mapping[str, str]) -> Path:
     return Path(configured).expanduser() if configured else gemini_dir / TRUSTED_FOLDERS
 
 
-def trust_wardian_home(trust_file: Path, wardian_home: Path) -> bool:
-    """Add Wardian's home, trusted, to `trust_file`; True when the file was changed.
+def trust_wardian_folders(trust_file: Path, wardian_home: Path) -> bool:
+    """Add the home's include-root folders, trusted, to `trust_file`; True when the file was changed.
 
-    A file Gemini itself would refuse (not a JSON object: it may hold comments, which Gemini
-    accepts and Python's json does not) is left as it is."""
-    folder = str(wardian_home.resolve())
+    A user who refused the home itself is heard: nothing is added. Wardian before these rules
+    trusted its whole home (`<home>: TRUST_FOLDER`), and so every worktree under it: that rule
+    is replaced when the folder rules are first written. A file Gemini itself would refuse (not a
+    JSON object: it may hold comments, which Gemini accepts and Python's json does not) is left
+    as it is."""
+    folders = [str(folder.resolve()) for folder in paths.include_root_folders(wardian_home)]
+    home = str(wardian_home.resolve())
     with _gemini_lock(trust_file):
         rules = _read_object(trust_file)
-        if rules is None or folder in rules:
+        if rules is None or rules.get(home) == "DO_NOT_TRUST" or all(folder in rules for folder in folders):
             return False
-        write_atomically(trust_file, json.dumps(rules | {folder: TRUST_FOLDER}, indent=2))
+        if rules.get(home) == TRUST_FOLDER and not any(folder in rules for folder in folders):
+            rules = {path: level for path, level in rules.items() if path != home}
+        added = {folder: TRUST_FOLDER for folder in folders if folder not in rules}
+        write_atomically(trust_file, json.dumps(rules | added, indent=2))
     return True
 
 
 def carry_to_worktree(trust_file: Path, workspace: Path) -> bool:
-    """Trust the linked worktree holding `workspace` when the rules trust its repository and say
-    nothing of the worktree's own folder; True when the file was changed."""
+    """Give the linked worktree holding `workspace` the decision the rules make for its
+    repository, when they make one and say nothing of the worktree's own folder; True when the
+    file was changed."""
     found = linked_worktree(workspace)
     if found is None:
         return False
     top, main = (Path(os.path.realpath(folder)) for folder in found)
     with _gemini_lock(trust_file):
         rules = _read_object(trust_file)
-        if rules is None or str(top) in rules or not _trusts(rules, main):
+        decision = None if rules is None or str(top) in rules else _decision(rules, main)
+        if rules is None or decision is None:
             return False
-        write_atomically(trust_file, json.dumps(rules | {str(top): TRUST_FOLDER}, indent=2))
+        write_atomically(trust_file, json.dumps(rules | {str(top): decision}, indent=2))
     return True
 
 
-def _trusts(rules: dict[str, Any], folder: Path) -> bool:
-    """The longest rule holding `folder` trusts it, as Gemini reads the file."""
+def _decision(rules: dict[str, Any], folder: Path) -> str | None:
+    """TRUST_FOLDER or DO_NOT_TRUST as the longest rule holding `folder` decides, as Gemini reads
+    the file (by the length of the rule's own path); None when no rule holds it."""
     holding = [(len(path), level) for path, level in rules.items() if _holds(path, level, folder)]
-    return bool(holding) and max(holding)[1] != "DO_NOT_TRUST"
+    if not holding:
+        return None
+    return "DO_NOT_TRUST" if max(holding)[1] == "DO_NOT_TRUST" else TRUST_FOLDER
 
 
 def question_expected(gemini_dir: Path, env: Mapping[str, str], workspace: Path) -> bool:
