@@ -140,6 +140,9 @@ class AskRecord(BaseModel):
     until: str | None = Field(None, description="`output:TOKEN` when the output fallback completes it.")
     asker: str | None = Field(None, description="The asking agent's name; None for a person.")
     asker_verified: bool | None = None
+    asker_machine: str | None = Field(
+        None, description="The machine an ask came from over ssh; its `asker` is that machine's unverified claim."
+    )
     created_at: str
     delivery: dict[str, object] | None = Field(None, description="What typing the question into the agent gave.")
     reply: Reply | None = None

@@ -122,6 +122,9 @@ class WaitParams(TargetParams):
     until: Status
     timeout: float | None = Field(None, gt=0)
     next: bool = False
+    # With `next`: an arrival after this mark counts (the `waiting_after` a wait that a host
+    # restart cut short was told), so its continuation misses nothing that arrived meanwhile.
+    arrived_after: int | None = Field(None, ge=0)
 
 
 Approval = Literal["accept", "reject"]
@@ -144,6 +147,9 @@ class WatchParams(TargetParams):
     timeout: float | None = Field(None, gt=0)
     follow: bool = False
     raw: bool = False
+    # With `until_output`: output from this cursor on counts (the `watching_from` a watch that a
+    # host restart cut short was told), so its continuation misses nothing printed meanwhile.
+    output_from: int | None = Field(None, ge=0)
 
 
 TerminalSide = Annotated[int, Field(ge=1, le=MAX_TERMINAL_SIDE)]
@@ -182,6 +188,9 @@ class AskParams(TargetParams):
     until_output: str | None = Field(None, min_length=1, description="Complete on this token in the output instead.")
     timeout: float | None = Field(None, gt=0, description="Seconds to wait for the reply; None: no limit.")
     wait: bool = Field(True, description="False: answer once the question is typed, with its request id.")
+    # An ask forwarded over ssh (`ask name@remote`): where it comes from, as the caller claims.
+    asker_machine: str | None = Field(None, min_length=1, max_length=255, description="The asking machine.")
+    asker_name: str | None = Field(None, min_length=1, max_length=200, description="The asker that machine names.")
 
 
 class ReplyParams(_Params):

@@ -10,7 +10,9 @@ from typing import Any
 
 from wardian_core.clock import now_iso
 
-_COLUMNS = "id, agent, agent_name, status, message, until, asker, asker_verified, created_at, delivery, reply"
+_COLUMNS = (
+    "id, agent, agent_name, status, message, until, asker, asker_verified, created_at, delivery, reply, asker_machine"
+)
 LIST_LIMIT = 100
 
 
@@ -30,6 +32,7 @@ def _record(row: sqlite3.Row) -> dict[str, Any]:
         "until": row["until"],
         "asker": row["asker"],
         "asker_verified": None if verified is None else bool(verified),
+        "asker_machine": row["asker_machine"],
         "created_at": row["created_at"],
         "delivery": json.loads(row["delivery"]) if row["delivery"] else None,
         "reply": json.loads(row["reply"]) if row["reply"] else None,
@@ -46,10 +49,11 @@ def insert_request(
     until: str | None,
     asker: str | None,
     asker_verified: bool | None,
+    asker_machine: str | None = None,
 ) -> dict[str, Any]:
     conn.execute(
-        f"INSERT INTO requests ({_COLUMNS}) VALUES (?, ?, ?, 'pending', ?, ?, ?, ?, ?, NULL, NULL)",
-        (request_id, agent_uuid, agent_name, message, until, asker, asker_verified, now_iso()),
+        f"INSERT INTO requests ({_COLUMNS}) VALUES (?, ?, ?, 'pending', ?, ?, ?, ?, ?, NULL, NULL, ?)",
+        (request_id, agent_uuid, agent_name, message, until, asker, asker_verified, now_iso(), asker_machine),
     )
     return get_request(conn, request_id) or {}
 

@@ -8,6 +8,7 @@ the caller's class (the daemon classifies it): the asked agent verified, or a pe
 import asyncio
 import sqlite3
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from wardian_core.asks import new_request_id, prompt_with_instruction
@@ -63,6 +64,7 @@ class AskDesk:
             raise not_live(agent.name, agent.status, "there is no terminal to ask in")
         request_id = new_request_id()
         token = params.until_output
+        who = _asker_columns(params, asker, asker_verified)
         self._write(
             lambda: request_rows.insert_request(
                 self._conn,
@@ -71,11 +73,12 @@ class AskDesk:
                 agent_name=agent.name,
                 message=params.message,
                 until=f"output:{token}" if token else None,
-                asker=asker.name if asker else None,
-                asker_verified=asker_verified if asker else None,
+                **who,
             )
         )
-        since = agent.log_event("request", {"request_id": request_id, "asker": asker.name if asker else None})["cursor"]
+        logged = {"request_id": request_id, "asker": who["asker"], "asker_machine": who["asker_machine"]}
+        since = agent.log_event("request", logged)["cursor"]
+        asker, asker_verified = _tagged_as(who) if asker is None else (asker, asker_verified)
         # An agent that cannot run `wardian reply` gets the question alone; its output answers.
         typed = (
             params.message if token else prompt_with_instruction(params.message, request_id, self._mcp_server_of(agent))
@@ -184,6 +187,33 @@ def _events_from_request(events: list[dict[str, Any]], request_id: str) -> list[
         if entry["kind"] == "request" and entry.get("request_id") == request_id:
             return events[index:]
     return events
+
+
+@dataclass(frozen=True)
+class RemoteAsker:
+    """An asker on another machine as it names itself (`name@machine`): a label for the typed
+    question, never an identity of this host."""
+
+    name: str
+    uuid: str = ""
+
+
+def _asker_columns(params: AskParams, asker: Speaker | None, verified: bool) -> dict[str, Any]:
+    """Who asks, as the request keeps it: an agent of this host (verified or only claimed), a
+    person, or another machine's claim. A caller tied to an agent here is that agent, whatever
+    machine its parameters name."""
+    if asker is not None:
+        return {"asker": asker.name, "asker_verified": verified, "asker_machine": None}
+    if params.asker_machine is not None:
+        return {"asker": params.asker_name, "asker_verified": False, "asker_machine": params.asker_machine}
+    return {"asker": None, "asker_verified": None, "asker_machine": None}
+
+
+def _tagged_as(who: dict[str, Any]) -> tuple[Speaker | None, bool]:
+    """How a question is tagged when typed: a remote asker's claimed name, marked unverified."""
+    if who["asker_machine"] is None or who["asker"] is None:
+        return None, False
+    return RemoteAsker(f"{who['asker']}@{who['asker_machine']}"), False
 
 
 def _without(values: dict[str, Any], *keys: str) -> dict[str, Any]:

@@ -54,6 +54,9 @@ def until_token(text: str | None) -> str | None:
 @click.option("--timeout", "timeout_text", metavar="DUR", help="Give up waiting for the reply after DUR.")
 @click.option("--until", "until_text", metavar="output:TOKEN", help="Complete on TOKEN in the output instead.")
 @click.option("--no-wait", is_flag=True, help="Answer once the question is typed, with its request id.")
+# Set by the asking machine's `wardian` on an ask that crossed machines: a claim, kept unverified.
+@click.option("--asker-machine", hidden=True)
+@click.option("--asker-name", hidden=True)
 def question(
     target: str,
     message: str | None,
@@ -62,10 +65,13 @@ def question(
     timeout_text: str | None,
     until_text: str | None,
     no_wait: bool,
+    asker_machine: str | None,
+    asker_name: str | None,
 ) -> None:
     """Ask AGENT a question and wait for its reply."""
     timeout = parse_duration(timeout_text) if timeout_text is not None else None
-    question = Question(target, read_message(message, from_stdin, file), until_token(until_text), timeout, not no_wait)
+    text = read_message(message, from_stdin, file)
+    question = Question(target, text, until_token(until_text), timeout, not no_wait, asker_machine, asker_name)
     write_json(ask_answer(question))
 
 
@@ -75,6 +81,8 @@ class Question(NamedTuple):
     until_output: str | None = None
     timeout: float | None = None
     wait: bool = True
+    asker_machine: str | None = None
+    asker_name: str | None = None
 
 
 def ask_answer(question: Question) -> dict[str, Any]:

@@ -7,6 +7,7 @@ import click
 
 from wardian_core import paths
 from wardian_host.remote.addressing import target_of
+from wardian_host.remote.asker_claims import local_asker, with_asker_claim
 from wardian_host.remote.options import Remote
 from wardian_host.remote.settings import remote_named
 from wardian_host.remote.ssh import run_passed_through
@@ -23,7 +24,8 @@ def dispatch(args: list[str], run_here: Callable[[list[str]], object]) -> object
     home = paths.wardian_home()
     paths.check_owner(home)
     remote = Remote(target.remote, remote_named(home, target.remote))
+    args = with_asker_claim(target.args, local_asker(home))
     try:
-        return run_passed_through(remote, target.args, terminal=tuple(target.args[:2]) in TERMINAL_COMMANDS)
+        return run_passed_through(remote, args, terminal=tuple(args[:2]) in TERMINAL_COMMANDS)
     except KeyboardInterrupt:
         raise click.Abort() from None  # as click reports Ctrl-C of a command run here (exit 130)

@@ -7,7 +7,8 @@ they change; the package version alone does not say whether two machines agree.
 from wardian_core.errors import WardianError
 from wardian_core.version import __version__
 
-PROTOCOL = 1
+# 2: a forwarded `ask` carries the asking machine and the asker it claims (hidden options).
+PROTOCOL = 2
 RUNNER = "remote-run"  # the hidden command a remote machine's `wardian` runs the forwarded command with
 
 
