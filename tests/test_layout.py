@@ -13,7 +13,7 @@ ALLOWED = {
     "cli": {"cli", "daemon", "providers", "remote"},
     "remote": {"remote"},
     "daemon": {"daemon", "workflows", "agents", "output", "terminal", "providers", "web", "notify"},
-    "workflows": {"workflows", "agents", "output", "terminal", "providers"},
+    "workflows": {"workflows", "agents", "output", "terminal", "providers", "remote"},
     "agents": {"agents", "output", "terminal", "providers"},
     "output": {"output", "providers"},
     "terminal": {"terminal"},

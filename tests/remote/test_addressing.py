@@ -3,10 +3,15 @@
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
+from wardian_core.control.models import AskParams
 from wardian_core.errors import WardianError
+from wardian_core.workflows.validation import validate_workflow
+from wardian_host.agents.asking import _asker_columns
+from wardian_host.remote import asker_claims
 from wardian_host.remote.addressing import target_of
 from wardian_host.remote.settings import configured_remotes
 
@@ -65,3 +70,41 @@ def test_a_local_command_does_not_import_the_remote_package() -> None:
     )
     shown = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert shown.stdout.strip().endswith("False")
+
+
+@pytest.mark.parametrize(
+    ("args", "claimed"),
+    [
+        (["ask", "bob", "why?"], ["ask", "--asker-machine", "here", "--asker-name", "me", "bob", "why?"]),
+        (["ask", "question", "bob", "why?"], ["ask", "question", "--asker-machine", "here", "--asker-name", "me"]),
+        (["ask", "show", "ask_0123456789abcdef"], ["ask", "show", "ask_0123456789abcdef"]),
+        (["send", "hi", "--to", "bob"], ["send", "hi", "--to", "bob"]),
+    ],
+)
+def test_only_an_ask_carries_the_asking_machine_and_its_claim(
+    args: list[str], claimed: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(asker_claims, "this_machine", lambda: "here")
+    assert asker_claims.with_asker_claim(args, "me")[: len(claimed)] == claimed
+
+
+def test_a_claim_is_kept_unverified_and_an_agent_here_is_itself_whatever_it_claims() -> None:
+    params = AskParams(target="bob", message="why?", asker_machine="laptop", asker_name="alice")
+    here = SimpleNamespace(name="carol", uuid="c-uuid")
+
+    from_afar = _asker_columns(params, None, False)
+    from_an_agent_here = _asker_columns(params, here, True)
+
+    assert from_afar == {"asker": "alice", "asker_verified": False, "asker_machine": "laptop"}
+    assert from_an_agent_here == {"asker": "carol", "asker_verified": True, "asker_machine": None}
+    assert _asker_columns(AskParams(target="bob", message="why?"), None, False)["asker_verified"] is None
+
+
+@pytest.mark.parametrize(("field", "value"), [("run_mode", "inherit_fresh"), ("worktree", True)])
+def test_a_role_on_another_machine_runs_ephemeral_without_a_worktree(field: str, value: object) -> None:
+    node = {"id": "n", "kind": "agent", "role": "far", "prompt": "p", field: value}
+    workflow = {"id": "w", "roles": {"far": {"agent": "sage@devbox"}}, "nodes": [node]}
+
+    problems = [error["problem"] for error in validate_workflow(workflow)[1]]
+
+    assert problems == ["remote_role_mode"]

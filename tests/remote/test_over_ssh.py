@@ -21,6 +21,7 @@ from wardian_host.remote import protocol, ssh
 from wardian_host.remote.dispatch import dispatch
 
 ANSWERING = [sys.executable, "-m", "wardian_host.testing.answering_agent"]
+REMOTE_PROTOCOL = protocol.PROTOCOL  # the remote machine's, before a test patches this one's
 
 
 def spawned(run_wardian: Any, machine: Machine, name: str, *command: str) -> dict[str, Any]:
@@ -83,8 +84,9 @@ def test_an_ask_crosses_machines_and_the_reply_comes_back(devbox: Machine, run_w
     answer = asked.json()
     assert (answer["status"], answer["reply"]["body"]) == ("done", "answered: what is six times seven?")
     stored = run_wardian("--remote", "devbox", "ask", "show", answer["request_id"]).json()["request"]
-    # The asker is on another machine: the remote host records no identity it cannot verify.
-    assert stored["asker"] is None and stored["status"] == "done"
+    # A person asked from another machine: named by that machine's claim, never verified.
+    assert stored["status"] == "done" and stored["asker"] is None
+    assert (stored["asker_machine"], stored["asker_verified"]) == (socket.gethostname(), False)
 
 
 def _remote_runners(user: str) -> list[int]:
@@ -155,7 +157,7 @@ def _await(condition: Any, what: str) -> None:
     raise AssertionError(f"timed out waiting for {what}")
 
 
-@pytest.mark.parametrize(("here", "older"), [(2, "older"), (0, "newer")])
+@pytest.mark.parametrize(("here", "older"), [(protocol.PROTOCOL + 1, "older"), (protocol.PROTOCOL - 1, "newer")])
 def test_a_version_mismatch_names_the_remote_and_the_fix(
     devbox: Machine, monkeypatch: pytest.MonkeyPatch, here: int, older: str
 ) -> None:
@@ -169,7 +171,7 @@ def test_a_version_mismatch_names_the_remote_and_the_fix(
     assert error.code == "protocol_mismatch" and error.details["remote"] == "devbox"
     assert f"runs an {older} Wardian" in error.message or f"runs a {older} Wardian" in error.message
     assert "pip install --upgrade" in (error.hint or "")
-    assert error.details["remote_protocol"] == 1
+    assert error.details["remote_protocol"] == REMOTE_PROTOCOL
 
 
 def test_a_stale_control_master_is_a_clear_error_not_a_hang(
@@ -232,3 +234,56 @@ def test_a_remote_without_remote_support_is_named_older_with_the_fix(
     error = environment.error()
     assert error["code"] == "protocol_mismatch" and error["details"]["remote"] == "devbox"
     assert "older Wardian" in error["message"] and f"ssh {devbox.user}@127.0.0.1" in error["hint"]
+
+
+def _workflow(home: Path, workflow_id: str, agent: str) -> None:
+    """A local shell node, then a node whose role is `agent` (an address on another machine)."""
+    definition = {
+        "id": workflow_id,
+        "roles": {"far": {"agent": agent}},
+        "nodes": [
+            {"id": "here", "kind": "shell", "command": "echo seven"},
+            {"id": "there", "kind": "agent", "role": "far", "prompt": "six times {{nodes.here.output}}?"},
+        ],
+        "edges": [{"from": "here", "to": "there"}],
+    }
+    (home / "workflows").mkdir(exist_ok=True)
+    (home / "workflows" / f"{workflow_id}.json").write_text(json.dumps(definition))
+
+
+def test_a_workflow_role_on_another_machine_is_asked_there(
+    devbox: Machine, run_wardian: Any, wardian_home: Path
+) -> None:
+    spawned(run_wardian, devbox, "sage", *ANSWERING)
+    run_wardian("agent", "wait", "sage@devbox", "--until", "idle", "--timeout", "30s")
+    _workflow(wardian_home, "across", "sage@devbox")
+
+    ran = run_wardian("workflow", "run", "across", "--wait", "--timeout", "5m", cwd=wardian_home, timeout=330)
+
+    assert ran.returncode == 0, ran.stderr
+    run = ran.json()["run"]
+    assert run["status"] == "completed", run
+    assert run["nodes"]["here"]["output"] == "seven"
+    there = run["nodes"]["there"]
+    assert there["output"] == "answered: six times seven?" and there["remote"] == "devbox"
+    asked = run_wardian("--remote", "devbox", "ask", "show", there["request_id"]).json()["request"]
+    # Who asked, from where, as this machine claims it: recorded there, never verified.
+    claimed = {key: asked[key] for key in ("asker", "asker_machine", "asker_verified")}
+    assert claimed == {"asker": "across/there", "asker_machine": socket.gethostname(), "asker_verified": False}
+
+
+def test_a_workflow_role_on_an_unreachable_machine_fails_its_node_with_the_envelope(
+    devbox: Machine, run_wardian: Any, wardian_home: Path
+) -> None:
+    dead = devbox.settings_table("gone").replace(f"port = {devbox.port}", f"port = {free_port()}")
+    with (wardian_home / "settings.toml").open("a") as settings:
+        settings.write(dead)
+    _workflow(wardian_home, "lost", "sage@gone")
+
+    ran = run_wardian("workflow", "run", "lost", "--wait", "--timeout", "5m", cwd=wardian_home, timeout=330)
+
+    run = ran.json()["run"]
+    assert run["status"] == "failed" and run["nodes"]["here"]["state"] == "completed"
+    there = run["nodes"]["there"]
+    assert there["state"] == "failed" and there["code"] == "remote_unreachable"
+    assert there["remote"] == "gone" and "ssh" in there["hint"] and "did not answer" in there["error"]

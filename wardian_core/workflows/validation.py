@@ -272,6 +272,27 @@ def _role_errors(draft: _Draft) -> Iterator[dict[str, Any]]:
                 "there is no agent to inherit from; map the role to an `agent` or a `class`, or run `ephemeral`"
             )
             yield problem(node_id, f"nodes.{index}.run_mode", "inherit_without_agent", message)
+        yield from _remote_role_errors(index, node_id, node, role, mapping)
+
+
+def _remote_role_errors(
+    index: int, node_id: str, node: dict[str, Any], role: str, mapping: Any
+) -> Iterator[dict[str, Any]]:
+    """An agent on another machine (`name@remote`) is asked the prompt as it runs there: this
+    host can neither take over its session or configuration nor make it a worktree."""
+    agent = mapping.get("agent") if isinstance(mapping, dict) else None
+    if not isinstance(agent, str) or "@" not in agent:
+        return
+    run_mode = node.get("run_mode")
+    if run_mode in INHERITING_RUN_MODES or node.get("worktree") is True:
+        what, field_name = (
+            (f"runs {run_mode}", "run_mode") if run_mode in INHERITING_RUN_MODES else ("sets worktree", "worktree")
+        )
+        message = (
+            f"node {node_id} {what}, but role {role!r} is agent {agent} on another machine: it is asked "
+            "the prompt there as it runs; run the node `ephemeral` without `worktree`"
+        )
+        yield problem(node_id, f"nodes.{index}.{field_name}", "remote_role_mode", message)
 
 
 def _interpolation_errors(draft: _Draft, upstream: "_Upstream") -> Iterator[dict[str, Any]]:

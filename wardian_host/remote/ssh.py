@@ -46,7 +46,7 @@ def run_captured(remote: Remote, args: list[str], timeout: float | None = None) 
     except subprocess.TimeoutExpired:
         raise unreachable(remote, f"no answer within {timeout:g} s", None) from None
     except FileNotFoundError:
-        raise _no_ssh() from None
+        raise no_ssh() from None
     return checked(remote, Ran(done.returncode, done.stdout, done.stderr))
 
 
@@ -59,7 +59,7 @@ def run_passed_through(remote: Remote, args: list[str], terminal: bool) -> int:
             return checked(remote, Ran(subprocess.call(ssh_argv(remote, args, terminal=True)), "", "")).returncode
         done = subprocess.run(ssh_argv(remote, args), stderr=subprocess.PIPE, text=True)
     except FileNotFoundError:
-        raise _no_ssh() from None
+        raise no_ssh() from None
     ran = checked(remote, Ran(done.returncode, "", done.stderr))
     sys.stderr.write(ran.stderr)
     return ran.returncode
@@ -121,7 +121,7 @@ def unreachable(remote: Remote, why: str, returncode: int | None) -> WardianErro
     )
 
 
-def _no_ssh() -> WardianError:
+def no_ssh() -> WardianError:
     return WardianError(
         "remote_unreachable",
         "no `ssh` command on this machine",

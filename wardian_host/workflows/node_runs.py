@@ -29,6 +29,7 @@ from wardian_host.agents.registry import AgentRegistry
 from wardian_host.agents.spawn_context import build_context
 from wardian_host.agents.status_waits import wait_for_change
 from wardian_host.providers.source_parser import SourceParser
+from wardian_host.workflows.remote_roles import LINK_ALLOWANCE_SECONDS, RemotePlayer, ask_remote, remote_player
 from wardian_host.workflows.roles import Player, resolve_role
 
 OUTPUT_LIMIT_BYTES = 1024 * 1024
@@ -125,6 +126,9 @@ class AgentNodeParts:
 
 
 async def run_agent(node: AgentNode, workflow: Workflow, run: NodeRun, parts: AgentNodeParts) -> dict[str, Any]:
+    far = remote_player(workflow.roles[node.role])
+    if far is not None:
+        return await _run_remote(node, f"{workflow.id}/{node.id}", run, parts.home, far)
     try:
         player = resolve_role(node.role, workflow.roles[node.role], parts.registry)
         check_capability(player.provider, parts.lifecycle.capabilities(player.provider))
@@ -153,6 +157,28 @@ async def run_agent(node: AgentNode, workflow: Workflow, run: NodeRun, parts: Ag
     reply = final_reply(result["events"])
     output = reply if node.output_schema is None else json_output(reply, node.output_schema)
     return {"output": output, "provider_session_id": session, "exit_code": 0, "usage": usage}
+
+
+async def _run_remote(node: AgentNode, asker: str, run: NodeRun, home: Path, player: RemotePlayer) -> dict[str, Any]:
+    """The prompt asked of the agent on another machine; its reply is the output."""
+    prompt = _rendered(node.prompt, run)
+    run.started = {"kind": "agent", "role": node.role, "run_mode": node.run_mode, "role_agent": player.address}
+    run.started |= {"remote": player.remote}
+    bound = node.timeout + LINK_ALLOWANCE_SECONDS
+    try:
+        answer = await asyncio.wait_for(ask_remote(home, player, node, prompt, asker, run.mark_started), bound)
+    except TimeoutError:
+        raise NodeFailed(f"no answer from {player.address} within {bound:g} s", {"timeout_seconds": bound}) from None
+    except WardianError as error:
+        hint = {"hint": error.hint} if error.hint else {}
+        raise NodeFailed(error.message, {"code": error.code} | hint | error.details) from None
+    reply = answer.get("reply") or {}
+    details = {"request_id": answer.get("request_id"), "reply_status": reply.get("status")}
+    if reply.get("status") != "done":
+        raise NodeFailed(f"{player.address} replied {reply.get('status')}: {reply.get('body')}", details)
+    body = str(reply.get("body") or "")
+    output = body if node.output_schema is None else json_output(body, node.output_schema)
+    return {"output": output, "exit_code": 0} | details
 
 
 async def _launch(
