@@ -476,10 +476,16 @@ def busy_parsers(bench: Bench, agents: int, rate: int, rounds: int = 100) -> Non
         for index in range(agents):
             bench.wait(f"{'codex' if index % 2 else 'claude'}-{index}", "idle", timeout=600)
         print(f"  every busy agent ready {time.perf_counter() - started:.1f} s after its first output")
-        since = time.time()
+        since, busy_started = time.time(), time.perf_counter()
         host.cpu_percent()
+        rss_before, peak, stop = host.memory_info().rss / 2**20, [0.0], threading.Event()
+        sampler = threading.Thread(target=_peak_rss, args=(host, stop, peak))
+        sampler.start()
         busy = [probe_latency(bench, "busy-probe") for _ in range(rounds)]
         cpu = host.cpu_percent()
+        stop.set()
+        sampler.join()
+        rss_after = host.memory_info().rss / 2**20
     finally:
         go_file.unlink()
     quiet_p99, busy_p99 = percentile_ms(quiet, 0.99), percentile_ms(busy, 0.99)
@@ -491,6 +497,13 @@ def busy_parsers(bench: Bench, agents: int, rate: int, rounds: int = 100) -> Non
         f"{busy_p99 / quiet_p99:.2f}x " + ("ok (<= 2x, < 50 ms)" if ok else "OVER TARGET"),
     )
     line("host CPU, parsers busy", f"{cpu:.0f} %", f"{agents * rate / 1e6:.1f} MB/s parsed", "(of one core)")
+    # Full collections wait for a quiet moment (at most two minutes): garbage must not pile up meanwhile.
+    line(
+        f"host RSS over {time.perf_counter() - busy_started:.0f} s busy",
+        f"{rss_after:.1f} MB",
+        f"{rss_before:.1f} MB before, peak {peak[0]:.1f}",
+        "",
+    )
     loop_stalls(bench, since)
 
 
@@ -513,6 +526,7 @@ def main() -> None:
     parser.add_argument("--flood-mb", type=int, default=200)
     parser.add_argument("--busy-agents", type=int, default=50)
     parser.add_argument("--busy-rate", type=int, default=100_000, help="bytes per second per busy agent")
+    parser.add_argument("--busy-rounds", type=int, default=100, help="status probes while busy (a long run: 3000)")
     parser.add_argument("--stalled-mb", type=int, default=150, help="the flood read by nobody, in MB")
     parser.add_argument("--sections", default="abcdefgh", help="which figures to measure, e.g. ce")
     parser.add_argument("--profile", type=Path, help="cProfile stats of the host, written at its exit")
@@ -531,7 +545,7 @@ def main() -> None:
             if "c" in args.sections:
                 flood(bench, args.flood_mb)
             if "e" in args.sections:
-                busy_parsers(bench, args.busy_agents, args.busy_rate)
+                busy_parsers(bench, args.busy_agents, args.busy_rate, args.busy_rounds)
             if "f" in args.sections:
                 stalled_readers(bench, args.stalled_mb)
             if "g" in args.sections:
