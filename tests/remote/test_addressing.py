@@ -4,6 +4,7 @@ import subprocess
 import sys
 from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
@@ -108,3 +109,15 @@ def test_a_role_on_another_machine_runs_ephemeral_without_a_worktree(field: str,
     problems = [error["problem"] for error in validate_workflow(workflow)[1]]
 
     assert problems == ["remote_role_mode"]
+
+
+def test_the_claimed_asker_is_the_local_agent_the_session_variable_names(
+    seed_agent: Any, wardian_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    agent = seed_agent(name="planner")
+    monkeypatch.setenv("WARDIAN_SESSION_ID", agent["uuid"])
+    assert asker_claims.local_asker(wardian_home) == "planner"
+    monkeypatch.setenv("WARDIAN_SESSION_ID", "no-such-agent")
+    assert asker_claims.local_asker(wardian_home) is None
+    monkeypatch.delenv("WARDIAN_SESSION_ID")
+    assert asker_claims.local_asker(wardian_home) is None
