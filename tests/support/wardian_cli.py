@@ -38,9 +38,10 @@ class WardianCli:
         assert completed.returncode == 0, f"wardian {' '.join(args)}: {completed.stderr}"
         return json.loads(completed.stdout) if completed.stdout.strip() else {}
 
-    def spawn(self, name: str) -> dict[str, Any]:
+    def spawn(self, name: str, *options: str) -> dict[str, Any]:
+        """`options`: more of `agent spawn`'s, e.g. `--worktree`."""
         args = ["--provider", self.provider, "--class", "Coder", "--name", name, "--workspace", str(self.workspace)]
-        return self("agent", "spawn", *args)["agent"]
+        return self("agent", "spawn", *args, *options)["agent"]
 
     def wait(self, name: str, status: str, event: str, timeout: str = "60s") -> dict[str, Any]:
         """Wait for `status` and prove which provider event produced it."""
@@ -183,6 +184,15 @@ def new_repository(parent: Path, name: str = "never-seen") -> Path:
     repository = (parent / name).resolve()
     repository.mkdir(parents=True)
     subprocess.run(["git", "init", "-q", str(repository)], check=True)
+    return repository
+
+
+def first_commit(repository: Path) -> Path:
+    """`repository` with a commit on its branch: a worktree starts from one."""
+    identity = ["-c", "user.name=T", "-c", "user.email=t@t.invalid"]
+    subprocess.run(
+        ["git", "-C", str(repository), *identity, "commit", "-q", "--allow-empty", "-m", "first"], check=True
+    )
     return repository
 
 

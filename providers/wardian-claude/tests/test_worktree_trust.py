@@ -1,32 +1,18 @@
 """A worktree Wardian made is trusted in Claude's config exactly when its repository is."""
 
 import json
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from wardian_claude.trust import carry_to_worktree
-
-IDENTITY = {"GIT_AUTHOR_NAME": "T", "GIT_AUTHOR_EMAIL": "t@t.invalid", "GIT_COMMITTER_NAME": "T"}
-
-
-def git(folder: Path, *args: str) -> None:
-    env = {**os.environ, **IDENTITY, "GIT_COMMITTER_EMAIL": "t@t.invalid"}
-    subprocess.run(["git", "-C", str(folder), *args], check=True, capture_output=True, env=env)
+from wardian_host.testing.repositories import repository_and_worktree
 
 
 @pytest.fixture
 def worktree(tmp_path: Path) -> tuple[Path, Path]:
     """(a repository, a linked worktree of it elsewhere)."""
-    repository = tmp_path / "src" / "app"
-    repository.mkdir(parents=True)
-    git(repository, "init", "-q")
-    git(repository, "commit", "-q", "--allow-empty", "-m", "first")
-    linked = tmp_path / "wardian-home" / "worktrees" / "app" / "topic"
-    git(repository, "worktree", "add", "-q", "-b", "topic", str(linked))
-    return repository, linked
+    return repository_and_worktree(tmp_path)
 
 
 def config_trusting(tmp_path: Path, folder: Path | None) -> Path:

@@ -25,6 +25,7 @@ from wardian_cli import (
     ask_answer,
     ask_in_background,
     assert_replied_by_the_agent,
+    first_commit,
     never_asked,
     new_repository,
 )
@@ -342,6 +343,26 @@ def test_a_refused_trust_is_not_kept_and_the_next_agent_asks_again(first_run: Wa
 
     first_run.spawn("second")
     asks_to_trust(first_run, "second")
+
+
+def test_a_worktree_asks_until_its_repository_is_trusted_and_then_never(first_run: Wardian) -> None:
+    """A worktree Wardian made (under its home) is trusted exactly when its repository is: one of
+    a repository never trusted asks; answered, the repository is trusted and its next worktree
+    does not ask."""
+    first_commit(first_run.workspace)
+    made = first_run.spawn("wt1", "--worktree")
+    asks_to_trust(first_run, "wt1")
+    assert Path(made["worktree_folder"]).is_relative_to(first_run.home)
+
+    first_run("send", "--approval", "accept", "--to", "wt1", "--timeout", "30s")
+    first_run.wait("wt1", "idle", "ready")
+    assert user_trust(first_run) == "trusted", "the answer trusts the repository the worktree was made from"
+
+    second = first_run.spawn("wt2", "--worktree")
+    first_run.wait("wt2", "idle", "ready")
+    assert never_asked(first_run, "wt2")
+    takes_a_turn(first_run, "wt2", "worktree2")
+    assert second["worktree_folder"] != made["worktree_folder"]
 
 
 def test_api_error_is_reported_as_error(wardian: Wardian) -> None:

@@ -8,6 +8,7 @@ import pytest
 from wardian_codex import home, plugin, trust, tui
 from wardian_core.parsing.events import event
 from wardian_core.provider_models import PTY_SOURCE
+from wardian_host.testing.repositories import repository_and_worktree
 
 USER_CONFIG = (
     '# my own settings\nmodel = "user-model"  # keep this comment\n[projects."/elsewhere"]\ntrust_level = "trusted"\n'
@@ -137,3 +138,25 @@ def test_projects_written_inline_are_kept_when_the_file_is_written_anew(make_ctx
 
     projects = tomllib.loads((user_home / "config.toml").read_text())["projects"]
     assert projects == {"/elsewhere": {"trust_level": "trusted"}, str(ctx.workspace): {"trust_level": "trusted"}}
+
+
+def test_a_worktree_follows_its_repository_as_codex_keys_it(make_ctx, user_home, tmp_path) -> None:
+    """Codex 0.169 answers the question in a worktree with a trust of the repository's main
+    checkout, and reads that for every worktree of it: that is what is carried. A folder above
+    the repository counts for its worktrees; one above the worktree's folder (the Wardian home)
+    does not."""
+    repository, linked = repository_and_worktree(tmp_path)
+    ctx = make_ctx(workspace=linked)
+    home.prepare(ctx)
+    codex_trusts(home.agent_codex_home(ctx), repository)
+    assert trust.carry_to_user(linked, home.agent_codex_home(ctx), user_home) == [str(repository)]
+
+    def trusted_in_the_agents_config(user_trusted: Path) -> bool:
+        """For a new agent in the worktree (an agent's own config keeps what it had)."""
+        (user_home / "config.toml").write_text(f'[projects."{user_trusted}"]\ntrust_level = "trusted"\n')
+        fresh = make_ctx(workspace=linked, agent_uuid=user_trusted.name, agent_dir=tmp_path / user_trusted.name)
+        home.prepare(fresh)
+        return trust_level(home.agent_codex_home(fresh), linked) == "trusted"
+
+    assert trusted_in_the_agents_config(repository.parent)
+    assert not trusted_in_the_agents_config(tmp_path / "wardian")

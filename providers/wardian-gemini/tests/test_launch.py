@@ -8,6 +8,7 @@ from pathlib import Path
 
 from wardian_core.provider_models import OutputSource
 from wardian_gemini import home, hooks_log, plugin, trust
+from wardian_host.testing.repositories import repository_and_worktree
 
 SESSION = "f2e72aca-8440-49d5-a6d4-b2495d2a9c4b"
 
@@ -188,21 +189,10 @@ def test_session_end_ends_nothing_gemini_restarts_itself_in_the_same_terminal() 
     assert result.events == []
 
 
-def worktree_of_a_new_repository(tmp_path: Path, under: Path) -> tuple[Path, Path]:
-    """(a new repository under `tmp_path`, a linked worktree of it at `under`)."""
-    repository = tmp_path / "src" / "app"
-    repository.mkdir(parents=True)
-    identity = ["-c", "user.name=T", "-c", "user.email=t@t.invalid"]
-    subprocess.run(["git", "-C", str(repository), "init", "-q"], check=True)
-    subprocess.run(["git", "-C", str(repository), *identity, "commit", "-q", "--allow-empty", "-m", "1"], check=True)
-    subprocess.run(["git", "-C", str(repository), "worktree", "add", "-q", "-b", "topic", str(under)], check=True)
-    return repository.resolve(), under.resolve()
-
-
 def test_a_worktree_is_trusted_exactly_when_its_repository_is(make_ctx, tmp_path: Path, monkeypatch) -> None:
     user = user_gemini(tmp_path, monkeypatch)
     # Under the default root, in the Wardian home: the home's own rules must not cover it.
-    repository, linked = worktree_of_a_new_repository(tmp_path, tmp_path / "wardian" / "worktrees" / "app" / "topic")
+    repository, linked = repository_and_worktree(tmp_path)
     rules_file = user / "trustedFolders.json"
     decision = partial(trust.question_expected, user, {})
 

@@ -24,6 +24,7 @@ from wardian_core import hookimpl
 from wardian_core.mcp_tools import SERVER_NAME
 from wardian_core.provider_homes import assigned_skills, link, link_skills
 from wardian_core.provider_models import HomePlan, SpawnContext
+from wardian_core.worktrees.checkout import linked_worktree
 
 SHARED_FILES = ("auth.json", "cap_sid")
 # Windows elevated-sandbox support (Codex's `.sandbox*` folders): the secrets and helper
@@ -66,13 +67,18 @@ def trusted_by_a_parent(workspace: Path, projects: Any) -> bool:
     """The user trusted a folder above the workspace, and nothing nearer says otherwise.
 
     Codex 0.169 asks again for a folder below a trusted one; a person who trusted their
-    source tree means everything in it."""
+    source tree means everything in it. A linked worktree is its repository's code: what
+    counts is a folder above the repository's main checkout (Codex itself reads that checkout's
+    own entry for its worktrees), never one above the worktree's folder, which may be the
+    Wardian home."""
     if not isinstance(projects, dict):
         return False
-    for folder in [workspace, *workspace.parents]:
+    found = linked_worktree(workspace)
+    start = found[1] if found else workspace
+    for folder in [start, *start.parents]:
         entry = projects.get(str(folder))
         if isinstance(entry, dict) and "trust_level" in entry:
-            return folder != workspace and entry["trust_level"] == "trusted"
+            return folder != start and entry["trust_level"] == "trusted"
     return False
 
 

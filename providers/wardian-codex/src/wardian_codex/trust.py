@@ -3,7 +3,9 @@
 Codex 0.169 writes the answer to its trust question (`[projects."<folder>"] trust_level =
 "trusted"`, the folder being the workspace's git repository root, else the workspace) into
 `CODEX_HOME/config.toml`: for an agent, its own copy (home.py). The next agent's copy is
-made from the user's file, so without this every agent in that folder would ask again.
+made from the user's file, so without this every agent in that folder would ask again. In a
+linked worktree (docs/worktrees.md) the folder it trusts is the repository's main checkout,
+which it reads back for every worktree of that repository (0.169.0, seen through `wardian`).
 Only a trust is carried, and only for a folder the user's file says nothing about: a
 refusal (Codex writes none) or the user's own `untrusted` never becomes a trust. The
 user's file is appended to, so their comments and layout stay; it is replaced whole.
@@ -18,6 +20,7 @@ import tomli_w
 
 from wardian_core.atomic_files import write_atomically
 from wardian_core.provider_models import ProviderEvent
+from wardian_core.worktrees.checkout import linked_worktree
 
 log = logging.getLogger(__name__)
 
@@ -29,9 +32,18 @@ def _projects(config: dict[str, Any]) -> dict[str, Any]:
     return projects if isinstance(projects, dict) else {}
 
 
+def covering_folders(workspace: Path) -> list[Path]:
+    """The folders whose trust covers `workspace` as Codex 0.169 reads its projects: the
+    workspace and those above it and, in a linked worktree, its repository's main checkout and
+    those above that."""
+    found = linked_worktree(workspace)
+    starts = (workspace, workspace.resolve(), *(found[1:] if found else ()))
+    return [folder for start in starts for folder in (start, *start.parents)]
+
+
 def trusted_for(workspace: Path, agent_config: dict[str, Any]) -> list[str]:
-    """The folders the agent's config trusts that cover `workspace`: itself or a folder above it."""
-    covering = {str(folder) for path in (workspace, workspace.resolve()) for folder in (path, *path.parents)}
+    """The folders the agent's config trusts that cover `workspace` (covering_folders)."""
+    covering = {str(folder) for folder in covering_folders(workspace)}
     return [
         folder
         for folder, entry in _projects(agent_config).items()
