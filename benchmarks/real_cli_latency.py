@@ -12,7 +12,13 @@ of `--turns` turns; each turn:
   model's answer back until it surely waits. Turn end -> wait returns: from the answer of the
   turn's main request (the one offering tools) written whole to the waiting process's exit.
 - `send` -> the model receives: from starting `wardian send` to the first model request that
-  carries the prompt's token (the send's own start-up included, as an agent pays it).
+  carries the prompt's token (the send's own start-up included, as an agent pays it). Every
+  other turn sends through the host's control socket from this process instead, and the
+  figure is split into its parts: the `wardian send` start (the process turns' start to
+  submit, less the socket turns'), the host's delivery (a socket turn's request to its submit
+  key), and the CLI's own time (the submit key to the model's request). The submit key's
+  time is the send's answer less its `delivery.seconds` (how long after the key the prompt
+  was confirmed taken).
 
 `--compare` adds an agent whose hooks all run the command recorder (its launch finds no hook
 endpoint), its turns interleaved with the first's: the HTTP hooks' gain under the same load.
@@ -25,7 +31,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from delivery import WARDIAN, Run, host_environment, in_namespace, percentile
 
@@ -37,6 +45,7 @@ from model_server.wire import RecordedRequest  # noqa: E402
 from real_cli_fixtures import make_real_cli, pinned_clis  # noqa: E402
 
 from wardian_core import hook_endpoint  # noqa: E402
+from wardian_core.control.client import ControlClient  # noqa: E402
 
 TURN_END_P50_MS, TURN_END_MAX_MS, SEND_P50_MS = 15.0, 50.0, 250.0
 # Long enough for `agent wait` to start and reach the host before the turn can end.
@@ -79,8 +88,32 @@ def details(run: Run, token: str, sent_at: float, returned_at: float, requests: 
     print(f"    {token} hook log written {stop:.0f} ms, wait returned {(returned_at - sent_at) * 1000:.0f} ms")
 
 
-def one_turn(run: Run, token: str, show: bool = False) -> tuple[float, float]:
-    """(turn end -> wait returned, send started -> model received), in ms."""
+@dataclass
+class Turn:
+    """One turn's figures, in ms."""
+
+    turn_end: float  # the model's answer written -> `agent wait` returned
+    send: float  # the send started -> the model received the prompt
+    to_submit: float  # the send started -> the submit key written
+    by_process: bool  # sent by `wardian send` (else through the control socket)
+
+    @property
+    def cli_own(self) -> float:
+        """The submit key written -> the model received the prompt: the CLI's own time."""
+        return self.send - self.to_submit
+
+
+def send_by_process(run: Run, text: str) -> dict[str, Any]:
+    return dict(json.loads(run.wardian("send", text, "--to", run.name).stdout))
+
+
+def send_by_socket(run: Run, text: str) -> dict[str, Any]:
+    """The same send without a `wardian` process: what the host alone takes."""
+    with ControlClient.connect(Path(run.env["WARDIAN_HOME"])) as client:
+        return dict(client.request("send", {"to": run.name, "text": text}, 120))
+
+
+def one_turn(run: Run, token: str, by_process: bool, show: bool = False) -> Turn:
     waiter = subprocess.Popen(
         [WARDIAN, "agent", "wait", run.name, "--until", "idle", "--next", "--timeout", "60s"],
         env=run.env,
@@ -88,7 +121,10 @@ def one_turn(run: Run, token: str, show: bool = False) -> tuple[float, float]:
         stderr=subprocess.PIPE,
     )
     sent_at = time.monotonic()
-    run.wardian("send", f"latency MOCK_DELAY_MS:{ANSWER_DELAY_MS} ECHO:{token}", "--to", run.name)
+    answer = (send_by_process if by_process else send_by_socket)(
+        run, f"latency MOCK_DELAY_MS:{ANSWER_DELAY_MS} ECHO:{token}"
+    )
+    submitted_at = time.monotonic() - answer["delivery"]["seconds"]
     waiter.wait(timeout=90)
     returned_at = time.monotonic()
     if waiter.returncode != 0:
@@ -98,7 +134,8 @@ def one_turn(run: Run, token: str, show: bool = False) -> tuple[float, float]:
         details(run, token, sent_at, returned_at, requests)
     turn_end = main_request(requests).answered_at
     received = min(request.received_at for request in requests)
-    return (returned_at - turn_end) * 1000, (received - sent_at) * 1000
+    ms = 1000
+    return Turn((returned_at - turn_end) * ms, (received - sent_at) * ms, (submitted_at - sent_at) * ms, by_process)
 
 
 def interpreter_floor() -> float:
@@ -115,7 +152,9 @@ def verdict(value: float, target: float) -> str:
     return "ok" if value <= target else "OVER TARGET"
 
 
-def report(label: str, turn_ends: list[float], sends: list[float], floor: float) -> None:
+def report(label: str, turns: list[Turn], floor: float) -> None:
+    turn_ends = [turn.turn_end for turn in turns]
+    sends = [turn.send for turn in turns if turn.by_process]
     p50, worst, send_p50 = statistics.median(turn_ends), max(turn_ends), statistics.median(sends)
     print(
         f"  {label}: turn end -> wait returns p50 {p50:6.1f} ms (target <= {TURN_END_P50_MS:g}) "
@@ -123,6 +162,21 @@ def report(label: str, turn_ends: list[float], sends: list[float], floor: float)
         f"{verdict(worst, TURN_END_MAX_MS)};  send -> model receives p50 {send_p50:6.1f} ms "
         f"(target <= {SEND_P50_MS:g}) {verdict(send_p50, SEND_P50_MS)}, p90 {percentile(sends, 0.9):6.1f} ms;  "
         f"floor python -c pass {floor:.0f} ms"
+    )
+    print(f"    send -> model receives, by part (p50): {send_parts(turns)}")
+
+
+def send_parts(turns: list[Turn]) -> str:
+    by_process = statistics.median(turn.to_submit for turn in turns if turn.by_process)
+    by_socket = [turn for turn in turns if not turn.by_process]
+    if not by_socket:
+        return "(no socket turns)"
+    host = statistics.median(turn.to_submit for turn in by_socket)
+    cli_own = statistics.median(turn.cli_own for turn in turns)
+    socket_send = statistics.median(turn.send for turn in by_socket)
+    return (
+        f"`wardian send` start {by_process - host:.0f} ms + host delivery {host:.0f} ms + "
+        f"the CLI to its request {cli_own:.0f} ms (through the socket, no process: {socket_send:.0f} ms)"
     )
 
 
@@ -153,12 +207,13 @@ def measure(run: Run, runs: int, turns: int, show: bool, compare: bool) -> None:
         spawn(other, command_hooks=True)
     for number in range(1, runs + 1):
         floor = interpreter_floor()
-        samples: dict[str, list[tuple[float, float]]] = {run.name: [], **({other.name: []} if other else {})}
+        samples: dict[str, list[Turn]] = {run.name: [], **({other.name: []} if other else {})}
         for turn in range(turns):
             for agent in (run, other) if other is not None else (run,):
-                samples[agent.name].append(one_turn(agent, f"r{number}t{turn}{agent.name[-1]}", show))
+                token = f"r{number}t{turn}{agent.name[-1]}"
+                samples[agent.name].append(one_turn(agent, token, by_process=turn % 2 == 0, show=show))
         for name, taken in samples.items():
-            report(f"run {number} {name}", [end for end, _ in taken], [send for _, send in taken], floor)
+            report(f"run {number} {name}", taken, floor)
 
 
 def main() -> None:
