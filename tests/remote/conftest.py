@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from ssh_machine import SSHD, Machine, start_machine, stop_machine
 
+from wardian_host.testing.reaping import reap_home
+
 
 @pytest.fixture(scope="module")
 def machine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Machine]:
@@ -24,3 +26,10 @@ def machine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Machine]:
 def devbox(machine: Machine, wardian_home: Path) -> Machine:
     (wardian_home / "settings.toml").write_text(machine.settings_table("devbox"))
     return machine
+
+
+@pytest.fixture(autouse=True)
+def reaped_home(wardian_home: Path) -> Iterator[None]:
+    """A host a test started in the local home (a workflow run starts one) ends with the test."""
+    yield
+    reap_home(wardian_home)

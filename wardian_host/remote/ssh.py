@@ -83,6 +83,23 @@ def checked(remote: Remote, ran: Ran) -> Ran:
     return ran
 
 
+def answer_of(remote: Remote, ran: Ran) -> dict[str, Any]:
+    """The remote command's JSON answer (`ran` as `checked` returned it); its error envelope
+    raised as the error it names."""
+    if ran.returncode == 0:
+        answer: dict[str, Any] = json.loads(ran.stdout) if ran.stdout.strip() else {}
+        return answer
+    envelope = _envelope(ran.stderr)
+    if envelope is not None and isinstance(envelope.get("error"), dict):
+        raise WardianError.from_envelope(envelope)
+    raise WardianError(
+        "request_failed",
+        f"remote {remote.name}: `wardian` ended with {ran.returncode} and no answer: {_last_line(ran.stderr)}",
+        f"Run the command by hand with `wardian --remote {remote.name} ...` to see what it says.",
+        {"remote": remote.name, "exit_code": ran.returncode},
+    )
+
+
 def _raise_on_mismatch(remote: Remote, envelope: dict[str, Any]) -> None:
     error = envelope.get("error") or {}
     details = error.get("details") or {}

@@ -2,12 +2,10 @@
 is asked of that agent over the user's own ssh, as `wardian ask name@remote` asks it, and the
 reply is the node's output. The remote machine's host runs the agent; this one only waits."""
 
-import json
 import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from wardian_core.errors import WardianError
 from wardian_core.workflows.model import AgentNode, RoleMapping
 from wardian_host.remote.addressing import ADDRESS
 from wardian_host.remote.asker_claims import with_asker_claim
@@ -42,25 +40,8 @@ async def ask_remote(
 ) -> dict[str, Any]:
     """The remote ask's answer (its request, reply and events); its error envelope raised."""
     from wardian_host.remote.host_calls import remote_of, run_on
+    from wardian_host.remote.ssh import answer_of
 
     remote = remote_of(home, player.remote)
     ran = await run_on(remote, ask_args(player, node, asker), prompt.encode(), on_started)
-    if ran.returncode != 0:
-        raise _remote_error(player, ran.stderr)
-    answer: dict[str, Any] = json.loads(ran.stdout)
-    return answer
-
-
-def _remote_error(player: RemotePlayer, stderr: str) -> WardianError:
-    try:
-        envelope = json.loads(stderr)
-    except ValueError:
-        envelope = None
-    if isinstance(envelope, dict) and isinstance(envelope.get("error"), dict):
-        return WardianError.from_envelope(envelope)
-    return WardianError(
-        "request_failed",
-        f"the ask of {player.address} ended without an answer: {stderr.strip()[-300:]}",
-        f"Try it by hand: `wardian ask {player.address} ...`.",
-        {"remote": player.remote, "agent": player.agent},
-    )
+    return answer_of(remote, ran)
