@@ -30,6 +30,8 @@ class PageAction(BaseModel):
 
     kind: PageKind
     params: dict[str, Any] = Field(default_factory=dict)
+    # Another machine's agent (a remote of settings.toml): done there, as `wardian --remote` does.
+    machine: str | None = Field(None, min_length=1, max_length=200)
 
 
 class PageFrame(BaseModel):
@@ -38,7 +40,8 @@ class PageFrame(BaseModel):
     open: stream agent `agent`'s terminal (its current screen, then live bytes); `typing` makes
     it the person's terminal, sized `rows` x `cols`, as `agent attach` does. input: bytes typed
     (base64). resize: the typing terminal's new size. close: stop streaming it. seen: a person
-    looked at it (no notice for its finished turn).
+    looked at it (no notice for its finished turn). `machine`: the agent is another machine's;
+    its tile shows its screen, read again every few seconds (never typing).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -49,6 +52,7 @@ class PageFrame(BaseModel):
     rows: TerminalSide | None = None
     cols: TerminalSide | None = None
     data: str | None = Field(None, max_length=64 * 1024)
+    machine: str | None = Field(None, min_length=1, max_length=200)
 
 
 class WebRecord(BaseModel):

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from wardian_core.notices import Notice
 from wardian_host.web.models import PageFrame
-from wardian_host.web.terminals import Answer, PageTerminals
+from wardian_host.web.terminals import Answer, FollowScreen, PageTerminals
 
 log = logging.getLogger(__name__)
 
@@ -29,11 +29,11 @@ Seen = Callable[[str], None]
 
 
 class Page:
-    def __init__(self, send: Send, answer: Answer, state: State, seen: Seen) -> None:
+    def __init__(self, send: Send, answer: Answer, state: State, seen: Seen, follow_screen: FollowScreen) -> None:
         self._send = send
         self._state = state
         self._seen = seen
-        self.terminals = PageTerminals(answer, send)
+        self.terminals = PageTerminals(answer, send, follow_screen)
         self._dirty = asyncio.Event()
         self._dirty.set()  # the whole state first
         self._notices: deque[Notice] = deque(maxlen=MAX_WAITING_NOTICES)
@@ -90,6 +90,9 @@ class Pages:
 
     def remove(self, page: Page) -> None:
         self._pages.discard(page)
+
+    def any(self) -> bool:
+        return bool(self._pages)
 
     def changed(self) -> None:
         """Something a page shows changed; several changes in one loop turn push once."""

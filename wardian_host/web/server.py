@@ -6,6 +6,7 @@ Routes: `/` (the page; `/?login=<one-time>` trades the login for the cookie), `/
 passes the gate (`auth.Gate`); the access log is off, so no address with a login is written.
 """
 
+import functools
 import json
 import logging
 from collections.abc import Awaitable, Callable
@@ -18,10 +19,12 @@ from pydantic import ValidationError
 from wardian_core.control.frame_checks import invalid_parameters
 from wardian_core.errors import WardianError
 from wardian_host.notify.rules import NoticeRules
+from wardian_host.remote.settings import LOCAL_MACHINE
 from wardian_host.web.auth import COOKIE_NAME, Gate, allowed_hosts, load_secret
 from wardian_host.web.models import PageAction
 from wardian_host.web.pages import Page, Pages, State
 from wardian_host.web.records import LOOPBACK, write_record
+from wardian_host.web.remotes import RemoteRosters, follow_screen, remote_args, run_remote, with_machines
 from wardian_host.web.terminals import Answer
 
 log = logging.getLogger(__name__)
@@ -45,6 +48,7 @@ class WebServer:
         self._rules = rules
         self._secret = load_secret(home)
         self.pages = Pages()
+        self._remotes = RemoteRosters(home, self.pages.changed)
         self._runner: web.AppRunner | None = None
         self._gate: Gate | None = None
         self._unsubscribe = rules.subscribe(self.pages.notice)
@@ -100,6 +104,7 @@ class WebServer:
 
     async def close(self) -> None:
         self._unsubscribe()
+        await self._remotes.stop()
         await self._stop_serving()
 
     async def _stop_serving(self) -> None:
@@ -138,7 +143,7 @@ class WebServer:
     async def _action(self, request: web.Request) -> web.Response:
         try:
             action = PageAction.model_validate_json(await request.read())
-            result = await self._answer(action.kind, action.params)
+            result = await self._act(action)
         except ValidationError as exc:
             refused = invalid_parameters("web action", exc)
             hint = "Reload the page: it sends only what this host takes."
@@ -149,6 +154,18 @@ class WebServer:
         self.pages.changed()
         return web.json_response({"ok": True, "result": result})
 
+    async def _act(self, action: PageAction) -> Any:
+        if action.machine is None or action.machine == LOCAL_MACHINE:
+            return await self._answer(action.kind, action.params)
+        args = remote_args(action.kind, action.params)
+        try:
+            return await run_remote(self._home, action.machine, args)
+        finally:
+            self._remotes.read_soon()  # what the action changed there shows without waiting a turn
+
+    def _state_of_machines(self) -> dict[str, Any]:
+        return with_machines(self._state(), self._remotes.rosters)
+
     async def _websocket(self, request: web.Request) -> web.WebSocketResponse:
         socket = web.WebSocketResponse(heartbeat=30.0, max_msg_size=PAGE_FRAME_BYTES)
         await socket.prepare(request)
@@ -156,8 +173,10 @@ class WebServer:
         async def send(item: dict[str, Any]) -> None:
             await socket.send_str(json.dumps(item))
 
-        page = Page(send, self._answer, self._state, self._rules.looked_at)
+        follow = functools.partial(follow_screen, self._home)
+        page = Page(send, self._answer, self._state_of_machines, self._rules.looked_at, follow)
         self.pages.add(page)
+        self._remotes.start()  # other machines are read while someone views them
         try:
             async for message in socket:
                 if message.type == WSMsgType.TEXT and (refused := page.take(message.data)) is not None:
@@ -165,4 +184,6 @@ class WebServer:
         finally:
             self.pages.remove(page)
             await page.close()
+            if not self.pages.any():
+                await self._remotes.stop()
         return socket

@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 from wardian_core.errors import WardianError
@@ -21,6 +21,8 @@ log = logging.getLogger(__name__)
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 Answer = Callable[..., Awaitable[Any]]
+# Another machine's agent's screen, sent to the page until cancelled: (machine, agent, send).
+FollowScreen = Callable[[str, str, Send], Coroutine[Any, Any, None]]
 
 
 class PageStream:
@@ -40,13 +42,17 @@ class PageStream:
 
 
 class PageTerminals:
-    def __init__(self, answer: Answer, send: Send) -> None:
+    def __init__(self, answer: Answer, send: Send, follow_screen: FollowScreen) -> None:
         self._answer = answer
         self._send = send
+        self._follow_screen = follow_screen
         self._open: dict[str, tuple[PageStream, bool, asyncio.Task[None]]] = {}
+        self._screens: dict[str, asyncio.Task[None]] = {}  # other machines' agents
 
     def handle(self, frame: PageFrame) -> None:
-        if frame.op == "open":
+        if frame.op == "open" and frame.machine is not None:
+            self.follow(frame.machine, frame.agent)
+        elif frame.op == "open":
             self.open(frame.agent, frame.typing, frame.rows, frame.cols)
         elif frame.op == "close":
             self.close(frame.agent)
@@ -64,15 +70,23 @@ class PageTerminals:
         task = asyncio.get_running_loop().create_task(self._attach(agent, stream, params))
         self._open[agent] = (stream, typing, task)
 
+    def follow(self, machine: str, agent: str) -> None:
+        self.close(agent)
+        loop = asyncio.get_running_loop()
+        self._screens[agent] = loop.create_task(self._follow_screen(machine, agent, self._send))
+
     def close(self, agent: str) -> None:
+        screen = self._screens.pop(agent, None)
+        if screen is not None:
+            screen.cancel()
         opened = self._open.pop(agent, None)
         if opened is not None:
             opened[0].client_frame({"detach": True})
             opened[2].cancel()
 
     async def close_all(self) -> None:
-        tasks = [opened[2] for opened in self._open.values()]
-        for agent in list(self._open):
+        tasks = [opened[2] for opened in self._open.values()] + list(self._screens.values())
+        for agent in [*self._open, *self._screens]:
             self.close(agent)
         await asyncio.gather(*tasks, return_exceptions=True)
 

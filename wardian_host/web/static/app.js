@@ -36,11 +36,19 @@ function sendFrame(frame) {
   if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(frame));
 }
 
-async function act(kind, params) {
+const LOCAL = "local";
+
+function isRemote(agent) {
+  return Boolean(agent.machine) && agent.machine !== LOCAL;
+}
+
+async function act(kind, params, agent = null) {
+  // Another machine's agent: the host does it there, as `wardian --remote MACHINE` does.
+  const body = agent && isRemote(agent) ? { kind, params, machine: agent.machine } : { kind, params };
   const response = await fetch("/api/action", {
     method: "POST",
     headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ kind, params }),
+    body: JSON.stringify(body),
   });
   const answer = await response.json();
   if (!response.ok) showError(answer.error);
@@ -82,12 +90,12 @@ function makeTile(agent) {
   const input = el("input", { placeholder: "send a message", "aria-label": "message" });
   const send = el("form", { class: "send", onsubmit: (event) => {
     event.preventDefault();
-    if (input.value) act("send", { to: tile.agent.uuid, text: input.value }).then(() => { input.value = ""; });
+    if (input.value) act("send", { to: tile.agent.uuid, text: input.value }, tile.agent).then(() => { input.value = ""; });
   } }, input, el("button", { type: "submit" }, "Send"));
   const actions = el("div", { class: "actions" });
   for (const [label, kind] of [["Pause", "agent.pause"], ["Resume", "agent.resume"], ["Restart", "agent.restart"],
     ["Clear", "agent.clear"], ["Kill", "agent.kill"]]) {
-    actions.append(el("button", { type: "button", "data-action": kind, onclick: () => act(kind, { target: tile.agent.uuid }) }, label));
+    actions.append(el("button", { type: "button", "data-action": kind, onclick: () => act(kind, { target: tile.agent.uuid }, tile.agent) }, label));
   }
   tile.el.append(tile.head, tile.meta, tile.evidence, tile.dialog, tile.usage, box, send, actions);
   tileOfBox.set(box, tile);
@@ -128,12 +136,13 @@ function drawTile(tile) {
   const colour = `var(--${agent.status}, var(--off))`;
   tile.el.style.borderLeftColor = colour;
   tile.el.dataset.status = agent.status;
+  tile.el.dataset.machine = agent.machine || LOCAL;
   tile.el.classList.toggle("waiting", agent.status === "action_required");
   const badge = el("span", { class: "status" }, agent.status);
   badge.style.background = colour;
   tile.head.replaceChildren(el("span", { class: "tile-name" }, agent.name), badge,
     el("span", { class: "meta age", "data-since": agent.last_status_at || "" }, age(agent.last_status_at)));
-  tile.meta.textContent = `${agent.class} · ${agent.provider} · ${agent.workspace}`;
+  tile.meta.textContent = `${agent.machine || LOCAL} · ${agent.class} · ${agent.provider} · ${agent.workspace}`;
   tile.evidence.textContent = evidenceText(agent.status_evidence);
   tile.dialog.replaceChildren();
   tile.dialog.hidden = agent.status !== "action_required";
@@ -141,8 +150,8 @@ function drawTile(tile) {
     const evidence = agent.status_evidence || {};
     const text = evidence.message || [evidence.dialog, evidence.line || evidence.reason].filter(Boolean).join(": ") || "waiting for you";
     tile.dialog.append(el("span", { class: "dialog-text" }, text),
-      el("button", { class: "approve", type: "button", onclick: () => act("send", { to: agent.uuid, approval: "accept" }) }, "Approve"),
-      el("button", { class: "reject", type: "button", onclick: () => act("send", { to: agent.uuid, approval: "reject" }) }, "Reject"));
+      el("button", { class: "approve", type: "button", onclick: () => act("send", { to: agent.uuid, approval: "accept" }, agent) }, "Approve"),
+      el("button", { class: "reject", type: "button", onclick: () => act("send", { to: agent.uuid, approval: "reject" }, agent) }, "Reject"));
   }
   tile.usage.textContent = usageText(agent.usage);
 }
@@ -159,6 +168,11 @@ function usageText(usage) {
 }
 
 function stream(tile, typing) {
+  if (isRemote(tile.agent)) { // its screen, read again every few seconds: no stream, no typing
+    sendFrame({ op: "open", agent: tile.agent.uuid, machine: tile.agent.machine });
+    tile.streaming = true;
+    return;
+  }
   const frame = { op: "open", agent: tile.agent.uuid, typing };
   if (typing) Object.assign(frame, { rows: tile.term.rows, cols: tile.term.cols });
   sendFrame(frame);
@@ -224,6 +238,31 @@ function onTerminal(message) {
   if (message.attached !== undefined) tile.term.reset(); // the recent output again: a fresh screen
   if (message.lagged !== undefined) tile.term.reset(); // this tab fell behind: recent output follows
   if (message.output) tile.term.write(bytesOf(message.output));
+  if (message.screen) drawScreen(tile.term, message.screen);
+  if (message.error) tile.term.write(`\x1b[2J\x1b[H\x1b[31m${message.error.code}: ${message.error.message}\x1b[0m`);
+}
+
+function drawScreen(term, screen) {
+  // Another machine's agent: the rows its host's screen model holds, without colour. Its screen
+  // may be taller than the tile's: the rows down to the last drawn one (or the cursor) are kept.
+  const cursor = screen.cursor || { row: 0, col: 0 };
+  let end = screen.rows.length;
+  while (end > cursor.row + 1 && !screen.rows[end - 1]) end--;
+  const first = Math.max(0, end - term.rows);
+  term.reset();
+  term.write(screen.rows.slice(first, end).join("\r\n"));
+  term.write(`\x1b[${cursor.row - first + 1};${cursor.col + 1}H`);
+}
+
+function drawMachines(machines) {
+  const bar = document.getElementById("machines");
+  bar.hidden = machines.length < 2; // this machine alone: nothing to tell apart
+  bar.replaceChildren(...machines.map((machine) => {
+    const why = machine.reachable ? "" : `: unreachable${machine.error ? " — " + machine.error.message : ""}`;
+    const node = el("span", { class: "machine", "data-machine": machine.machine }, machine.machine + why);
+    node.classList.toggle("unreachable", !machine.reachable);
+    return node;
+  }));
 }
 
 function shownNotices() {
@@ -246,7 +285,7 @@ function onNotice(notice) {
 
 function enlarge(uuid) {
   const tile = tiles.get(uuid);
-  if (!tile || !tile.agent.is_running) return;
+  if (!tile || !tile.agent.is_running || isRemote(tile.agent)) return; // no typing across machines
   showTerminals([tile]);
   enlarged = uuid;
   const overlay = document.getElementById("enlarged");
@@ -284,6 +323,7 @@ function connect() {
     const message = JSON.parse(event.data);
     if (message.op === "state") {
       drawAgents(message.agents);
+      drawMachines(message.machines || []);
       drawAsks(message.asks);
       drawRuns(message.runs);
     } else if (message.op === "terminal") onTerminal(message);
