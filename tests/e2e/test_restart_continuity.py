@@ -4,19 +4,27 @@ through the real `wardian` command, the example provider and its stand-in CLI.""
 
 import json
 import os
+import re
 import signal
 import sqlite3
+import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from prompted_shell import prompted_bash
+from pty_reading import read_until
+from ptyprocess import PtyProcess
 
 from wardian_host.daemon.host_lock import running_host_pid, wait_until_gone
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "example_provider"))
 pytest_plugins = ["wardian_test_packages"]
+
+WARDIAN = str(Path(sys.executable).parent / "wardian")
 
 
 @pytest.fixture
@@ -110,3 +118,97 @@ def test_telemetry_goes_on_from_where_a_killed_host_stopped(
     assert changes == [("idle", "processing"), ("processing", "idle"), ("idle", "processing")]
     usage = wardian("agent", "tele", "--fields", "usage").json()["agent"]["usage"]
     assert (usage["turns"], usage["output_tokens"]) == (2, 5 + 7)  # each turn once, none merged
+
+
+# A turn starts with each line typed ("got-LINE") and ends once the workspace holds `release`.
+GATE = prompted_bash(
+    'printf "> "; while read x; do echo "got-$x"; until [ -e release ]; do sleep 0.05; done; '
+    'rm -f release; echo "done-$x"; printf "> "; done'
+)
+
+
+def _waiting(wardian: Callable[..., Any], *clis: subprocess.Popen[str]) -> None:
+    """Return once each CLI sent its request and reads the answer, and the host took the requests
+    in: each is blocked on its socket, and a later request was answered."""
+    for cli in clis:
+        # A socket with a timeout is read after a poll; nothing else in a starting CLI polls.
+        while not re.search(r"poll|unix_stream_read", Path(f"/proc/{cli.pid}/wchan").read_text()):
+            assert cli.poll() is None, cli.communicate()
+            time.sleep(0.05)  # a process's state can only be polled
+    assert wardian("host", "status").returncode == 0
+
+
+def _answer(cli: subprocess.Popen[str]) -> dict[str, Any]:
+    out, err = cli.communicate(timeout=120)
+    assert cli.returncode == 0, err
+    answer: dict[str, Any] = json.loads(out)
+    return answer
+
+
+def test_waiting_clis_go_on_with_the_next_host_and_see_what_happened_meanwhile(
+    wardian: Callable[..., Any], example_cli_env: dict[str, str], generic_spawn_args, workspace: Path, wardian_home
+) -> None:
+    assert wardian(*generic_spawn_args("gate", *GATE)).returncode == 0
+    _wait(wardian, "gate", "idle")
+
+    def cli(*args: str) -> subprocess.Popen[str]:
+        env = os.environ | example_cli_env
+        return subprocess.Popen([WARDIAN, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+    fresh_idle = cli("agent", "wait", "gate", "--until", "idle", "--next", "--timeout", "120s")
+    output = cli("agent", "watch", "gate", "--until", "output:done-one", "--timeout", "120s")
+    _waiting(wardian, fresh_idle, output)
+    sent = cli("send", "one", "--to", "gate", "--wait-until", "idle", "--timeout", "120s")
+    _wait(wardian, "gate", "processing")  # delivered: the send waits for the turn's end now
+    _waiting(wardian, sent)
+    _kill_host(wardian_home)
+    (workspace / "release").touch()  # the turn ends while no host runs
+    while (workspace / "release").exists():
+        time.sleep(0.05)  # the agent's shell removes it as it ends the turn
+    assert wardian("host", "start").returncode == 0
+
+    delivered = _answer(sent)
+    assert delivered["results"][0]["result"] == "delivered" and delivered["agent"]["status"] == "idle"
+    assert _answer(fresh_idle)["agent"]["status"] == "idle"
+    assert "done-one" in _answer(output)["watch"]["output"]
+    whole = wardian("agent", "watch", "gate", "--since", "0").json()["watch"]["output"]
+    assert (whole.count("got-one"), whole.count("done-one")) == (1, 1)  # typed once, nothing lost
+
+
+def test_a_wait_whose_host_does_not_come_back_fails_in_its_own_time(
+    wardian: Callable[..., Any], generic_spawn_args, wardian_home: Path
+) -> None:
+    assert wardian(*generic_spawn_args("gate", *GATE)).returncode == 0
+    _wait(wardian, "gate", "idle")
+    assert wardian("send", "one", "--to", "gate").returncode == 0
+    _wait(wardian, "gate", "processing")
+    waiting = subprocess.Popen(
+        [WARDIAN, "agent", "wait", "gate", "--until", "idle", "--timeout", "5s"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    _waiting(wardian, waiting)
+    _kill_host(wardian_home)
+    out, err = waiting.communicate(timeout=60)
+    assert waiting.returncode == 6 and out == ""
+    error = json.loads(err)["error"]
+    assert (error["code"], error["details"]["reason"]) == ("app_not_running", "host_gone")
+    assert "wardian host start" in error["hint"]
+
+
+def test_attach_keeps_its_terminal_across_a_host_restart(
+    wardian: Callable[..., Any], generic_spawn_args: Callable[..., list[str]]
+) -> None:
+    assert wardian(*generic_spawn_args("seat", "--", "bash", "--norc")).returncode == 0
+    _wait(wardian, "seat", "idle")
+    seat = PtyProcess.spawn([WARDIAN, "agent", "attach", "seat"], env=dict(os.environ), dimensions=(30, 100))
+    read_until(seat, b"bash-")
+    restarted = wardian("host", "restart")
+    assert restarted.returncode == 0, restarted.stderr
+    seat.write(b"echo after-$((40+2))\r")  # typed into the same attach, now the next host's
+    assert b"after-42" in read_until(seat, b"after-42", limit=60)  # (it stops early if the attach ends)
+    seat.write(b"\x1cd")
+    read_until(seat, b'"reason": "detached"')
+    seat.wait()
+    assert seat.exitstatus == 0

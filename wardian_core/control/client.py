@@ -33,6 +33,18 @@ FIRST_RETRY_PAUSE_SECONDS = 0.005
 LONGEST_RETRY_PAUSE_SECONDS = 0.2
 
 
+# The reasons of an `app_not_running` raised while a request was under way: the host went
+# away (a restart, a crash) after it took the request.
+CLOSED_REASON = "the host closed the connection"
+LOST_REASON = "connection lost"
+
+
+def lost_host(error: WardianError) -> bool:
+    """Whether `error` says the host went away after it took the request (not that none ran)."""
+    reason = str(error.details.get("reason", ""))
+    return error.code == "app_not_running" and (reason == CLOSED_REASON or reason.startswith(LOST_REASON))
+
+
 def app_not_running(home: Path, reason: str) -> WardianError:
     return WardianError(
         "app_not_running",
@@ -180,7 +192,7 @@ class ControlClient:
         except (BrokenPipeError, ConnectionResetError):
             pass  # the host refused and closed before reading it all: its answer says why
         except OSError as exc:
-            raise app_not_running(self._home, f"connection lost: {exc}") from None
+            raise app_not_running(self._home, f"{LOST_REASON}: {exc}") from None
         return request_id
 
     def _read_frame(self, kind: str, timeout: float | None) -> dict[str, Any]:
@@ -192,9 +204,9 @@ class ControlClient:
         except TimeoutError:
             raise endpoint_timeout(kind, timeout) from None
         except OSError as exc:
-            raise app_not_running(self._home, f"connection lost: {exc}") from None
+            raise app_not_running(self._home, f"{LOST_REASON}: {exc}") from None
         if not line:
-            raise app_not_running(self._home, "the host closed the connection")
+            raise app_not_running(self._home, CLOSED_REASON)
         if len(line) > MAX_FRAME_BYTES:
             raise answer_too_large(kind)
         frame: dict[str, Any] = json.loads(line)

@@ -32,6 +32,22 @@ def list_events(conn: sqlite3.Connection, agent_uuid: str) -> list[dict[str, Any
     return [dict(row) | {"payload": json.loads(row["payload"])} for row in rows]
 
 
+def last_event_id(conn: sqlite3.Connection, agent_uuid: str) -> int:
+    """The id of the agent's newest event (0: none): later events have greater ids."""
+    row = conn.execute("SELECT max(id) FROM events WHERE agent = ?", (agent_uuid,)).fetchone()
+    return int(row[0] or 0)
+
+
+def status_arrived_after(conn: sqlite3.Connection, agent_uuid: str, status: str, after_id: int) -> bool:
+    """Whether the agent changed to `status` in an event after `after_id` (it may have left it since)."""
+    row = conn.execute(
+        "SELECT 1 FROM events WHERE agent = ? AND id > ? AND kind = 'status' AND json_extract(payload, '$.to') = ?"
+        " LIMIT 1",
+        (agent_uuid, after_id, status),
+    ).fetchone()
+    return row is not None
+
+
 def prune_events(
     conn: sqlite3.Connection, *, keep_per_agent: int = KEEP_PER_AGENT, keep_days: float = KEEP_DAYS
 ) -> int:

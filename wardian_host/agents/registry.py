@@ -7,6 +7,7 @@ from typing import Any
 
 from wardian_core import identity
 from wardian_core.db import agents as agent_rows
+from wardian_core.db import events
 from wardian_host.agents.live_agent import LiveAgent
 from wardian_host.output.buffer import OutputBuffer
 
@@ -40,6 +41,15 @@ class AgentRegistry:
 
     def get(self, agent_uuid: str) -> LiveAgent | None:
         return self._agents.get(agent_uuid)
+
+    def status_mark(self, agent: LiveAgent) -> int:
+        """A mark of the agent's status history so far, which outlives this host (state.db's
+        newest event id): a wait a host restart cut short asks what arrived after it."""
+        return events.last_event_id(self._conn, agent.uuid)
+
+    def arrived_since(self, agent: LiveAgent, status: str, mark: int) -> bool:
+        """Whether `agent` became `status` after `mark` (`status_mark`), even if it left it since."""
+        return events.status_arrived_after(self._conn, agent.uuid, status, mark)
 
     def refresh(self, agent: LiveAgent) -> None:
         """Re-read the row after a write so the live view and state.db agree."""

@@ -7,6 +7,7 @@ from typing import Any
 from wardian_core.control.models import Approval, SendParams
 from wardian_core.errors import WardianError
 from wardian_core.provider_models import InputProfile
+from wardian_host.agents.client_stream import ClientStream
 from wardian_host.agents.confirming import DeliveryFailed, confirm_taken, turn_start_watch
 from wardian_host.agents.live_agent import LiveAgent, Speaker
 from wardian_host.agents.registry import AgentRegistry
@@ -158,9 +159,14 @@ class Sender:
         await self._past_start(agent)
         return await self._deliver(agent, self._from(sender, verified, agent, text))
 
-    async def send_message(self, params: SendParams, sender: Speaker | None, verified: bool = True) -> dict[str, Any]:
+    async def send_message(
+        self, params: SendParams, sender: Speaker | None, verified: bool = True, stream: ClientStream | None = None
+    ) -> dict[str, Any]:
         """Type `params.text` into every target; `sender` is the calling agent, if any, and
-        `verified` says whether its process tree confirms it (else the caller only claims it)."""
+        `verified` says whether its process tree confirms it (else the caller only claims it).
+        With `--wait-until`, `stream` is told of the delivery before the wait (`delivered`, and
+        the status mark the wait counts arrivals after), so a CLI that a host restart cut off
+        waits on with the next host and never sends again."""
         text = params.text
         if text is None:
             raise WardianError("usage", "nothing to send", "Give a message, --stdin, --file, or --approval.")
@@ -176,8 +182,9 @@ class Sender:
         skipped = [_skipped(agent) for agent in targets if params.to == "all" and not agent.is_running]
         targets = [agent for agent in targets if params.to != "all" or agent.is_running]
         await asyncio.gather(*(self._past_start(agent) for agent in targets))
-        waiter = None
+        waiter, mark = None, 0
         if params.wait_until and targets[0].is_running:
+            mark = self._registry.status_mark(targets[0])
             waiter = asyncio.ensure_future(wait_for_status(targets[0], params.wait_until, params.timeout, True))
             await asyncio.sleep(0)  # let the waiter register before the first keystroke
         sender_tag = None if params.raw else sender
@@ -200,6 +207,12 @@ class Sender:
         if len(results) == 1:
             answer["delivery"] = results[0]["delivery"]
         if waiter is not None:
+            if stream is not None:
+                try:
+                    await stream.emit({"delivered": answer, "waiting_after": mark})
+                except BaseException:  # the client left: its wait goes with it
+                    waiter.cancel()
+                    raise
             answer["agent"] = await _delivered_then(waiter, results[0])
         return answer
 

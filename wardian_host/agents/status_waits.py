@@ -1,13 +1,23 @@
 """Waiting for an agent's status: one request, woken by the status change itself."""
 
 import asyncio
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
 
+from wardian_core.control.models import WaitParams
 from wardian_core.errors import WardianError
+from wardian_host.agents.client_stream import ClientStream
 from wardian_host.agents.live_agent import LiveAgent
 
 TERMINAL_STATUSES = ("off", "error")
+
+
+class StatusMarks(Protocol):
+    """Marks in an agent's status history that outlive the host (the registry's)."""
+
+    def status_mark(self, agent: LiveAgent) -> int: ...
+
+    def arrived_since(self, agent: LiveAgent, status: str, mark: int) -> bool: ...
 
 
 def _exited(agent: LiveAgent, until: str) -> WardianError:
@@ -40,8 +50,15 @@ def _timed_out(agent: LiveAgent, until: str, timeout: float | None) -> WardianEr
     )
 
 
-async def wait_for_status(agent: LiveAgent, until: str, timeout: float | None, next_change: bool) -> dict[str, Any]:
-    """Return when `agent` has status `until`: now, unless `next_change` asks for a fresh arrival."""
+async def wait_for_status(
+    agent: LiveAgent,
+    until: str,
+    timeout: float | None,
+    next_change: bool,
+    listening: Callable[[], Awaitable[None]] | None = None,
+) -> dict[str, Any]:
+    """Return when `agent` has status `until`: now, unless `next_change` asks for a fresh arrival.
+    `listening` runs once the change is listened for (nothing arriving meanwhile is missed)."""
     if agent.status == until and not next_change:
         return agent.snapshot()
     if agent.status in TERMINAL_STATUSES and until not in TERMINAL_STATUSES and not agent.is_running:
@@ -58,6 +75,8 @@ async def wait_for_status(agent: LiveAgent, until: str, timeout: float | None, n
 
     agent.listeners.add(on_status)
     try:
+        if listening is not None:
+            await listening()
         return await asyncio.wait_for(arrived, timeout)
     except TimeoutError:
         raise _timed_out(agent, until, timeout) from None
@@ -81,3 +100,19 @@ async def wait_for_change(agent: LiveAgent, changed: Callable[[str], bool], time
         return False
     finally:
         agent.listeners.discard(on_status)
+
+
+async def wait_across_restarts(
+    agent: LiveAgent, params: WaitParams, marks: StatusMarks, stream: ClientStream
+) -> dict[str, Any]:
+    """`agent wait`: a wait for a fresh arrival tells its client where the status history stood
+    (`waiting_after`); a client that a host restart cut off asks the next host with that mark
+    (`arrived_after`), and an arrival meanwhile ends its wait at once."""
+    if not params.next:
+        return await wait_for_status(agent, params.until, params.timeout, False)
+    if params.arrived_after is not None and marks.arrived_since(agent, params.until, params.arrived_after):
+        return agent.snapshot()
+    mark = params.arrived_after if params.arrived_after is not None else marks.status_mark(agent)
+    return await wait_for_status(
+        agent, params.until, params.timeout, True, lambda: stream.emit({"waiting_after": mark})
+    )

@@ -1,8 +1,10 @@
 """`wardian agent watch`: an agent's output and events (status changes, asks) since a cursor."""
 
 import asyncio
+import functools
 import json
 from collections import deque
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from wardian_core.control.models import WatchParams
@@ -76,11 +78,24 @@ def _within_budget(answer: dict[str, Any]) -> dict[str, Any]:
     return answer
 
 
-async def output_appears(agent: LiveAgent, text: str, timeout: float | None, prompt: str | None = None) -> None:
-    """Wait for `text` in output produced after this call (never the echo already there, nor,
-    with `prompt`, the terminal's echo of that prompt: see TokenMatcher)."""
+async def output_appears(
+    agent: LiveAgent,
+    text: str,
+    timeout: float | None,
+    prompt: str | None = None,
+    since: int | None = None,
+    listening: Callable[[int], Awaitable[None]] | None = None,
+) -> None:
+    """Wait for `text` in output produced after this call, or from cursor `since` on (never the
+    echo already there, nor, with `prompt`, the terminal's echo of that prompt: see
+    TokenMatcher). `listening` is told the cursor it counts from once new output is listened for."""
     found: asyncio.Future[None] = asyncio.get_running_loop().create_future()
     matcher = TokenMatcher(text, prompt)
+    start = agent.buffer.end_cursor
+    if since is not None and since < start:
+        start = max(since, agent.buffer.start_cursor)
+        if matcher.feed(strip_ansi(agent.buffer.read_from(start) or b"")):
+            return
 
     def on_output(_: int, data: bytes) -> None:
         if not found.done() and matcher.feed(strip_ansi(data)):
@@ -88,6 +103,8 @@ async def output_appears(agent: LiveAgent, text: str, timeout: float | None, pro
 
     agent.output_listeners.add(on_output)
     try:
+        if listening is not None:
+            await listening(start)
         await asyncio.wait_for(found, timeout)
     except TimeoutError:
         raise WardianError(
@@ -107,7 +124,9 @@ async def watch(agent: LiveAgent, params: WatchParams, request: ClientStream) ->
     if params.follow:
         return await _follow(agent, since, params, request)
     if params.until_output is not None:
-        await output_appears(agent, params.until_output, params.timeout)
+        # Told where it counts from, a CLI that a host restart cut off asks the next host from there.
+        tell = functools.partial(_tell_watching_from, request)
+        await output_appears(agent, params.until_output, params.timeout, None, params.output_from, tell)
     elif params.until_status is not None:
         try:
             await wait_for_status(agent, params.until_status, params.timeout, False)
@@ -116,6 +135,10 @@ async def watch(agent: LiveAgent, params: WatchParams, request: ClientStream) ->
                 raise WardianError("watch_timeout", error.message, error.hint, error.details) from None
             raise
     return output_page(agent, since, params.raw)
+
+
+async def _tell_watching_from(request: ClientStream, cursor: int) -> None:
+    await request.emit({"watching_from": cursor})
 
 
 class _StatusBacklog:

@@ -15,7 +15,6 @@ from wardian_host.cli.live import connect, emit
 def attach(target: str, read_only: bool, detach_keys: str) -> None:
     """Connect this terminal to an agent's PTY (raw mode, resize followed, several clients)."""
     keys = parse_detach_keys(detach_keys)
-    with connect() as client:
-        result = run_attach(client, target, read_only, keys)
+    result = run_attach(connect, target, read_only, keys)
     sys.stdout.write("\r\n")
     emit("attach", result)

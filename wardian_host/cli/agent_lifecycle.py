@@ -233,8 +233,14 @@ def wait(target: str, until: str, timeout_text: str | None, next_change: bool) -
 
 def wait_answer(target: str, until: str, timeout: float | None, next_change: bool = False) -> dict[str, Any]:
     """What `agent wait` prints (and the MCP tool `wait_for_agent` answers): the agent once it has the status."""
+    from wardian_host.cli.host_return import across_restarts
+
     params = {"target": target, "until": until, "timeout": timeout, "next": next_change}
-    return live_agent_envelope(request("agent.wait", params, timeout=after_waiting(timeout, 10)))
+
+    def again(heard: dict[str, Any], remaining: float | None) -> tuple[str, dict[str, Any]]:
+        return "agent.wait", params | {"timeout": remaining, "arrived_after": heard.get("waiting_after")}
+
+    return live_agent_envelope(across_restarts(("agent.wait", params), timeout, {}, again, 10))
 
 
 @click.command("run")

@@ -9,7 +9,7 @@ import click
 from wardian_core.durations import parse_duration
 from wardian_core.errors import WardianError
 from wardian_core.statuses import STATUSES
-from wardian_host.cli.live import after_waiting, connect, envelope, request
+from wardian_host.cli.live import LIFECYCLE_SECONDS, after_waiting, connect, envelope, request
 from wardian_host.cli.render import write_json
 
 
@@ -56,4 +56,12 @@ def watch(
 
 def watch_answer(params: dict[str, Any]) -> dict[str, Any]:
     """What `agent watch` without --follow prints (and the MCP tool `watch_output` answers)."""
-    return envelope("watch", request("agent.watch", params, timeout=after_waiting(params.get("timeout"))))
+    if "until_output" not in params and "until_status" not in params:
+        return envelope("watch", request("agent.watch", params, timeout=after_waiting(params.get("timeout"))))
+    from wardian_host.cli.host_return import across_restarts
+
+    def again(heard: dict[str, Any], remaining: float | None) -> tuple[str, dict[str, Any]]:
+        return "agent.watch", params | {"timeout": remaining, "output_from": heard.get("watching_from")}
+
+    page = across_restarts(("agent.watch", params), params.get("timeout"), {}, again, LIFECYCLE_SECONDS / 2)
+    return envelope("watch", page)

@@ -1,7 +1,7 @@
 """The person's side of `wardian agent attach`: raw terminal in, agent's PTY out.
 
 The local terminal is put in raw mode and restored on every way out (detach, the
-agent exiting, the host going away, a signal, an exception).
+agent exiting, no host coming back after one went away, a signal, an exception).
 """
 
 import base64
@@ -13,7 +13,7 @@ import socket
 import sys
 import termios
 import tty
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -21,6 +21,7 @@ from wardian_core.control.client import ControlClient, answer_too_large
 from wardian_core.control.protocol import MAX_FRAME_BYTES, encode, request_frame
 from wardian_core.errors import WardianError
 from wardian_core.parsing import terminal_side
+from wardian_host.cli.host_return import await_next_host
 
 DEFAULT_DETACH_KEYS = "ctrl-\\,d"
 
@@ -47,6 +48,7 @@ class DetachMatcher:
     def __init__(self, sequence: bytes) -> None:
         self.sequence = sequence
         self._held = b""
+        self.detached = False  # the sequence was typed: the attach is ending
 
     def feed(self, data: bytes) -> tuple[bytes, bool]:
         forward = bytearray()
@@ -102,7 +104,27 @@ def _frames(sock: socket.socket, buffer: bytearray) -> Iterator[dict[str, Any]]:
         raise answer_too_large("agent.attach")
 
 
-def run_attach(client: ControlClient, target: str, read_only: bool, detach_keys: bytes) -> dict[str, Any]:
+def run_attach(
+    connect: Callable[[], ControlClient], target: str, read_only: bool, detach_keys: bytes
+) -> dict[str, Any]:
+    """Attach until detached or the agent ends. A host that goes away (a restart, a crash) is
+    waited for (`host_return`): the terminal stays raw and attached again to the next host,
+    which draws the agent's recent output as at a fresh attach."""
+    stdin = sys.stdin.fileno()
+    matcher = DetachMatcher(detach_keys)
+    with raw_terminal(stdin):
+        while True:
+            with connect() as client:
+                try:
+                    return _attached(client.raw_socket(), target, read_only, matcher)
+                except EOFError:
+                    if matcher.detached:
+                        return {"agent": target, "reason": "detached", "status": None}
+            await_next_host(None)
+
+
+def _attached(sock: socket.socket, target: str, read_only: bool, matcher: "DetachMatcher") -> dict[str, Any]:
+    """One attach over `sock`, until the host answers; EOFError when it goes away first."""
     stdin, stdout = sys.stdin.fileno(), sys.stdout.fileno()
     size = _window_size(stdin) or _window_size(stdout)
     params = {
@@ -111,41 +133,44 @@ def run_attach(client: ControlClient, target: str, read_only: bool, detach_keys:
         "rows": size[0] if size else None,
         "cols": size[1] if size else None,
     }
-    sock = client.raw_socket()
     sock.settimeout(None)
-    sock.sendall(encode(request_frame(1, "agent.attach", params)))
+    try:
+        sock.sendall(encode(request_frame(1, "agent.attach", params)))
+    except OSError:
+        raise EOFError from None
     resized = []
     previous = signal.signal(signal.SIGWINCH, lambda *_: resized.append(True))
-    matcher, buffer = DetachMatcher(detach_keys), bytearray()
+    buffer = bytearray()
     selector = selectors.DefaultSelector()
     selector.register(sock, selectors.EVENT_READ)
-    selector.register(stdin, selectors.EVENT_READ)
+    if not matcher.detached:
+        selector.register(stdin, selectors.EVENT_READ)
     try:
-        with raw_terminal(stdin):
-            while True:
-                for key, _ in selector.select():
-                    if key.fileobj is sock:
-                        for frame in _frames(sock, buffer):
-                            if "stream" in frame and "output" in frame["stream"]:
-                                os.write(stdout, base64.b64decode(frame["stream"]["output"]))
-                            elif "ok" in frame:
-                                if not frame["ok"]:
-                                    raise WardianError.from_envelope({"error": frame["error"]})
-                                result: dict[str, Any] = frame["result"]
-                                return result
-                    else:
-                        typed = os.read(stdin, 4096)
-                        forward, detach = matcher.feed(typed) if typed else (b"", True)
-                        if forward and not read_only:
-                            sock.sendall(encode({"input": base64.b64encode(forward).decode()}))
-                        if detach:
-                            sock.sendall(encode({"detach": True}))
-                            selector.unregister(stdin)
-                if resized and (new_size := _window_size(stdin)):
-                    resized.clear()
-                    sock.sendall(encode({"resize": list(new_size)}))
-    except EOFError:
-        raise WardianError("app_not_running", "the host closed the connection", "See `wardian host logs`.") from None
+        while True:
+            for key, _ in selector.select():
+                if key.fileobj is sock:
+                    for frame in _frames(sock, buffer):
+                        if "stream" in frame and "output" in frame["stream"]:
+                            os.write(stdout, base64.b64decode(frame["stream"]["output"]))
+                        elif "ok" in frame:
+                            if not frame["ok"]:
+                                raise WardianError.from_envelope({"error": frame["error"]})
+                            result: dict[str, Any] = frame["result"]
+                            return result
+                else:
+                    typed = os.read(stdin, 4096)
+                    forward, detach = matcher.feed(typed) if typed else (b"", True)
+                    if forward and not read_only:
+                        sock.sendall(encode({"input": base64.b64encode(forward).decode()}))
+                    if detach:
+                        matcher.detached = True
+                        sock.sendall(encode({"detach": True}))
+                        selector.unregister(stdin)
+            if resized and (new_size := _window_size(stdin)):
+                resized.clear()
+                sock.sendall(encode({"resize": list(new_size)}))
+    except (BrokenPipeError, ConnectionResetError):
+        raise EOFError from None
     finally:
         signal.signal(signal.SIGWINCH, previous)
         selector.close()

@@ -68,10 +68,45 @@ class SendOrder(NamedTuple):
 def send_answer(order: SendOrder) -> dict[str, Any]:
     """What `wardian send` prints (and the MCP tool `send` answers): the host's account of each delivery."""
     params = order._asdict()
-    answering = after_waiting(order.timeout or 0, unset=CONFIRMING_SECONDS + LIFECYCLE_SECONDS / 2)
-    answer: dict[str, Any] = request(
-        "send", params, timeout=None if order.wait_until and order.timeout is None else answering
-    )
+    if order.wait_until:
+        answer = _sent_and_waited(order)
+    else:
+        answering = after_waiting(order.timeout or 0, unset=CONFIRMING_SECONDS + LIFECYCLE_SECONDS / 2)
+        answer = request("send", params, timeout=answering)
     if answer.get("agent") is not None:
         answer["agent"] = live_agent(answer["agent"], VERBOSE_FIELDS + ("status_evidence",))
     return {"schema": SCHEMA_VERSION} | answer
+
+
+def _sent_and_waited(order: SendOrder) -> dict[str, Any]:
+    """`send --wait-until`: delivered once, then waited for; a host restart after the delivery
+    leaves the wait to the next host, which is not asked to deliver again."""
+    from wardian_host.cli.host_return import across_restarts
+
+    heard: dict[str, Any] = {}
+
+    def again(heard: dict[str, Any], remaining: float | None) -> tuple[str, dict[str, Any]]:
+        if "delivered" not in heard:
+            raise delivery_unknown(order.to)
+        wait = {"target": order.to, "until": order.wait_until, "timeout": remaining, "next": True}
+        return "agent.wait", wait | {"arrived_after": heard["waiting_after"]}
+
+    try:
+        answer: dict[str, Any] = across_restarts(
+            ("send", order._asdict()), order.timeout, heard, again, CONFIRMING_SECONDS + LIFECYCLE_SECONDS / 2
+        )
+    except WardianError as error:
+        if "delivered" in heard:  # the wait failed, not the delivery: a retrying script must not send again
+            error.details = error.details | {"delivered": True, "delivery": heard["delivered"].get("delivery")}
+        raise
+    # The first host's answer has the deliveries; the next host's is the agent its wait ended with.
+    return answer if "results" in answer else heard["delivered"] | {"agent": answer}
+
+
+def delivery_unknown(to: str) -> WardianError:
+    return WardianError(
+        "app_not_running",
+        f"the host went away before it confirmed the delivery to {to}",
+        f"The text may have been typed: look at `wardian agent watch {to}` before sending it again.",
+        {"to": to, "delivered": None, "reason": "host_gone"},
+    )

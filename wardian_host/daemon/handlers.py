@@ -33,7 +33,7 @@ from wardian_host.agents.live_agent import Speaker
 from wardian_host.agents.registry import AgentRegistry
 from wardian_host.agents.screens import show_screen
 from wardian_host.agents.sending import Sender
-from wardian_host.agents.status_waits import wait_for_status
+from wardian_host.agents.status_waits import wait_across_restarts
 from wardian_host.agents.watching import watch
 from wardian_host.daemon.caller_identity import classify_caller
 from wardian_host.daemon.control_server import RequestContext, Route, Routes
@@ -97,9 +97,8 @@ def build_handlers(
     async def delete(params: DeleteParams, _: RequestContext) -> dict[str, Any]:
         return await lifecycle.delete(params.target, params.confirm, params.force, params.keep_worktree)
 
-    async def wait(params: WaitParams, _: RequestContext) -> dict[str, Any]:
-        agent = registry.resolve(params.target)
-        return await wait_for_status(agent, params.until, params.timeout, params.next)
+    async def wait(params: WaitParams, request: RequestContext) -> dict[str, Any]:
+        return await wait_across_restarts(registry.resolve(params.target), params, registry, request)
 
     def _speaker(request: RequestContext) -> tuple[Speaker | None, bool]:
         """The calling agent (verified, or only claimed), else the workflow node run it is part of."""
@@ -112,7 +111,7 @@ def build_handlers(
         if params.approval is not None:
             return await sender.answer_approval(params.to, params.approval, params.timeout)
         speaker, verified = _speaker(request)
-        return await sender.send_message(params, speaker, verified)
+        return await sender.send_message(params, speaker, verified, request)
 
     async def ask(params: AskParams, request: RequestContext) -> dict[str, Any]:
         speaker, verified = _speaker(request)
