@@ -212,3 +212,31 @@ def test_attach_keeps_its_terminal_across_a_host_restart(
     read_until(seat, b'"reason": "detached"')
     seat.wait()
     assert seat.exitstatus == 0
+
+
+def test_a_pending_approval_and_a_pending_ask_outlive_a_host_restart(
+    example_agent: Callable[[str], dict[str, Any]],
+    wardian: Callable[..., Any],
+    generic_spawn_args: Callable[..., list[str]],
+    workspace: Path,
+) -> None:
+    example_agent("asker")
+    assert wardian("send", "tool touch accepted.txt", "--to", "asker").returncode == 0
+    _wait(wardian, "asker", "action_required")
+    answering = [sys.executable, "-m", "wardian_host.testing.answering_agent"]
+    assert wardian(*generic_spawn_args("ans", "--", *answering)).returncode == 0
+    _wait(wardian, "ans", "idle")
+    request_id = wardian("ask", "ans", "long job SILENT", "--no-wait").json()["request_id"]
+
+    restarted = wardian("host", "restart")
+    assert restarted.returncode == 0, restarted.stderr
+
+    assert wardian("agent", "asker", "--field", "status").stdout.strip() == "action_required"
+    accepted = wardian("send", "--approval", "accept", "--to", "asker", "--timeout", "30s")
+    assert accepted.returncode == 0, accepted.stderr
+    assert accepted.json()["left_action_required"] is True and (workspace / "accepted.txt").exists()
+    _wait(wardian, "asker", "idle")
+    assert wardian("ask", "show", request_id).json()["request"]["status"] == "pending"
+    replied = wardian("reply", request_id, "--status", "done", "after the restart")
+    assert replied.returncode == 0, replied.stderr
+    assert wardian("ask", "show", request_id).json()["request"]["reply"]["body"] == "after the restart"
