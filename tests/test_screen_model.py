@@ -1,11 +1,13 @@
 """The screen model: rows as a person sees them, replayed lazily from the output buffer."""
 
 import asyncio
+import gc
 
 import pyte
 import pytest
 
 from wardian_core.parsing import MAX_TERMINAL_SIDE
+from wardian_core.parsing import screen as screen_module
 from wardian_core.parsing.screen import ScreenModel
 from wardian_host.output.buffer import OutputBuffer
 from wardian_host.output.screen import CELLS_READ_AT_ONCE, REPLAY_LIMIT_BYTES, LazyScreen
@@ -111,6 +113,40 @@ def test_an_erase_clears_what_pyte_would(erase: bytes) -> None:
     screen.feed(drawing)
     pyte.ByteStream(plain).feed(drawing)
     assert screen.rows() == [row.rstrip() for row in plain.display]
+
+
+def _lettered_screen(rows: int, cols: int) -> tuple[bytes, list[str]]:
+    """Every cell drawn, in seven colours: what it draws, and the rows a person reads."""
+    text = ["".join(chr(97 + (row + col) % 26) for col in range(cols)) for row in range(rows)]
+    drawing = b"".join(
+        b"\x1b[%d;1H\x1b[%dm%s" % (row + 1, 31 + row % 7, line.encode()) for row, line in enumerate(text)
+    )
+    return drawing, text
+
+
+def test_a_full_screen_shares_its_cells_so_a_collection_has_little_to_walk() -> None:
+    screen = ScreenModel()
+    rows, cols = screen.size
+    drawing, text = _lettered_screen(rows, cols)
+    gc.collect()
+    before = len(gc.get_objects())
+    screen.feed(drawing)
+    gc.collect()
+    # A cell per object would be rows x cols tracked objects, each walked by every full collection.
+    assert len(gc.get_objects()) - before < rows * cols // 4
+    assert screen.rows() == text
+
+
+def test_shared_cells_are_bounded_and_read_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(screen_module, "SHARED_CELLS", 16)
+    screen, plain = ScreenModel(rows=8, cols=40), pyte.Screen(40, 8)
+    drawing, _ = _lettered_screen(8, 40)
+    drawing += "\x1b[?5h\x1b[8;1H\x1b[2K\u6f22\u5b57 reversed".encode()  # a reverse-video screen, wide characters
+    screen.feed(drawing)
+    pyte.ByteStream(plain).feed(drawing)
+    assert len(screen_module._shared_cells) <= 16
+    assert screen.rows() == [row.rstrip() for row in plain.display]
+    assert screen._screen.buffer[7][0] == plain.buffer[7][0]  # the same character and attributes
 
 
 def test_an_erase_pyte_does_not_know_is_ignored() -> None:

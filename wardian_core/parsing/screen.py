@@ -26,7 +26,45 @@ class ScreenSnapshot(BaseModel):
     size: dict[str, int]
 
 
+# Distinct cells (a character in its attributes) kept for sharing; more are made afresh.
+SHARED_CELLS = 8192
+_shared_cells: dict[tuple[Any, ...], "_Cell"] = {}
+
+
+class _Cell(pyte.screens.Char):
+    """A screen cell shared by every cell of equal character and attributes.
+
+    pyte makes a new `Char` for each character drawn, and a `Char` (a tuple subclass) stays
+    tracked by the garbage collector for as long as it lives: fifty agents' screens held
+    240,000 of them, and each full collection walked them all (~150 ms, `benchmarks/host.py`
+    (e)). Cells are values, so equal ones can be one object: a screen then holds a few hundred.
+    """
+
+    __slots__ = ()
+
+    def _replace(self, /, **changes: Any) -> "_Cell":
+        key = (self, *changes.items())
+        cell = _shared_cells.get(key)
+        if cell is None:
+            if len(_shared_cells) >= SHARED_CELLS:
+                _shared_cells.clear()  # an unusual variety of text: share afresh
+            cell = _shared_cells[key] = super()._replace(**changes)
+        return cell
+
+
+_BLANK = {reverse: _Cell(data=" ", fg="default", bg="default", reverse=reverse) for reverse in (False, True)}
+
+
 class _Screen(pyte.Screen):
+    @property
+    def default_char(self) -> _Cell:
+        """pyte's blank cell, shared: every cell drawn is made from it or from the cursor's."""
+        return _BLANK[pyte.modes.DECSCNM in self.mode]
+
+    def reset(self) -> None:
+        super().reset()
+        self.cursor.attrs = self.default_char  # pyte's reset draws with a plain `Char`
+
     def select_graphic_rendition(self, *attrs: int, private: bool = False) -> None:
         """A private-marked `CSI ? … m` is no rendition: pyte passes it here with `private`, and
         the plain Screen raised TypeError mid-stream (Gemini CLI 0.61's start-up output did)."""
