@@ -16,12 +16,11 @@ from wardian_core.errors import WardianError
 from wardian_core.process_locks import take_exclusive
 from wardian_core.pty_backend import BACKENDS, Backend
 from wardian_host.daemon.host_lock import wait_until_gone
-from wardian_host.terminal.ptys import READ_BATCH_BYTES
 from wardian_host.terminal.server import handover
 from wardian_host.terminal.server import process as server_process
 from wardian_host.terminal.server.framing import read_frame
 from wardian_host.terminal.server.ring import OutputRing
-from wardian_host.terminal.server.server import HIGH_WATER_BYTES, TerminalServer
+from wardian_host.terminal.server.server import HIGH_WATER_BYTES, READ_BATCH_BYTES, TerminalServer
 from wardian_host.terminal.server_client import ServerPtys
 from wardian_host.testing.reaping import reap_home
 

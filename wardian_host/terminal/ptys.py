@@ -44,9 +44,10 @@ class Pty:
 
 
 class PtyTable:
-    def __init__(self, loop: asyncio.AbstractEventLoop, backend: Backend) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, backend: Backend, read_batch: int = READ_BATCH_BYTES) -> None:
         self._loop = loop
         self.backend = backend
+        self._read_batch = read_batch
         self._ptys: dict[str, Pty] = {}
         self._paused = False
 
@@ -100,7 +101,7 @@ class PtyTable:
         # Drain what is there (up to a bound) so a flood costs one handler call per batch,
         # not one per 4 KiB read, and other agents still get their turn on the loop.
         batch = bytearray()
-        while len(batch) < READ_BATCH_BYTES:
+        while len(batch) < self._read_batch:
             data = terminal.read_available()
             if data is None:
                 break

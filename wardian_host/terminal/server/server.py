@@ -38,9 +38,14 @@ from wardian_host.terminal.server.ring import DEFAULT_RING_BYTES, OutputRing
 log = logging.getLogger(__name__)
 
 # A host reading slower than its agents write: above this many bytes queued for it, the
-# PTYs wait (the agents block writing) until the queue drains below the low mark.
-HIGH_WATER_BYTES = 4 * 1024 * 1024
-LOW_WATER_BYTES = 1024 * 1024
+# PTYs wait (the agents block writing) until the queue drains below the low mark. Every
+# agent's output shares this one queue, so its depth is how long a quiet agent's prompt
+# waits behind another's flood (benchmarks/terminal_server.py (d)); a flood's rate needs
+# only a few batches in flight.
+HIGH_WATER_BYTES = 256 * 1024
+LOW_WATER_BYTES = 64 * 1024
+# What one read of a PTY hands on at most: the step in which a flood and a quiet agent take turns.
+READ_BATCH_BYTES = 64 * 1024
 
 
 @dataclass(eq=False)
@@ -102,7 +107,7 @@ class TerminalServer:
         self._ring_bytes = ring_bytes
         self._backend = backend
         self._lock_fd = lock_fd  # handed to a newer server with the rest
-        self._ptys = PtyTable(asyncio.get_running_loop(), backend)
+        self._ptys = PtyTable(asyncio.get_running_loop(), backend, READ_BATCH_BYTES)
         self._records: dict[str, Record] = {}
         self._host: HostLink | None = None
         self._server: asyncio.Server | None = None
