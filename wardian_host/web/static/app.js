@@ -120,15 +120,25 @@ function makeTerminal(tile) {
 
 function showTerminals(shown) {
   // Every terminal asked for first, then built: the host answers while the page builds them.
-  const starting = shown.filter((tile) => !tile.term && tile.agent.is_running && !tile.streaming);
+  const starting = shown.filter((tile) => tile.agent.is_running && !tile.streaming);
   for (const tile of starting) stream(tile, false);
   const holders = shown.map(makeTerminal);
   shown.forEach((tile, index) => { if (holders[index]) tile.box.append(holders[index]); });
 }
 
 const onScreen = new IntersectionObserver((entries) => {
-  const shown = entries.filter((entry) => entry.isIntersecting).map((entry) => tileOfBox.get(entry.target));
-  showTerminals(shown.filter((tile) => tile && tiles.has(tile.agent.uuid)));
+  const shown = [];
+  for (const entry of entries) {
+    const tile = tileOfBox.get(entry.target);
+    if (!tile || !tiles.has(tile.agent.uuid)) continue;
+    tile.onScreen = entry.isIntersecting;
+    if (tile.onScreen) shown.push(tile);
+    else if (isRemote(tile.agent) && tile.streaming) { // its screen is read over ssh: only while in view
+      sendFrame({ op: "close", agent: tile.agent.uuid });
+      tile.streaming = false;
+    }
+  }
+  showTerminals(shown);
 }, { rootMargin: "200px" }); // a little ahead of scrolling, so a tile arrives drawn
 
 function drawTile(tile) {
@@ -193,7 +203,7 @@ function drawAgents(agents) {
     tile.agent = agent;
     drawTile(tile);
     grid.append(tile.el); // in order: waiting agents first
-    if (tile.term && agent.is_running && !tile.streaming) stream(tile, enlarged === agent.uuid);
+    if (tile.term && tile.onScreen && agent.is_running && !tile.streaming) stream(tile, enlarged === agent.uuid);
   }
   if (enlarged && seen.has(enlarged) && document.visibilityState === "visible") {
     sendFrame({ op: "seen", agent: enlarged }); // a turn that ends in front of a person needs no notice
