@@ -5,6 +5,8 @@ import asyncio
 import fcntl
 import os
 import signal
+import socket
+import threading
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
@@ -328,3 +330,24 @@ def test_a_server_refuses_to_hand_over_while_a_host_is_connected(wardian_home: P
             await old.close()
 
     asyncio.run(scenario())
+
+
+def test_a_server_that_cannot_hand_over_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "old.sock"
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(os.fspath(path))
+    listener.listen(1)
+
+    def older_server() -> None:  # one that predates handovers: an unknown frame ends the connection
+        connection, _ = listener.accept()
+        connection.recv(65536)
+        connection.close()
+
+    serving = threading.Thread(target=older_server)
+    serving.start()
+    with pytest.raises(WardianError) as failed:
+        handover.take_over(path)
+    serving.join()
+    listener.close()
+    assert failed.value.code == "request_failed" and failed.value.details == {"reason": "handover_failed"}
+    assert "wardian host stop" in failed.value.hint

@@ -65,6 +65,18 @@ def hand_over(connection_fd: int, handing: Handing) -> None:
 
 def take_over(path: Path) -> Received:
     """Connect to the running server at `path` and take every terminal it holds (the new server's side)."""
+    try:
+        return _take_over(path)
+    except (OSError, ValueError) as exc:  # ValueError: pydantic's, a frame this version cannot read
+        raise WardianError(
+            "request_failed",
+            f"the running terminal server did not hand its terminals over: {exc}",
+            "It may predate handovers: `wardian host stop` with its own Wardian ends it and its agents.",
+            {"reason": "handover_failed"},
+        ) from exc
+
+
+def _take_over(path: Path) -> Received:
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
         sock.settimeout(HANDOVER_SECONDS)
         sock.connect(os.fspath(path))
