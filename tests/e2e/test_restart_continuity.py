@@ -5,6 +5,7 @@ through the real `wardian` command, the example provider and its stand-in CLI.""
 import json
 import os
 import re
+import select
 import signal
 import sqlite3
 import subprocess
@@ -240,3 +241,41 @@ def test_a_pending_approval_and_a_pending_ask_outlive_a_host_restart(
     replied = wardian("reply", request_id, "--status", "done", "after the restart")
     assert replied.returncode == 0, replied.stderr
     assert wardian("ask", "show", request_id).json()["request"]["reply"]["body"] == "after the restart"
+
+
+def test_watch_follow_goes_on_from_its_cursor_across_a_host_restart(
+    wardian: Callable[..., Any], generic_spawn_args: Callable[..., list[str]]
+) -> None:
+    counter = prompted_bash('n=0; while :; do printf "line-%d\\n> " $n; read x || break; n=$((n+1)); done')
+    assert wardian(*generic_spawn_args("counter", *counter)).returncode == 0
+    _wait(wardian, "counter", "idle")
+    follow = subprocess.Popen(
+        [WARDIAN, "agent", "watch", "counter", "--follow", "--since", "0"], stdout=subprocess.PIPE
+    )
+    pending = bytearray()
+    try:
+        streamed = [_streamed_until(follow, "line-0", pending)]
+        assert wardian("host", "restart").returncode == 0
+        sent = wardian("send", "next", "--to", "counter", "--wait-until", "idle", "--timeout", "30s")
+        assert sent.returncode == 0, sent.stdout
+        streamed.append(_streamed_until(follow, "line-1", pending))
+    finally:
+        follow.terminate()
+        follow.wait()
+    output = "".join(streamed)
+    assert (output.count("line-0"), output.count("line-1")) == (1, 1)  # none lost, none twice
+
+
+def _streamed_until(follow: subprocess.Popen[bytes], text: str, pending: bytearray) -> str:
+    """The output `watch --follow` printed until `text` appeared in it (`pending`: a line begun)."""
+    assert follow.stdout is not None
+    output = ""
+    while text not in output:
+        assert select.select([follow.stdout], [], [], 60)[0], f"{text!r} not streamed; got {output!r}"
+        chunk = os.read(follow.stdout.fileno(), 65536)
+        assert chunk, f"the stream ended before {text!r}; got {output!r}"
+        pending += chunk
+        *lines, rest = pending.split(b"\n")
+        pending[:] = rest
+        output += "".join(json.loads(line).get("output", "") for line in lines)
+    return output

@@ -2,6 +2,7 @@
 
 import json
 import sys
+from collections.abc import Generator, Iterator
 from typing import Any
 
 import click
@@ -44,14 +45,43 @@ def watch(
     if not follow:
         write_json(watch_answer(params))
         return
-    with connect() as client:
-        exchange = client.exchange("agent.watch", params, None)
-        while True:
-            try:
-                sys.stdout.write(json.dumps(next(exchange)) + "\n")
-            except StopIteration:
-                break
-            sys.stdout.flush()
+    follow_across_restarts(params)
+
+
+def follow_across_restarts(params: dict[str, Any]) -> None:
+    """`--follow`: stream until the host ends it. A host that goes away is waited for and the
+    stream asked again from the last cursor printed (absolute: the same in the next host), so
+    no output is lost or printed twice; events of the time no host ran are not replayed."""
+    from wardian_core.control.client import lost_host
+    from wardian_host.cli.host_return import await_next_host
+
+    while True:
+        try:
+            with connect() as client:
+                for item in _streamed(client.exchange("agent.watch", params, None)):
+                    sys.stdout.write(json.dumps(item) + "\n")
+                    sys.stdout.flush()
+                    params = params | {"since": _reached(item, params["since"])}
+                return
+        except WardianError as error:
+            if not lost_host(error):
+                raise
+        await_next_host(None)
+
+
+def _reached(item: dict[str, Any], cursor: int | None) -> int | None:
+    """The cursor the client has read up to once it printed `item`."""
+    if "cursor" in item:
+        return int(item["cursor"])
+    return int(item["lagged"]["cursor"]) if "lagged" in item else cursor
+
+
+def _streamed(exchange: Generator[dict[str, Any], None, Any]) -> Iterator[dict[str, Any]]:
+    while True:
+        try:
+            yield next(exchange)
+        except StopIteration:
+            return
 
 
 def watch_answer(params: dict[str, Any]) -> dict[str, Any]:
