@@ -236,14 +236,14 @@ def test_a_remote_without_remote_support_is_named_older_with_the_fix(
     assert "older Wardian" in error["message"] and f"ssh {devbox.user}@127.0.0.1" in error["hint"]
 
 
-def _workflow(home: Path, workflow_id: str, agent: str) -> None:
+def _workflow(home: Path, workflow_id: str, agent: str, prompt: str = "six times {{nodes.here.output}}?") -> None:
     """A local shell node, then a node whose role is `agent` (an address on another machine)."""
     definition = {
         "id": workflow_id,
         "roles": {"far": {"agent": agent}},
         "nodes": [
             {"id": "here", "kind": "shell", "command": "echo seven"},
-            {"id": "there", "kind": "agent", "role": "far", "prompt": "six times {{nodes.here.output}}?"},
+            {"id": "there", "kind": "agent", "role": "far", "prompt": prompt},
         ],
         "edges": [{"from": "here", "to": "there"}],
     }
@@ -287,3 +287,21 @@ def test_a_workflow_role_on_an_unreachable_machine_fails_its_node_with_the_envel
     there = run["nodes"]["there"]
     assert there["state"] == "failed" and there["code"] == "remote_unreachable"
     assert there["remote"] == "gone" and "ssh" in there["hint"] and "did not answer" in there["error"]
+
+
+def test_stopping_a_run_ends_its_remote_ask_on_both_machines(
+    devbox: Machine, run_wardian: Any, wardian_home: Path
+) -> None:
+    spawned(run_wardian, devbox, "mute", *ANSWERING)
+    run_wardian("agent", "wait", "mute@devbox", "--until", "idle", "--timeout", "30s")
+    _workflow(wardian_home, "hushed", "mute@devbox", "SILENT: never answer this")  # the agent does not reply
+    started = run_wardian("workflow", "run", "hushed", cwd=wardian_home, timeout=120)
+    run_id = started.json()["run"]["run_id"]
+    _await(lambda: bool(_remote_runners(devbox.user)), "the remote ask to start")
+
+    stopped = run_wardian("workflow", "stop", run_id, timeout=120)
+
+    assert stopped.returncode == 0, stopped.stderr
+    run = run_wardian("workflow", "show", "hushed", "--run", run_id).json()["run"]
+    assert (run["status"], run["nodes"]["there"]["state"]) == ("stopped", "stopped")
+    _await(lambda: not _remote_runners(devbox.user), "the remote ask to end with its ssh link")
