@@ -236,16 +236,17 @@ def test_a_remote_without_remote_support_is_named_older_with_the_fix(
     assert "older Wardian" in error["message"] and f"ssh {devbox.user}@127.0.0.1" in error["hint"]
 
 
-def _workflow(home: Path, workflow_id: str, agent: str, prompt: str = "six times {{nodes.here.output}}?") -> None:
-    """A local shell node, then a node whose role is `agent` (an address on another machine)."""
+def _workflow(
+    home: Path, workflow_id: str, far: dict[str, str], prompt: str = "six times {{nodes.here.output}}?"
+) -> None:
+    """A local shell node `here`, then per entry of `far` a node of that id whose role is the
+    agent it names (an address on another machine)."""
+    remote_nodes = [{"id": node, "kind": "agent", "role": node, "prompt": prompt} for node in far]
     definition = {
         "id": workflow_id,
-        "roles": {"far": {"agent": agent}},
-        "nodes": [
-            {"id": "here", "kind": "shell", "command": "echo seven"},
-            {"id": "there", "kind": "agent", "role": "far", "prompt": prompt},
-        ],
-        "edges": [{"from": "here", "to": "there"}],
+        "roles": {node: {"agent": agent} for node, agent in far.items()},
+        "nodes": [{"id": "here", "kind": "shell", "command": "echo seven"}, *remote_nodes],
+        "edges": [{"from": "here", "to": node} for node in far],
     }
     (home / "workflows").mkdir(exist_ok=True)
     (home / "workflows" / f"{workflow_id}.json").write_text(json.dumps(definition))
@@ -256,7 +257,7 @@ def test_a_workflow_role_on_another_machine_is_asked_there(
 ) -> None:
     spawned(run_wardian, devbox, "sage", *ANSWERING)
     run_wardian("agent", "wait", "sage@devbox", "--until", "idle", "--timeout", "30s")
-    _workflow(wardian_home, "across", "sage@devbox")
+    _workflow(wardian_home, "across", {"there": "sage@devbox"})
 
     ran = run_wardian("workflow", "run", "across", "--wait", "--timeout", "5m", cwd=wardian_home, timeout=330)
 
@@ -272,21 +273,25 @@ def test_a_workflow_role_on_another_machine_is_asked_there(
     assert claimed == {"asker": "across/there", "asker_machine": socket.gethostname(), "asker_verified": False}
 
 
-def test_a_workflow_role_on_an_unreachable_machine_fails_its_node_with_the_envelope(
+def test_a_workflow_role_on_an_unreachable_or_older_machine_fails_its_node_with_the_envelope(
     devbox: Machine, run_wardian: Any, wardian_home: Path
 ) -> None:
     dead = devbox.settings_table("gone").replace(f"port = {devbox.port}", f"port = {free_port()}")
+    older = f"{sys.executable} -c {shlex.quote(WITHOUT_REMOTE_RUN)}"
+    old = devbox.settings_table("old").replace(f'command = "{WARDIAN}"', f"command = {json.dumps(older)}")
     with (wardian_home / "settings.toml").open("a") as settings:
-        settings.write(dead)
-    _workflow(wardian_home, "lost", "sage@gone")
+        settings.write(dead + old)
+    _workflow(wardian_home, "lost", {"there": "sage@gone", "past": "sage@old"})
 
     ran = run_wardian("workflow", "run", "lost", "--wait", "--timeout", "5m", cwd=wardian_home, timeout=330)
 
     run = ran.json()["run"]
     assert run["status"] == "failed" and run["nodes"]["here"]["state"] == "completed"
-    there = run["nodes"]["there"]
+    there, past = run["nodes"]["there"], run["nodes"]["past"]
     assert there["state"] == "failed" and there["code"] == "remote_unreachable"
     assert there["remote"] == "gone" and "ssh" in there["hint"] and "did not answer" in there["error"]
+    assert past["state"] == "failed" and past["code"] == "protocol_mismatch"
+    assert past["remote"] == "old" and "older Wardian" in past["error"] and "pip install" in past["hint"]
 
 
 def test_stopping_a_run_ends_its_remote_ask_on_both_machines(
@@ -294,7 +299,7 @@ def test_stopping_a_run_ends_its_remote_ask_on_both_machines(
 ) -> None:
     spawned(run_wardian, devbox, "mute", *ANSWERING)
     run_wardian("agent", "wait", "mute@devbox", "--until", "idle", "--timeout", "30s")
-    _workflow(wardian_home, "hushed", "mute@devbox", "SILENT: never answer this")  # the agent does not reply
+    _workflow(wardian_home, "hushed", {"there": "mute@devbox"}, "SILENT: never answer this")  # the agent does not reply
     started = run_wardian("workflow", "run", "hushed", cwd=wardian_home, timeout=120)
     run_id = started.json()["run"]["run_id"]
     _await(lambda: bool(_remote_runners(devbox.user)), "the remote ask to start")
