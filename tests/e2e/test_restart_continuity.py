@@ -6,8 +6,6 @@ import json
 import os
 import re
 import select
-import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -16,11 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from host_restarts import crash_host, status_changes
 from prompted_shell import prompted_bash
 from pty_reading import read_until
 from ptyprocess import PtyProcess
-
-from wardian_host.daemon.host_lock import running_host_pid, wait_until_gone
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "example_provider"))
 pytest_plugins = ["wardian_test_packages"]
@@ -61,27 +58,6 @@ def _wait(wardian: Callable[..., Any], name: str, status: str) -> dict[str, Any]
     return agent
 
 
-def _kill_host(home: Path) -> None:
-    host = running_host_pid(home)
-    assert host is not None and host > 0
-    os.kill(host, signal.SIGKILL)
-    assert wait_until_gone(host, 20)
-
-
-def _status_changes(home: Path, agent: str, after_event: int) -> list[dict[str, Any]]:
-    with sqlite3.connect(home / "state.db") as conn:
-        rows = conn.execute(
-            "SELECT payload FROM events WHERE agent = ? AND kind = 'status' AND id > ? ORDER BY id",
-            (agent, after_event),
-        ).fetchall()
-    return [json.loads(row[0]) for row in rows]
-
-
-def _last_event(home: Path) -> int:
-    with sqlite3.connect(home / "state.db") as conn:
-        return int(conn.execute("SELECT coalesce(max(id), 0) FROM events").fetchone()[0])
-
-
 def test_telemetry_goes_on_from_where_a_killed_host_stopped(
     example_agent: Callable[[str], dict[str, Any]], wardian: Callable[..., Any], wardian_home: Path
 ) -> None:
@@ -101,8 +77,8 @@ def test_telemetry_goes_on_from_where_a_killed_host_stopped(
     _wait(wardian, "tele", "processing")
     hook(event="turn_completed", output_tokens=5)
     _wait(wardian, "tele", "idle")
-    before_kill = _last_event(wardian_home)
-    _kill_host(wardian_home)
+    before_kill = len(status_changes(wardian_home, agent))
+    crash_host(wardian_home)
 
     # A turn that ended while no host ran, and the next one begun.
     hook(event="turn_started")
@@ -114,9 +90,9 @@ def test_telemetry_goes_on_from_where_a_killed_host_stopped(
     assert (
         wardian("agent", "tele", "--fields", "status_evidence").json()["agent"]["status_evidence"]["source"] == "hooks"
     )
-    changes = [(change["from"], change["to"]) for change in _status_changes(wardian_home, agent, before_kill)]
+    changes = [to for to, _ in status_changes(wardian_home, agent)[before_kill:]]
     # The old host's dialog is not read as new (no action_required again); the turn no host saw is.
-    assert changes == [("idle", "processing"), ("processing", "idle"), ("idle", "processing")]
+    assert changes == ["processing", "idle", "processing"]
     usage = wardian("agent", "tele", "--fields", "usage").json()["agent"]["usage"]
     assert (usage["turns"], usage["output_tokens"]) == (2, 5 + 7)  # each turn once, none merged
 
@@ -162,7 +138,7 @@ def test_waiting_clis_go_on_with_the_next_host_and_see_what_happened_meanwhile(
     sent = cli("send", "one", "--to", "gate", "--wait-until", "idle", "--timeout", "120s")
     _wait(wardian, "gate", "processing")  # delivered: the send waits for the turn's end now
     _waiting(wardian, sent)
-    _kill_host(wardian_home)
+    crash_host(wardian_home)
     (workspace / "release").touch()  # the turn ends while no host runs
     while (workspace / "release").exists():
         time.sleep(0.05)  # the agent's shell removes it as it ends the turn
@@ -190,7 +166,7 @@ def test_a_wait_whose_host_does_not_come_back_fails_in_its_own_time(
         text=True,
     )
     _waiting(wardian, waiting)
-    _kill_host(wardian_home)
+    crash_host(wardian_home)
     out, err = waiting.communicate(timeout=60)
     assert waiting.returncode == 6 and out == ""
     error = json.loads(err)["error"]

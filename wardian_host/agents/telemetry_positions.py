@@ -73,6 +73,8 @@ def _written(write: Callable[[], None], agent_uuid: str) -> None:
         write()
     except sqlite3.IntegrityError:
         return  # the agent was deleted while its sources were still read
+    except sqlite3.ProgrammingError:
+        return  # state.db is closed: the host is stopping, and the next one reads those lines again
     except sqlite3.OperationalError as exc:
         if not cannot_write_now(exc):
             raise
