@@ -125,6 +125,7 @@ def test_positions_are_kept_per_launch_and_a_new_launch_forgets_them(
         book.record("hooks", FilePosition(start=0, read=60, device=1, inode=2))
         book.record("hooks", hooks)  # the latest of a loop turn is the one written
         book.record("sessions", folder)
+        assert book.saved("hooks") == hooks  # a source named again in this launch goes on from there
         await asyncio.sleep(0)  # the turn of the loop that writes them
 
     asyncio.run(record())

@@ -53,10 +53,12 @@ class LaunchPositions:
         return cls(conn, agent_uuid, launch_pid, saved)
 
     def saved(self, key: str) -> Position | None:
+        """Where to open the source: the latest position read in this launch (a source named again
+        after it was dropped goes on too), else none."""
         return self._saved.get(key)
 
     def record(self, key: str, position: Position) -> None:
-        self._pending[key] = position
+        self._saved[key] = self._pending[key] = position
         if self._flush_soon is None:
             self._flush_soon = asyncio.get_running_loop().call_soon(self.flush)
 
