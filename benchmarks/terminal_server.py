@@ -23,6 +23,7 @@ each run --rounds times (3) with the load average at its end: the machine is sha
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import select
@@ -32,9 +33,10 @@ import sys
 import tempfile
 import termios
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from ptyprocess import PtyProcess
 
@@ -46,6 +48,20 @@ WARDIAN = str(Path(sys.executable).parent / "wardian")
 # A generic agent whose prompt carries the time it was printed: its status evidence says when.
 STAMPED_PROMPT = r"prompt_pattern=^t=\S+ > $"
 PROMPT_LINE = 'printf "t=%s > " "$EPOCHREALTIME"'
+
+
+@contextlib.contextmanager
+def _bench_home() -> Iterator[Path]:
+    """A fresh home whose host (and agents, and server) is stopped however the figure ends."""
+    with tempfile.TemporaryDirectory() as directory:
+        try:
+            yield Path(directory)
+        finally:
+            env = os.environ | {
+                "WARDIAN_HOME": directory,
+                "WARDIAN_CONTROL_TIMEOUT": "600",
+            }  # 100 agents, a busy machine
+            subprocess.run([WARDIAN, "host", "stop"], capture_output=True, env=env)
 
 
 def _load() -> str:
@@ -112,7 +128,7 @@ def flood(megabytes: int) -> None:
     )
 
 
-def _wardian(home: Path, *args: str) -> dict:
+def _wardian(home: Path, *args: str) -> dict[str, Any]:
     done = subprocess.run(
         [WARDIAN, *args], capture_output=True, text=True, env=os.environ | {"WARDIAN_HOME": str(home)}
     )
@@ -122,8 +138,8 @@ def _wardian(home: Path, *args: str) -> dict:
 
 
 def restart(agents: int) -> None:
-    with tempfile.TemporaryDirectory() as directory:
-        home = Path(directory)
+    with _bench_home() as home:
+        directory = str(home)
         names = [f"echo-{index}" for index in range(agents)]
         script = 'n=0; while read x; do n=$((n+1)); echo "line-$n"; done'
         for name in names:
@@ -179,7 +195,6 @@ def restart(agents: int) -> None:
         for name in names:
             output = _wardian(home, "agent", "watch", name, "--since", "0")["watch"]["output"]
             bad += sum(abs(output.count(f"line-{n}\n") - 1) for n in (1, 2))
-        _wardian(home, "host", "stop")
     p99 = _p99(latencies)
     print(
         f"(b) host restart, {agents} agents: each echoed input typed to all at once, p99 {p99 * 1000:.0f} ms "
@@ -193,8 +208,8 @@ def idle(agents: int, seconds: float = 10.0) -> None:
 
     from wardian_host.daemon.host_lock import running_host_pid
 
-    with tempfile.TemporaryDirectory() as directory:
-        home = Path(directory)
+    with _bench_home() as home:
+        directory = str(home)
         for index in range(agents):
             _wardian(
                 home,
@@ -222,7 +237,6 @@ def idle(agents: int, seconds: float = 10.0) -> None:
             for start, after in zip(before, (process.cpu_times() for process in processes), strict=True)
         )
         rss = sum(process.memory_info().rss for process in processes) / 1024 / 1024
-        _wardian(home, "host", "stop")
     cpu = used / seconds * 100
     print(
         f"(c) {agents} idle agents: host + terminal server RSS {rss:.0f} MB (target <= 80), "
@@ -250,8 +264,7 @@ def _stamped_changes(home: Path, name: str) -> list[tuple[float, float]]:
 
 def status_during_flood(megabytes: int) -> None:
     toggling = f"while :; do sleep 0.2; echo working; sleep 0.05; {PROMPT_LINE}; done"
-    with tempfile.TemporaryDirectory() as directory:
-        home = Path(directory)
+    with _bench_home() as home:
         _spawn(home, "pinger", toggling, "--provider-setting", STAMPED_PROMPT)
         _wardian(home, "agent", "wait", "pinger", "--until", "idle", "--timeout", "60s")
         started = time.time()
@@ -262,7 +275,6 @@ def status_during_flood(megabytes: int) -> None:
         during = [
             recorded - printed for printed, recorded in _stamped_changes(home, "pinger") if started <= printed <= ended
         ]
-        _wardian(home, "host", "stop")
     p99 = _p99(during)
     print(
         f"(d) another agent's status during a {megabytes} MB flood through the host ({ended - started:.0f} s): "
@@ -291,8 +303,8 @@ def keystroke_echo(samples: int = 200) -> None:
     bare = PtyProcess.spawn(["cat"])
     floor = _round_trips(bare.fd, bare.write, samples)
     bare.close(force=True)
-    with tempfile.TemporaryDirectory() as directory:
-        home = Path(directory)
+    with _bench_home() as home:
+        directory = str(home)
         _spawn(home, "echoer", "exec cat")
         client = PtyProcess.spawn([WARDIAN, "agent", "attach", "echoer"], env=os.environ | {"WARDIAN_HOME": directory})
         while termios.tcgetattr(client.fd)[3] & termios.ECHO:  # until attach has its terminal raw
@@ -300,7 +312,6 @@ def keystroke_echo(samples: int = 200) -> None:
         _round_trips(client.fd, client.write, 3)  # connected: the keys reach the agent's PTY
         through = _round_trips(client.fd, client.write, samples)
         client.close(force=True)
-        _wardian(home, "host", "stop")
     p99 = _p99(through)
     print(
         f"(e) keystroke -> echo through agent attach, {samples} keys: p99 {p99 * 1000:.1f} ms, "
@@ -309,7 +320,7 @@ def keystroke_echo(samples: int = 200) -> None:
     )
 
 
-def _answered_wait(home: Path, between: Callable[[], None]) -> float:
+def _answered_wait(home: Path, between: Callable[[], object]) -> float:
     """One `agent wait --next` for the answerer's next prompt, `between` run before that prompt is
     asked for: the time from the host recording the change to the waiting CLI's exit."""
     env = os.environ | {"WARDIAN_HOME": str(home)}
@@ -332,13 +343,11 @@ def _answered_wait(home: Path, between: Callable[[], None]) -> float:
 def wait_exit(samples: int = 20) -> None:
     # Its turn's output, then the prompt a moment later, as a CLI's answer and its prompt come.
     answering = f"{PROMPT_LINE}; while read x; do echo got; sleep 0.05; {PROMPT_LINE}; done"
-    with tempfile.TemporaryDirectory() as directory:
-        home = Path(directory)
+    with _bench_home() as home:
         _spawn(home, "answerer", answering, "--provider-setting", STAMPED_PROMPT)
         _wardian(home, "agent", "wait", "answerer", "--until", "idle", "--timeout", "60s")
         across = _answered_wait(home, lambda: _wardian(home, "host", "restart"))
         after = [_answered_wait(home, lambda: None) for _ in range(samples)]
-        _wardian(home, "host", "stop")
     p99 = _p99(after)
     print(
         f"(f) status change -> waiting agent wait exits: across a host restart {across * 1000:.0f} ms; "
