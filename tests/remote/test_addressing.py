@@ -1,4 +1,5 @@
-"""Which machine a command line names: pure logic, no ssh."""
+"""Remotes without ssh: which machine a command line names, the claim a forwarded ask carries,
+and how a workflow role on another machine is checked and asked."""
 
 import subprocess
 import sys
@@ -9,12 +10,15 @@ from typing import Any
 import pytest
 
 from wardian_core.control.models import AskParams
+from wardian_core.durations import parse_duration
 from wardian_core.errors import WardianError
+from wardian_core.workflows.model import AgentNode
 from wardian_core.workflows.validation import validate_workflow
 from wardian_host.agents.asking import _asker_columns
 from wardian_host.remote import asker_claims
 from wardian_host.remote.addressing import target_of
 from wardian_host.remote.settings import configured_remotes
+from wardian_host.workflows.remote_roles import RemotePlayer, ask_args
 
 
 @pytest.mark.parametrize(
@@ -121,3 +125,13 @@ def test_the_claimed_asker_is_the_local_agent_the_session_variable_names(
     assert asker_claims.local_asker(wardian_home) is None
     monkeypatch.delenv("WARDIAN_SESSION_ID")
     assert asker_claims.local_asker(wardian_home) is None
+
+
+@pytest.mark.parametrize("timeout", [0.5, 600.0, 1e6])
+def test_a_remote_role_asks_with_the_node_timeout_in_a_duration_the_remote_reads(timeout: float) -> None:
+    node = AgentNode(id="n", kind="agent", role="far", prompt="p", timeout=timeout)
+
+    args = ask_args(RemotePlayer("sage", "devbox"), node, "w/n")
+
+    assert args[:6] == ["ask", "--asker-machine", asker_claims.this_machine(), "--asker-name", "w/n", "sage"]
+    assert parse_duration(args[args.index("--timeout") + 1]) == timeout

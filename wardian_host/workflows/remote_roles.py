@@ -3,6 +3,7 @@ is asked of that agent over the user's own ssh, as `wardian ask name@remote` ask
 reply is the node's output. The remote machine's host runs the agent; this one only waits."""
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -31,12 +32,12 @@ def remote_player(mapping: RoleMapping) -> RemotePlayer | None:
 
 def ask_args(player: RemotePlayer, node: AgentNode, asker: str) -> list[str]:
     """The remote's command line: the prompt comes on stdin (no argument-length limit)."""
-    args = ["ask", player.agent, "--stdin", "--timeout", f"{node.timeout:g}s"]
+    args = ["ask", player.agent, "--stdin", "--timeout", f"{node.timeout:f}s"]  # never 1e+06s
     return with_asker_claim(args, asker)
 
 
 async def ask_remote(
-    home: Path, player: RemotePlayer, node: AgentNode, prompt: str, asker: str, on_started: Any
+    home: Path, player: RemotePlayer, node: AgentNode, prompt: str, asker: str, on_started: Callable[[int], None]
 ) -> dict[str, Any]:
     """The remote ask's answer (its request, reply and events); its error envelope raised."""
     from wardian_host.remote.host_calls import remote_of, run_on
