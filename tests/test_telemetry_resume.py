@@ -8,12 +8,18 @@ from pathlib import Path
 from typing import Any
 
 from file_following import Lines
+from stand_in_provider import StandIn, registered
 
+from wardian_core import hookimpl
 from wardian_core.db import open_writer
-from wardian_core.telemetry_positions import FilePosition, FolderPosition
+from wardian_core.parsing.events import event
+from wardian_core.provider_models import OutputSource, ParseResult, ProviderEvent
+from wardian_core.telemetry_positions import FilePosition, FolderPosition, position_key
 from wardian_host.agents.telemetry_positions import LaunchPositions
 from wardian_host.output.directory_watch import DirectoryWatch
+from wardian_host.output.feed import OutputFeed
 from wardian_host.output.file_tail import FileTail
+from wardian_host.testing.contexts import spawn_context
 
 
 def _tail(
@@ -134,3 +140,66 @@ def test_positions_are_kept_per_launch_and_a_new_launch_forgets_them(
     assert LaunchPositions.adopted(conn, agent, 999).saved("hooks") is None  # another launch's pid
     LaunchPositions.fresh(conn, agent, 5000)
     assert LaunchPositions.adopted(conn, agent, 4242).saved("hooks") is None
+
+
+class CountingProvider(StandIn):
+    """Its hook log's parser numbers the turns it has read: its state is the log read so far."""
+
+    def __init__(self, log: OutputSource) -> None:
+        self.log = log
+
+    @hookimpl
+    def approval_source(self) -> list[OutputSource]:
+        return [self.log]
+
+    @hookimpl
+    def parse_output(self, source: OutputSource) -> "TurnCounter":
+        return TurnCounter(source)
+
+
+class TurnCounter:
+    def __init__(self, source: OutputSource) -> None:
+        self.source, self.turns = source, 0
+
+    def feed(self, data: bytes) -> ParseResult:
+        self.turns += 1
+        return ParseResult(events=[event("turn_completed", self.source, f"turn {self.turns}", data.decode())])
+
+
+class Book:
+    """The positions a previous host recorded, and those this one records."""
+
+    def __init__(self, saved: dict[str, FilePosition | FolderPosition]) -> None:
+        self.positions = saved
+
+    def saved(self, key: str) -> FilePosition | FolderPosition | None:
+        return self.positions.get(key)
+
+    def record(self, key: str, position: FilePosition | FolderPosition) -> None:
+        self.positions[key] = position
+
+
+def test_an_adopted_launch_replays_what_was_read_without_reporting_it_and_reports_the_rest(tmp_path: Path) -> None:
+    log = tmp_path / "hooks.jsonl"
+    log.write_bytes(b"first\nsecond\nmeanwhile\n")
+    source = OutputSource(name="hooks", kind="file", path=log)
+    key = position_key(source)
+    assert key is not None
+    status = log.stat()
+    read_before = FilePosition(start=0, read=len(b"first\nsecond\n"), device=status.st_dev, inode=status.st_ino)
+    book = Book({key: read_before})
+
+    async def scenario() -> list[ProviderEvent]:
+        seen: list[ProviderEvent] = []
+        output_feed = OutputFeed(asyncio.get_running_loop(), registered(CountingProvider(source)))
+        session = output_feed.new_session(spawn_context(tmp_path, "standin"), seen.append)
+        session.positions = book
+        output_feed.start(session)  # the file is read as its follower starts
+        output_feed.close(session)
+        return seen
+
+    seen = asyncio.run(scenario())
+    assert [(e.evidence.rule, e.evidence.line) for e in seen] == [("turn 3", "meanwhile")]
+    assert book.positions[key] == FilePosition(
+        start=0, read=len(b"first\nsecond\nmeanwhile\n"), device=status.st_dev, inode=status.st_ino
+    )
