@@ -14,6 +14,7 @@ writes its stats at exit (it slows the host: a profile is not a latency run).
 import argparse
 import asyncio
 import cProfile
+import faulthandler
 import gc
 import json
 import sys
@@ -158,6 +159,9 @@ def main() -> None:
     parser.add_argument("--late-ms", type=float, default=20.0)
     parser.add_argument("--profile", type=Path)
     args = parser.parse_args()
+    # A crash of the host (a fault in the interpreter) leaves every thread's stack beside the report.
+    crashes = args.report.with_suffix(".crash.txt").open("a")
+    faulthandler.enable(crashes, all_threads=True)
     run_host = process._run_host
 
     async def probed(home: Path, on_ready: Callable[[], None]) -> None:
