@@ -193,3 +193,67 @@ def test_agents_screen_looks_are_brought_up_to_date_one_at_a_time(tmp_path: Path
         return most[0]
 
     assert asyncio.run(scenario()) == 1, "several agents' looks ran their slices in the same turns of the loop"
+
+
+class _SettlingDialog(StandIn):
+    """The PTY's dialog, found by a look at the screen, is reported once it has been there a
+    moment (a quiet call), and its end only if it was: the shape of a real TUI's approval dialog."""
+
+    def __init__(self) -> None:
+        self.parser = _DialogParser()
+
+    @hookimpl
+    def approval_source(self) -> list[OutputSource]:
+        return []
+
+    @hookimpl
+    def parse_output(self, source: OutputSource) -> "_DialogParser":
+        self.parser.source = source
+        return self.parser
+
+
+class _DialogParser:
+    source: OutputSource
+
+    def __init__(self) -> None:
+        self.shown = self.reported = False
+
+    def feed(self, data: bytes) -> ParseResult:
+        if b"DIALOG" in data:
+            return ParseResult(want_screen=True)  # where the dialog is, the screen tells
+        if b"GONE" in data and self.shown:
+            self.shown = False
+            return ParseResult(events=[event("approval_resolved", self.source, "dialog gone", "GONE")] * self.reported)
+        return ParseResult()
+
+    def screen(self, snapshot: ScreenSnapshot) -> ParseResult:
+        self.shown = True
+        return ParseResult(call_again_after=0.01)
+
+    def quiet(self) -> ParseResult:
+        if not self.shown or self.reported:
+            return ParseResult()
+        self.reported = True
+        settled = event("approval_requested", self.source, "dialog settled", "DIALOG", reason="tool", dialog="exec")
+        return ParseResult(events=[settled])
+
+
+def test_a_dialog_replayed_after_a_restart_settles_and_its_answer_is_reported(tmp_path: Path) -> None:
+    async def scenario() -> list[str]:
+        provider = _SettlingDialog()
+        output_feed = OutputFeed(asyncio.get_running_loop(), registered(provider))
+        seen: list[ProviderEvent] = []
+
+        async def look() -> ScreenSnapshot:
+            return ScreenModel().snapshot()
+
+        session = output_feed.new_session(spawn_context(tmp_path, "standin"), seen.append, look)
+        output_feed.start(session)
+        output_feed.replay(session, b"DIALOG")  # what the previous host saw and reported
+        await _until(lambda: provider.parser.reported)
+        output_feed.pty_output(session, b"GONE")  # answered on the new host
+        output_feed.close(session)
+        return [e.kind for e in seen]
+
+    # The settled dialog is said again (it changes no status); its end is not lost.
+    assert asyncio.run(scenario()) == ["approval_requested", "approval_resolved"]

@@ -126,14 +126,19 @@ class OutputFeed:
         if session.pty is not None:
             self._replayed(session, session.pty, data)
 
-    @staticmethod
-    def _replayed(session: ParserSession, source: _Source, data: bytes) -> None:
+    def _replayed(self, session: ParserSession, source: _Source, data: bytes) -> None:
+        """Its events are dropped, but what it asks for (a quiet call, a look at the screen) is
+        kept: a state read from the screen or settled by time (a dialog on screen long enough to
+        take keys) is this host's too, or a dialog the previous host reported would close
+        unreported. An event that then repeats one already reported changes no status."""
         if not session.open:
             return
         try:
-            source.parser.parse(session.ctx, data)
+            result = source.parser.parse(session.ctx, data)
         except Exception:  # a parser bug must not take the host down
             log.exception("parser of %s failed replaying %s", session.ctx.provider, source.parser.source.name)
+            return
+        self._handle(session, source, result.model_copy(update={"events": []}))
 
     def pty_output(self, session: ParserSession, data: bytes) -> None:
         session.backlog += data
