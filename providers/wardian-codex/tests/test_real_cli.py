@@ -643,3 +643,46 @@ def test_usage_is_what_the_model_server_reported_and_a_host_restart_counts_no_tu
     wardian("send", "resumed ECHO:used3", "--to", "cu", "--wait-until", "idle", "--timeout", "60s")
     calls = session_calls(wardian.cli.server)
     assert usage_after(usage, calls)["turns"] == calls
+
+
+def test_a_turn_and_an_approval_outlive_a_host_restart_and_a_crash(wardian: Wardian) -> None:
+    from host_restarts import crash_host, status_changes
+
+    uuid = wardian.spawn("cx")["uuid"]
+    pid = wardian.wait("cx", "idle", "ready")["pid"]
+
+    # Mid-turn: the model holds its answer until the new host runs.
+    wardian("send", "slow MOCK_HOLD:turn ECHO:mid1", "--to", "cx")
+    wardian.cli.server.wait_for(lambda request: b"MOCK_HOLD:turn" in request.body, timeout=60)
+    wardian("agent", "wait", "cx", "--until", "processing", "--timeout", "30s")
+    wardian("host", "restart")
+    assert wardian.show("cx")["status"] == "processing"  # kept, not headless and not yet idle
+    wardian.cli.server.release("turn")
+    done = wardian.wait("cx", "idle", "turn_completed")["status_evidence"]
+    assert (done["event"], done["source"], done["rule"]) in TURN_ENDS
+    wardian.output_shows("cx", "MOCK-REPLY mid1")
+    # The turn started and ended once each, across both hosts.
+    assert status_changes(wardian.home, uuid)[-2:] == [("processing", "turn_started"), ("idle", "turn_completed")]
+
+    # An approval: its dialog outlives a restart and a crash of the host, and is answered after.
+    wardian("send", "run MOCK_ESCALATE MOCK_TOOL:touch approved.txt ECHO:a1", "--to", "cx")
+    asked = wardian.wait("cx", "action_required", "approval_requested")
+    wardian("host", "restart")
+    assert wardian.show("cx") == asked
+    crash_host(wardian.home)
+    wardian("host", "start")
+    assert wardian.show("cx") == asked
+    assert not (wardian.workspace / "approved.txt").exists()
+    answer = wardian("send", "--approval", "accept", "--to", "cx", "--timeout", "30s")
+    assert answer["left_action_required"] is True, answer
+    wardian.wait("cx", "idle", "turn_completed")
+    assert (wardian.workspace / "approved.txt").exists()
+    assert wardian.show("cx")["pid"] == pid  # the same Codex all along
+    changes = status_changes(wardian.home, uuid)
+    assert changes.count(("action_required", "approval_requested")) == 1, changes
+    assert changes.count(("processing", "approval_resolved")) == 1, changes  # answered on the third host
+    assert changes.count(("idle", "turn_completed")) == 2, changes
+    # The thread holds each prompt once: no adopting host typed one again.
+    items = json.loads(turn_request(wardian.cli.server, "ECHO:a1").body_text())["input"]
+    users = [json.dumps(item) for item in items if isinstance(item, dict) and item.get("role") == "user"]
+    assert [sum(token in user for user in users) for token in ("ECHO:mid1", "ECHO:a1")] == [1, 1], users
