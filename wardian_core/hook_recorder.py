@@ -74,15 +74,22 @@ def _start_log(log_file: Path) -> None:
     log_file.chmod(0o600)
 
 
-def session_started(log_file: Path | None) -> bool | None:
-    """Whether the hook log holds a SessionStart; None when there is no log (a replay of recorded
-    bytes, where the screen alone decides)."""
+def session_starts(log_file: Path | None) -> int | None:
+    """How many SessionStart records the hook log holds (a CLI that restarts itself in the same
+    terminal fires one per start); None when there is no log (a replay of recorded bytes, where
+    the screen alone decides)."""
     try:
-        return SESSION_START in log_file.read_bytes() if log_file is not None else None
+        return log_file.read_bytes().count(SESSION_START) if log_file is not None else None
     except FileNotFoundError:
         return None
     except OSError:
-        return False
+        return 0
+
+
+def session_started(log_file: Path | None) -> bool | None:
+    """Whether the hook log holds a SessionStart; None when there is no log."""
+    starts = session_starts(log_file)
+    return None if starts is None else starts > 0
 
 
 def ready_rule(log_file: Path | None, hookless_expired: bool, hookless_seconds: float) -> str | None:

@@ -47,9 +47,10 @@ def new_folder(make_ctx) -> Terminal:
     return launched(Terminal(plugin, make_ctx), workspace_trusted=False)
 
 
-def session_start_hook_fired(terminal: Terminal, source: str = "startup") -> None:
+def session_start_hook_fired(terminal: Terminal, source: str = "startup", times: int = 1) -> None:
+    """The hook log as after `times` starts (Gemini restarted in the same terminal after a trust answer)."""
     line = json.dumps(SESSION_START | {"source": source}, separators=(",", ":"))  # as the recorder writes it
-    home.hooks_file(terminal.ctx).write_text(line + "\n")
+    home.hooks_file(terminal.ctx).write_text((line + "\n") * times)
 
 
 def look(terminal: Terminal) -> list:
@@ -227,7 +228,11 @@ def test_trusting_the_workspace_is_read_from_the_restart_then_the_new_prompt_is_
         workspace_trust.ACCEPTED_RULE,
     )
     # The restarted Gemini draws below the old box, which stays on screen: it is not asked again.
-    [ready] = new_folder.feed_to(WORKSPACE_ACCEPTED, offset_after(WORKSPACE_ACCEPTED, tui.READY, new_folder.fed))
+    # Its prompt is ready once the new start's SessionStart fired: before it, what was typed would
+    # be echoed by a terminal back in cooked mode between the two starts, and lost.
+    assert new_folder.feed_to(WORKSPACE_ACCEPTED, offset_after(WORKSPACE_ACCEPTED, tui.READY, new_folder.fed)) == []
+    session_start_hook_fired(new_folder, times=2)
+    [ready] = look(new_folder)
     assert (ready.kind, ready.evidence.rule) == ("ready", "ready prompt after hook SessionStart")
     assert new_folder.feed_to(WORKSPACE_ACCEPTED, len(WORKSPACE_ACCEPTED)) == []
 

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from wardian_core.hook_recorder import ready_rule
+from wardian_core.hook_recorder import ready_rule, session_starts
 from wardian_core.parsing.escapes import squeeze
 from wardian_core.parsing.events import event, screen_text
 from wardian_core.parsing.markers import MarkerWatch
@@ -87,6 +87,7 @@ def read_screen(
     lines = _box_lines(screen.rows)
     settled, state.settled_look = state.settled_look, False
     events = workspace_trust.look(source, lines, text, READY if READY in text else None, state.workspace)
+    _note_restart(events, hooks_file, state.workspace)
     if state.workspace.open:
         # The prompt drawn before the question must not count as ready without its hook later.
         state.hookless.cancel()
@@ -130,6 +131,8 @@ def _ready(
     waiting, look_again = workspace_trust.ready_wait(state.workspace)
     if waiting:
         return [], look_again
+    if not _started_again(hooks_file, state.workspace):
+        return [], None  # the new start's SessionStart asks for another look (hooks_log.py)
     if state.workspace.settled and not state.workspace.answered:
         rule += f", no trust question within {workspace_trust.QUESTION_SETTLE_SECONDS:g} s"
     if resumed and not state.resume_settled:
@@ -143,6 +146,20 @@ def _ready(
     state.hookless.cancel()
     state.resume_settle.cancel()
     return [event("ready", source, rule, READY)], None
+
+
+def _note_restart(events: list[ProviderEvent], hooks_file: Path | None, trust: workspace_trust.WorkspaceTrust) -> None:
+    """A trust answer restarts Gemini: count the starts so far, so that ready waits for the next."""
+    if any(item.kind == "approval_resolved" and item.answer == "accepted" for item in events):
+        trust.starts_before_restart = session_starts(hooks_file)
+
+
+def _started_again(hooks_file: Path | None, trust: workspace_trust.WorkspaceTrust) -> bool:
+    """No restart, or its new start fired SessionStart. A log with no start at all before it
+    (hooks turned off) waits for nothing: the prompt alone decides, as at launch."""
+    before = trust.starts_before_restart
+    now = session_starts(hooks_file)
+    return not before or now is None or now > before
 
 
 def _trust_dialog(

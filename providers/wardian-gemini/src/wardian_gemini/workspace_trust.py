@@ -9,7 +9,11 @@ on with the folder untrusted, no restart. Both answers are written to the trust 
 
 Wardian's hooks (an extension's) fire before the question, so the prompt drawn a moment
 before it would look ready: on a folder the trust file does not decide, ready waits for the
-question to be answered, or for the prompt to stand a while with no question.
+question to be answered, or for the prompt to stand a while with no question. After a trust
+answer the old start's prompt comes back while Gemini restarts (its SessionEnd hooks run
+under it), and between the two starts the terminal is back in cooked mode: what is typed then
+is echoed and lost. So ready waits for the new start's SessionStart, which Gemini fires with
+its input already in raw mode.
 """
 
 import re
@@ -44,6 +48,9 @@ class WorkspaceTrust:
     expected: bool | None = None
     settle: Settle = field(default_factory=lambda: Settle(QUESTION_SETTLE_SECONDS))
     settled: bool = False
+    # SessionStart records in the hook log when a trust answer began Gemini's restart: the start
+    # whose prompt is ready is the next one (tui.py). None: no restart.
+    starts_before_restart: int | None = None
 
 
 def ready_wait(state: WorkspaceTrust) -> tuple[bool, float | None]:
