@@ -20,6 +20,8 @@ from wardian_cli import (
     ask_in_background,
     assert_no_process_with,
     assert_replied_by_the_agent,
+    first_commit,
+    never_asked,
 )
 
 from wardian_host.testing.reaping import reap_home
@@ -374,6 +376,25 @@ def test_a_refused_folder_runs_untrusted_and_stays_refused_below_it(first_run: W
     assert any("untrusted" in row for row in first_run("agent", "screen", "gm2")["screen"]["rows"])
     a_turn_reaches_the_model(first_run, "gm2", "u2")
     assert users_trust_rules(first_run)[str(first_run.workspace)] == "DO_NOT_TRUST", "never made a trust"
+
+
+def test_a_worktree_is_asked_about_until_its_repository_is_trusted(first_run: WardianCli) -> None:
+    """A worktree under the home's default root is its repository's code, not Wardian's: one of a
+    repository the user never trusted gets Gemini's question; once the user's rules trust the
+    repository, a new worktree of it starts without one, trusted by a rule of its own."""
+    first_commit(first_run.workspace)
+    made = first_run.spawn("wt1", "--worktree")
+    assert Path(made["worktree_folder"]).is_relative_to(first_run.home / "worktrees")
+    asked = first_run.wait("wt1", "action_required", "approval_requested")["status_evidence"]
+    assert (asked["dialog"], asked["line"]) == ("workspace_trust", "Do you trust the files in this folder?"), asked
+    first_run("agent", "kill", "wt1")
+
+    rules_file = Path(first_run.cli.home) / ".gemini" / "trustedFolders.json"
+    rules_file.write_text(json.dumps(users_trust_rules(first_run) | {str(first_run.workspace): "TRUST_FOLDER"}))
+    second = Path(first_run.spawn("wt2", "--worktree")["worktree_folder"]).resolve()
+    first_run("agent", "wait", "wt2", "--until", "idle", "--timeout", "90s")
+    assert never_asked(first_run, "wt2")
+    assert users_trust_rules(first_run)[str(second)] == "TRUST_FOLDER"
 
 
 def test_usage_is_what_the_model_server_reported_for_the_main_models_calls(wardian: WardianCli) -> None:
