@@ -215,7 +215,7 @@ class OutputFeed:
             log.warning("agent %s: cannot follow %s: %s", session.ctx.agent_name, source.name, error)
             return
         self._note_position(session, key, followed)
-        resumed = " from the previous host's position" if saved is not None else ""
+        resumed = " from its recorded position" if saved is not None else ""
         log.info("agent %s: following %s (%s)%s", session.ctx.agent_name, source.name, source.kind, resumed)
 
     @staticmethod
