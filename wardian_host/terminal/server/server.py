@@ -20,6 +20,7 @@ import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -61,35 +62,25 @@ class Record:
     exited: bool = False
     exit_code: int | None = None
 
+    def _told(self) -> dict[str, Any]:
+        """What a host is told of it and a newer server is handed alike."""
+        return {
+            "key": self.key,
+            "pid": self.pid,
+            "session_id": self.session_id,
+            "start_offset": self.ring.start_offset,
+            "acked_offset": max(self.acked_offset, self.ring.start_offset),
+            "exited": self.exited,
+            "exit_code": self.exit_code,
+        }
+
     def handed(self, rows: int, cols: int, ring_bytes: int, pieces: int, has_master: bool) -> wire.HandedTerminal:
         return wire.HandedTerminal(
-            key=self.key,
-            pid=self.pid,
-            session_id=self.session_id,
-            start_offset=self.ring.start_offset,
-            acked_offset=max(self.acked_offset, self.ring.start_offset),
-            exited=self.exited,
-            exit_code=self.exit_code,
-            rows=rows,
-            cols=cols,
-            ring_bytes=ring_bytes,
-            pieces=pieces,
-            has_master=has_master,
+            **self._told(), rows=rows, cols=cols, ring_bytes=ring_bytes, pieces=pieces, has_master=has_master
         )
 
     def state(self, rows: int, cols: int) -> wire.TerminalState:
-        return wire.TerminalState(
-            key=self.key,
-            pid=self.pid,
-            session_id=self.session_id,
-            start_offset=self.ring.start_offset,
-            end_offset=self.ring.end_offset,
-            acked_offset=max(self.acked_offset, self.ring.start_offset),
-            exited=self.exited,
-            exit_code=self.exit_code,
-            rows=rows,
-            cols=cols,
-        )
+        return wire.TerminalState(**self._told(), end_offset=self.ring.end_offset, rows=rows, cols=cols)
 
 
 @dataclass(eq=False)
