@@ -9,6 +9,10 @@ and appends the stall to the report: how long, the callback the loop was running
 frame under asyncio's `Handle._run`), the innermost frames seen most often, and the time
 the garbage collector took meanwhile. `--profile` also runs the host under cProfile and
 writes its stats at exit (it slows the host: a profile is not a latency run).
+
+Walking another thread's frames (`f_back`) can crash CPython 3.11 (python/cpython#99110 and
+its follow-ups; sentry-python's sampling profiler met it on 3.11.5): one probed (e) run of
+fifty agents ended so. faulthandler writes every thread's stack beside the report when it does.
 """
 
 import argparse
