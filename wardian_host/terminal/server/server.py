@@ -18,6 +18,7 @@ import contextlib
 import functools
 import logging
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,6 +48,9 @@ HIGH_WATER_BYTES = 256 * 1024
 LOW_WATER_BYTES = 64 * 1024
 # What one read of a PTY hands on at most: the step in which a flood and a quiet agent take turns.
 READ_BATCH_BYTES = 64 * 1024
+# asyncio 3.13+ unlinks a Unix server's socket file when it closes: this server does that itself,
+# and never after a handover, when the listening socket and its file are the new server's.
+KEEP_SOCKET_FILE: dict[str, Any] = {"cleanup_socket": False} if sys.version_info >= (3, 13) else {}
 
 
 @dataclass(eq=False)
@@ -110,20 +114,20 @@ class TerminalServer:
         serve the one an older server handed over with its terminals."""
         endpoint.peer_credential_means()
         if received is not None:
-            self._server = await asyncio.start_unix_server(self._serve, sock=received.listener)
+            self._server = await asyncio.start_unix_server(self._serve, sock=received.listener, **KEEP_SOCKET_FILE)
             self._adopt(received)
             return
         endpoint.ensure_private_dir(self.path.parent)
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
-        self._server = await asyncio.start_unix_server(self._serve, path=os.fspath(self.path))
+        self._server = await asyncio.start_unix_server(self._serve, path=os.fspath(self.path), **KEEP_SOCKET_FILE)
         os.chmod(self.path, 0o600)
 
     async def close(self) -> None:
         if self._host is not None:
             self._host.writer.close()
         if self._handed_over:
-            return  # the socket, its file and the PTYs are the new server's now
+            return  # the socket's file and the PTYs are the new server's now
         if self._server is not None:
             self._server.close()
         with contextlib.suppress(FileNotFoundError):
@@ -272,6 +276,7 @@ class TerminalServer:
             for data, _ in handing.rings:
                 data.release()  # the rings may grow again
         log.info("handed %d terminals to the terminal server %d", len(self._records), frame.pid)
+        self._server.close()  # accepts no more: a client connecting now is the new server's
         self._ptys.release_all()
         self._handed_over = True
         self.stopped.set()
