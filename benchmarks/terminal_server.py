@@ -236,10 +236,11 @@ def idle(agents: int, seconds: float = 10.0) -> None:
             (after.user + after.system) - (start.user + start.system)
             for start, after in zip(before, (process.cpu_times() for process in processes), strict=True)
         )
-        rss = sum(process.memory_info().rss for process in processes) / 1024 / 1024
+        each = [process.memory_info().rss / 1024 / 1024 for process in processes]
+    rss, parts = sum(each), " + ".join(f"{part:.0f}" for part in each)
     cpu = used / seconds * 100
     print(
-        f"(c) {agents} idle agents: host + terminal server RSS {rss:.0f} MB (target <= 80), "
+        f"(c) {agents} idle agents: host + terminal server RSS {rss:.0f} MB ({parts}; target <= 80), "
         f"CPU {cpu:.2f} % over {seconds:.0f} s (target <= 1 %){_verdict(rss <= 80 and cpu <= 1)}; {_load()}"
     )
 
