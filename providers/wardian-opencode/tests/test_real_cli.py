@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import subprocess
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -26,6 +27,7 @@ from wardian_cli import (
     ask_in_background,
     assert_no_process_with,
     assert_replied_by_the_agent,
+    first_commit,
     never_asked,
     new_repository,
 )
@@ -140,6 +142,31 @@ def test_a_first_run_in_a_never_seen_repository_asks_nothing(wardian: WardianCli
         assert never_asked(first_run, name)
         assert f"ECHO:{token}" in turn_request(first_run, f"ECHO:{token}")
         first_run.output_shows(name, f"MOCK-REPLY {token}")
+
+
+def test_a_worktree_asks_nothing_and_keeps_its_repositorys_own_permission_rules(
+    wardian: WardianCli, tmp_path: Path
+) -> None:
+    """OpenCode 1.18 trusts no folder more than another: a worktree of a repository it never saw
+    is worked in at once, as the repository would be, and the permission rules the repository
+    commits (`opencode.json`, checked out in the worktree) hold there; the file lands in the
+    worktree, not the workspace."""
+    repository = new_repository(tmp_path)
+    (repository / "opencode.json").write_text(json.dumps({"permission": {"bash": "ask"}}))
+    subprocess.run(["git", "-C", str(repository), "add", "opencode.json"], check=True)
+    first_run = WardianCli(wardian.home, first_commit(repository), wardian.cli, "opencode")
+    folder = Path(first_run.spawn("wt", "--worktree")["worktree_folder"])
+    # Generous: an OpenCode start takes a minute on a loaded machine (seen at load 16 on 2 cores).
+    first_run.wait("wt", "idle", "ready", timeout="180s")
+    assert never_asked(first_run, "wt")
+
+    first_run("send", "run MOCK_TOOL:echo made-here > made.txt ECHO:w1", "--to", "wt")
+    asked = first_run.wait("wt", "action_required", "approval_requested", timeout="120s")
+    assert_by_events(asked, "approval_requested", "permission.asked")
+    first_run("send", "--approval", "accept", "--to", "wt", "--timeout", "60s")
+    first_run.wait("wt", "idle", "turn_completed", timeout="120s")
+    assert (folder / "made.txt").read_text() == "made-here\n"
+    assert not (repository / "made.txt").exists()
 
 
 def test_a_shell_command_is_approved_then_a_second_refused(wardian: WardianCli) -> None:
