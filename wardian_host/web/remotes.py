@@ -45,7 +45,7 @@ def remote_args(kind: str, params: dict[str, Any]) -> list[str]:
         if params.get("approval") in ("accept", "reject"):
             return ["send", "--approval", params["approval"], "--to", params["to"]]
         if isinstance(params.get("text"), str) and params["text"]:
-            return ["send", params["text"], "--to", params["to"]]
+            return ["send", "--to", params["to"], "--", params["text"]]  # a text may start with "-"
     raise WardianError(
         "not_supported",
         f"the web view cannot do {kind} with these parameters on another machine's agent",
@@ -118,6 +118,10 @@ class RemoteRosters:
             except WardianError as error:  # settings.toml names a remote wrongly: said, and read again later
                 log.warning("web view: remotes not read: %s", error.message)
                 rosters = []
+            # A bug in one read must not end the following for good: logged, and read again later.
+            except Exception:  # noqa: BLE001
+                log.error("web view: remotes not read", exc_info=True)
+                rosters = self.rosters
             if rosters != self.rosters:
                 self.rosters = rosters
                 self._changed()
