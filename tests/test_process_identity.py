@@ -95,3 +95,15 @@ def test_the_migration_to_process_identity_keeps_every_row(wardian_home: Path) -
     row = agent_rows.get_agent(conn, "u-1") or {}
     assert (row["name"], row["status"], row["pid"], row["process_identity"]) == ("old", "idle", 4242, None)
     assert conn.execute("SELECT count(*) FROM events WHERE agent = 'u-1'").fetchone()[0] == 1
+
+
+def test_a_launch_that_ended_before_its_identity_was_taken_is_captured_as_gone() -> None:
+    """The terminal server reaps a command that exits at once, before the host looks at it: the
+    launch still gets its identity, and that identity names no running process."""
+    ended = subprocess.Popen(["true"])
+    ended.wait()
+
+    identity = process_tree.capture(ended.pid, ended.pid, token=None)
+
+    assert identity.pid == ended.pid
+    assert process_tree.own_process(identity) is None

@@ -11,6 +11,7 @@ agent's WARDIAN_SESSION_ID is none of them.
 import contextlib
 import os
 import signal
+import time
 from collections.abc import Callable, Iterator
 
 import psutil
@@ -22,7 +23,13 @@ SESSION_VARIABLE = "WARDIAN_SESSION_ID"
 
 def capture(pid: int, session: int, token: str | None) -> ProcessIdentity:
     """The identity of a process just launched (`session`: the session it leads)."""
-    return ProcessIdentity(pid=pid, started=psutil.Process(pid).create_time(), session=session, token=token)
+    try:
+        started = psutil.Process(pid).create_time()
+    except psutil.NoSuchProcess:
+        # It exited at once and the terminal server reaped it before this look: its exit is
+        # reported as any other's, and a process that was launched a moment ago started about now.
+        started = time.time()
+    return ProcessIdentity(pid=pid, started=started, session=session, token=token)
 
 
 def _started_by(process: psutil.Process, moment: float) -> bool:
