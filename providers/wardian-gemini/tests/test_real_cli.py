@@ -432,7 +432,9 @@ def test_a_session_outlives_a_crash_of_the_host(wardian: WardianCli) -> None:
     from host_restarts import crash_host, status_changes
 
     agent = wardian.spawn("gm")
-    wardian.wait("gm", "idle", "ready")
+    # A generous bound: OpenCode's start alone took 51 s on two cores shared with three other real CLIs.
+    wardian("agent", "wait", "gm", "--until", "idle", "--timeout", "120s", timeout=150)
+    assert wardian.show("gm")["status_evidence"]["event"] == "ready"
     wardian("send", "first ECHO:k1", "--to", "gm", "--wait-until", "idle", "--timeout", "60s")
     before = wardian.show("gm")
 

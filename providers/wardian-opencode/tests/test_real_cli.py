@@ -350,7 +350,9 @@ def test_a_session_outlives_a_host_restart(wardian: WardianCli) -> None:
     from host_restarts import status_changes
 
     agent = spawn(wardian, "oc")
-    wardian.wait("oc", "idle", "ready")
+    # A generous bound: OpenCode's start alone took 51 s on two cores shared with three other real CLIs.
+    wardian("agent", "wait", "oc", "--until", "idle", "--timeout", "120s", timeout=150)
+    assert wardian.show("oc")["status_evidence"]["event"] == "ready"
     wardian("send", "first ECHO:r1", "--to", "oc", "--wait-until", "idle", "--timeout", "60s")
     before = wardian.show("oc")
 
