@@ -10,7 +10,6 @@ its bytes, and no typing into it. A person's actions on a remote agent run as th
 
 import asyncio
 import contextlib
-import json
 import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -20,7 +19,7 @@ from wardian_core.errors import WardianError
 from wardian_host.remote.options import Remote
 from wardian_host.remote.roster import MachineRoster, chosen_remotes, merged, remote_rosters
 from wardian_host.remote.settings import LOCAL_MACHINE, remote_named
-from wardian_host.remote.ssh import run_captured
+from wardian_host.remote.ssh import answer_of, run_captured
 
 log = logging.getLogger(__name__)
 
@@ -57,22 +56,7 @@ def remote_args(kind: str, params: dict[str, Any]) -> list[str]:
 async def run_remote(home: Path, machine: str, args: list[str]) -> dict[str, Any]:
     """`args` run by `machine`'s `wardian`, its JSON answer; its error envelope raised as one."""
     remote = Remote(machine, remote_named(home, machine))
-    ran = await asyncio.to_thread(run_captured, remote, args, REMOTE_SECONDS)
-    if ran.returncode != 0:
-        error = _envelope(ran.stderr) or {"code": "request_failed", "message": ran.stderr.strip()[-500:]}
-        raise WardianError(error.get("code", "request_failed"), error.get("message", ""), error.get("hint", ""),
-                           {"machine": machine} | (error.get("details") or {}))  # fmt: skip
-    answer: dict[str, Any] = json.loads(ran.stdout) if ran.stdout.strip() else {}
-    return answer
-
-
-def _envelope(stderr: str) -> dict[str, Any] | None:
-    for line in reversed(stderr.strip().splitlines()):
-        with contextlib.suppress(ValueError):
-            error = json.loads(line).get("error")
-            if isinstance(error, dict):
-                return error
-    return None
+    return answer_of(remote, await asyncio.to_thread(run_captured, remote, args, REMOTE_SECONDS))
 
 
 def with_machines(state: dict[str, Any], rosters: list[MachineRoster]) -> dict[str, Any]:
