@@ -19,7 +19,7 @@ ALLOWED = {
     "terminal": {"terminal"},
     "providers": {"providers"},
     "testing": {"testing", "daemon", "providers", "terminal"},
-    "web": {"web", "notify"},
+    "web": {"web", "notify", "remote"},
     "notify": {"notify"},
 }
 
