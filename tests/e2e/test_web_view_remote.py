@@ -61,7 +61,7 @@ def test_remote_agents_are_tiles_marked_with_their_machine_acted_on_over_ssh(
 def test_a_page_action_on_a_remote_agent_is_the_cli_command_a_person_would_run() -> None:
     assert remote_args("send", {"to": "u1", "text": "-h there"}) == ["send", "--to", "u1", "--", "-h there"]
     assert remote_args("send", {"to": "u1", "approval": "reject"}) == ["send", "--approval", "reject", "--to", "u1"]
-    assert remote_args("agent.pause", {"target": "u1"}) == ["agent", "pause", "u1"]
+    assert remote_args("agent.pause", {"target": "-u1"}) == ["agent", "pause", "--", "-u1"]
     for kind, params in (("agent.spawn", {"provider": "generic"}), ("send", {"to": "u1"}), ("reply", {})):
         with pytest.raises(WardianError) as refused:
             remote_args(kind, params)

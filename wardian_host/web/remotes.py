@@ -39,7 +39,7 @@ Send = Callable[[dict[str, Any]], Awaitable[None]]
 def remote_args(kind: str, params: dict[str, Any]) -> list[str]:
     """The `wardian` arguments that do a page's action `kind` on the remote agent it names."""
     if kind in AGENT_VERBS and isinstance(params.get("target"), str):
-        return ["agent", AGENT_VERBS[kind], params["target"]]
+        return ["agent", AGENT_VERBS[kind], "--", params["target"]]  # a target is never an option
     if kind == "send" and isinstance(params.get("to"), str):
         if params.get("approval") in ("accept", "reject"):
             return ["send", "--approval", params["approval"], "--to", params["to"]]
@@ -122,7 +122,7 @@ async def follow_screen(home: Path, machine: str, agent: str, send: Send) -> Non
     with contextlib.suppress(ConnectionError, RuntimeError):  # the page left
         while True:
             try:
-                screen = (await run_remote(home, machine, ["agent", "screen", agent]))["screen"]
+                screen = (await run_remote(home, machine, ["agent", "screen", "--", agent]))["screen"]
                 item: dict[str, Any] = {"screen": {"rows": screen["rows"], "cursor": screen["cursor"]}}
             except WardianError as error:
                 item = {"error": error.envelope()["error"]}

@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
 from wardian_core.errors import WardianError
+from wardian_host.remote.settings import LOCAL_MACHINE
 from wardian_host.web.models import PageFrame
 
 log = logging.getLogger(__name__)
@@ -50,7 +51,7 @@ class PageTerminals:
         self._screens: dict[str, asyncio.Task[None]] = {}  # other machines' agents
 
     def handle(self, frame: PageFrame) -> None:
-        if frame.op == "open" and frame.machine is not None:
+        if frame.op == "open" and frame.machine is not None and frame.machine != LOCAL_MACHINE:
             self.follow(frame.machine, frame.agent)
         elif frame.op == "open":
             self.open(frame.agent, frame.typing, frame.rows, frame.cols)
