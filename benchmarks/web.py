@@ -282,7 +282,7 @@ BARE_TERMINALS = """async (count) => {
     const box = document.createElement("div");
     box.style.height = "190px";
     document.body.append(box);
-    const term = new Terminal({ rows: 30, cols: 110, fontSize: 7, disableStdin: true, scrollback: 500 });
+    const term = new Terminal({ rows: 23, cols: 110, fontSize: 7, disableStdin: true, scrollback: 500 });
     term.loadAddon(new FitAddon.FitAddon());
     term.open(box);
     term.write(`drawn-${index}`);

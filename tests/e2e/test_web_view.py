@@ -353,6 +353,9 @@ def test_a_tile_gets_its_terminal_only_once_it_comes_on_screen(
         open_view(page, web_address(run_wardian))
         first, last = (f"#agent-{agents[index]['uuid']}" for index in (0, 2))
         page.wait_for_function(f"document.querySelector('{first} .xterm-rows')?.textContent.includes('drawn-0-42')")
+        # Every row of a tile's terminal is inside its box: the newest output is never cut off.
+        screen = page.eval_on_selector(f"{first} .xterm-screen", "node => node.offsetHeight")
+        assert 0 < screen <= page.eval_on_selector(f"{first} .terminal-box", "node => node.clientHeight")
         page.wait_for_selector(last)
         assert page.evaluate(has_terminal, agents[2]["uuid"]) is False
         page.eval_on_selector(last, "node => node.scrollIntoView()")

@@ -1,7 +1,7 @@
 // The Wardian web view: one WebSocket for the whole page; every change is pushed by the host.
 "use strict";
 
-const TILE_ROWS = 30;
+const TILE_ROWS = 23; // all that a tile's 190 px box shows at font size 7: its newest row is never cut off
 const TILE_COLS = 110;
 const STATUS_ORDER = { action_required: 0, error: 1, processing: 2, starting: 3, idle: 4, headless: 5, off: 6 };
 const SHOWN_KEY = "wardian-notices-shown";
