@@ -46,7 +46,8 @@ class WardianCli:
     def wait(self, name: str, status: str, event: str, timeout: str = "60s") -> dict[str, Any]:
         """Wait for `status` and prove which provider event produced it."""
         try:
-            self("agent", "wait", name, "--until", status, "--timeout", timeout)
+            # The command's own bound, plus room for it to start and answer.
+            self("agent", "wait", name, "--until", status, "--timeout", timeout, timeout=float(timeout[:-1]) + 30)
         except AssertionError as failed:  # say what the agent showed, for whoever reads the failure
             rows = self("agent", "screen", name)["screen"]["rows"]
             raise AssertionError(f"{failed}\nscreen:\n" + "\n".join(rows)) from None

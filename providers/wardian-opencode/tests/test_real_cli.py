@@ -97,14 +97,19 @@ def assert_the_server_wants_the_agents_password(wardian: WardianCli, uuid: str) 
         assert answer.status == 200
 
 
-def test_spawn_is_idle_and_a_turn_is_told_by_the_event_stream(wardian: WardianCli) -> None:
+def test_spawn_is_idle_a_turn_is_told_by_the_event_stream_and_the_session_outlives_a_restart(
+    wardian: WardianCli,
+) -> None:
+    from host_restarts import status_changes
+
     skill = wardian.home / "common" / ".agents" / "skills" / "zebra-painter"
     skill.mkdir(parents=True)
     (skill / "SKILL.md").write_text("---\nname: zebra-painter\ndescription: Paints zebras in stripes.\n---\nPaint.\n")
     (wardian.home / "common" / "AGENTS.md").write_text("Wardian common rule: be brief.\n")
 
     agent = spawn(wardian, "oc")
-    ready = wardian.wait("oc", "idle", "ready")
+    # A generous bound: OpenCode's start alone took 51 s on two cores shared with three other real CLIs.
+    ready = wardian.wait("oc", "idle", "ready", timeout="120s")
     assert (ready["status_evidence"]["source"], ready["status_evidence"]["rule"]) == ("pty", "ready footer")
     assert_the_server_wants_the_agents_password(wardian, agent["uuid"])
 
@@ -125,6 +130,23 @@ def test_spawn_is_idle_and_a_turn_is_told_by_the_event_stream(wardian: WardianCl
     assert "Wardian common rule: be brief." in body, "the include root's AGENTS.md did not reach the model"
     assert "zebra-painter" in body, "the include root's skill did not reach the model"
     assert not (wardian.workspace / "opencode.json").exists() and not (wardian.workspace / ".opencode").exists()
+
+    # `host restart`: OpenCode runs on in the terminal server, its session and status kept; the
+    # new host follows its event stream again, and the next turn is told by it.
+    before = wardian.show("oc")
+    wardian("host", "restart")
+    assert wardian.show("oc") == before
+    again = wardian("send", "again ECHO:o2", "--to", "oc", "--wait-until", "idle", "--timeout", "60s")
+    assert_by_events(again["agent"], "turn_completed", again["agent"]["status_evidence"]["rule"])
+    wardian.output_shows("oc", "MOCK-REPLY o2")
+    body = turn_request(wardian, "ECHO:o2")
+    assert "ECHO:o1" in body and "MOCK-REPLY o1" in body, "the session lost its turn from before the restart"
+    assert wardian.show("oc")["provider_session_id"] == before["provider_session_id"]
+    changes = status_changes(wardian.home, agent["uuid"])
+    assert changes.count(("idle", "turn_completed")) == 2 and changes[-2:] == [
+        ("processing", "turn_started"),
+        ("idle", "turn_completed"),
+    ], changes
 
 
 def test_a_first_run_in_a_never_seen_repository_asks_nothing(wardian: WardianCli, tmp_path: Path) -> None:
@@ -344,30 +366,3 @@ def test_usage_is_what_the_model_server_reported_for_the_sessions_calls(wardian:
         "fill": None,
     }
     assert reported["model"] == "mock/mock-model"
-
-
-def test_a_session_outlives_a_host_restart(wardian: WardianCli) -> None:
-    from host_restarts import status_changes
-
-    agent = spawn(wardian, "oc")
-    # A generous bound: OpenCode's start alone took 51 s on two cores shared with three other real CLIs.
-    wardian("agent", "wait", "oc", "--until", "idle", "--timeout", "120s", timeout=150)
-    assert wardian.show("oc")["status_evidence"]["event"] == "ready"
-    wardian("send", "first ECHO:r1", "--to", "oc", "--wait-until", "idle", "--timeout", "60s")
-    before = wardian.show("oc")
-
-    wardian("host", "restart")
-
-    assert wardian.show("oc") == before  # the same process, session, status and evidence
-    # The new host follows OpenCode's event stream again: the next turn is told by it.
-    sent = wardian("send", "second ECHO:r2", "--to", "oc", "--wait-until", "idle", "--timeout", "60s")
-    assert_by_events(sent["agent"], "turn_completed", sent["agent"]["status_evidence"]["rule"])
-    wardian.output_shows("oc", "MOCK-REPLY r2")
-    body = turn_request(wardian, "ECHO:r2")
-    assert "ECHO:r1" in body and "MOCK-REPLY r1" in body, "the session lost its turn from before the restart"
-    assert wardian.show("oc")["provider_session_id"] == before["provider_session_id"]
-    changes = status_changes(wardian.home, agent["uuid"])
-    assert changes.count(("idle", "turn_completed")) == 2 and changes[-2:] == [
-        ("processing", "turn_started"),
-        ("idle", "turn_completed"),
-    ], changes
