@@ -11,11 +11,15 @@ import psutil
 from prompted_shell import prompted_bash
 
 from wardian_core import terminal_wire as wire
+from wardian_host.agents.lifecycle import EXIT_CODE_UNKNOWN
 from wardian_host.daemon.host_lock import wait_until_gone
 from wardian_host.terminal.server.process import running_server_pid
 
 # Prints "line-N" and a prompt for each line typed, and one right away; the prompt tells its turns.
-COUNTER = prompted_bash('n=0; while :; do printf "line-%d\\n> " $n; read x || break; n=$((n+1)); done')
+# "quit" ends it on its own, with a code the new server cannot read: it is not that server's child.
+COUNTER = prompted_bash(
+    'n=0; while :; do printf "line-%d\\n> " $n; read x || break; [ "$x" = quit ] && exit 0; n=$((n+1)); done'
+)
 NEXT_VERSION = {"WARDIAN_TEST_TERMINAL_PROTOCOL_STEP": "1"}  # the upgraded Wardian's host and server
 
 
@@ -56,6 +60,9 @@ def test_a_host_of_a_new_terminal_protocol_takes_every_agent_live_from_the_old_s
         output = _output(run_wardian, name)
         assert [output.count(f"line-{n}") for n in range(3)] == [1, 1, 1], output  # once each, before and after
     assert running_server_pid(wardian_home) == server["pid"]
+    run_wardian("send", "quit", "--to", "second")
+    wait_status("second", "off")  # an exit whose code is unknown is no failure
+    assert show("second", "status_evidence")["status_evidence"]["rule"] == EXIT_CODE_UNKNOWN
     stopped = run_wardian("host", "stop")
     assert stopped.returncode == 0, stopped.stderr
     assert all(wait_until_gone(pid, 20) for pid in pids.values())  # the new server ends them as its own

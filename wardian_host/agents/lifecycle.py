@@ -61,6 +61,7 @@ from wardian_host.terminal.supervisor import SERVER_ENDED, TerminalSupervisor
 log = logging.getLogger(__name__)
 
 KILL_GRACE_SECONDS = 5.0
+EXIT_CODE_UNKNOWN = "exit, code unknown: not the terminal server's child"
 
 
 class AgentLifecycle:
@@ -327,8 +328,10 @@ class AgentLifecycle:
         agent_rows.update_columns(self._conn, agent.uuid, pid=None)
         self._registry.refresh(agent)
         evidence: dict[str, Any] = {"source": "host", "event": "exit", "exit_code": exit_code}
-        if stop_reason is not None or exit_code == 0:
-            evidence["rule"] = stop_reason or "clean exit"
+        if stop_reason is not None or exit_code in (0, None):
+            # No code: the process is not the terminal server's child (an older server handed it
+            # over on an upgrade), so it ended with a code nobody can read; not a failure seen.
+            evidence["rule"] = stop_reason or ("clean exit" if exit_code == 0 else EXIT_CODE_UNKNOWN)
             self._tracker.set_status(agent, "off", evidence)
         else:
             tail = agent.buffer.read_from(max(agent.buffer.start_cursor, agent.buffer.end_cursor - 2000)) or b""
