@@ -29,6 +29,9 @@ class TuiParser:
     def quiet(self) -> ParseResult:
         return tui.settle_passed(self.state)
 
+    def _workspace_decision(self) -> str | None:
+        return trust.workspace_decision(home.user_gemini_dir(), os.environ, self.ctx.workspace)
+
     def screen(self, snapshot: ScreenSnapshot) -> ParseResult:
         hooks_file = home.hooks_file(self.ctx) if self.ctx.mode == "interactive" else None
         if self.state.workspace.expected is None:
@@ -39,6 +42,8 @@ class TuiParser:
                 and hooks_file.exists()
                 and trust.question_expected(home.user_gemini_dir(), os.environ, self.ctx.workspace)
             )
+            if self.state.workspace.expected:
+                self.state.workspace.decision = self._workspace_decision
         resumed = self.ctx.session_mode == "resume"
         return tui.read_screen(self.source, snapshot, self.state, hooks_file, resumed=resumed)
 

@@ -99,6 +99,13 @@ def _decision(rules: dict[str, Any], folder: Path) -> str | None:
     return "DO_NOT_TRUST" if max(holding)[1] == "DO_NOT_TRUST" else TRUST_FOLDER
 
 
+def workspace_decision(gemini_dir: Path, env: Mapping[str, str], workspace: Path) -> str | None:
+    """TRUST_FOLDER or DO_NOT_TRUST as the user's file decides `workspace` now; None when no rule
+    holds it (or the file holds no object)."""
+    rules = _read_object(users_trust_file(gemini_dir, env)) or {}
+    return _decision(rules, Path(os.path.realpath(workspace)))
+
+
 def question_expected(gemini_dir: Path, env: Mapping[str, str], workspace: Path) -> bool:
     """Whether Gemini will ask about `workspace`: folder trust on (the default) and no rule of the
     user's file holding it (a rule's folder, or its parent for TRUST_PARENT, at or above it)."""
@@ -106,9 +113,7 @@ def question_expected(gemini_dir: Path, env: Mapping[str, str], workspace: Path)
         return False
     if _folder_trust_off(gemini_dir / "settings.json"):
         return False
-    rules = _read_object(users_trust_file(gemini_dir, env)) or {}
-    real = Path(os.path.realpath(workspace))
-    return not any(_holds(path, level, real) for path, level in rules.items())
+    return workspace_decision(gemini_dir, env, workspace) is None
 
 
 def _folder_trust_off(settings_file: Path) -> bool:

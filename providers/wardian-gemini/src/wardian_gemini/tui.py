@@ -34,7 +34,9 @@ TRUST = "Do you trust the following folders being added to this workspace?"
 # What Esc ("Operation cancelled. The following directories were not added:") and "3. No"
 # ("… were not added because they were not trusted") leave in the chat, a moment after the box.
 NOT_ADDED = "directories were not added"
-TRUST_SETTLE_SECONDS = 0.5
+# No message tells an accept: the box gone this long with no "not added" is one. 0.5 s proved
+# too short on a loaded machine (the message came later, a refusal read as an accept).
+TRUST_SETTLE_SECONDS = 2.0
 # `--resume` loads the earlier turns after the prompt is first drawn (and after SessionStart):
 # meanwhile this line replaces the prompt, and what is typed is dropped (0.61.0 renders its
 # input box only while `!isResuming`). Ready needs the prompt back once it went.
@@ -45,8 +47,9 @@ RESUMING_ROW = re.compile(r"^[\u2800-\u28ff] Resuming session\.\.\.")
 # its prompt has stood this long after SessionStart with no banner.
 RESUME_SETTLE_SECONDS = 2.0
 # A user whose settings turn hooks off (`hooksConfig.enabled: false`) gets no SessionStart:
-# the prompt alone is ready after this long.
-HOOKLESS_READY_SECONDS = 5.0
+# the prompt alone is ready after this long. On a loaded machine the hook came over 5 s after
+# the prompt was drawn; ready then lied about which signal it had.
+HOOKLESS_READY_SECONDS = 15.0
 # The prompt is redrawn all the time: worth a look only until ready, or to see a box gone.
 READY_MARKERS = (squeeze(READY), squeeze(RESUMING))
 BOX_MARKERS = (squeeze(APPROVAL), squeeze(TRUST))
@@ -86,7 +89,7 @@ def read_screen(
     text = screen_text(screen.rows)
     lines = _box_lines(screen.rows)
     settled, state.settled_look = state.settled_look, False
-    events = workspace_trust.look(source, lines, text, READY if READY in text else None, state.workspace)
+    events, close_again = workspace_trust.look(source, lines, text, READY if READY in text else None, state.workspace)
     _note_restart(events, hooks_file, state.workspace)
     if state.workspace.open:
         # The prompt drawn before the question must not count as ready without its hook later.
@@ -103,7 +106,7 @@ def read_screen(
         ready_events, look_again = _ready(source, hooks_file, state, resumed)
         events += ready_events
         call_again = min(filter(None, [call_again, look_again]), default=None)
-    return ParseResult(events=events, call_again_after=call_again or trust_again)
+    return ParseResult(events=events, call_again_after=call_again or trust_again or close_again)
 
 
 def settle_passed(state: TerminalState) -> ParseResult:
@@ -114,11 +117,13 @@ def settle_passed(state: TerminalState) -> ParseResult:
     hookless_due = state.hookless.due() and not state.ready
     resume_due = state.resume_settle.due() and not state.ready
     question_due = state.workspace.settle.due() and not state.ready
+    close_due = state.workspace.closing.due() and state.workspace.open
     state.settled_look = box_due or trust_due
     state.hookless_expired = state.hookless_expired or hookless_due
     state.resume_settled = state.resume_settled or resume_due
     state.workspace.settled = state.workspace.settled or question_due
-    return ParseResult(want_screen=box_due or trust_due or hookless_due or resume_due or question_due)
+    state.workspace.close_settled = state.workspace.close_settled or close_due
+    return ParseResult(want_screen=box_due or trust_due or hookless_due or resume_due or question_due or close_due)
 
 
 def _ready(

@@ -7,6 +7,11 @@ the same terminal ("Gemini CLI is restarting to apply the trust changes...", the
 drawn below the old box, which stays on screen); "Don't trust" closes the box and Gemini runs
 on with the folder untrusted, no restart. Both answers are written to the trust file.
 
+Under load Gemini can draw its prompt between closing the box and the restart message, so a
+closed box is a refusal at once only when the trust file records one (the answer Gemini wrote,
+trust.workspace_decision); otherwise the restart message is awaited a while, and the file
+decides when it does not come.
+
 Wardian's hooks (an extension's) fire before the question, so the prompt drawn a moment
 before it would look ready: on a folder the trust file does not decide, ready waits for the
 question to be answered, or for the prompt to stand a while with no question. After a trust
@@ -17,6 +22,7 @@ its input already in raw mode.
 """
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from wardian_core.parsing.escapes import squeeze
@@ -35,8 +41,16 @@ OPTION = re.compile(r"^(?:● )?(\d\. .+)$")
 MESSAGE = "Gemini asks whether to trust the files in its workspace folder"
 ACCEPTED_RULE = "workspace trust dialog answered: Gemini restarts trusting the folder"
 REJECTED_RULE = "workspace trust dialog closed without a restart: the folder stays untrusted"
+ACCEPTED_FILE_RULE = "workspace trust dialog closed, the trust file trusting the folder: Gemini restarts"
 # The question replaces the prompt within a few hundred ms of its first frame (0.61.0).
 QUESTION_SETTLE_SECONDS = 2.0
+# How long a closed box the trust file does not refuse waits for the restart message.
+CLOSE_SETTLE_SECONDS = 5.0
+DO_NOT_TRUST = "DO_NOT_TRUST"
+
+
+def _undecided() -> str | None:
+    return None
 
 
 @dataclass
@@ -51,6 +65,11 @@ class WorkspaceTrust:
     # SessionStart records in the hook log when a trust answer began Gemini's restart: the start
     # whose prompt is ready is the next one (tui.py). None: no restart.
     starts_before_restart: int | None = None
+    # The trust file's decision for the workspace: TRUST_FOLDER, DO_NOT_TRUST or None (no rule yet,
+    # or a replay of bytes with no file to read).
+    decision: Callable[[], str | None] = _undecided
+    closing: Settle = field(default_factory=lambda: Settle(CLOSE_SETTLE_SECONDS))
+    close_settled: bool = False
 
 
 def ready_wait(state: WorkspaceTrust) -> tuple[bool, float | None]:
@@ -62,25 +81,42 @@ def ready_wait(state: WorkspaceTrust) -> tuple[bool, float | None]:
 
 def look(
     source: OutputSource, lines: list[str], text: str, prompt: str | None, state: WorkspaceTrust
-) -> list[ProviderEvent]:
-    """`lines`: the screen's rows without box borders; `prompt`: the input prompt's text when on screen."""
+) -> tuple[list[ProviderEvent], float | None]:
+    """`lines`: the screen's rows without box borders; `prompt`: the input prompt's text when on
+    screen. The events, and the delay after which to look again (a closed box not yet decided)."""
     if state.answered:
-        return []
+        return [], None
     if RESTARTING in text:
         state.answered, was_open, state.open = True, state.open, False
-        return [event("approval_resolved", source, ACCEPTED_RULE, RESTARTING, answer="accepted")] if was_open else []
+        state.closing.cancel()
+        answered = [event("approval_resolved", source, ACCEPTED_RULE, RESTARTING, answer="accepted")]
+        return answered if was_open else [], None
     if QUESTION in text and LAST_OPTION in text:
         if state.open:
-            return []
+            return [], None
         state.open = True
         state.settle.cancel()
         message = f"{MESSAGE} ({' / '.join(_options(lines))})"
         rule = "workspace trust dialog"
-        return [event("approval_requested", source, rule, QUESTION, message=message, reason="trust", dialog=DIALOG)]
+        asked = event("approval_requested", source, rule, QUESTION, message=message, reason="trust", dialog=DIALOG)
+        return [asked], None
     if state.open and prompt and QUESTION not in text:
-        state.answered, state.open = True, False
-        return [event("approval_resolved", source, REJECTED_RULE, prompt, answer="rejected")]
-    return []
+        return _closed(source, prompt, state)
+    return [], None
+
+
+def _closed(source: OutputSource, prompt: str, state: WorkspaceTrust) -> tuple[list[ProviderEvent], float | None]:
+    """The box is gone and the prompt drawn: a refusal the trust file records is read at once;
+    otherwise the restart message is awaited (the prompt before it is not the restarted
+    Gemini's) for CLOSE_SETTLE_SECONDS, then the file decides, a refusal when it says nothing."""
+    decided = state.decision()
+    if decided != DO_NOT_TRUST and not state.close_settled:
+        return [], None if state.closing.pending else state.closing.start()
+    state.answered, state.open = True, False
+    state.closing.cancel()
+    if decided is not None and decided != DO_NOT_TRUST:
+        return [event("approval_resolved", source, ACCEPTED_FILE_RULE, prompt, answer="accepted")], None
+    return [event("approval_resolved", source, REJECTED_RULE, prompt, answer="rejected")], None
 
 
 def _options(lines: list[str]) -> list[str]:
