@@ -70,7 +70,9 @@ def test_input_and_resize_frames_reach_the_terminal() -> None:
     typed = base64.b64encode(b"ls\r")
     answer, terminals, size = _attach(b'{"input": "%s"}\n{"resize": [50, 200]}\n{"detach": true}\n' % typed)
     assert isinstance(answer, dict) and answer["reason"] == "detached"
-    assert terminals.written == [b"ls\r"] and terminals.sizes == [(50, 200)] and size == (50, 200)
+    assert terminals.written == [b"ls\r"] and terminals.sizes[0] == (50, 200)
+    # The last viewer gone, the agent is back at its launch size (the viewers' size rule).
+    assert terminals.sizes[1:] == [(40, 120)] and size == (40, 120)
 
 
 @pytest.mark.parametrize(

@@ -251,6 +251,8 @@ READ_PATH_MODULES = frozenset(
         "wardian_host.cli.lazy_group",
         "wardian_host.cli.agent",
         "wardian_host.cli.send",
+        # send --wait-until: its wait carried to the next host after a restart (small, no imports of its own)
+        "wardian_host.cli.host_return",
         "wardian_host.cli.message_source",
         "wardian_host.cli.option_checks",
         "wardian_host.cli.live",

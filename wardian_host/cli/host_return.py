@@ -46,15 +46,18 @@ def across_restarts(
     first. `heard` collects the stream items; `slack`: the host's own time to answer."""
     countdown = Countdown(timeout)
     kind, params = first
+    # The first host is given the wait as it was told (what a refusal names); a next one, what is left.
+    waiting = timeout
     while True:
         try:
             with connect() as client:
-                return _drained(client.exchange(kind, params, after_waiting(countdown.remaining(), slack)), heard)
+                return _drained(client.exchange(kind, params, after_waiting(waiting, slack)), heard)
         except WardianError as error:
             if not lost_host(error):
                 raise
         await_next_host(countdown.remaining())
-        kind, params = again(heard, countdown.remaining())
+        waiting = countdown.remaining()
+        kind, params = again(heard, waiting)
 
 
 def _drained(exchange: Generator[dict[str, Any], None, Any], heard: dict[str, Any]) -> Any:
