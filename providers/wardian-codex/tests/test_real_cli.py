@@ -680,7 +680,10 @@ def test_a_turn_and_an_approval_outlive_a_host_restart_and_a_crash(wardian: Ward
     assert wardian.show("cx")["pid"] == pid  # the same Codex all along
     changes = status_changes(wardian.home, uuid)
     assert changes.count(("action_required", "approval_requested")) == 1, changes
-    assert changes.count(("processing", "approval_resolved")) == 1, changes  # answered on the third host
+    # Answered on the third host. The box is read gone after a settle, so on a loaded machine the
+    # Stop hook's turn end can come first and end the dialog itself (seen once in CI).
+    left = changes[changes.index(("action_required", "approval_requested")) + 1]
+    assert left in (("processing", "approval_resolved"), ("idle", "turn_completed")), changes
     assert changes.count(("idle", "turn_completed")) == 2, changes
     # The thread holds each prompt once: no adopting host typed one again.
     items = json.loads(turn_request(wardian.cli.server, "ECHO:a1").body_text())["input"]
