@@ -15,6 +15,7 @@ import os
 import re
 import select
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -118,8 +119,11 @@ class PtySession:
                 self._answered_up_to -= len(tail)
 
     def close(self) -> None:
+        """End the TUI for certain: ptyprocess's own terminate gives a killed child 0.1 s to be
+        reaped and then fails, which a loaded machine missed (CI: OpenCode 1.18)."""
         if self.process.isalive():
-            self.process.terminate(force=True)
+            self.process.kill(signal.SIGKILL)
+            self.process.wait()
         self.process.close(force=True)
 
 
