@@ -1,15 +1,13 @@
 """The web view of several machines, in a real browser: a remote reached through a real sshd and
 a second home of another local user (tests/support/ssh_machine.py), and one that answers no one."""
 
-import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from browser import chromium_page, open_view
-from ssh_machine import SSHD, Machine, free_port, start_machine, stop_machine
+from ssh_machine import Machine, free_port, require_root, start_machine, stop_machine
 
 from wardian_core.errors import WardianError
 from wardian_host.web.remotes import remote_args
@@ -17,9 +15,7 @@ from wardian_host.web.remotes import remote_args
 
 @pytest.fixture
 def devbox(tmp_path_factory: pytest.TempPathFactory, wardian_home: Path) -> Iterator[Machine]:
-    if os.geteuid() != 0:
-        pytest.skip("the remote machine is another local user: creating it needs root (CI runs as root)")
-    assert Path(SSHD).exists() and shutil.which("useradd"), "scripts/dev.py installs openssh-server"
+    require_root()
     machine = start_machine(tmp_path_factory.mktemp("sshd"))
     gone = machine.settings_table("gone").replace(f"port = {machine.port}", f"port = {free_port()}")
     (wardian_home / "settings.toml").write_text(machine.settings_table("devbox") + gone)

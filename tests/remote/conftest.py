@@ -1,22 +1,18 @@
 """One ssh-reachable "remote machine" per test module (another local user, a real sshd), and a
 local home whose settings.toml names it `devbox`."""
 
-import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from ssh_machine import SSHD, Machine, start_machine, stop_machine
+from ssh_machine import Machine, require_root, start_machine, stop_machine
 
 from wardian_host.testing.reaping import reap_home
 
 
 @pytest.fixture(scope="module")
 def machine(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Machine]:
-    if os.geteuid() != 0:
-        pytest.skip("the remote machine is another local user: creating it needs root (CI runs as root)")
-    assert Path(SSHD).exists() and shutil.which("useradd"), "scripts/dev.py installs openssh-server"
+    require_root()
     started = start_machine(tmp_path_factory.mktemp("sshd"))
     yield started
     stop_machine(started)
