@@ -8,6 +8,7 @@ import re
 import select
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -97,11 +98,26 @@ def test_telemetry_goes_on_from_where_a_killed_host_stopped(
     assert (usage["turns"], usage["output_tokens"]) == (2, 5 + 7)  # each turn once, none merged
 
 
-# A turn starts with each line typed ("got-LINE") and ends once the workspace holds `release`.
+# A turn starts with each line typed ("got-LINE") and ends once a line is written to the FIFO
+# `release`; the shell then says on the FIFO `ended` that it ended the turn.
 GATE = prompted_bash(
-    'printf "> "; while read x; do echo "got-$x"; until [ -e release ]; do sleep 0.05; done; '
-    'rm -f release; echo "done-$x"; printf "> "; done'
+    'printf "> "; while read x; do echo "got-$x"; read _ < release; echo "done-$x"; printf "> "; echo > ended; done'
 )
+
+
+def _gate(wardian: Callable[..., Any], generic_spawn_args, workspace: Path) -> None:
+    for fifo in ("release", "ended"):
+        os.mkfifo(workspace / fifo)
+    assert wardian(*generic_spawn_args("gate", *GATE)).returncode == 0
+
+
+def _released(workspace: Path) -> None:
+    """End the gated turn; return once the agent's shell has ended it (an event, not a poll)."""
+    ended = threading.Thread(target=(workspace / "ended").read_text, daemon=True)
+    ended.start()
+    (workspace / "release").write_text("go\n")  # the shell waits reading it
+    ended.join(60)
+    assert not ended.is_alive(), "the gated turn did not end"
 
 
 def _waiting(wardian: Callable[..., Any], *clis: subprocess.Popen[str]) -> None:
@@ -125,7 +141,7 @@ def _answer(cli: subprocess.Popen[str]) -> dict[str, Any]:
 def test_waiting_clis_go_on_with_the_next_host_and_see_what_happened_meanwhile(
     wardian: Callable[..., Any], example_cli_env: dict[str, str], generic_spawn_args, workspace: Path, wardian_home
 ) -> None:
-    assert wardian(*generic_spawn_args("gate", *GATE)).returncode == 0
+    _gate(wardian, generic_spawn_args, workspace)
     _wait(wardian, "gate", "idle")
 
     def cli(*args: str) -> subprocess.Popen[str]:
@@ -139,9 +155,7 @@ def test_waiting_clis_go_on_with_the_next_host_and_see_what_happened_meanwhile(
     _wait(wardian, "gate", "processing")  # delivered: the send waits for the turn's end now
     _waiting(wardian, sent)
     crash_host(wardian_home)
-    (workspace / "release").touch()  # the turn ends while no host runs
-    while (workspace / "release").exists():
-        time.sleep(0.05)  # the agent's shell removes it as it ends the turn
+    _released(workspace)  # the turn ends while no host runs
     assert wardian("host", "start").returncode == 0
 
     delivered = _answer(sent)
@@ -153,9 +167,9 @@ def test_waiting_clis_go_on_with_the_next_host_and_see_what_happened_meanwhile(
 
 
 def test_a_wait_whose_host_does_not_come_back_fails_in_its_own_time(
-    wardian: Callable[..., Any], generic_spawn_args, wardian_home: Path
+    wardian: Callable[..., Any], generic_spawn_args, wardian_home: Path, workspace: Path
 ) -> None:
-    assert wardian(*generic_spawn_args("gate", *GATE)).returncode == 0
+    _gate(wardian, generic_spawn_args, workspace)
     _wait(wardian, "gate", "idle")
     assert wardian("send", "one", "--to", "gate").returncode == 0
     _wait(wardian, "gate", "processing")
