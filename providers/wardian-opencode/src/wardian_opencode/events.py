@@ -16,6 +16,7 @@ from typing import Any
 from wardian_core.parsing.events import event
 from wardian_core.parsing.jsonl import api_error_message, json_object, object_field, text_field
 from wardian_core.provider_models import OutputSource, ParseResult, ProviderEvent
+from wardian_opencode.permissions import PermissionLedger
 from wardian_opencode.profile import PERMISSION_DIALOG
 from wardian_opencode.usage import message_usage
 
@@ -30,6 +31,8 @@ class EventsState:
     busy: bool = False
     # The user messages seen: each is reported once, however often it is updated.
     user_messages: set[str] = field(default_factory=set)
+    # Shared with the screen's panel fallback (permissions.py).
+    permissions: PermissionLedger = field(default_factory=PermissionLedger)
 
 
 def parse_event(known_session: str | None, source: OutputSource, data: bytes, state: EventsState) -> ParseResult:
@@ -108,6 +111,7 @@ def _turn_end(source: OutputSource, rule: str, line: str, state: EventsState) ->
 
 def _asked(source: OutputSource, properties: dict[str, Any], line: str, state: EventsState) -> list[ProviderEvent]:
     request = text_field(properties, "id")
+    state.permissions.asked(request)
     tool = text_field(properties, "permission") or "tool"
     patterns = [p for p in properties.get("patterns") or [] if isinstance(p, str)]
     shown = " ".join(patterns) or tool
@@ -127,6 +131,7 @@ def _asked(source: OutputSource, properties: dict[str, Any], line: str, state: E
 
 
 def _replied(source: OutputSource, properties: dict[str, Any], line: str, state: EventsState) -> list[ProviderEvent]:
+    state.permissions.replied(text_field(properties, "requestID"))
     reply = text_field(properties, "reply")
     answer = "accepted" if reply in ACCEPTING_REPLIES else "rejected"
     return [event("approval_resolved", source, f"permission.replied {reply}", line, answer=answer)]

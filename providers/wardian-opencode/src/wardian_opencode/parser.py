@@ -12,7 +12,7 @@ from wardian_core.hookspecs import SourceParser
 from wardian_core.parsing.line_parsers import SessionLineParser, StatefulLineParser
 from wardian_core.parsing.screen import ScreenSnapshot
 from wardian_core.provider_models import OutputSource, ParseResult, SpawnContext
-from wardian_opencode import events, headless, server, tui
+from wardian_opencode import events, headless, permissions, server, tui
 
 
 @dataclass
@@ -33,9 +33,10 @@ class TuiParser:
 @hookimpl(specname="parse_output")
 def parser_for(ctx: SpawnContext, source: OutputSource) -> SourceParser | None:
     if source.format == "chunks":
-        return TuiParser(source)
+        return TuiParser(source, tui.TerminalState(permissions=permissions.ledger_for(ctx)))
     if source.name == server.EVENTS_SOURCE:
-        return SessionLineParser(ctx, source, events.parse_event, events.EventsState())
+        state = events.EventsState(permissions=permissions.ledger_for(ctx))
+        return SessionLineParser(ctx, source, events.parse_event, state)
     if source.kind == "headless":
         return StatefulLineParser(source, headless.parse_headless, headless.HeadlessState())
     return None

@@ -2,7 +2,7 @@
 
 Turns and permissions come from the server's event stream (events.py); the screen decides
 readiness (the server has no event for a drawn TUI) and reports a permission panel the stream
-did not (still there after a settle delay), and its closing.
+did not tell of (still there after a settle delay; permissions.py), and its closing.
 """
 
 from dataclasses import dataclass, field
@@ -13,6 +13,7 @@ from wardian_core.parsing.markers import MarkerWatch
 from wardian_core.parsing.screen import ScreenSnapshot
 from wardian_core.parsing.settled_box import BoxReport, SettledBox
 from wardian_core.provider_models import OutputSource, ParseResult
+from wardian_opencode.permissions import PermissionLedger
 from wardian_opencode.profile import PERMISSION_DIALOG
 
 READY = "ctrl+p commands"
@@ -39,11 +40,17 @@ class TerminalState:
     ready: bool = False
     panel: SettledBox = field(default_factory=lambda: SettledBox(PANEL_SETTLE_SECONDS))
     settled_look: bool = False
+    # What the event stream told of permissions, and how much of it had been told at the last
+    # look that showed no panel.
+    permissions: PermissionLedger = field(default_factory=PermissionLedger)
+    told_when_no_panel: int = 0
+    panel_on_screen: bool = False
 
 
 def watch_stream(data: bytes, state: TerminalState) -> ParseResult:
     # The footer is redrawn all the time: worth a look only until ready, or to see a panel gone.
-    markers = PANEL_MARKERS + (READY_MARKERS if state.panel.shown or not state.ready else ())
+    footer_worth_a_look = state.panel_on_screen or state.panel.shown or not state.ready
+    markers = PANEL_MARKERS + (READY_MARKERS if footer_worth_a_look else ())
     return ParseResult(want_screen=state.stream.saw_any(data, markers))
 
 
@@ -51,7 +58,15 @@ def read_screen(source: OutputSource, screen: ScreenSnapshot, state: TerminalSta
     text = screen_text(screen.rows)
     settled, state.settled_look = state.settled_look, False
     shown = PANEL in text and PANEL_CHOICES in text
-    events, call_again = state.panel.events(source, shown, settled, PANEL_REPORT)
+    # The panel draws its title before its choices: a look at a half-drawn one is no look without it.
+    state.panel_on_screen = PANEL in text or PANEL_CHOICES in text
+    if not state.panel_on_screen:
+        state.told_when_no_panel = state.permissions.told
+    # A panel the stream told of is the stream's to report and to close, even while a late
+    # screen still shows it: to the fallback it is not there. One the screen reported stays its own.
+    told = state.permissions.told_of_panel(state.told_when_no_panel)
+    fallback = shown and ((state.panel.shown and state.panel.reported) or not told)
+    events, call_again = state.panel.events(source, fallback, settled, PANEL_REPORT)
     if READY in text and not shown and not state.ready:
         state.ready = True
         events.append(event("ready", source, "ready footer", READY))
