@@ -30,6 +30,7 @@ from real_cli_fixtures import (
     missing_install_message,
     pinned_clis,
 )
+from usage_checks import usage_after
 from wardian_cli import WardianCli
 
 from wardian_host.testing.reaping import reap_home
@@ -79,6 +80,16 @@ class Pair:
     def turn(self, name: str, text: str) -> None:
         sent = self.wardian("send", text, "--to", name, "--wait-until", "idle", "--timeout", WAIT)
         assert sent["agent"]["status_evidence"]["event"] == "turn_completed", sent
+
+    def recorded_usage(self, name: str) -> dict[str, Any]:
+        """The agent's usage once a turn of it is stored: the host read it from the session's file.
+
+        Awaited: the file is written a moment after the turn's end the host saw. Claude makes its
+        transcript only as the first turn ends and writes it from a queue drained every 100 ms
+        (2.1.197; 2.1.330 queues alike), so its Stop hook can come first: 192 ms before the file
+        was made, on a loaded machine. No event tells when; the host's usage read from the file does.
+        """
+        return usage_after(lambda: self.wardian("agent", "show", name, "--fields", "usage")["agent"]["usage"], 1)
 
     def assert_both_pinned_clis_called_only_the_model_server(self) -> None:
         """Each pinned CLI (its version in the User-Agent) called the model server, and nothing it
@@ -234,11 +245,12 @@ def test_an_inherit_fresh_node_starts_its_own_session_and_leaves_the_agents_alon
     (coder / "AGENTS.md").write_text("Coder rule CLASS-RULE-23.\n")
     agent = pair.spawn_idle("coder1", provider)
     pair.turn("coder1", "my own turn ECHO:own1")
+    own_usage = pair.recorded_usage("coder1")
     own_session = pair.wardian.show("coder1")["provider_session_id"]
     agent_dir = pair.home / "agents" / agent["uuid"]
     homes = [agent_dir, pair.user_home]
     own_files, agent_tree = _session_files(homes, own_session), _tree(agent_dir)
-    assert own_files, f"no file of the agent's session {own_session}"
+    assert own_files, f"no file of the agent's session {own_session} (its usage: {own_usage})"
     roles = {"drafter": {"provider": OTHER[provider]}, "coder": {"agent": "coder1"}}
     nodes = [
         _agent_node("first", "drafter", "Draft it. ECHO:draft1"),
