@@ -275,6 +275,17 @@ def test_the_transcript_is_followed_where_claude_writes_it(tmp_path: Path) -> No
     assert home.TRANSCRIPT_SOURCE_NAME in [source.name for source in home.telemetry_sources(ctx)]
 
 
+def test_a_long_folder_is_named_as_claude_names_it_before_the_file_exists() -> None:
+    from wardian_claude.usage import project_folder
+
+    # The folder Claude 2.1.330 made for this working directory (the real-CLI usage test's): cut at
+    # 200 characters, the rocket counted as two, and the hash of the whole path.
+    path = "/tmp/wf_me/usage1/test_usage_is_what_the_model_s1/proj/" + "deep-" * 40 + "\N{ROCKET}"
+    made = "-tmp-wf-me-usage1-test-usage-is-what-the-model-s1-proj-" + "deep-" * 29 + "-gagfhk"
+    assert project_folder(path) == made
+    assert project_folder("/tmp/\N{ROCKET} x") == "-tmp----x"
+
+
 @pytest.mark.parametrize(
     "fixture",
     [

@@ -32,7 +32,7 @@ def agent(wardian: Callable, claude_cli: Any, wardian_home: Path) -> Callable[..
     env = {**claude_cli.env, "WARDIAN_CLAUDE_EXECUTABLE": str(claude_cli.executable)}
     env.pop("HOME", None)
 
-    def spawn(name: str) -> dict[str, Any]:
+    def spawn(name: str, workspace: Path | None = None) -> dict[str, Any]:
         wardian(
             "agent",
             "spawn",
@@ -43,7 +43,7 @@ def agent(wardian: Callable, claude_cli: Any, wardian_home: Path) -> Callable[..
             "--name",
             name,
             "--workspace",
-            str(claude_cli.workspace),
+            str(workspace or claude_cli.workspace),
             env=env,
         ).json()
         waited = wardian("agent", "wait", name, "--until", "idle", "--timeout", WAIT)
@@ -413,7 +413,11 @@ def test_usage_is_what_the_model_server_reported_and_a_host_restart_counts_no_tu
         "cache_read_tokens": REPORTED.cache_read,
         "cache_write_tokens": REPORTED.cache_write,
     }
-    agent("cu")
+    # A folder Claude names with a hash (past 200 characters) and a character it counts twice: the
+    # host names the transcript before Claude makes it, as the first turn ends.
+    workspace = claude_cli.workspace / ("deep-" * 40 + "\N{ROCKET}")
+    workspace.mkdir()  # trusted: below the fixture's trusted workspace
+    agent("cu", workspace)
     send_and_wait(wardian, "cu", "hello ECHO:used1")
     calls = model_calls(claude_cli.server, "/messages")
     first = usage_after(usage, calls)

@@ -18,7 +18,7 @@ from wardian_core.parsing.usage import amount, count, iso_time, plus, usage_even
 from wardian_core.provider_models import OutputSource, ParseResult, ProviderEvent, SpawnContext
 
 TRANSCRIPT_SOURCE_NAME = "claude-transcript"
-# Claude shortens a longer folder name and appends a hash of the path (2.1.330): found by globbing.
+# Claude cuts a longer folder name and appends a hash of the path (2.1.197, 2.1.330).
 FOLDER_NAME_LIMIT = 200
 # The model Claude names on a message it made up itself (an API error shown as a reply).
 SYNTHETIC_MODEL = "<synthetic>"
@@ -30,17 +30,45 @@ def config_dir(environ: "os._Environ[str] | dict[str, str]") -> Path:
 
 
 def transcript_file(ctx: SpawnContext, environ: "os._Environ[str] | dict[str, str]") -> Path | None:
-    """Where Claude writes the session's transcript (None while the session id is unknown)."""
+    """Where Claude writes the session's transcript (None while the session id is unknown).
+
+    Named, not looked for: Claude makes the file only as the first turn ends, after the host
+    chose what to follow (and its Stop hook may come before it)."""
     session = ctx.provider_session_id
     if not session:
         return None
-    projects = config_dir(environ) / "projects"
     # Claude names the folder after its working directory as the kernel gives it: links resolved.
-    folder = "".join(c if c.isascii() and c.isalnum() else "-" for c in os.path.realpath(ctx.workspace))
-    if len(folder) <= FOLDER_NAME_LIMIT:
-        return projects / folder / f"{session}.jsonl"
-    found = sorted(projects.glob(f"{folder[:FOLDER_NAME_LIMIT]}-*/{session}.jsonl"))
-    return found[0] if found else None
+    return config_dir(environ) / "projects" / project_folder(os.path.realpath(ctx.workspace)) / f"{session}.jsonl"
+
+
+def project_folder(path: str) -> str:
+    """Claude's folder name for `path` (2.1.197, 2.1.330): JavaScript's view of the text, UTF-16
+    units (a character beyond the BMP is two), each but an ASCII letter or digit made "-"; a
+    longer name than FOLDER_NAME_LIMIT is cut there and given the path's string hash."""
+    # Bytes of the path that are not UTF-8 reach JavaScript as U+FFFD.
+    units = path.encode("utf-8", "surrogateescape").decode("utf-8", "replace").encode("utf-16-le")
+    codes = [int.from_bytes(units[i : i + 2], "little") for i in range(0, len(units), 2)]
+    name = "".join(chr(code) if chr(code).isascii() and chr(code).isalnum() else "-" for code in codes)
+    if len(name) <= FOLDER_NAME_LIMIT:
+        return name
+    return f"{name[:FOLDER_NAME_LIMIT]}-{_base36(abs(_string_hash(codes)))}"
+
+
+def _string_hash(codes: list[int]) -> int:
+    """Java's String.hashCode, as Claude computes it: `h = h * 31 + unit` in signed 32 bits."""
+    value = 0
+    for code in codes:
+        value = (value * 31 + code) & 0xFFFFFFFF
+    return value - (1 << 32) if value >= 1 << 31 else value
+
+
+def _base36(number: int) -> str:
+    digits = ""
+    while True:
+        number, digit = divmod(number, 36)
+        digits = "0123456789abcdefghijklmnopqrstuvwxyz"[digit] + digits
+        if number == 0:
+            return digits
 
 
 def token_figures(usage: dict[str, Any]) -> dict[str, int | None]:
