@@ -81,7 +81,7 @@ def test_a_panel_the_stream_never_told_of_is_still_reported_and_closed(terminal:
     assert [(event.kind, event.evidence.rule) for event in closed] == [("approval_resolved", "permission panel closed")]
 
 
-def test_a_panel_the_stream_asks_about_meanwhile_is_the_streams(terminal: Terminal) -> None:
+def test_a_panel_the_stream_asks_about_before_it_settled_is_the_streams(terminal: Terminal) -> None:
     # The screen saw the panel first; the stream's ask came before the settle delay passed.
     parser = stream_parser(terminal)
     terminal.feed_to(TUI, offset_after(TUI, "Allow once"))
@@ -90,3 +90,17 @@ def test_a_panel_the_stream_asks_about_meanwhile_is_the_streams(terminal: Termin
     assert kinds(stream)[-1] == "approval_requested"
     screen = terminal.quiet() + screen_after_settling(terminal, offset_after(TUI, "no output"))
     assert "approval_requested" not in kinds(screen) and "approval_resolved" not in kinds(screen)
+
+
+def test_a_panel_the_screen_reported_first_is_closed_by_the_streams_reply(terminal: Terminal) -> None:
+    # The stream's ask came after the screen had reported the panel: the answer is the stream's,
+    # whether the screen sees the panel go before or after the stream's reply.
+    parser = stream_parser(terminal)
+    assert kinds(screen_after_settling(terminal, offset_after(TUI, "Allow once")))[-1] == "approval_requested"
+    replied_at = next(i for i, data in enumerate(STREAM) if b'"permission.replied"' in data)
+    asked = [event for data in STREAM[:replied_at] for event in parser.feed(data).events]
+    assert kinds(asked)[-1] == "approval_requested"
+    screen = screen_after_settling(terminal, offset_after(TUI, "no output"))
+    assert "approval_resolved" not in kinds(screen), "the screen closed a panel the stream answers"
+    replied = [event for data in STREAM[replied_at : replied_at + 1] for event in parser.feed(data).events]
+    assert [(event.kind, event.answer) for event in replied] == [("approval_resolved", "accepted")]

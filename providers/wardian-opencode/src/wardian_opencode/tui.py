@@ -63,10 +63,12 @@ def read_screen(source: OutputSource, screen: ScreenSnapshot, state: TerminalSta
     if not state.panel_on_screen:
         state.told_when_no_panel = state.permissions.told
     # A panel the stream told of is the stream's to report and to close, even while a late
-    # screen still shows it: to the fallback it is not there. One the screen reported stays its own.
+    # screen still shows it: to the fallback it is not there.
     told = state.permissions.told_of_panel(state.told_when_no_panel)
-    fallback = shown and ((state.panel.shown and state.panel.reported) or not told)
-    events, call_again = state.panel.events(source, fallback, settled, PANEL_REPORT)
+    if told and state.panel.reported:
+        # The screen reported it first (the stream's ask was late): the stream's reply closes it.
+        state.panel = SettledBox(PANEL_SETTLE_SECONDS)
+    events, call_again = state.panel.events(source, shown and not told, settled, PANEL_REPORT)
     if READY in text and not shown and not state.ready:
         state.ready = True
         events.append(event("ready", source, "ready footer", READY))
