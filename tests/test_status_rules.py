@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from wardian_core.provider_models import EVENT_KINDS
-from wardian_core.status_rules import StatusCourse, next_status, status_before_dialog
+from wardian_core.status_rules import StatusCourse, TurnEnd, next_status, status_before_dialog
 from wardian_core.statuses import STATUSES
 
 LIVE = ("starting", "idle", "processing", "action_required", "error")
@@ -122,3 +122,21 @@ def test_the_documented_table_names_every_event_and_status_once() -> None:
     statuses = re.search(r"The statuses are\s+`wardian_core.statuses`: (.*?)\.\n", section, re.DOTALL)
     assert statuses is not None
     assert re.findall(r"`(\w+)`", statuses.group(1)) == list(STATUSES)
+
+
+def test_a_turns_news_after_its_end_changes_nothing_and_a_late_end_spares_the_next_turn() -> None:
+    course = StatusCourse("idle")
+    # One turn told by two sources: the second's start, work and end of it come after its end.
+    told = [("turn_started", "t1"), ("turn_completed", "t1"), ("turn_started", "t1"), ("generating", "t1")]
+    told += [("turn_completed", "t1"), ("turn_started", "t2"), ("turn_completed", "t1")]
+    expected = ["processing", "idle", None, None, None, "processing", None]
+    assert [course.apply(kind, turn) for kind, turn in told] == expected
+    assert course.apply("turn_completed", "t2") == "idle"
+    assert course.apply("generating") == "processing"  # an event of no named turn is as it was
+
+
+def test_the_ended_turn_is_read_from_stored_evidence_only_when_it_records_a_turns_end() -> None:
+    assert TurnEnd.from_evidence({"event": "turn_completed", "turn": "t1"}).turn == "t1"
+    assert TurnEnd.from_evidence({"event": "turn_started", "turn": "t1"}).turn is None
+    assert TurnEnd.from_evidence({"event": "turn_completed"}).turn is None
+    assert TurnEnd.from_evidence(None).turn is None

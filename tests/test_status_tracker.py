@@ -13,6 +13,7 @@ from wardian_core.db import open_writer
 from wardian_core.parsing.events import event
 from wardian_core.provider_models import PTY_SOURCE, OutputSource
 from wardian_host.agents.live_agent import LiveAgent
+from wardian_host.agents.registry import AgentRegistry
 from wardian_host.agents.status_tracker import StatusTracker
 from wardian_host.output.buffer import OutputBuffer
 
@@ -96,4 +97,39 @@ def test_a_session_id_is_stored_once_and_kept_in_the_live_row(tmp_path: Path) ->
     tracker.apply_event(agent, event("session_started", PTY_SOURCE, "hook SessionStart", session_id="s-1"))
     assert agent.row["provider_session_id"] == "s-1"
     assert (agent_rows.get_agent(conn, agent.uuid) or {})["provider_session_id"] == "s-1"
+    conn.close()
+
+
+def test_a_turn_ended_by_one_source_is_not_reopened_by_another_sources_late_news(tmp_path: Path) -> None:
+    # Codex tells a turn in its hook log and in its rollout, each followed on its own: on a loaded
+    # machine the hook's Stop is read before the rollout's lines of the same turn.
+    conn = open_writer(tmp_path)
+    identity.create_agent(conn, class_name="Coder", provider="codex", workspace=tmp_path, name="cx")
+    [agent] = AgentRegistry(conn, 1024).all()
+    tracker = StatusTracker(conn, lambda *_: None)
+    hooks = OutputSource(name="codex-hooks", kind="file", path=tmp_path / "hooks.jsonl")
+    rollout = OutputSource(name="rollout", kind="file", path=tmp_path / "rollout.jsonl")
+    tracker.set_status(agent, "idle", {"source": "host"})
+    tracker.apply_event(agent, event("turn_started", hooks, "hook UserPromptSubmit", turn="t1"))
+    tracker.apply_event(agent, event("turn_completed", hooks, "hook Stop", turn="t1"))
+    tracker.apply_event(agent, event("generating", rollout, "response_item/function_call_output", turn="t1"))
+    tracker.apply_event(agent, event("turn_completed", rollout, "event_msg/task_complete", turn="t1"))
+
+    def changes() -> list[tuple[str, str | None]]:
+        logged = [e["payload"] for e in event_rows.list_events(conn, agent.uuid) if e["kind"] == "status"]
+        return [(change["to"], change["evidence"].get("event")) for change in logged]
+
+    assert changes() == [("idle", None), ("processing", "turn_started"), ("idle", "turn_completed")]
+    # The next host takes the agent on from state.db: the stored evidence says which turn ended.
+    [adopted] = AgentRegistry(conn, 1024).all()
+    tracker.apply_event(adopted, event("generating", rollout, "item_completed CommandExecution", turn="t1"))
+    assert adopted.status == "idle"
+    # A new turn is news, and the ended turn's late end does not end it.
+    tracker.apply_event(adopted, event("turn_started", rollout, "event_msg/task_started", turn="t2"))
+    tracker.apply_event(adopted, event("turn_completed", hooks, "hook Stop", turn="t1"))
+    assert adopted.status == "processing"
+    # Events of no named turn (a screen's) go on as before.
+    tracker.apply_event(adopted, event("turn_completed", PTY_SOURCE, "prompt"))
+    tracker.apply_event(adopted, event("generating", PTY_SOURCE, "spinner"))
+    assert changes()[-3:] == [("processing", "turn_started"), ("idle", "turn_completed"), ("processing", "generating")]
     conn.close()

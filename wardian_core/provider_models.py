@@ -352,6 +352,9 @@ class ProviderEvent(_Model):
     kind: EventKind
     evidence: Evidence
     session_id: str | None = None
+    # The provider's id of the turn the event belongs to, when it names its turns: once that
+    # turn ended, its later news changes no status (`wardian_core.status_rules.TurnEnd`).
+    turn: str | None = Field(None, min_length=1, max_length=200)
     message: str | None = None
     # approval_requested: why, and which dialog (a key of `InputProfile.dialogs`) answers it.
     reason: ApprovalReason | None = None

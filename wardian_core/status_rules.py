@@ -1,7 +1,8 @@
 """How provider events become statuses: docs/architecture.md's "Events and statuses" table,
 in one function the host, `providers replay` and tests share."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from wardian_core.provider_models import EventKind
 from wardian_core.statuses import STATUSES, Status
@@ -58,14 +59,47 @@ def status_before_dialog(remembered: Status | None, previous: Status, current: S
 
 
 @dataclass
+class TurnEnd:
+    """The last turn the provider said ended, by the id it names its turns with (`ProviderEvent.turn`).
+
+    A CLI that tells a turn in two sources (Codex's hooks and its rollout) has each read in its
+    own time: once one source ended a turn, the other's news of it (a tool's output read late,
+    the same end again) is late and changes no status, or the turn would end twice, and a late
+    end would end the next turn."""
+
+    turn: str | None = None
+
+    @classmethod
+    def from_evidence(cls, evidence: dict[str, Any] | None) -> "TurnEnd":
+        """The turn whose end the stored evidence records, for a host that takes an agent on."""
+        evidence = evidence or {}
+        turn = evidence.get("turn") if evidence.get("event") == "turn_completed" else None
+        return cls(turn if isinstance(turn, str) else None)
+
+    def late(self, event_kind: EventKind, turn: str | None) -> bool:
+        """Whether an event of `turn` comes after that turn ended; a turn's first end is remembered."""
+        if turn is None:
+            return False
+        if turn == self.turn:
+            return True
+        if event_kind == "turn_completed":
+            self.turn = turn
+        return False
+
+
+@dataclass
 class StatusCourse:
     """A status followed event by event outside the host's tracker (headless runs, replay)."""
 
     status: Status = "starting"
     before_dialog: Status | None = None
+    ended: TurnEnd = field(default_factory=TurnEnd)
 
-    def apply(self, event_kind: EventKind) -> Status | None:
-        """Move on by one event; the new status, or None when it does not change."""
+    def apply(self, event_kind: EventKind, turn: str | None = None) -> Status | None:
+        """Move on by one event (of `turn`, when the provider names it); the new status, or None
+        when it does not change."""
+        if self.ended.late(event_kind, turn):
+            return None
         target = next_status(self.status, event_kind, self.before_dialog)
         if target is not None:
             self.before_dialog = status_before_dialog(self.before_dialog, self.status, target)

@@ -40,7 +40,7 @@ class HeadlessRun:
         if event.kind == "session_started" and event.session_id:
             self.session_id = event.session_id
         before = self._course.status
-        target = self._course.apply(event.kind)
+        target = self._course.apply(event.kind, event.turn)
         if target is not None:
             self.timeline.append({"from": before, "to": target, "event": event.kind, "rule": event.evidence.rule})
 

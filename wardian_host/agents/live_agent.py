@@ -15,6 +15,7 @@ from wardian_core.clock import now_iso
 from wardian_core.db.agents import AgentRow
 from wardian_core.process_identity import ProcessIdentity
 from wardian_core.provider_models import ProviderEvent
+from wardian_core.status_rules import TurnEnd
 from wardian_core.statuses import Status
 from wardian_host.agents.viewer_sizes import ViewerSizes
 from wardian_host.output.buffer import OutputBuffer
@@ -45,6 +46,8 @@ class LiveAgent:
     status_before_dialog: Status | None = None
     # When (loop time) the open dialog was reported; `send --approval` lets it settle.
     dialog_opened_at: float | None = None
+    # The last turn its provider said ended (set by the status tracker): that turn's late news is no change.
+    turn_end: TurnEnd = field(init=False)
     # True while a terminal of this host runs the agent (False for `headless`: alive, not ours).
     is_running: bool = False
     listeners: set[StatusListener] = field(default_factory=set)
@@ -65,6 +68,8 @@ class LiveAgent:
 
     def __post_init__(self) -> None:
         self.screen = LazyScreen(self.buffer)
+        # A host taking the agent on knows the ended turn from the evidence the last host stored.
+        self.turn_end = TurnEnd.from_evidence(self.status_evidence)
 
     @property
     def uuid(self) -> str:

@@ -39,10 +39,15 @@ class StatusTracker:
         self._usage.record(agent, event)
         if event.kind == "session_started" and event.session_id:
             self._store_session_id(agent, event.session_id)
+        if agent.turn_end.late(event.kind, event.turn):
+            log.debug("agent %s: %s of turn %s, which has ended: no change", agent.name, event.kind, event.turn)
+            return
         target = next_status(agent.status, event.kind, agent.status_before_dialog)
         if target is None and not self._another_dialog(agent, event):
             return
         evidence: dict[str, Any] = {"source": event.evidence.source, "event": event.kind, "rule": event.evidence.rule}
+        if event.turn:
+            evidence["turn"] = event.turn  # how the next host knows which turn has ended
         if event.evidence.line:
             evidence["line"] = event.evidence.line
         if event.message:

@@ -93,7 +93,7 @@ class _Replay:
                 self.ctx = self.ctx.model_copy(update={"provider_session_id": event.session_id})
             yield {"type": "event", "at": at, "source": self.source.name, "event": event.model_dump(mode="json")}
             before = self.course.status
-            new = self.course.apply(event.kind)
+            new = self.course.apply(event.kind, event.turn)
             if new is not None:
                 yield {
                     "type": "status",
