@@ -4,6 +4,7 @@ keeps their terminals for the next host (issue 32's real-CLI restart tests)."""
 import os
 import signal
 from pathlib import Path
+from typing import Any
 
 from wardian_core.db.connection import reading
 from wardian_core.db.events import list_events
@@ -19,9 +20,23 @@ def crash_host(home: Path) -> int:
     return pid
 
 
+def _stored_changes(home: Path, uuid: str) -> list[dict[str, Any]]:
+    with reading(home) as conn:
+        return [event["payload"] for event in list_events(conn, uuid) if event["kind"] == "status"]
+
+
 def status_changes(home: Path, uuid: str) -> list[tuple[str, str | None]]:
     """(to, event) of every status change state.db kept for the agent, across every host it had
     (a host's `agent watch` shows only the changes it saw itself)."""
-    with reading(home) as conn:
-        changes = [event["payload"] for event in list_events(conn, uuid) if event["kind"] == "status"]
-    return [(change["to"], change["evidence"].get("event")) for change in changes]
+    return [(change["to"], change["evidence"].get("event")) for change in _stored_changes(home, uuid)]
+
+
+def status_history(home: Path, uuid: str) -> str:
+    """Every status change of the agent with the source, rule and turn that made it, one a line:
+    what a failed assertion on `status_changes` says (pytest cuts a long list short)."""
+    lines = []
+    for change in _stored_changes(home, uuid):
+        evidence = change["evidence"]
+        made_by = f"{evidence.get('source')}: {evidence.get('rule')}"
+        lines.append(f"{change['to']} by {evidence.get('event')} ({made_by}) turn={evidence.get('turn')}")
+    return "status history:\n" + "\n".join(lines)

@@ -3,13 +3,19 @@
 import json
 from pathlib import Path
 
+import pytest
+
 from wardian_codex import plugin
+from wardian_codex.hooks import HOOKS_SOURCE
 from wardian_core.provider_models import HEADLESS_SOURCE, PTY_SOURCE, OutputSource
+from wardian_core.status_rules import StatusCourse
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
 ROLLOUT = FIXTURES / "codex-rollout-turns-approval-reject-error.jsonl"
 ROLLOUT_SOURCE = OutputSource(name="rollout", kind="file", path=ROLLOUT)
+# The hooks of a turn that runs one command, in the order Codex 0.169.0 runs them.
+HOOK_TURN = ("UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop")
 
 
 def kinds(result) -> list[str]:
@@ -177,3 +183,33 @@ def test_malformed_input_yields_nothing(make_ctx) -> None:
         for source in (HEADLESS_SOURCE, ROLLOUT_SOURCE):
             assert parse(ctx, source, data).events == []
     assert parse(ctx, PTY_SOURCE, b"\x1b[").events == []
+
+
+def tool_turn_lines() -> tuple[str, str, list[bytes]]:
+    """The recording's thread id, its tool turn's id and that turn's rollout lines, start to end."""
+    lines = rollout_lines()
+    session = json.loads(lines[0])["payload"]["id"]
+    starts = [index for index, line in enumerate(lines) if b'"task_started"' in line]
+    turn_lines = lines[starts[1] : starts[2]]
+    return session, json.loads(turn_lines[0])["payload"]["turn_id"], turn_lines
+
+
+@pytest.mark.parametrize("hooks_first", [True, False])
+def test_a_turn_told_by_hooks_and_rollout_starts_and_ends_once_whichever_is_read_first(make_ctx, hooks_first) -> None:
+    # Each source is followed on its own: on a loaded machine the hook log's Stop is read before
+    # the rollout's tool output and task_complete of the same turn, or the other way round.
+    session, turn, rollout = tool_turn_lines()
+    payloads = [{"hook_event_name": name, "session_id": session, "turn_id": turn} for name in HOOK_TURN]
+    hook_lines = [json.dumps(payload).encode() for payload in payloads]
+    ctx = make_ctx()
+    hooks = plugin.parse_output(ctx=ctx, source=OutputSource(name=HOOKS_SOURCE, kind="file", path=Path("/unused")))
+    rollouts = plugin.parse_output(ctx=ctx, source=ROLLOUT_SOURCE)
+    fed = [(hooks, hook_lines), (rollouts, rollout)]
+    course, changes = StatusCourse("idle"), []
+    for parser, lines in fed if hooks_first else reversed(fed):
+        for event in (event for line in lines for event in parser.feed(line).events):
+            assert event.kind in ("session_started", "usage_reported") or event.turn == turn, event
+            if course.apply(event.kind, event.turn):
+                changes.append((course.status, event.kind, event.evidence.source))
+    first = "codex-hooks" if hooks_first else "rollout"
+    assert changes == [("processing", "turn_started", first), ("idle", "turn_completed", first)]

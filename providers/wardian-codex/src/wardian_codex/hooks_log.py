@@ -6,14 +6,16 @@ Seen on 0.169.0 (interactive): nothing at launch; with the first prompt `Session
 is drawn and takes keys), `PostToolUse` once it ran; `Stop` as the turn ends (within a
 millisecond of the rollout's `task_complete`); none for a turn that fails with an API error
 or is aborted (the rollout says those). Whichever of the two structured sources reports a
-turn's start or end first decides; the other's event then changes nothing.
+turn's start or end first decides; the other's event then changes nothing. Each payload but
+SessionStart names its turn (`turn_id`), as the rollout's lines do: once one source ended a
+turn, the other's late news of it (a tool's run, read after the Stop) does not reopen it.
 """
 
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from wardian_core.parsing.events import event
+from wardian_core.parsing.events import event, in_turn
 from wardian_core.parsing.hook_payloads import hook_payload, tool_data, tool_summary
 from wardian_core.parsing.jsonl import text_field
 from wardian_core.provider_models import OutputSource, ParseResult
@@ -29,10 +31,17 @@ class HookState:
 
 
 def parse_hook(known_session: str | None, source: OutputSource, data: bytes, state: HookState) -> ParseResult:
+    """One payload's events, each of the turn it names (the rollout tells the same turn)."""
     payload = hook_payload(data)
     if payload is None:
         return ParseResult()
     record, name = payload
+    return in_turn(_hook_events(known_session, source, record, name, state), text_field(record, "turn_id"))
+
+
+def _hook_events(
+    known_session: str | None, source: OutputSource, record: dict[str, Any], name: str, state: HookState
+) -> ParseResult:
     session_id = text_field(record, "session_id")
     rule = f"hook {name}"
     if name == "SessionStart":

@@ -10,7 +10,7 @@ from typing import Any
 
 from wardian_codex.profile import EXEC_DIALOG
 from wardian_codex.usage import rate_limit_windows, token_figures
-from wardian_core.parsing.events import event
+from wardian_core.parsing.events import event, in_turn
 from wardian_core.parsing.jsonl import api_error_message, json_object, object_field, text_field
 from wardian_core.parsing.usage import count, iso_time, plus, usage_event
 from wardian_core.provider_models import OutputSource, ParseResult, ProviderEvent
@@ -21,13 +21,25 @@ EXEC_EVENTS = ("exec_command_begin", "exec_command_start", "exec_command_output_
 @dataclass
 class RolloutState:
     model: str | None = None
+    # The turn the lines belong to: most name it (`turn_id`); a `response_item` (a tool's output)
+    # is of the turn named last.
+    turn: str | None = None
 
 
 def parse_rollout(source: OutputSource, data: bytes, state: RolloutState) -> ParseResult:
+    """One rollout line's events, each of the turn it belongs to: the hooks tell the same turn,
+    and whichever is read second must not start or end it again."""
     record = json_object(data)
     if record is None:
         return ParseResult()
     payload = object_field(record, "payload")
+    state.turn = text_field(payload, "turn_id") or state.turn
+    return in_turn(_parse_record(source, record, payload, data, state), state.turn)
+
+
+def _parse_record(
+    source: OutputSource, record: dict[str, Any], payload: dict[str, Any], data: bytes, state: RolloutState
+) -> ParseResult:
     record_type, payload_type = record.get("type"), payload.get("type")
     rule = f"{record_type}/{payload_type}" if payload_type else str(record_type)
     # The payload is what says why; the envelope (timestamp, ordinal) would fill the excerpt.
