@@ -93,8 +93,8 @@ def test_a_panel_the_stream_asks_about_before_it_settled_is_the_streams(terminal
 
 
 def test_a_panel_the_screen_reported_first_is_closed_by_the_streams_reply(terminal: Terminal) -> None:
-    # The stream's ask came after the screen had reported the panel: the answer is the stream's,
-    # whether the screen sees the panel go before or after the stream's reply.
+    # The stream's ask came after the screen had reported the panel, and the screen saw the panel
+    # go before the stream's reply came: the answer is the stream's, not the screen's close.
     parser = stream_parser(terminal)
     assert kinds(screen_after_settling(terminal, offset_after(TUI, "Allow once")))[-1] == "approval_requested"
     replied_at = next(i for i, data in enumerate(STREAM) if b'"permission.replied"' in data)
