@@ -5,6 +5,7 @@ from pathlib import Path
 
 from wardian_codex import plugin, tui
 from wardian_codex.profile import APPROVAL_SETTLE_SECONDS, READY_WITHOUT_SIGNAL_SECONDS, TRUST_SETTLE_SECONDS
+from wardian_core.status_rules import StatusCourse
 from wardian_host.testing.terminal_replay import Terminal, kinds, offset_after
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -176,11 +177,17 @@ def test_each_answer_is_read_from_the_newest_answer_line(make_ctx) -> None:
     ]
 
 
-def test_a_dialog_answered_before_it_settled_reports_nothing(make_ctx) -> None:
+def test_a_dialog_answered_before_it_settled_is_said_left_which_ends_only_a_reported_wait(make_ctx) -> None:
     terminal = Terminal(plugin, make_ctx)
     terminal.feed_to(APPROVAL, offset_after(APPROVAL, "Press enter to confirm or esc to cancel"))
-    assert terminal.feed_to(APPROVAL, len(APPROVAL)) == []
-    assert terminal.quiet() == []
+    [left] = terminal.feed_to(APPROVAL, len(APPROVAL))
+    assert (left.kind, left.answer) == ("approval_resolved", "accepted")
+    assert terminal.quiet() == []  # gone: never reported now
+    # Nobody was told it waited: no status changes. But a host that took the agent on after a
+    # restart finds it waiting on the dialog its predecessor reported, answered before this
+    # parser's settle: it leaves the wait then, not at the turn's end.
+    assert StatusCourse("processing").apply(left.kind) is None
+    assert StatusCourse("action_required", before_dialog="processing").apply(left.kind) == "processing"
 
 
 def test_the_command_is_the_dollar_line_below_the_question() -> None:

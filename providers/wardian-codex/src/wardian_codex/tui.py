@@ -205,11 +205,11 @@ def _exec_dialog(
     if not state.exec_open:
         return [], None
     # Gone: the chat keeps every earlier answer, so the answer is read now, from the newest line.
-    state.exec_open = False
+    # Said even when it went before it settled here: a host that took the agent on after a
+    # restart finds the dialog its predecessor reported, and may type the answer before this
+    # parser's settle; where nobody was told it waited, leaving it changes no status.
+    state.exec_open, state.exec_reported, state.command = False, False, None
     state.exec_settle.cancel()
-    reported, state.exec_reported, state.command = state.exec_reported, False, None
-    if not reported:
-        return [], None  # answered before it settled: nobody was told it waited
     line, answer = newest_answer(rows)
     return [event("approval_resolved", source, "approval dialog answered", line or EXEC, answer=answer)], None
 
