@@ -8,20 +8,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from wardian_cli import output_shows
 
 WARDIAN = str(Path(sys.executable).parent / "wardian")
 
 
-def _finished(run_wardian, name: str, marker: str) -> None:
-    # A bound for a hang, not a speed target: the forger's two `wardian` runs take 40 s alone on
-    # a loaded machine, and beside three other test workers they passed 60 s.
-    done = run_wardian("agent", "watch", name, "--until", f"output:{marker}", "--timeout", "180s", timeout=200)
-    assert done.returncode == 0, done.stderr
+def _finished(name: str, marker: str) -> None:
+    """Return once the agent printed `marker`, however early. Its script may end before a watch
+    starts, and `agent watch --until output:` counts only output after its call (under load it
+    missed the marker and waited out its timeout), so the output is followed from the oldest kept.
+    The timeout bounds a hang; it is no speed target."""
+    output_shows(name, marker, timeout=120)
 
 
-def test_a_process_that_escaped_its_agents_tree_is_claimed_never_a_person(
-    spawn, wait_status, run_wardian, workspace: Path
-) -> None:
+def test_a_process_that_escaped_its_agents_tree_is_claimed_never_a_person(spawn, wait_status, workspace: Path) -> None:
     spawn("listener", "bash", "--norc", "--noprofile")
     wait_status("listener", "idle")
     asks = (
@@ -29,7 +29,7 @@ def test_a_process_that_escaped_its_agents_tree_is_claimed_never_a_person(
     )
     escaped = f'setsid -f sh -c "{asks.format("escaped")}; echo escaped-DONE"'
     agent = spawn("asker", "bash", "-c", f"{asks.format('inside')}; {escaped}; exec sleep 600")
-    _finished(run_wardian, "asker", "escaped-DONE")
+    _finished("asker", "escaped-DONE")
     inside = json.loads((workspace / "inside-whoami.json").read_text())["caller"]
     inside_tie = "cgroup" if inside["cgroups"]["in_use"] else "ancestry"
     assert (inside["verification"], inside["tie"], inside["agent"]["uuid"]) == ("verified", inside_tie, agent["uuid"])
@@ -73,7 +73,7 @@ def test_a_process_that_left_its_agents_tree_and_variable_cannot_answer_as_a_per
     forge = f"{WARDIAN} host whoami > forger-whoami.json; {WARDIAN} reply {request_id} --status done forged"
     script = f"setsid -f env -u WARDIAN_SESSION_ID sh -c '{forge} 2> forged.json; echo FORGED-DONE'; exec sleep 600"
     forger = spawn("forger", "bash", "-c", script)
-    _finished(run_wardian, "forger", "FORGED-DONE")
+    _finished("forger", "FORGED-DONE")
     caller = json.loads((workspace / "forger-whoami.json").read_text())["caller"]
     assert (caller["verification"], caller["tie"], caller["agent"]["uuid"]) == ("verified", "cgroup", forger["uuid"])
     error = json.loads((workspace / "forged.json").read_text())["error"]
