@@ -14,8 +14,8 @@ def event(kind: EventKind, source: OutputSource, rule: str, line: str | None = N
 
 
 def in_turn(result: ParseResult, turn: str | None) -> ParseResult:
-    """`result` with each event marked as one of `turn`, the provider's id of its turn (None: as it is)."""
-    if turn is None or not result.events:
+    """`result` with each event marked as one of `turn`, the provider's id of its turn (none: as it is)."""
+    if not turn or not result.events:
         return result
     return result.model_copy(update={"events": [each.model_copy(update={"turn": turn}) for each in result.events]})
 
