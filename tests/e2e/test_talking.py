@@ -147,8 +147,9 @@ def test_a_sender_tag_is_typed_only_where_the_provider_wants_one(
     command = f"{WARDIAN} send 'echo peer-text' --to shell > to-shell.json; {WARDIAN} send 'hello' --to assistant"
     command += f" > to-assistant.json; {WARDIAN} send untagged --raw --to assistant > raw.json"
     talker_agent = spawn("talker", "bash", "-c", f"{command}; echo talker-DONE; exec sleep 600")
-    # The sends' end is printed: a quiet-time idle could come between two of them.
-    run_wardian("agent", "watch", "talker", "--until", "output:talker-DONE", "--timeout", "60s").json()
+    # The sends' end is printed: a quiet-time idle could come between two of them. Followed from
+    # the oldest output kept, since it may be printed before any watch of output after its call.
+    output_shows("talker", "talker-DONE", timeout=60)
     to_shell = json.loads((workspace / "to-shell.json").read_text())
     assert (to_shell["sender"], to_shell["sender_verified"]) == ("talker", True)
     # The generic provider declares no tag: a shell gets the command as sent, and runs it.
