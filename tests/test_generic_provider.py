@@ -148,6 +148,45 @@ def test_a_command_done_within_one_read_is_a_whole_turn(tmp_path: Path) -> None:
     assert feed(b"1+1\r\n2\r\n>>> ") == (["turn_started", "turn_completed"], None)
 
 
+def test_a_line_submitted_at_the_prompt_starts_a_turn_however_its_output_is_split(tmp_path: Path) -> None:
+    # As python3 -i printed it under load in CI: the echo, the newline, `print`'s text and its
+    # line end in reads of their own. The newline was dropped, so `done` read as typed on the
+    # prompt's line, and no turn started.
+    feed = Feed(context(tmp_path, ["python3", "-i"], prompt_pattern=">>> "))
+    assert feed(b"Python 3.11\r\n>>> ") == (["ready"], None)
+    assert feed(b'import time; time.sleep(2); print("do" + "ne")') == ([], None)  # still the prompt's line
+    assert feed(b"\r\n") == (["turn_started"], None)
+    assert feed(b"done") == ([], None)
+    assert feed(b"\r\n>>> ") == (["turn_completed"], None)
+
+
+def test_a_command_that_prints_nothing_is_a_turn_named_by_its_line(tmp_path: Path) -> None:
+    ctx = context(tmp_path, ["python3", "-i"], prompt_pattern=">>> ")
+    state = parser.GenericState()
+    parser.parse(ctx, PTY_SOURCE, b">>> ", state)
+    assert parser.parse(ctx, PTY_SOURCE, b"x = 6 * 7", state).events == []
+    started = parser.parse(ctx, PTY_SOURCE, b"\r\n", state).events
+    assert [(event.kind, event.evidence.rule, event.evidence.line) for event in started] == [
+        ("turn_started", "input submitted at the prompt", ">>> x = 6 * 7")
+    ]
+    assert [event.kind for event in parser.parse(ctx, PTY_SOURCE, b">>> ", state).events] == ["turn_completed"]
+
+
+def test_a_prompt_split_across_reads_and_a_redrawn_line_are_read_as_the_screen_shows_them(tmp_path: Path) -> None:
+    feed = Feed(context(tmp_path, ["python3", "-i"], prompt_pattern=">>> $"))
+    assert feed(b">>>") == ([], None)
+    assert feed(b" ") == (["ready"], None)  # the blank that completes the prompt
+    feed = Feed(context(tmp_path, ["python3", "-i"], prompt_pattern=">>> "))
+    feed(b">>> ")
+    # A carriage return alone redraws the prompt's line: no line ended, nothing submitted.
+    assert feed(b"imp") == ([], None)
+    assert feed(b"\r>>> import os") == ([], None)
+    assert feed(b"\r") == ([], None)
+    assert feed(b"\n") == (["turn_started"], None)  # the CR LF, split between two reads
+    assert feed(b">>>") == ([], None)
+    assert feed(b" ") == (["turn_completed"], None)
+
+
 def test_the_prompt_redrawn_alone_is_no_turn(tmp_path: Path) -> None:
     feed = Feed(context(tmp_path, prompt_pattern=">>> $"))
     feed(b">>> ")

@@ -95,6 +95,11 @@ def test_a_prompt_pattern_agent_is_idle_when_its_prompt_shows_not_when_quiet(
     assert finished["status_evidence"]["rule"] == "prompt_pattern >>> "
     assert finished["status_evidence"]["event"] == "turn_completed"
     assert "done" in output_of(run_wardian, "py")
+    # A line that prints nothing is a turn too: the newline that ends the prompt's line starts it.
+    assert send_and_wait("py", "answer = 6 * 7")["status_evidence"]["event"] == "turn_completed"
+    events = run_wardian("agent", "watch", "py").json()["watch"]["events"]
+    rules = [(entry["to"], entry["evidence"]["rule"]) for entry in events]
+    assert rules[-2:] == [("processing", "input submitted at the prompt"), ("idle", "prompt_pattern >>> ")]
 
 
 def test_without_marks_or_pattern_quiet_time_decides_and_says_so(spawn_with, idle_evidence) -> None:

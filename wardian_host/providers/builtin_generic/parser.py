@@ -4,7 +4,10 @@
    or by any program that writes them): a command runs from C to D, its exit code is
    evidence, a prompt (A) is idle. Once a mark was seen, marks alone decide.
 2. A `prompt_pattern` (per-agent provider setting): output after the prompt starts a
-   turn, the pattern matching the last line of output ends it. No quiet time.
+   turn, as does input submitted at it (the newline that ends the prompt's line, so a
+   command that prints nothing is a turn too); the pattern matching the last line of
+   output ends it. No quiet time. A line is kept as the screen shows it: a carriage return
+   alone (a redraw) goes back to the line's start, it does not end the line.
 3. Quiet time: output after a quiet spell starts a turn, `idle_quiet_seconds` without
    output ends it (the host calls back after the delay asked for; nothing polls).
 
@@ -19,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from wardian_core import hookimpl
-from wardian_core.parsing.escapes import TerminalText, normalize_newlines
+from wardian_core.parsing.escapes import TerminalText
 from wardian_core.parsing.events import event
 from wardian_core.provider_models import OutputSource, ParseResult, ProviderEvent, SpawnContext, excerpt
 from wardian_host.providers.builtin_generic.profile import DEFAULT_IDLE_QUIET_SECONDS
@@ -32,6 +35,8 @@ _LARGE_BATCH_BYTES = 16384
 RULE_PROMPT_MARK = "shell mark A (prompt)"
 RULE_COMMAND_MARK = "shell mark C (command started)"
 RULE_FINISHED_MARK = "shell mark D (command finished)"
+RULE_OUTPUT_AFTER_PROMPT = "output after the prompt"
+RULE_SUBMITTED_AT_PROMPT = "input submitted at the prompt"
 # While starting under quiet time: calls per quiet time; this many in a row with output
 # make the command busy, this many without make it ready (after at least the quiet time).
 STARTING_TICKS = 4
@@ -109,6 +114,21 @@ def prompt_pattern(ctx: SpawnContext) -> re.Pattern[str] | None:
         return None  # refused at launch by argv.check_settings; never raise here
 
 
+def _line_feeds(text: str) -> str:
+    """CR LF is a line end; a CR alone stays, as the redraw it is (see `_shown`)."""
+    return text.replace("\r\n", "\n")
+
+
+def _shown(line: str) -> str:
+    """What a line shows once its carriage returns redrew it: the text after the last one
+    followed by text (a CR at the end moved the cursor and erased nothing)."""
+    return line.rstrip("\r").rsplit("\r", 1)[-1]
+
+
+def _last_line(text: str) -> str:
+    return _shown(text.rsplit("\n", 1)[-1])
+
+
 def visible_text(state: GenericState, data: bytes) -> str:
     """Decoded output without escape sequences, across chunk boundaries."""
     if len(data) > _LARGE_BATCH_BYTES:
@@ -117,13 +137,13 @@ def visible_text(state: GenericState, data: bytes) -> str:
         head = state.text.feed(data[: _LARGE_BATCH_BYTES // 4])
         state.text = TerminalText()
         tail = state.text.feed(data[-_LARGE_BATCH_BYTES:])
-        return normalize_newlines(tail if tail.strip() else head)
-    return normalize_newlines(state.text.feed(data))
+        return _line_feeds(tail if tail.strip() else head)
+    return _line_feeds(state.text.feed(data))
 
 
 def _first_line(text: str) -> str:
     """The line that showed activity."""
-    return next((line for line in text.split("\n") if line.strip()), text)
+    return next((_shown(line) for line in text.split("\n") if _shown(line).strip()), text)
 
 
 def _went_idle(state: GenericState, source: OutputSource, rule: str, line: str | None) -> list[ProviderEvent]:
@@ -157,7 +177,7 @@ def quiet(ctx: SpawnContext, source: OutputSource, state: GenericState) -> Parse
     if found == "quiet":
         return ParseResult(events=_went_idle(state, source, f"quiet for {quiet_time:g}s", None))
     if found == "busy":  # from here on each output re-arms the quiet time, as after any turn
-        rule, latest = f"output through {quiet_time:g}s from launch", state.tail.strip().rsplit("\n", 1)[-1]
+        rule, latest = f"output through {quiet_time:g}s from launch", _last_line(state.tail.strip())
         return ParseResult(events=_turn_started(state, source, rule, excerpt(latest)), call_again_after=quiet_time)
     return ParseResult(call_again_after=state.starting_ticks.arm(quiet_time))
 
@@ -168,12 +188,12 @@ def parse(ctx: SpawnContext, source: OutputSource, data: bytes, state: GenericSt
         state.shell_marks = True
         return ParseResult(events=[found for piece in pieces for found in _by_mark(source, piece, state)])
     text = visible_text(state, b"".join(piece for piece in pieces if isinstance(piece, bytes)))
-    if not text.strip():
-        return ParseResult()  # cursor moves and redraws are not activity
-    state.tail = (state.tail + text)[-_TAIL_CHARS:]
     pattern = prompt_pattern(ctx)
     if pattern is not None:
         return ParseResult(events=_by_prompt(source, text, state, pattern))
+    if not text.strip():
+        return ParseResult()  # cursor moves and redraws are not activity
+    state.tail = _with_output(state.tail, text)
     if state.phase == "starting":
         state.starting_ticks.heard = True
         ticks = state.starting_ticks
@@ -182,16 +202,39 @@ def parse(ctx: SpawnContext, source: OutputSource, data: bytes, state: GenericSt
     return ParseResult(events=started, call_again_after=quiet_seconds(ctx))
 
 
+def _with_output(tail: str, text: str) -> str:
+    # A CR LF split between two reads is still one line end.
+    return _line_feeds(tail + text)[-_TAIL_CHARS:]
+
+
+def _submitted(tail: str, text: str, pattern: re.Pattern[str]) -> str | None:
+    """The prompt's line with input typed after the prompt, when `text` ends it with a newline:
+    the input was submitted, whatever the command then prints (perhaps nothing)."""
+    if "\n" not in text:
+        return None
+    line = _shown(tail.rsplit("\n", 1)[-1] + text.split("\n", 1)[0])
+    prompt = pattern.search(line)
+    return line.strip() if prompt is not None and line[prompt.end() :].strip() else None
+
+
 def _by_prompt(source: OutputSource, text: str, state: GenericState, pattern: re.Pattern[str]) -> list[ProviderEvent]:
-    """Output after the prompt starts a turn; the prompt on the last line ends it, in one read or two."""
-    last_line = state.tail.rsplit("\n", 1)[-1]
+    """Input submitted at the prompt or output after it starts a turn; the prompt on the last
+    line ends it, in one read or two.
+
+    Blank output counts here: a newline ends the line a prompt showed on (the output that
+    follows is no longer on the prompt's line), and a prompt's last characters may be blanks."""
+    submitted = _submitted(state.tail, text, pattern)
+    state.tail = _with_output(state.tail, text)
+    last_line = _last_line(state.tail)
     shows_prompt = pattern.search(last_line) is not None
     # The prompt redrawn alone (an empty line typed) is no turn; output before it is.
     before_prompt = text.rsplit("\n", 1)[0] if "\n" in text else ""
     output = before_prompt if shows_prompt else text
     events = []
-    if state.phase == "idle" and output.strip():
-        events += _turn_started(state, source, "output after the prompt", _first_line(output))
+    if state.phase == "idle" and submitted is not None:
+        events += _turn_started(state, source, RULE_SUBMITTED_AT_PROMPT, excerpt(submitted))
+    elif state.phase == "idle" and output.strip():
+        events += _turn_started(state, source, RULE_OUTPUT_AFTER_PROMPT, _first_line(output))
     if shows_prompt:
         events += _went_idle(state, source, f"prompt_pattern {pattern.pattern}", excerpt(last_line))
     return events
