@@ -8,6 +8,8 @@ from pathlib import Path
 import psutil
 import pytest
 
+from wardian_host.daemon import caller_identity
+
 BACKENDS = ("linux", "ptyprocess")
 
 
@@ -30,7 +32,11 @@ def test_the_forced_backend_runs_agents_as_session_leaders_on_their_pty_and_is_r
     agent = show("leader", "pid")
     process = psutil.Process(agent["pid"])
     assert process.cmdline()[0].endswith("bash")  # the trampoline exec'd the agent in its own pid
-    assert os.getsid(agent["pid"]) == agent["pid"] and process.terminal() is not None
+    # Its controlling terminal is the PTY it reads. Not psutil's terminal(): that maps the device
+    # through a listing of /dev/pts made once per process, and this worker may have listed it
+    # before this PTY existed (a pts number new since then has no path: None).
+    pty = os.stat(f"/proc/{agent['pid']}/fd/0").st_rdev
+    assert os.getsid(agent["pid"]) == agent["pid"] and caller_identity._terminal(agent["pid"]) == pty
     host = run_wardian("host", "status").json()["host"]
     assert host["pty_backend"] == backend == host["terminal_server"]["pty_backend"]
     # The Linux backend holds a pidfd per agent (in the terminal server, which owns the PTYs);
