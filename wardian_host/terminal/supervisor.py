@@ -74,6 +74,11 @@ class _Session:
     on_exit: ExitHandler
     stop_reason: str | None = None
     exited: asyncio.Event = field(default_factory=asyncio.Event)
+    # False until `launch` has its answer. The answer, the first output and the exit of a command
+    # that ends at once can come in one read, and the exit is then dispatched before the launch's
+    # caller resumes; told then, the caller would record a running agent over its exit.
+    launched: bool = True
+    exit_held: tuple[int | None] | None = None
 
 
 class TerminalSupervisor:
@@ -123,7 +128,7 @@ class TerminalSupervisor:
         procs = self.cgroups.prepare(key) if self.cgroups is not None else None
         if procs is not None:  # resolved first, so a missing executable is still reported as one
             argv = agent_cgroups.entering(procs, resolve_executable(argv[0], env, cwd), argv[1:])
-        session = _Session(key, 0, on_output, on_exit)
+        session = _Session(key, 0, on_output, on_exit, launched=False)
         self._sessions[key] = session  # before the answer: a server's first output may come with it
         try:
             pid, session_id = await self.owner.open(
@@ -140,8 +145,11 @@ class TerminalSupervisor:
             if self._current(session):
                 del self._sessions[key]
             raise
-        session.pid = pid
-        return process_tree.capture(pid, session_id, token)
+        session.pid, session.launched = pid, True
+        identity = process_tree.capture(pid, session_id, token)
+        if session.exit_held is not None:  # told once the caller has recorded the launch
+            asyncio.get_running_loop().call_soon(self._exited, session, *session.exit_held)
+        return identity
 
     def adopt(self, key: str, pid: int, offset: int, on_output: OutputHandler, on_exit: ExitHandler) -> None:
         """Take on a terminal a previous host launched, hearing its output from `offset` on."""
@@ -160,6 +168,9 @@ class TerminalSupervisor:
 
     def _exited(self, session: _Session, exit_code: int | None) -> None:
         if not self._current(session):
+            return
+        if not session.launched:
+            session.exit_held = (exit_code,)
             return
         del self._sessions[session.key]
         if self.cgroups is not None:

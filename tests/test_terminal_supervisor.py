@@ -1,0 +1,61 @@
+"""The terminal supervisor between the host and the PTYs' owner: the order in which it tells the
+host of a launch, its output and its exit."""
+
+import asyncio
+import os
+from pathlib import Path
+
+from wardian_core.pty_backend import chosen_backend
+from wardian_host.terminal.ptys import ExitCodeHandler, OutputHandler
+from wardian_host.terminal.supervisor import TerminalSupervisor
+
+
+class _OwnerAnsweringWithTheExit:
+    """An owner whose answer to `open` comes in one read with the command's output and exit: the
+    server client dispatches all three before the launch's caller resumes."""
+
+    alive = True
+
+    def __init__(self) -> None:
+        self.on_server_lost = lambda: None
+
+    async def open(
+        self,
+        key: str,
+        argv: list[str],
+        env: dict[str, str],
+        cwd: Path,
+        size: tuple[int, int],
+        on_output: OutputHandler,
+        on_exit: ExitCodeHandler,
+        first_offset: int = 0,
+    ) -> tuple[int, int]:
+        on_output(b"boom-42\r\n")
+        on_exit(3)
+        return os.getpid(), os.getsid(0)
+
+
+def test_an_exit_that_comes_with_the_launchs_answer_is_told_after_the_launch_returned(tmp_path: Path) -> None:
+    told: list[str] = []
+
+    async def launch_and_settle() -> None:
+        owner = _OwnerAnsweringWithTheExit()
+
+        async def connect() -> _OwnerAnsweringWithTheExit:
+            return owner
+
+        supervisor = TerminalSupervisor(chosen_backend(), connect)  # type: ignore[arg-type]
+        await supervisor.launch(
+            "agent-key",
+            ["sh", "-c", "exit 3"],
+            {},
+            tmp_path,
+            on_output=lambda data: told.append(f"output {data!r}"),
+            on_exit=lambda code, reason: told.append(f"exit {code} {reason}"),
+        )
+        told.append("launch returned")  # what the host records of a running agent, before it awaits
+        await asyncio.wait_for(supervisor.wait_exit("agent-key"), 5)
+
+    asyncio.run(launch_and_settle())
+
+    assert told == ["output b'boom-42\\r\\n'", "launch returned", "exit 3 None"]
