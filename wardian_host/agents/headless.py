@@ -80,11 +80,10 @@ class HeadlessRun:
             exit_code = await process.wait()
         except TimeoutError:
             timed_out = True
-            kill_group(process.pid)
-            exit_code = await process.wait()
+            exit_code = await end_group(process)
         except asyncio.CancelledError:
-            kill_group(process.pid)
             stderr_task.cancel()
+            await end_group(process)
             raise
         stderr = (await stderr_task)[-STDERR_TAIL_BYTES:].decode(errors="replace")
         if timed_out:
@@ -119,6 +118,14 @@ def kill_group(pid: int) -> None:
             os.killpg(pid, sig)
         except ProcessLookupError:
             return
+
+
+async def end_group(process: asyncio.subprocess.Process) -> int:
+    """End `process`'s group and reap its leader: whoever stops a run may say at once that its
+    process is gone. A SIGKILL is delivered in the kernel's own time and a killed child lingers
+    as a zombie until reaped, so without the wait a stopped node's process was seen still there."""
+    kill_group(process.pid)
+    return await process.wait()
 
 
 def check_capability(provider: str, capabilities: list[str]) -> None:

@@ -22,7 +22,7 @@ from wardian_core.usage_sums import reported_turns
 from wardian_core.workflows.model import AgentNode, ShellNode, Workflow
 from wardian_core.workflows.templates import TemplateError, render
 from wardian_host.agents.agent_env import agent_environment
-from wardian_host.agents.headless import HeadlessRun, check_capability, kill_group
+from wardian_host.agents.headless import HeadlessRun, check_capability, end_group
 from wardian_host.agents.lifecycle import AgentLifecycle
 from wardian_host.agents.live_agent import LiveAgent
 from wardian_host.agents.registry import AgentRegistry
@@ -92,11 +92,10 @@ async def run_shell(node: ShellNode, run: NodeRun, home: Path, base_env: dict[st
     try:
         stdout, stderr = await asyncio.wait_for(_read_both(process), node.timeout)
     except TimeoutError:
-        kill_group(process.pid)
-        await process.wait()
+        await end_group(process)
         raise NodeFailed(f"timed out after {node.timeout:g} s", {"timeout_seconds": node.timeout}) from None
     except asyncio.CancelledError:
-        kill_group(process.pid)
+        await end_group(process)
         raise
     exit_code = await process.wait()
     tail = stderr[-STDERR_TAIL_BYTES:].decode(errors="replace")
