@@ -10,7 +10,12 @@ of `--turns` turns; each turn:
 
 - `agent wait --until idle --next` is started first; the prompt's MOCK_DELAY_MS holds the
   model's answer back until it surely waits. Turn end -> wait returns: from the answer of the
-  turn's main request (the one offering tools) written whole to the waiting process's exit.
+  turn's main request (the one offering tools) written whole to the waiting process's exit
+  (seen through a pidfd: `Popen.wait(timeout=...)` polls with sleeps of up to 50 ms, which the
+  figure would count). It is split at the moment the host recorded idle (the agent's
+  `last_status_at`, to the ms): before it, Claude's own time to send its Stop hook once the
+  answer is read (plus the host's ~1 ms to record it), the floor of the target; after it,
+  Wardian's, the waiting CLI woken and gone.
 - `send` -> the model receives: from starting `wardian send` to the first model request that
   carries the prompt's token (the send's own start-up included, as an agent pays it). Every
   other turn sends through the host's control socket from this process instead, and the
@@ -26,12 +31,15 @@ endpoint), its turns interleaved with the first's: the HTTP hooks' gain under th
 
 import argparse
 import json
+import os
+import select
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +84,26 @@ def stop_hook_kind(run: Run) -> str:
     return str(json.loads(settings.read_text())["hooks"]["Stop"][0]["hooks"][0]["type"])
 
 
+def idle_recorded(run: Run) -> float:
+    """When (time.monotonic(), to the ms) the host recorded the agent's present status."""
+    stamp = run.wardian("agent", run.name, "--field", "last_status_at").stdout.strip()
+    wall = datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+    return wall - time.time() + time.monotonic()
+
+
+def exited_at(process: "subprocess.Popen[bytes]", timeout: float) -> float:
+    """When (time.monotonic()) `process` exited, as the kernel tells it (a pidfd turns readable)."""
+    pidfd = os.pidfd_open(process.pid)
+    try:
+        if not select.select([pidfd], [], [], timeout)[0]:
+            raise SystemExit(f"agent wait did not return within {timeout} s")
+        at = time.monotonic()
+    finally:
+        os.close(pidfd)
+    process.wait()
+    return at
+
+
 def details(run: Run, token: str, sent_at: float, returned_at: float, requests: list[RecordedRequest]) -> None:
     """Each request of the turn, its stamps from the send's start: where a turn's time went."""
     for request in requests:
@@ -85,7 +113,9 @@ def details(run: Run, token: str, sent_at: float, returned_at: float, requests: 
             f"{(request.received_at - sent_at) * 1000:.0f} ms, answered {(request.answered_at - sent_at) * 1000:.0f} ms"
         )
     stop = (hook_log_written(run) - sent_at) * 1000
-    print(f"    {token} hook log written {stop:.0f} ms, wait returned {(returned_at - sent_at) * 1000:.0f} ms")
+    idle = (idle_recorded(run) - sent_at) * 1000
+    returned = (returned_at - sent_at) * 1000
+    print(f"    {token} hook log written {stop:.0f} ms, idle recorded {idle:.0f} ms, wait returned {returned:.0f} ms")
 
 
 @dataclass
@@ -93,6 +123,7 @@ class Turn:
     """One turn's figures, in ms."""
 
     turn_end: float  # the model's answer written -> `agent wait` returned
+    claude_stop: float  # the model's answer written -> the host recorded idle (Claude's Stop hook)
     send: float  # the send started -> the model received the prompt
     to_submit: float  # the send started -> the submit key written
     by_process: bool  # sent by `wardian send` (else through the control socket)
@@ -125,8 +156,7 @@ def one_turn(run: Run, token: str, by_process: bool, show: bool = False) -> Turn
         run, f"latency MOCK_DELAY_MS:{ANSWER_DELAY_MS} ECHO:{token}"
     )
     submitted_at = time.monotonic() - answer["delivery"]["seconds"]
-    waiter.wait(timeout=90)
-    returned_at = time.monotonic()
+    returned_at = exited_at(waiter, 90)
     if waiter.returncode != 0:
         raise SystemExit(f"agent wait failed: {waiter.stderr.read().decode() if waiter.stderr else ''}")
     requests = with_token(run, token)
@@ -135,7 +165,9 @@ def one_turn(run: Run, token: str, by_process: bool, show: bool = False) -> Turn
     turn_end = main_request(requests).answered_at
     received = min(request.received_at for request in requests)
     ms = 1000
-    return Turn((returned_at - turn_end) * ms, (received - sent_at) * ms, (submitted_at - sent_at) * ms, by_process)
+    stop = (idle_recorded(run) - turn_end) * ms
+    send, to_submit = (received - sent_at) * ms, (submitted_at - sent_at) * ms
+    return Turn((returned_at - turn_end) * ms, stop, send, to_submit, by_process)
 
 
 def interpreter_floor() -> float:
@@ -163,7 +195,20 @@ def report(label: str, turns: list[Turn], floor: float) -> None:
         f"(target <= {SEND_P50_MS:g}) {verdict(send_p50, SEND_P50_MS)}, p90 {percentile(sends, 0.9):6.1f} ms;  "
         f"floor python -c pass {floor:.0f} ms"
     )
+    print(f"    turn end -> wait returns, by part: {turn_end_parts(turns)}")
     print(f"    send -> model receives, by part (p50): {send_parts(turns)}")
+
+
+def turn_end_parts(turns: list[Turn]) -> str:
+    """Claude's share (the floor the target sits on: no host can answer before the CLI's Stop
+    reaches it) beside Wardian's (idle recorded -> the waiting CLI's process gone)."""
+    claude = [turn.claude_stop for turn in turns]
+    wardian = [turn.turn_end - turn.claude_stop for turn in turns]
+    return (
+        f"Claude's Stop hook recorded p50 {statistics.median(claude):.1f} ms, max {max(claude):.1f} ms "
+        f"(the CLI's floor) + Wardian's wake-up and exit p50 {statistics.median(wardian):.1f} ms, "
+        f"max {max(wardian):.1f} ms"
+    )
 
 
 def send_parts(turns: list[Turn]) -> str:
