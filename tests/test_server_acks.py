@@ -26,7 +26,7 @@ class _Server:
 
     async def next_frame(self) -> wire.ClientFrame:
         async with asyncio.timeout(WAIT):
-            frame, _ = await read_frame(self.reader, wire.CLIENT_FRAMES)
+            frame, _ = await read_frame(self.reader, wire.CLIENT_FRAMES.validate_json)
         return frame
 
 

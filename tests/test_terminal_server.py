@@ -23,7 +23,7 @@ from wardian_host.terminal.server import process as server_process
 from wardian_host.terminal.server.framing import read_frame
 from wardian_host.terminal.server.ring import OutputRing
 from wardian_host.terminal.server.server import HIGH_WATER_BYTES, READ_BATCH_BYTES, TerminalServer
-from wardian_host.terminal.server_client import ServerPtys
+from wardian_host.terminal.server_client import ServerPtys, start_server
 from wardian_host.testing.reaping import reap_home
 
 WAIT = 20.0
@@ -155,7 +155,7 @@ def test_a_host_of_another_protocol_version_is_refused_with_protocol_mismatch(wa
     async def scenario(server: TerminalServer) -> None:
         reader, writer = await asyncio.open_unix_connection(os.fspath(server.path))
         writer.write(wire.encode(wire.Hello(v=wire.TERMINAL_PROTOCOL_VERSION + 1)))
-        answer, _ = await read_frame(reader, wire.SERVER_FRAMES)
+        answer, _ = await read_frame(reader, wire.SERVER_FRAMES.validate_json)
         assert isinstance(answer, wire.Refused)
         assert answer.error["code"] == "protocol_mismatch" and "wardian host restart" in answer.error["hint"]
         writer.close()
@@ -213,6 +213,49 @@ def test_the_server_process_is_started_once_and_its_death_is_heard_as_exits(ward
         await again.close()
 
     asyncio.run(scenario())
+
+
+# What a server process must never import: it lives as long as any agent and must stay small
+# (pydantic alone was a third of its memory; _ssl and _hashlib map OpenSSL's libraries). Not
+# `ssl` itself: asyncio tries it, and `-X importtime` logs a failed import too.
+NOT_IN_THE_SERVER = {"pydantic", "pydantic_core", "wardian_core.terminal_wire", "_ssl", "_hashlib"}
+
+
+def _imported(log: Path) -> list[str]:
+    """The modules `-X importtime` logged (`import time: self | cumulative | name`), in order:
+    each one imported, and each one tried that failed."""
+    lines = log.read_text().splitlines()
+    return [line.rsplit("|", 1)[1].strip() for line in lines if line.startswith("import time:") and "|" in line]
+
+
+def test_a_server_process_serves_and_hands_over_without_importing_pydantic_or_ssl(
+    wardian_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PYTHONPROFILEIMPORTTIME", "1")  # each server logs every import of its life
+
+    async def scenario() -> None:
+        paths.ensure_home(wardian_home)
+        client = await ServerPtys.connect(wardian_home)
+        heard = Heard()
+        await launch(client, "a", "echo up; read x; echo got:$x", heard)
+        await heard.until(b"up")
+        await client.close()
+        await asyncio.to_thread(start_server, wardian_home, True)  # a new server takes "a" over
+        assert await asyncio.to_thread(wait_until_gone, client.welcome.pid, WAIT)
+        again = await ServerPtys.connect(wardian_home)
+        again.follow("a", len(heard.output), heard.on_output, heard.on_exit)
+        again.write("a", b"x\n")
+        await heard.until(b"got:x")
+        async with asyncio.timeout(WAIT):
+            await heard.exited.wait()
+        again.shutdown()
+        await again.close()
+        assert await asyncio.to_thread(wait_until_gone, again.welcome.pid, WAIT)
+
+    asyncio.run(scenario())
+    imported = _imported(server_process.log_path(wardian_home))
+    assert imported.count("wardian_host.terminal.server.server") == 2  # both servers' imports were logged
+    assert NOT_IN_THE_SERVER.isdisjoint(imported), sorted(NOT_IN_THE_SERVER.intersection(imported))
 
 
 def test_two_hosts_starting_at_once_get_one_server_and_only_one_of_them_adopts(wardian_home: Path) -> None:

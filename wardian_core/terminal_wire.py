@@ -15,20 +15,22 @@ one answers `HandedOver`, then sends the descriptors it lists over SCM_RIGHTS (i
 listening socket, each live PTY's master) and each terminal's ring, and exits
 (`wardian_host.terminal.server.handover`). `HandOver`, `HandedOver` and `Refused` keep their
 shape in every version: they are how two versions talk.
+
+These models define the format. The framing and its limits live in `terminal_frames`, with
+the plain-data frames the server speaks (it never imports pydantic).
 """
 
-import os
-import struct
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-# Tests bump it (for a host and the server it starts) to prove an upgrade keeps every agent.
-TERMINAL_PROTOCOL_VERSION = 1 + int(os.environ.get("WARDIAN_TEST_TERMINAL_PROTOCOL_STEP", "0"))
-
-PREFIX = struct.Struct(">II")  # header length, payload length
-MAX_HEADER_BYTES = 1024 * 1024  # an environment and argv fit with room to spare
-MAX_PAYLOAD_BYTES = 8 * 1024 * 1024
+from wardian_core.terminal_frames import MAX_HEADER_BYTES as MAX_HEADER_BYTES
+from wardian_core.terminal_frames import MAX_PAYLOAD_BYTES as MAX_PAYLOAD_BYTES
+from wardian_core.terminal_frames import PREFIX as PREFIX
+from wardian_core.terminal_frames import TERMINAL_PROTOCOL_VERSION as TERMINAL_PROTOCOL_VERSION
+from wardian_core.terminal_frames import FrameTooLarge as FrameTooLarge
+from wardian_core.terminal_frames import check_prefix as check_prefix
+from wardian_core.terminal_frames import framed
 
 
 class _Frame(BaseModel):
@@ -211,17 +213,4 @@ SERVER_FRAMES: TypeAdapter[ServerFrame] = TypeAdapter(ServerFrame)
 
 
 def encode(frame: _Frame, payload: bytes = b"") -> bytes:
-    header = frame.model_dump_json().encode()
-    return PREFIX.pack(len(header), len(payload)) + header + payload
-
-
-class FrameTooLarge(ValueError):
-    pass
-
-
-def check_prefix(prefix: bytes) -> tuple[int, int]:
-    """The header and payload lengths a prefix announces; refused beyond the limits (a broken peer)."""
-    header_size, payload_size = PREFIX.unpack(prefix)
-    if header_size > MAX_HEADER_BYTES or payload_size > MAX_PAYLOAD_BYTES:
-        raise FrameTooLarge(f"a frame of {header_size} + {payload_size} bytes is over the limits")
-    return header_size, payload_size
+    return framed(frame.model_dump_json().encode(), payload)

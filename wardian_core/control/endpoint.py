@@ -91,13 +91,17 @@ def serving_socket_path(home: Path) -> Path:
 
 
 def runtime_socket_path(home: Path) -> Path:
-    import hashlib  # only for long homes: kept off the common path
-
-    digest = hashlib.sha256(os.fsencode(home)).hexdigest()[:16]
     directory = fallback_socket_dir()
     if os.path.lexists(directory):
         refuse_unless_private(directory)
-    return directory / f"{digest}.sock"
+    return directory / f"{home_digest(home)}.sock"
+
+
+def home_digest(home: Path) -> str:
+    """A short name for `home`, for a socket a long home's own folder cannot hold."""
+    import hashlib  # only for long homes: kept off the common path (it maps OpenSSL's libcrypto)
+
+    return hashlib.sha256(os.fsencode(home)).hexdigest()[:16]
 
 
 def _fits(path: Path) -> bool:

@@ -6,13 +6,17 @@ implementation slots in behind the same methods; until then `windows.py` holds w
 known of that path and spawning there is `not_supported` (docs/platforms.md).
 """
 
-import asyncio
+from __future__ import annotations
+
 from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from wardian_core.parsing import DEFAULT_COLS, DEFAULT_ROWS
 from wardian_core.pty_backend import Backend, check_host_platform
+
+if TYPE_CHECKING:  # not at run time: the terminal server's entry runs first (see its __main__)
+    import asyncio
 
 
 class Terminal(Protocol):

@@ -28,6 +28,7 @@ from wardian_core.atomic_files import open_unfollowed
 from wardian_core.control import endpoint
 from wardian_core.detached import start_detached
 from wardian_core.errors import WardianError
+from wardian_core.terminal_frames import framed
 from wardian_host.terminal.ptys import ExitCodeHandler, OutputHandler
 from wardian_host.terminal.server import process as server_process
 from wardian_host.terminal.server.framing import read_frame
@@ -80,7 +81,7 @@ class ServerPtys:
         try:
             endpoint.check_same_user(endpoint.peer_uid(writer.get_extra_info("socket")), os.getuid(), "terminal server")
             writer.write(wire.encode(wire.Hello(v=wire.TERMINAL_PROTOCOL_VERSION)))
-            first, _ = await read_frame(reader, wire.SERVER_FRAMES)
+            first, _ = await read_frame(reader, wire.SERVER_FRAMES.validate_json)
         except BaseException:
             writer.close()
             raise
@@ -177,7 +178,7 @@ class ServerPtys:
     async def _read_frames(self) -> None:
         try:
             while True:
-                frame, payload = await read_frame(self._reader, wire.SERVER_FRAMES)
+                frame, payload = await read_frame(self._reader, wire.SERVER_FRAMES.validate_json)
                 self._dispatch(frame, payload)
         except (ConnectionError, asyncio.IncompleteReadError, ValidationError, wire.FrameTooLarge) as exc:
             log.error("the terminal server's connection ended: %s", exc or "end of stream")
@@ -232,8 +233,7 @@ class ServerPtys:
 def ack_frame(key: str, offset: int) -> bytes:
     """`wire.encode(wire.Ack(key=key, offset=offset))` without building the model: it is built
     once per parse (tests check the server reads it as that model)."""
-    header = b'{"kind":"ack","key":%s,"offset":%d}' % (json.dumps(key).encode(), offset)
-    return wire.PREFIX.pack(len(header), 0) + header
+    return framed(b'{"kind":"ack","key":%s,"offset":%d}' % (json.dumps(key).encode(), offset))
 
 
 async def _open(home: Path) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:

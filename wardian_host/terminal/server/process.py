@@ -12,7 +12,6 @@ server of another protocol version: an upgrade) it takes that one's terminals in
 
 import argparse
 import asyncio
-import hashlib
 import logging
 import os
 import signal
@@ -48,7 +47,7 @@ def socket_path(home: Path) -> Path:
         return primary
     directory = endpoint.fallback_socket_dir()
     endpoint.ensure_private_dir(directory)
-    return directory / f"{hashlib.sha256(os.fsencode(home)).hexdigest()[:16]}-terminal.sock"
+    return directory / f"{endpoint.home_digest(home)}-terminal.sock"
 
 
 def running_server_pid(home: Path) -> int | None:
@@ -86,7 +85,7 @@ def serve(home: Path, ready_fd: int | None, take_over: bool = False) -> int:
             received = handover.take_over(socket_path(home))
             handover.claim_lock(received.lock_fd)
             taken = received.lock_fd
-            logging.getLogger(__name__).info("took over %d terminals", len(received.answer.terminals))
+            logging.getLogger(__name__).info("took over %d terminals", len(received.answer["terminals"]))
         if isinstance(taken, str):
             raise already_running(taken)
         asyncio.run(_serve(home, ready_fd, taken, received))

@@ -23,9 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
-from wardian_core import terminal_wire as wire
+from wardian_core import terminal_frames as frames
 from wardian_core.clock import now_iso
 from wardian_core.control import endpoint
 from wardian_core.errors import WardianError
@@ -66,7 +64,7 @@ class Record:
     exited: bool = False
     exit_code: int | None = None
 
-    def _told(self) -> dict[str, Any]:
+    def _told(self) -> frames.Frame:
         """What a host is told of it and a newer server is handed alike."""
         return {
             "key": self.key,
@@ -78,13 +76,11 @@ class Record:
             "exit_code": self.exit_code,
         }
 
-    def handed(self, rows: int, cols: int, ring_bytes: int, pieces: int, has_master: bool) -> wire.HandedTerminal:
-        return wire.HandedTerminal(
-            **self._told(), rows=rows, cols=cols, ring_bytes=ring_bytes, pieces=pieces, has_master=has_master
-        )
+    def handed(self, rows: int, cols: int, ring_bytes: int, pieces: int, has_master: bool) -> frames.Frame:
+        return frames.handed_terminal(self._told(), rows, cols, ring_bytes, pieces, has_master)
 
-    def state(self, rows: int, cols: int) -> wire.TerminalState:
-        return wire.TerminalState(**self._told(), end_offset=self.ring.end_offset, rows=rows, cols=cols)
+    def state(self, rows: int, cols: int) -> frames.Frame:
+        return frames.terminal_state(self._told(), self.ring.end_offset, rows, cols)
 
 
 @dataclass(eq=False)
@@ -140,21 +136,21 @@ class TerminalServer:
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             refusal = self._stranger(writer)
-            hello = (await read_frame(reader, wire.CLIENT_FRAMES))[0] if refusal is None else None
-            if refusal is None and isinstance(hello, wire.HandOver):
+            hello = (await read_frame(reader, frames.decode_client))[0] if refusal is None else {}
+            if refusal is None and hello["kind"] == "hand_over":
                 refusal = self._hand_over(writer, hello)
                 if refusal is None:
                     return
-            if refusal is None and (not isinstance(hello, wire.Hello) or hello.v != wire.TERMINAL_PROTOCOL_VERSION):
+            if refusal is None and (hello["kind"] != "hello" or hello["v"] != frames.TERMINAL_PROTOCOL_VERSION):
                 refusal = _mismatch(hello)
             # Checked after the last await before the host is taken on: two hosts cannot both pass.
             refusal = refusal or self._host_connected()
             if refusal is not None:
-                writer.write(wire.encode(wire.Refused(error=refusal.envelope()["error"])))
+                writer.write(frames.encode(frames.refused(refusal.envelope()["error"])))
                 await writer.drain()
                 return
             await self._serve_host(reader, writer)
-        except (ConnectionError, asyncio.IncompleteReadError, ValidationError, wire.FrameTooLarge) as exc:
+        except (ConnectionError, asyncio.IncompleteReadError, ValueError) as exc:  # ValueError: a bad frame
             log.info("host connection ended: %s", exc)
         finally:
             writer.close()
@@ -181,10 +177,10 @@ class TerminalServer:
         self._host = link
         writer.transport.set_write_buffer_limits(high=HIGH_WATER_BYTES, low=LOW_WATER_BYTES)
         try:
-            writer.write(wire.encode(self._welcome()))
+            writer.write(frames.encode(self._welcome()))
             while True:
-                frame, payload = await read_frame(reader, wire.CLIENT_FRAMES)
-                if isinstance(frame, wire.Shutdown):
+                frame, payload = await read_frame(reader, frames.decode_client)
+                if frame["kind"] == "shutdown":
                     self.stopped.set()
                     return
                 self._handle(frame, payload)
@@ -201,38 +197,32 @@ class TerminalServer:
         pty = self._ptys.get(key)
         return (pty.rows, pty.cols) if pty is not None else (1, 1)  # an exited one's: no PTY left
 
-    def _welcome(self) -> wire.Welcome:
+    def _welcome(self) -> frames.Frame:
         states = [record.state(*self._size(record.key)) for record in self._records.values()]
-        return wire.Welcome(
-            v=wire.TERMINAL_PROTOCOL_VERSION,
-            pid=os.getpid(),
-            version=__version__,
-            started_at=self.started_at,
-            backend=self._backend,
-            terminals=states,
-        )
+        return frames.welcome(os.getpid(), __version__, self.started_at, self._backend, states)
 
-    def _handle(self, frame: wire.ClientFrame, payload: bytes) -> None:
-        if isinstance(frame, wire.Launch):
+    def _handle(self, frame: frames.Frame, payload: bytes) -> None:
+        kind, key = frame["kind"], frame.get("key", "")
+        if kind == "launch":
             self._launch(frame)
-        elif isinstance(frame, wire.Write):
-            if self._ptys.get(frame.key) is not None:
-                self._ptys.write(frame.key, payload)
-        elif isinstance(frame, wire.Resize):
-            self._ptys.resize(frame.key, frame.rows, frame.cols)
-        elif isinstance(frame, wire.Follow):
-            self._follow(frame.key, frame.offset)
-        elif isinstance(frame, wire.Ack):
-            if (acked := self._records.get(frame.key)) is not None:
-                acked.acked_offset = max(acked.acked_offset, frame.offset)
-        elif isinstance(frame, wire.Release):
-            record = self._records.get(frame.key)
+        elif kind == "write":
+            if self._ptys.get(key) is not None:
+                self._ptys.write(key, payload)
+        elif kind == "resize":
+            self._ptys.resize(key, frame["rows"], frame["cols"])
+        elif kind == "follow":
+            self._follow(key, frame["offset"])
+        elif kind == "ack":
+            if (acked := self._records.get(key)) is not None:
+                acked.acked_offset = max(acked.acked_offset, frame["offset"])
+        elif kind == "release":
+            record = self._records.get(key)
             if record is not None and record.exited:
-                del self._records[frame.key]
+                del self._records[key]
 
     # -- terminals --------------------------------------------------------------------------
 
-    def _launch(self, frame: wire.Launch) -> None:
+    def _launch(self, frame: frames.Frame) -> None:
         record: Record | None = None
 
         def on_output(data: bytes) -> None:
@@ -243,22 +233,23 @@ class TerminalServer:
             assert record is not None
             self._exited(record, exit_code)
 
+        key, argv, offset = frame["key"], frame["argv"], frame["offset"]
         try:
-            size = (frame.rows, frame.cols)
-            terminal = self._ptys.open(frame.key, frame.argv, frame.env, Path(frame.cwd), size, on_output, on_exit)
+            size = (frame["rows"], frame["cols"])
+            terminal = self._ptys.open(key, argv, frame["env"], Path(frame["cwd"]), size, on_output, on_exit)
         except WardianError as error:
-            self._send(wire.LaunchFailed(id=frame.id, error=error.envelope()["error"]))
+            self._send(frames.launch_failed(frame["id"], error.envelope()["error"]))
             return
         except OSError as exc:
-            failure = WardianError("request_failed", f"cannot start {frame.argv[0]!r}: {exc.strerror or exc}")
-            self._send(wire.LaunchFailed(id=frame.id, error=failure.envelope()["error"]))
+            failure = WardianError("request_failed", f"cannot start {argv[0]!r}: {exc.strerror or exc}")
+            self._send(frames.launch_failed(frame["id"], failure.envelope()["error"]))
             return
-        ring = OutputRing(self._ring_bytes, start_offset=frame.offset)
-        record = Record(frame.key, terminal.pid, terminal.session_id, ring, followed=True, acked_offset=frame.offset)
-        self._records[frame.key] = record
-        self._send(wire.Launched(id=frame.id, key=frame.key, pid=terminal.pid, session_id=terminal.session_id))
+        ring = OutputRing(self._ring_bytes, start_offset=offset)
+        record = Record(key, terminal.pid, terminal.session_id, ring, followed=True, acked_offset=offset)
+        self._records[key] = record
+        self._send(frames.launched(frame["id"], key, terminal.pid, terminal.session_id))
 
-    def _hand_over(self, writer: asyncio.StreamWriter, frame: wire.HandOver) -> WardianError | None:
+    def _hand_over(self, writer: asyncio.StreamWriter, frame: frames.Frame) -> WardianError | None:
         """Hand every terminal to the newer server asking (see `handover`), then end; in one
         go, with no await: no PTY is read, no host taken on, between the snapshot and the send."""
         if self._lock_fd is None or self._server is None:
@@ -275,7 +266,7 @@ class TerminalServer:
         finally:
             for data, _ in handing.rings:
                 data.release()  # the rings may grow again
-        log.info("handed %d terminals to the terminal server %d", len(self._records), frame.pid)
+        log.info("handed %d terminals to the terminal server %d", len(self._records), frame["pid"])
         self._server.close()  # accepts no more: a client connecting now is the new server's
         self._ptys.release_all()
         self._handed_over = True
@@ -291,35 +282,34 @@ class TerminalServer:
             data, starts = record.ring.kept()
             terminals.append(record.handed(*self._size(record.key), len(data), len(starts), pty is not None))
             rings.append((data, starts))
-        answer = wire.HandedOver(
-            v=wire.TERMINAL_PROTOCOL_VERSION, pid=os.getpid(), terminals=terminals, descriptors=len(descriptors)
-        )
+        answer = frames.handed_over(os.getpid(), terminals, len(descriptors))
         return handover.Handing(answer, descriptors, rings)
 
     def _adopt(self, received: handover.Received) -> None:
         """Take on the terminals an older server handed over, at the same offsets."""
-        for handed, (data, starts) in zip(received.answer.terminals, received.rings, strict=True):
-            ring = OutputRing.restored(self._ring_bytes, handed.start_offset, data, starts)
-            record = Record(handed.key, handed.pid, handed.session_id, ring, acked_offset=handed.acked_offset)
-            record.exited, record.exit_code = handed.exited, handed.exit_code
-            self._records[handed.key] = record
-            master = received.masters.get(handed.key)
+        for handed, (data, starts) in zip(received.answer["terminals"], received.rings, strict=True):
+            key, pid, session_id = handed["key"], handed["pid"], handed["session_id"]
+            ring = OutputRing.restored(self._ring_bytes, handed["start_offset"], data, starts)
+            record = Record(key, pid, session_id, ring, acked_offset=handed["acked_offset"])
+            record.exited, record.exit_code = handed["exited"], handed["exit_code"]
+            self._records[key] = record
+            master = received.masters.get(key)
             if master is not None:
-                terminal = HandedTerminal(master, handed.pid, handed.session_id)
+                terminal = HandedTerminal(master, pid, session_id)
                 on_output = functools.partial(self._output, record)
                 on_exit = functools.partial(self._exited, record)
-                self._ptys.adopt(handed.key, terminal, (handed.rows, handed.cols), on_output, on_exit)
+                self._ptys.adopt(key, terminal, (handed["rows"], handed["cols"]), on_output, on_exit)
 
     def _output(self, record: Record, data: bytes) -> None:
         offset = record.ring.end_offset
         record.ring.append(data)
         if record.followed and self._host is not None:
-            self._send(wire.Output(key=record.key, offset=offset), data)
+            self._send(frames.output(record.key, offset), data)
 
     def _exited(self, record: Record, exit_code: int | None) -> None:
         record.exited, record.exit_code = True, exit_code
         if record.followed and self._host is not None:
-            self._send(wire.Exited(key=record.key, exit_code=exit_code))
+            self._send(frames.exited(record.key, exit_code))
         self._stop_if_unneeded()
 
     def _stop_if_unneeded(self) -> None:
@@ -331,19 +321,19 @@ class TerminalServer:
     def _follow(self, key: str, offset: int) -> None:
         record = self._records.get(key)
         if record is None:
-            self._send(wire.Exited(key=key, exit_code=None))  # unknown here: ended with a server before
+            self._send(frames.exited(key, None))  # unknown here: ended with a server before
             return
         for start, piece in record.ring.pieces_from(offset):  # each as it was read: see agents/adoption
-            self._send(wire.Output(key=key, offset=start), piece)
+            self._send(frames.output(key, start), piece)
         record.followed = True
         if record.exited:
-            self._send(wire.Exited(key=key, exit_code=record.exit_code))
+            self._send(frames.exited(key, record.exit_code))
 
-    def _send(self, frame: wire.ServerFrame, payload: bytes = b"") -> None:
+    def _send(self, frame: frames.Frame, payload: bytes = b"") -> None:
         link = self._host
         if link is None or link.writer.is_closing():
             return
-        link.writer.write(wire.encode(frame, payload))
+        link.writer.write(frames.encode(frame, payload))
         if link.draining is None and link.writer.transport.get_write_buffer_size() > HIGH_WATER_BYTES:
             self._ptys.pause_reading()
             link.draining = asyncio.ensure_future(self._drain(link))
@@ -355,11 +345,11 @@ class TerminalServer:
         self._ptys.resume_reading()
 
 
-def _mismatch(hello: object) -> WardianError:
-    theirs = hello.v if isinstance(hello, wire.Hello) else None
+def _mismatch(hello: frames.Frame) -> WardianError:
+    theirs = hello["v"] if hello["kind"] == "hello" else None
     return WardianError(
         "protocol_mismatch",
-        f"this terminal server speaks protocol {wire.TERMINAL_PROTOCOL_VERSION}, the host {theirs}",
+        f"this terminal server speaks protocol {frames.TERMINAL_PROTOCOL_VERSION}, the host {theirs}",
         "Run `wardian host restart`: the new host hands the terminals to a server of its own version.",
-        {"server": wire.TERMINAL_PROTOCOL_VERSION, "host": theirs},
+        {"server": frames.TERMINAL_PROTOCOL_VERSION, "host": theirs},
     )
