@@ -143,6 +143,48 @@ def test_a_closed_launch_lets_no_held_ready_out(tmp_path: Path, monkeypatch: pyt
     assert asyncio.run(scenario()) == []
 
 
+class _KeepsWhatItIsFed(StandIn):
+    """The PTY's parser keeps each piece it is fed, and reports nothing."""
+
+    def __init__(self) -> None:
+        self.fed: list[bytes] = []
+
+    @hookimpl
+    def approval_source(self) -> list[OutputSource]:
+        return []
+
+    @hookimpl
+    def parse_output(self, source: OutputSource) -> "_StreamParser":
+        return _StreamParser(self.fed)
+
+
+def test_output_after_a_pause_is_parsed_at_once_and_a_flood_once_per_window(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A window long enough that the two flood pieces surely fall in it, however loaded the machine.
+    monkeypatch.setattr(feed, "PARSE_WINDOW_SECONDS", 1.0)
+
+    async def scenario() -> tuple[list[bytes], bool, list[bytes], list[bytes]]:
+        provider = _KeepsWhatItIsFed()
+        output_feed = OutputFeed(asyncio.get_running_loop(), registered(provider))
+        session = output_feed.new_session(spawn_context(tmp_path, "standin"), lambda _: None)
+        output_feed.start(session)
+        output_feed.pty_output(session, b"after a pause")
+        at_once, timer_armed = list(provider.fed), session.window is not None
+        output_feed.pty_output(session, b"flood ")
+        output_feed.pty_output(session, b"goes on")
+        held = list(provider.fed)
+        await _until(lambda: len(provider.fed) == 2)
+        output_feed.close(session)
+        return at_once, timer_armed, held, provider.fed
+
+    at_once, timer_armed, held, fed = asyncio.run(scenario())
+    assert at_once == [b"after a pause"]
+    assert not timer_armed, "a piece after a pause armed a window timer (a callback per piece of a trickle)"
+    assert held == [b"after a pause"], "output within the window was parsed before it ended"
+    assert fed == [b"after a pause", b"flood goes on"]
+
+
 class _LooksAtEveryDrawing(StandIn):
     """The PTY's parser asks for the screen on any output, and reads nothing in it."""
 
