@@ -267,6 +267,17 @@ def measure(run: Run, runs: int, turns: int, show: bool, compare: bool) -> None:
                 samples[agent.name].append(one_turn(agent, token, by_process=turn % 2 == 0, show=show))
         for name, taken in samples.items():
             report(f"run {number} {name}", taken, floor)
+            if number == 1:
+                first_turn(taken[0])
+
+
+def first_turn(turn: Turn) -> None:
+    """The agent's first prompt, apart: Claude's first turn pays start-up work of its own (it
+    waits for its MCP servers to connect before the first request), which sets the max and p90."""
+    print(
+        f"    the first turn after spawn: turn end -> wait returns {turn.turn_end:.1f} ms (Claude's Stop hook "
+        f"recorded {turn.claude_stop:.1f} ms), send -> model receives {turn.send:.1f} ms"
+    )
 
 
 def main() -> None:
