@@ -4,8 +4,11 @@ the viewers' rule (the smallest rows and columns), and each detach restores what
 import os
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+from host_restarts import crash_host
 from pty_reading import read_until, read_while
 from ptyprocess import PtyProcess
 
@@ -49,3 +52,28 @@ def test_two_attached_terminals_share_the_smallest_size_and_detaching_restores_i
     assert sent.returncode == 0, sent.stderr
     shown = run_wardian("agent", "watch", "seat", "--since", str(cursor)).json()["watch"]["output"]
     assert f"\n{DEFAULT_ROWS} {DEFAULT_COLS}\n" in shown  # the PTY itself is back at the agent's own size
+
+
+def test_a_size_a_viewer_left_while_no_host_ran_is_the_adopting_hosts(
+    spawn: Callable[..., Any], wait_status: Callable[..., Any], run_wardian: Callable[..., Any]
+) -> None:
+    spawn("seat", "bash", "--norc")
+    wait_status("seat", "idle")
+    wide = PtyProcess.spawn([WARDIAN, "agent", "attach", "seat"], env=dict(os.environ), dimensions=(30, 150))
+    read_until(wide, b"bash-")
+    assert _pty_size(wide, "wide") == b"30x150"
+    crash_host(Path(os.environ["WARDIAN_HOME"]))  # no host left to set the size back
+    wide.close(force=True)  # and the viewer never comes back to the next one
+    assert run_wardian("host", "start").returncode == 0
+    screen = run_wardian("agent", "screen", "seat").json()["screen"]
+    assert (screen["size"]["rows"], screen["size"]["cols"]) == (30, 150)  # the PTY's, not the launch size
+    # A viewer of the agent's own size gets the PTY at that size (a host that took it to be at
+    # its own size already would leave it at 30x150).
+    own = PtyProcess.spawn(
+        [WARDIAN, "agent", "attach", "seat"], env=dict(os.environ), dimensions=(DEFAULT_ROWS, DEFAULT_COLS)
+    )
+    read_until(own, b"bash-")
+    assert _pty_size(own, "own") == f"{DEFAULT_ROWS}x{DEFAULT_COLS}".encode()
+    _detach(own)
+    screen = run_wardian("agent", "screen", "seat").json()["screen"]
+    assert (screen["size"]["rows"], screen["size"]["cols"]) == (DEFAULT_ROWS, DEFAULT_COLS)

@@ -9,10 +9,18 @@ events are dropped (`OutputFeed.replay`). The server replays the ring in the chu
 it in, so a parser that looks at a chunk's last line sees the prompts it saw the first time.
 The rest — unread when that host died, or printed while no host listened — is parsed as
 new (an event seen twice changes no status twice).
+
+The terminal keeps the size it had: a viewer may have changed it (`viewer_sizes`) before the
+previous host ended, and no host was there to set it back. The server tells that size, and the
+screen is rebuilt at it; the viewers' rule goes on from there (the next viewer that leaves
+brings the agent back to its own size).
 """
 
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from wardian_core.terminal_wire import TerminalState
+from wardian_host.agents.live_agent import LiveAgent
 
 
 @dataclass
@@ -37,3 +45,14 @@ class ParsedOffset:
     def add(self, count: int) -> None:
         self.offset += count
         self.tell(self.offset)
+
+
+def take_size(agent: LiveAgent, state: TerminalState) -> None:
+    """Draw the agent's screen at the size its adopted terminal has (called on a screen just
+    restarted, so the ring's whole replay is drawn at it), and note that the PTY has it."""
+    if state.exited:  # no PTY left to have a size: the next launch starts at its own
+        return
+    size = (state.rows, state.cols)
+    agent.viewers.applied = size
+    if size != agent.viewers.own:
+        agent.screen.resize(*size)

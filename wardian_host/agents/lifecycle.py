@@ -34,7 +34,7 @@ from wardian_core.process_identity import ProcessIdentity
 from wardian_core.provider_models import HEADLESS_SOURCE, HomePlan, LaunchConfig, LaunchPlan, ProviderInfo, SpawnContext
 from wardian_core.settings import load_settings
 from wardian_core.terminal_wire import TerminalState
-from wardian_host.agents.adoption import ParsedOffset, Replay
+from wardian_host.agents.adoption import ParsedOffset, Replay, take_size
 from wardian_host.agents.agent_env import agent_environment
 from wardian_host.agents.headless import HeadlessRun, check_capability
 from wardian_host.agents.live_agent import LiveAgent
@@ -299,6 +299,7 @@ class AgentLifecycle:
         # listened) is parsed as new.
         agent.buffer.skip_to(state.start_offset)
         agent.screen.restart()
+        take_size(agent, state)
         on_output = functools.partial(self._adopted_output, agent, parsing, replay)
         on_exit = functools.partial(self._exited, agent, parsing)
         self._terminals.adopt(agent.uuid, state.pid, state.start_offset, on_output, on_exit)
