@@ -108,19 +108,21 @@ def _object(value: Any) -> dict[str, Any]:
 
 
 class Fields:
-    """One frame's fields: each one's check, and the defaults of those that may be left out."""
+    """One frame's fields: each one's check, and the defaults of those that may be left out.
+    A frame's (`kind` given) are read with their kind, which `decode` has looked up already."""
 
-    def __init__(self, checks: Mapping[str, Check], defaults: Mapping[str, Any] | None = None) -> None:
+    def __init__(self, checks: Mapping[str, Check], defaults: Mapping[str, Any] | None = None, kind: str = "") -> None:
         self.checks = checks
         self.defaults = defaults or {}
+        self.kind = kind
+        self._names = checks.keys() | ({"kind"} if kind else set())
 
     def read(self, data: Any) -> Frame:
         if type(data) is not dict:
             raise BadFrame("a frame is not an object")
-        unknown = data.keys() - self.checks.keys()
-        if unknown:
-            raise BadFrame(f"unknown fields {sorted(unknown)}")
-        frame = {}
+        if not data.keys() <= self._names:
+            raise BadFrame(f"unknown fields {sorted(data.keys() - self._names)}")
+        frame = {"kind": self.kind} if self.kind else {}
         for name, check in self.checks.items():
             if name in data:
                 frame[name] = check(data[name])
@@ -160,10 +162,15 @@ HANDED_TERMINAL = Fields(
     {"exit_code": None},
 )
 
+
+def _by_kind(*kinds: Fields) -> dict[str, Fields]:
+    return {fields.kind: fields for fields in kinds}
+
+
 # What a host sends the server (and a starting server the running one: `hand_over`), by kind.
-CLIENT_FRAMES: dict[str, Fields] = {
-    "hello": Fields({"v": _int}),
-    "launch": Fields(
+CLIENT_FRAMES = _by_kind(
+    Fields({"v": _int}, kind="hello"),
+    Fields(
         {
             "id": _int,
             "key": _non_empty_str,
@@ -175,21 +182,25 @@ CLIENT_FRAMES: dict[str, Fields] = {
             "offset": _NON_NEGATIVE,
         },
         {"offset": 0},
+        kind="launch",
     ),
-    "write": Fields({"key": _str}),
-    "resize": Fields({"key": _str, "rows": _POSITIVE, "cols": _POSITIVE}),
-    "follow": Fields({"key": _str, "offset": _NON_NEGATIVE}),
-    "ack": Fields({"key": _str, "offset": _NON_NEGATIVE}),
-    "release": Fields({"key": _str}),
-    "shutdown": Fields({}),
-    "hand_over": Fields({"v": _int, "pid": _int}),
-}
+    Fields({"key": _str}, kind="write"),
+    Fields({"key": _str, "rows": _POSITIVE, "cols": _POSITIVE}, kind="resize"),
+    Fields({"key": _str, "offset": _NON_NEGATIVE}, kind="follow"),
+    Fields({"key": _str, "offset": _NON_NEGATIVE}, kind="ack"),
+    Fields({"key": _str}, kind="release"),
+    Fields({}, kind="shutdown"),
+    Fields({"v": _int, "pid": _int}, kind="hand_over"),
+)
 
 # What a running server may answer a `hand_over` with.
-HANDOVER_ANSWERS: dict[str, Fields] = {
-    "handed_over": Fields({"v": _int, "pid": _int, "terminals": _each(HANDED_TERMINAL), "descriptors": _at_least(2)}),
-    "refused": Fields({"error": _object}),
-}
+HANDOVER_ANSWERS = _by_kind(
+    Fields(
+        {"v": _int, "pid": _int, "terminals": _each(HANDED_TERMINAL), "descriptors": _at_least(2)},
+        kind="handed_over",
+    ),
+    Fields({"error": _object}, kind="refused"),
+)
 
 
 def decode(header: bytes, kinds: Mapping[str, Fields]) -> Frame:
@@ -202,7 +213,7 @@ def decode(header: bytes, kinds: Mapping[str, Fields]) -> Frame:
     fields = kinds.get(kind) if type(kind) is str else None
     if fields is None:
         raise BadFrame(f"a frame of kind {kind!r} is none of {sorted(kinds)}")
-    return {"kind": kind, **fields.read({name: value for name, value in data.items() if name != "kind"})}
+    return fields.read(data)
 
 
 def decode_client(header: bytes) -> Frame:
