@@ -1,4 +1,4 @@
-"""The host's Acks to the terminal server: one per terminal per loop turn, never ahead, in order.
+"""The host's Acks to the terminal server: one per terminal per moment, never ahead, in order.
 
 The server end is a bare socket the test reads frames from, so every frame the host wrote is counted.
 """
@@ -9,6 +9,7 @@ import socket
 import pytest
 
 from wardian_core import terminal_wire as wire
+from wardian_host.terminal import server_client
 from wardian_host.terminal.server.framing import read_frame
 from wardian_host.terminal.server_client import ServerPtys, ack_frame
 
@@ -50,6 +51,23 @@ def test_parses_in_one_loop_turn_are_acknowledged_once_per_terminal_at_the_newes
         assert await server.next_frame() == wire.Write(key="a")  # no further Ack came before it
         client.parsed("a", 101)  # a later turn: told again
         assert await server.next_frame() == wire.Ack(key="a", offset=101)
+        await client.close()
+
+    asyncio.run(scenario())
+
+
+def test_parses_over_several_loop_turns_are_acknowledged_in_one_write(monkeypatch: pytest.MonkeyPatch) -> None:
+    # However slow the turns, all fall in the delay.
+    monkeypatch.setattr(server_client, "ACK_DELAY_SECONDS", 60.0, raising=False)
+
+    async def scenario() -> None:
+        client, server = await _connected()
+        for offset in range(1, 11):  # a busy agent parsed in ten turns of the loop, within the delay
+            client.parsed("a", offset)
+            await asyncio.sleep(0)
+        client.write("a", b"x")  # tells what is held first
+        assert await server.next_frame() == wire.Ack(key="a", offset=10), "an Ack was written per turn"
+        assert await server.next_frame() == wire.Write(key="a")
         await client.close()
 
     asyncio.run(scenario())

@@ -5,8 +5,8 @@ same moment finds the lock taken and the host connects to the first), checks the
 this user, and exchanges versions (a server of another version is upgraded: a new one takes
 its terminals over). Output arrives as frames carrying their absolute
 offset; a frame that repeats bytes already handed on (a follow from an older offset) is
-trimmed, so the parser sees each byte once. What the parser took in is acknowledged once per
-loop turn, with each terminal's newest offset (`parsed`). When the server's connection ends, every
+trimmed, so the parser sees each byte once. What the parser took in is acknowledged a moment
+later, with each terminal's newest offset (`parsed`). When the server's connection ends, every
 terminal still open is told its exit (code None): the host records it as `terminal server
 ended` (`on_server_lost`).
 """
@@ -37,6 +37,8 @@ log = logging.getLogger(__name__)
 
 START_WAIT_SECONDS = 10.0
 BIND_WAIT_STEP_SECONDS = 0.02
+# How long parses are gathered into one write of Acks; any other frame, or a close, tells them first.
+ACK_DELAY_SECONDS = 0.05
 
 
 @dataclass(eq=False)
@@ -57,7 +59,7 @@ class ServerPtys:
         self._loop = asyncio.get_running_loop()
         # Each terminal's newest parsed offset not yet told, and the call that tells them.
         self._acks: dict[str, int] = {}
-        self._acks_due: asyncio.Handle | None = None
+        self._acks_due: asyncio.TimerHandle | None = None
         self.on_server_lost: Callable[[], None] = lambda: None
         self._reading = asyncio.ensure_future(self._read_frames())
 
@@ -129,14 +131,15 @@ class ServerPtys:
     def parsed(self, key: str, offset: int) -> None:
         """The host's parser has reported what `key` printed up to `offset`: a next host need not again.
 
-        Told at the end of the loop turn, the newest offset of each terminal in one write: an Ack
+        Told `ACK_DELAY_SECONDS` later, the newest offset of each terminal in one write: an Ack
         per parse was a frame and a system call each (65,000 in a run of `benchmarks/host.py`
-        (e)). An Ack told late costs a next host a few events reported twice; one is never
-        told ahead of what was parsed, which would lose them.
+        (e)), and one write per loop turn still ~800 a second there, a quarter of the host's
+        loop in a sampled profile. An Ack told late costs a next host a few events reported
+        twice; one is never told ahead of what was parsed, which would lose them.
         """
         self._acks[key] = offset
         if self._acks_due is None:
-            self._acks_due = self._loop.call_soon(self._tell_parsed)
+            self._acks_due = self._loop.call_later(ACK_DELAY_SECONDS, self._tell_parsed)
 
     def write(self, key: str, data: bytes) -> None:
         for start in range(0, max(len(data), 1), wire.MAX_PAYLOAD_BYTES):
