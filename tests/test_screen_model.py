@@ -6,9 +6,10 @@ import gc
 import pyte
 import pytest
 
-from wardian_core.parsing import MAX_TERMINAL_SIDE
+from wardian_core.parsing import DEFAULT_COLS, DEFAULT_ROWS, MAX_TERMINAL_SIDE
 from wardian_core.parsing import screen as screen_module
 from wardian_core.parsing.screen import ScreenModel
+from wardian_host.output import screen as lazy_screen_module
 from wardian_host.output.buffer import OutputBuffer
 from wardian_host.output.screen import CELLS_READ_AT_ONCE, REPLAY_LIMIT_BYTES, LazyScreen
 
@@ -55,6 +56,26 @@ def test_lazy_screen_reads_only_what_arrived_since_the_last_look() -> None:
     assert asyncio.run(screen.snapshot()).rows[:2] == ["first", ""]
     buffer.append(b"second")
     assert asyncio.run(screen.snapshot()).rows[:2] == ["first", "second"]
+
+
+def test_a_lazy_screen_makes_its_emulator_at_its_first_look_not_before(monkeypatch: pytest.MonkeyPatch) -> None:
+    made: list[tuple[int, ...]] = []
+
+    def counted(*size: int) -> ScreenModel:
+        made.append(size)
+        return ScreenModel(*size)
+
+    monkeypatch.setattr(lazy_screen_module, "ScreenModel", counted)
+    buffer = OutputBuffer(1024)
+    screens = [LazyScreen(buffer) for _ in range(100)]  # a hundred idle agents nobody looks at
+    buffer.append(b"hello")
+    screens[0].resize(10, 30)
+    screens[0].restart()
+    buffer.append(b"\x1b[2J\x1b[Hafter")
+    assert made == []
+    snapshot = asyncio.run(screens[0].snapshot())
+    assert made == [()] and snapshot.rows[0] == "after"
+    assert snapshot.size == {"rows": DEFAULT_ROWS, "cols": DEFAULT_COLS}  # the resize went with the restart
 
 
 def test_lazy_screen_starts_over_from_the_oldest_kept_byte_when_output_was_dropped() -> None:

@@ -64,14 +64,16 @@ async def _read_rows(model: ScreenModel) -> list[str]:
 class LazyScreen:
     def __init__(self, buffer: OutputBuffer) -> None:
         self._buffer = buffer
-        self._model = ScreenModel()
+        # Made at the first look: an agent nobody looks at (most idle ones) holds no emulator,
+        # ~10 KB each (pyte's screen and its parser's dispatch tables).
+        self._model: ScreenModel | None = None
         self._cursor = buffer.end_cursor
         self._resizes: list[tuple[int, int, int]] = []  # (output cursor, rows, cols)
         self._looking = asyncio.Lock()
 
     def restart(self) -> None:
         """A new process draws on a blank terminal of the default size."""
-        self._model = ScreenModel()
+        self._model = None
         self._cursor = self._buffer.end_cursor
         self._resizes.clear()
 
@@ -89,6 +91,8 @@ class LazyScreen:
         """Take the unread bytes and pending resizes at once: output arriving meanwhile is the next look's."""
         end = self._buffer.end_cursor
         start = self._cursor
+        if self._model is None:
+            self._model = ScreenModel()
         if start < self._buffer.start_cursor or end - start > REPLAY_LIMIT_BYTES:
             start = max(self._buffer.start_cursor, end - REPLAY_LIMIT_BYTES)
             self._model = ScreenModel(*self._model.size)
