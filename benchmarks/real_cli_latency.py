@@ -274,7 +274,8 @@ def measure(run: Run, runs: int, turns: int, show: bool, compare: bool) -> None:
 def first_turn(turn: Turn) -> None:
     """The agent's first prompt, apart: Claude is still busy with its own start-up when its prompt
     first shows (sent 6 s after idle, the first turn is like the others; with Wardian's MCP server
-    off it is as slow), and that one turn can set the max and the send's p90."""
+    off the first send is as slow, but its Stop comes sooner: that server's start-up, ~1.3 s of
+    CPU importing the MCP SDK, competes with Claude). That one turn can set the max and p90."""
     print(
         f"    the first turn after spawn: turn end -> wait returns {turn.turn_end:.1f} ms (Claude's Stop hook "
         f"recorded {turn.claude_stop:.1f} ms), send -> model receives {turn.send:.1f} ms"
