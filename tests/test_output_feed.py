@@ -237,6 +237,39 @@ def test_agents_screen_looks_are_brought_up_to_date_one_at_a_time(tmp_path: Path
     assert asyncio.run(scenario()) == 1, "several agents' looks ran their slices in the same turns of the loop"
 
 
+def test_a_look_asked_for_again_while_it_waits_for_another_agents_is_taken_once(tmp_path: Path) -> None:
+    async def scenario() -> int:
+        output_feed = OutputFeed(asyncio.get_running_loop(), registered(_LooksAtEveryDrawing()))
+        first_holds, first_looking, second_looks = asyncio.Event(), asyncio.Event(), [0]
+
+        async def first_look() -> ScreenSnapshot:
+            first_looking.set()
+            await first_holds.wait()
+            return ScreenModel().snapshot()
+
+        async def second_look() -> ScreenSnapshot:
+            second_looks[0] += 1
+            return ScreenModel().snapshot()
+
+        first = output_feed.new_session(spawn_context(tmp_path, "standin"), lambda _: None, first_look)
+        second = output_feed.new_session(spawn_context(tmp_path, "standin"), lambda _: None, second_look)
+        for session in (first, second):
+            output_feed.start(session)
+        output_feed.pty_output(first, b"drawn")
+        await first_looking.wait()
+        output_feed.pty_output(second, b"drawn")
+        await asyncio.sleep(0)  # its look starts, and waits for the first agent's
+        second.parsed_at = float("-inf")  # parsed at once, not held to a window
+        output_feed.pty_output(second, b"drawn again")  # asked again, before its look was taken
+        first_holds.set()
+        await _until(lambda: second.screen_look is None)
+        for session in (first, second):
+            output_feed.close(session)
+        return second_looks[0]
+
+    assert asyncio.run(scenario()) == 1, "output already in the screen's look was looked at again"
+
+
 class _SettlingDialog(StandIn):
     """The PTY's dialog, found by a look at the screen, is reported once it has been there a
     moment (a quiet call), and its end only if it was: the shape of a real TUI's approval dialog."""

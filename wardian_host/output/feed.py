@@ -314,8 +314,10 @@ class OutputFeed:
         assert session.look_at_screen is not None  # checked by _want_screen
         try:
             while session.open:
-                session.look_again = False
                 async with self._looking:
+                    # Asked again while waiting for another agent's look: this one, taken now,
+                    # shows that output already (each look after it replayed up to 64 KB again).
+                    session.look_again = False
                     snapshot = await session.look_at_screen()
                 if session.pty is not None:
                     self._guarded(session, session.pty, functools.partial(self._read_screen, session, snapshot))
