@@ -39,6 +39,9 @@ class Feed:
     def quiet(self) -> tuple[list[str], float | None]:
         return self._answer(self.parser.quiet(self.ctx))
 
+    def caught_up(self) -> tuple[list[str], float | None]:
+        return self._answer(self.parser.caught_up(self.ctx))
+
     def quiet_spell(self) -> tuple[list[str], float | None]:
         """A whole quiet time without output: while starting, the calls of each quarter."""
         calls = [self.quiet() for _ in range(parser.STARTING_TICKS)]
@@ -121,6 +124,23 @@ def test_output_after_quiet_starts_a_turn_and_quiet_ends_it(tmp_path: Path) -> N
     assert feed(b"a.txt b.txt\r\n") == ([], 4.0)
     assert feed.quiet() == (["turn_completed"], None)
     assert feed.quiet() == ([], None)  # a late delayed call changes nothing
+
+
+def test_an_adopted_launch_caught_up_takes_output_as_a_turn_and_its_first_quiet_ends_one(tmp_path: Path) -> None:
+    typed_at_once = Feed(context(tmp_path, idle_quiet_seconds=4))
+    typed_at_once.opened()
+    typed_at_once(b"what the previous host parsed\r\n")  # replayed: counted no time
+    assert typed_at_once.caught_up() == ([], 4.0)
+    assert typed_at_once(b"ls\r\n") == (["turn_started"], 4.0)  # a turn, not start-up output
+    assert typed_at_once.quiet() == (["turn_completed"], None)
+    mid_turn = Feed(context(tmp_path, idle_quiet_seconds=4))
+    mid_turn.opened()
+    assert mid_turn.caught_up() == ([], 4.0)
+    assert mid_turn.quiet() == (["turn_completed"], None)  # ends a turn the previous host saw begin
+    assert mid_turn.quiet() == ([], None)
+    prompted = Feed(context(tmp_path, prompt_pattern=r"\$ $"))
+    prompted.opened()
+    assert prompted.caught_up() == ([], None)  # a prompt pattern reads the replay as it is
 
 
 def test_turn_started_evidence_names_the_line_that_showed_activity(tmp_path: Path) -> None:

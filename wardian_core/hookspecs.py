@@ -64,7 +64,7 @@ def _observer_hook(spec: _Spec) -> _Spec:
 class SourceParser(Protocol):
     """One source's parser for one launch, answered by `parse_output`; it keeps its own memory.
 
-    Only `feed` is required; `opened`, `quiet` and `screen` are called when present (a
+    Only `feed` is required; `opened`, `quiet`, `screen` and `caught_up` are called when present (a
     parser without them answers nothing there). Every method answers a `ParseResult`. A
     parser may raise on input it cannot read: the host catches it, logs it, counts it
     against the provider (`wardian providers show`) and goes on with the next data.
@@ -93,6 +93,15 @@ class GoesQuiet(Protocol):
     def quiet(self) -> ParseResult:
         """The delay asked for through `ParseResult.call_again_after` passed (quiet-time
         rules: a dialog still open after it settled)."""
+        ...
+
+
+class CatchesUp(Protocol):
+    def caught_up(self) -> ParseResult:
+        """The launch was adopted (a new host took over its terminal after a restart or a
+        crash): the output the previous host parsed was fed again, its events dropped, and
+        what follows is new. The command's start is long past: a rule that counts time from
+        the launch (quiet time) starts counting here."""
         ...
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import psutil
 import pytest
+from host_restarts import status_changes
 from prompted_shell import prompted_bash
 
 from wardian_core.control import endpoint
@@ -69,6 +70,22 @@ def test_host_restart_keeps_agents_live_interactive_and_their_cursors(
     whole = _watch_text(run_wardian, "counter", 0)["output"]
     assert [whole.count(f"line-{n}") for n in range(3)] == [1, 1, 1]  # nothing lost or doubled
     assert _watch_text(run_wardian, "counter", cursor)["output"].count("line-1") == 0  # the old cursor holds
+
+
+def test_a_quiet_time_agent_typed_to_right_after_a_restart_takes_the_turn(
+    run_wardian: Callable[..., Any], generic_spawn_args: Callable[..., list[str]], wait_status, show
+) -> None:
+    echo = ["bash", "--norc", "--noprofile", "-c", 'while read x; do echo "got-$x"; done']  # no prompt: quiet time
+    spawned = run_wardian(*generic_spawn_args("quiet", "--provider-setting", "idle_quiet_seconds=3", "--", *echo))
+    assert spawned.returncode == 0, spawned.stderr
+    wait_status("quiet", "idle")
+    assert run_wardian("host", "restart").returncode == 0
+    # Typed within a quiet time of the adoption, which a new parser once took for start-up output.
+    sent = run_wardian("send", "one", "--to", "quiet", "--wait-until", "idle", "--timeout", "20s")
+    assert sent.returncode == 0, sent.stderr
+    uuid = show("quiet", "uuid")["uuid"]
+    changes = status_changes(Path(os.environ["WARDIAN_HOME"]), uuid)
+    assert changes[-2:] == [("processing", "turn_started"), ("idle", "turn_completed")]
 
 
 def test_a_killed_host_leaves_agents_to_the_next_one(spawn_counter, run_wardian, show, wait_status) -> None:

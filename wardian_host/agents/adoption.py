@@ -8,7 +8,8 @@ agent is, but what it makes of them was reported already (statuses, evidence), s
 events are dropped (`OutputFeed.replay`). The server replays the ring in the chunks it read
 it in, so a parser that looks at a chunk's last line sees the prompts it saw the first time.
 The rest — unread when that host died, or printed while no host listened — is parsed as
-new (an event seen twice changes no status twice).
+new (an event seen twice changes no status twice). Between the two the parser is told it
+caught up (`caught_up`): a rule that counts time from the launch counts from there.
 
 The terminal keeps the size it had: a viewer may have changed it (`viewer_sizes`) before the
 previous host ended, and no host was there to set it back. The server tells that size, and the
@@ -26,12 +27,20 @@ from wardian_host.agents.live_agent import LiveAgent
 @dataclass
 class Replay:
     remaining: int  # bytes of the ring still to come that the previous host acknowledged
+    on_caught_up: Callable[[], None]  # told once, as soon as nothing of it is left to replay
+    told: bool = False
 
     def split(self, data: bytes) -> tuple[bytes, bytes]:
         """`data` cut into what the previous host saw and what is new."""
-        seen = min(self.remaining, len(data))
+        seen = max(min(self.remaining, len(data)), 0)
         self.remaining -= seen
         return data[:seen], data[seen:]
+
+    def check(self) -> None:
+        """Tell `on_caught_up` once the replay is over (before the first new byte is parsed)."""
+        if self.remaining <= 0 and not self.told:
+            self.told = True
+            self.on_caught_up()
 
 
 @dataclass

@@ -286,11 +286,11 @@ class AgentLifecycle:
             provider_session_id=agent.row.get("provider_session_id"),
             provider_settings=self.provider_settings(provider),
         )
-        replay = Replay(state.acked_offset - state.start_offset)
         parsed = ParsedOffset(state.acked_offset, functools.partial(self._terminals.parsed, agent.uuid))
         parsing = self._feed.new_session(
             ctx, functools.partial(self._tracker.apply_event, agent), agent.screen.snapshot
         )
+        replay = Replay(state.acked_offset - state.start_offset, functools.partial(self._feed.caught_up, parsing))
         parsing.on_parsed = parsed.add
         parsing.positions = LaunchPositions.adopted(self._conn, agent.uuid, state.pid)
         # The ring rebuilds the buffer, the screen and the parser's state at the same cursors;
@@ -305,6 +305,7 @@ class AgentLifecycle:
         self._terminals.adopt(agent.uuid, state.pid, state.start_offset, on_output, on_exit)
         agent.is_running = not state.exited
         self._feed.start(parsing)
+        replay.check()  # nothing to replay: caught up at once
         log.info("agent %s: terminal adopted at offset %d", agent.name, state.end_offset)
 
     def _adopted_output(self, agent: LiveAgent, parsing: ParserSession, replay: Replay, data: bytes) -> None:
@@ -312,6 +313,7 @@ class AgentLifecycle:
         old, new = replay.split(data)
         if old:
             self._feed.replay(parsing, old)
+        replay.check()
         if new:
             self._feed.pty_output(parsing, new)
 

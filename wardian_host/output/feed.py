@@ -143,6 +143,12 @@ class OutputFeed:
             return
         self._handle(session, source, result.model_copy(update={"events": []}))
 
+    def caught_up(self, session: ParserSession) -> None:
+        """An adopted launch's replay is over: what comes next is new (the parser's `caught_up`)."""
+        pty = session.pty
+        if pty is not None:
+            self._guarded(session, pty, lambda: pty.parser.caught_up(session.ctx))
+
     def pty_output(self, session: ParserSession, data: bytes) -> None:
         session.backlog += data
         if session.window is not None:

@@ -3,7 +3,7 @@
 Every caller that parses provider output — the live feed, headless runs, replays of
 recordings, the conformance suite — goes through this class: it asks the provider's
 `parse_output` for the source's parser once, keeps that parser's context current and
-makes the open, data, quiet and screen calls the same way, each guarded and checked by
+makes the open, data, quiet, screen and caught-up calls the same way, each guarded and checked by
 `Plugins.parser_call` (a raising parser is counted against its provider).
 """
 
@@ -46,6 +46,9 @@ class SourceParser:
 
     def screen(self, ctx: SpawnContext, snapshot: ScreenSnapshot) -> ParseResult:
         return self._call(ctx, "screen", lambda method: method(snapshot))
+
+    def caught_up(self, ctx: SpawnContext) -> ParseResult:
+        return self._call(ctx, "caught_up", lambda method: method())
 
     def _call(self, ctx: SpawnContext, name: str, call: Callable[[Callable[..., Any]], Any]) -> ParseResult:
         self.start(ctx)

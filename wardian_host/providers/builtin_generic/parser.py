@@ -50,6 +50,8 @@ class GenericState:
     marks: MarkScanner = field(default_factory=MarkScanner)
     shell_marks: bool = False  # a mark was seen: the other rules are off for this launch
     command_running: bool = False  # between a C and its D (or the next prompt)
+    # Adopted, caught up and quiet since: the first quiet time ends a turn the previous host saw begin.
+    ending_adopted_turn: bool = False
     starting_ticks: "StartingTicks" = field(default_factory=lambda: StartingTicks())
 
 
@@ -95,6 +97,9 @@ class GenericParser:
 
     def quiet(self) -> ParseResult:
         return quiet(self.ctx, self.source, self.state)
+
+    def caught_up(self) -> ParseResult:
+        return caught_up(self.ctx, self.state)
 
 
 def quiet_seconds(ctx: SpawnContext) -> float:
@@ -156,6 +161,7 @@ def _went_idle(state: GenericState, source: OutputSource, rule: str, line: str |
 
 
 def _turn_started(state: GenericState, source: OutputSource, rule: str, line: str | None) -> list[ProviderEvent]:
+    state.ending_adopted_turn = False
     if state.phase == "busy":
         return []
     state.phase = "busy"
@@ -167,10 +173,24 @@ def opened(ctx: SpawnContext, state: GenericState) -> ParseResult:
     return ParseResult(call_again_after=None if prompt_pattern(ctx) else state.starting_ticks.arm(quiet_seconds(ctx)))
 
 
+def caught_up(ctx: SpawnContext, state: GenericState) -> ParseResult:
+    """An adopted launch, its old output replayed: under quiet time, its start is long past
+    (what the replay made of the phase counted no time). Output from here on starts a turn;
+    a quiet time without any ends the turn the previous host may have seen begin (no change
+    for an agent that was idle). Marks and a prompt pattern read the replay as it is."""
+    if state.shell_marks or prompt_pattern(ctx) is not None:
+        return ParseResult()
+    state.phase, state.ending_adopted_turn = "idle", True
+    return ParseResult(call_again_after=quiet_seconds(ctx))
+
+
 def quiet(ctx: SpawnContext, source: OutputSource, state: GenericState) -> ParseResult:
     if state.shell_marks or prompt_pattern(ctx) is not None:
         return ParseResult()  # a timer armed before the first mark: marks decide now
     quiet_time = quiet_seconds(ctx)
+    if state.ending_adopted_turn:
+        state.ending_adopted_turn = False
+        return ParseResult(events=[event("turn_completed", source, f"quiet for {quiet_time:g}s", None)])
     if state.phase != "starting":
         return ParseResult(events=_went_idle(state, source, f"quiet for {quiet_time:g}s", None))
     found = state.starting_ticks.tick()
