@@ -87,6 +87,7 @@ def _well_formed(rng: random.Random) -> dict[str, Any]:
     elsewhere = {
         "send": {"to": _ghost(rng), "text": "hi"},
         "reply": {"request_id": _ghost(rng), "status": "done", "body": "x"},
+        "ask.wait": {"request_id": _ghost(rng), "since": 0, "timeout": 1},
         "workflow.show": {"workflow_id": _ghost(rng)},
         "workflow.run": {"workflow_id": _ghost(rng), "workspace": "/nonexistent"},
         "workflow.stop": {"run_id": _ghost(rng)},

@@ -269,3 +269,73 @@ def _streamed_until(follow: subprocess.Popen[bytes], text: str, pending: bytearr
         pending[:] = rest
         output += "".join(json.loads(line).get("output", "") for line in lines)
     return output
+
+
+# Each line naming a request says so ("asked-ID"), then, once a line is written to the FIFO
+# `release`, answers it from inside the agent with `wardian reply`.
+REPLIER = prompted_bash(
+    'printf "> "; while read -r x; do id=$(echo "$x" | grep -o "ask_[0-9a-f]\\{16\\}" | head -n1); '
+    'if [ -n "$id" ]; then echo "asked-$id"; read _ < release; wardian reply "$id" --status done "after the host"; '
+    'fi; printf "> "; done'
+)
+
+
+def _asked(
+    wardian: Callable[..., Any], generic_spawn_args: Callable[..., list[str]], workspace: Path, timeout: str
+) -> tuple[subprocess.Popen[str], dict[str, Any]]:
+    """A REPLIER agent asked by a waiting `wardian ask`, once the question reached it: the asking
+    CLI and the request as stored."""
+    os.mkfifo(workspace / "release")
+    assert wardian(*generic_spawn_args("replier", *REPLIER)).returncode == 0
+    _wait(wardian, "replier", "idle")
+
+    def cli(*args: str) -> subprocess.Popen[str]:
+        return subprocess.Popen([WARDIAN, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    # Listening before the question is typed: a watch counts only the output after it began.
+    reached = cli("agent", "watch", "replier", "--until", "output:asked-ask_", "--timeout", "120s")
+    _waiting(wardian, reached)
+    asking = cli("ask", "replier", "Is it safe?", "--timeout", timeout)
+    _answer(reached)
+    [request] = wardian("ask", "list", "--agent", "replier").json()["requests"]
+    assert request["status"] == "pending" and request["delivery"]["result"] == "delivered"
+    return asking, request
+
+
+@pytest.mark.parametrize("host_end", ["restart", "kill -9"])
+def test_a_waiting_ask_gets_its_reply_from_the_next_host_without_asking_again(
+    host_end: str,
+    wardian: Callable[..., Any],
+    generic_spawn_args: Callable[..., list[str]],
+    workspace: Path,
+    wardian_home: Path,
+) -> None:
+    asking, request = _asked(wardian, generic_spawn_args, workspace, "120s")
+    if host_end == "restart":
+        assert wardian("host", "restart").returncode == 0
+    else:
+        crash_host(wardian_home)
+        assert wardian("host", "start").returncode == 0
+    (workspace / "release").write_text("go\n")  # the agent replies to the next host
+
+    answer = _answer(asking)
+    assert (answer["request_id"], answer["status"]) == (request["request_id"], "done")
+    assert (answer["reply"]["body"], answer["reply"]["source"]) == ("after the host", "agent")
+    assert answer["delivery"]["result"] == "delivered" and "reply" in [event["kind"] for event in answer["events"]]
+    assert len(wardian("ask", "list", "--agent", "replier").json()["requests"]) == 1
+    whole = wardian("agent", "watch", "replier", "--since", "0").json()["watch"]["output"]
+    assert whole.count(f"asked-{request['request_id']}") == 1  # the question was typed once
+
+
+def test_an_ask_whose_host_does_not_come_back_stays_pending_and_says_where_its_reply_lands(
+    wardian: Callable[..., Any], generic_spawn_args: Callable[..., list[str]], workspace: Path, wardian_home: Path
+) -> None:
+    asking, request = _asked(wardian, generic_spawn_args, workspace, "15s")
+    crash_host(wardian_home)
+    out, err = asking.communicate(timeout=60)
+    assert asking.returncode == 6 and out == ""
+    error = json.loads(err)["error"]
+    assert (error["code"], error["details"]["reason"]) == ("app_not_running", "host_gone")
+    assert (error["details"]["request_id"], error["details"]["status"]) == (request["request_id"], "pending")
+    assert f"wardian ask show {request['request_id']}" in error["hint"]
+    assert wardian("ask", "show", request["request_id"]).json()["request"]["status"] == "pending"

@@ -193,6 +193,18 @@ class AskParams(TargetParams):
     asker_name: str | None = Field(None, min_length=1, max_length=200, description="The asker that machine names.")
 
 
+class AskWaitParams(_Params):
+    """The rest of an ask's wait that a host restart cut short: the same request, not asked again."""
+
+    request_id: str = Field(min_length=1, max_length=200)
+    timeout: float | None = Field(None, gt=0, description="Seconds to wait for the reply; None: no limit.")
+    # What the first host told the CLI (`asked`): the cursor the answer's events and output start
+    # at, and (with `until output:TOKEN`) the one the token counts from, so nothing printed
+    # meanwhile is missed.
+    since: int = Field(ge=0)
+    output_from: int | None = Field(None, ge=0)
+
+
 class ReplyParams(_Params):
     # Any text: an id that is not a stored request is `not_found`, whatever its shape.
     request_id: str = Field(min_length=1, max_length=200)
@@ -247,6 +259,7 @@ REQUEST_PARAMS: dict[str, type[_Params]] = {
     "agent.attach": AttachParams,
     "agent.run": RunParams,
     "ask": AskParams,
+    "ask.wait": AskWaitParams,
     "reply": ReplyParams,
     "workflow.list": NoParams,
     "workflow.show": WorkflowIdParams,

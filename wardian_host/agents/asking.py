@@ -6,14 +6,15 @@ the caller's class (the daemon classifies it): the asked agent verified, or a pe
 """
 
 import asyncio
+import contextlib
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from wardian_core.asks import new_request_id, prompt_with_instruction
 from wardian_core.clock import now_iso
-from wardian_core.control.models import AskParams, ReplyParams
+from wardian_core.control.models import AskParams, AskWaitParams, ReplyParams
 from wardian_core.db import requests as request_rows
 from wardian_core.db.kept_writes import cannot_write_now
 from wardian_core.errors import WardianError, not_live
@@ -83,15 +84,52 @@ class AskDesk:
         typed = (
             params.message if token else prompt_with_instruction(params.message, request_id, self._mcp_server_of(agent))
         )
-        answered = self._waiting[request_id] = asyncio.get_running_loop().create_future()
-        seen = asyncio.ensure_future(output_appears(agent, token, None, typed)) if token else None
-        try:
+        listening: list[int] = []
+        with self._awaiting(agent, request_id, token, typed, None, listening) as (answered, seen):
             await asyncio.sleep(0)  # listening for the token before the first keystroke
             await self._deliver(agent, request_id, typed, asker, asker_verified)
             if not params.wait:
                 return self._answer(request_id, agent, since)
+            # Told the request, a CLI that a host restart cut off asks the next host for the rest
+            # of this wait (`ask.wait`) instead of asking again.
+            output_from = listening[0] if listening else since
+            await client.emit({"asked": {"request_id": request_id, "since": since, "output_from": output_from}})
             await self._await_reply(agent, request_id, answered, seen, client, params.timeout)
             return self._answer(request_id, agent, since)
+
+    async def wait_for_reply(self, params: AskWaitParams, client: ClientStream) -> dict[str, Any]:
+        """The rest of a wait that a host restart cut short, for the same request: a reply taken
+        meanwhile (by the old host after its last word) answers at once."""
+        record = request_rows.get_request(self._conn, params.request_id)
+        if record is None:
+            raise _unknown_request(params.request_id)
+        agent = self._registry.resolve(record["agent_uuid"])
+        if record["status"] == "pending":
+            token = _until_token(record["until"])
+            with self._awaiting(agent, params.request_id, token, record["message"], params.output_from) as waits:
+                await self._await_reply(agent, params.request_id, *waits, client, params.timeout)
+        return self._answer(params.request_id, agent, params.since)
+
+    @contextlib.contextmanager
+    def _awaiting(
+        self,
+        agent: LiveAgent,
+        request_id: str,
+        token: str | None,
+        typed: str,
+        output_from: int | None,
+        listening: list[int] | None = None,
+    ) -> Iterator[tuple[asyncio.Future[dict[str, Any]], asyncio.Future[None] | None]]:
+        """While a request's reply is awaited: the future its reply sets, and (with a token) the
+        watch for it in the output from `output_from` on (None: from now), whose start is put
+        in `listening`."""
+        answered = self._waiting[request_id] = asyncio.get_running_loop().create_future()
+        seen = None
+        if token is not None:
+            noted = None if listening is None else _noting(listening)
+            seen = asyncio.ensure_future(output_appears(agent, token, None, typed, output_from, noted))
+        try:
+            yield answered, seen
         finally:
             self._waiting.pop(request_id, None)
             if seen is not None:
@@ -146,12 +184,7 @@ class AskDesk:
         or only claims to be; None for a person."""
         record = request_rows.get_request(self._conn, params.request_id)
         if record is None:
-            raise WardianError(
-                "not_found",
-                f"no request {params.request_id}",
-                "Copy the id from the question (`ask_` and 16 hex digits); `wardian ask list` shows them.",
-                {"request_id": params.request_id},
-            )
+            raise _unknown_request(params.request_id)
         _refuse_foreign(record, caller, verified)
         source = "agent" if caller is not None else "human"
         reply: dict[str, Any] = {"status": params.status, "body": params.body, "source": source}
@@ -179,6 +212,27 @@ class AskDesk:
         shown = {key: record[key] for key in ("request_id", "agent", "status", "reply", "delivery")}
         events = _events_from_request(page["events"], request_id)
         return shown | {"events": events} | {key: page[key] for key in ("output", "cursor", "more")}
+
+
+def _unknown_request(request_id: str) -> WardianError:
+    return WardianError(
+        "not_found",
+        f"no request {request_id}",
+        "Copy the id from the question (`ask_` and 16 hex digits); `wardian ask list` shows them.",
+        {"request_id": request_id},
+    )
+
+
+def _until_token(until: str | None) -> str | None:
+    """The token of a stored `until` (`output:TOKEN`), as `ask` stores it."""
+    return until.partition(":")[2] if until else None
+
+
+def _noting(into: list[int]) -> Callable[[int], Awaitable[None]]:
+    async def note(cursor: int) -> None:
+        into.append(cursor)
+
+    return note
 
 
 def _events_from_request(events: list[dict[str, Any]], request_id: str) -> list[dict[str, Any]]:

@@ -89,10 +89,53 @@ def ask_answer(question: Question) -> dict[str, Any]:
     """What `wardian ask` prints (and the MCP tool `ask` answers): the request with its reply."""
     from wardian_host.cli.live import after_waiting, request
 
-    waits_for_ever = question.wait and question.timeout is None
-    answer_timeout = None if waits_for_ever else after_waiting(question.timeout or 0, DELIVERY_ALLOWANCE_SECONDS)
-    answer: dict[str, Any] = request("ask", question._asdict(), timeout=answer_timeout)
+    if question.wait:
+        answer = _awaited(question)
+    else:
+        answer = request("ask", question._asdict(), timeout=after_waiting(0, DELIVERY_ALLOWANCE_SECONDS))
     return {"schema": SCHEMA_VERSION} | answer
+
+
+def _awaited(question: Question) -> dict[str, Any]:
+    """An ask that waits for its reply: asked once; a host restart after the question was typed
+    leaves the rest of the wait to the next host (`ask.wait`), which does not ask again."""
+    from wardian_host.cli.host_return import across_restarts
+
+    heard: dict[str, Any] = {}
+
+    def again(heard: dict[str, Any], remaining: float | None) -> tuple[str, dict[str, Any]]:
+        if "asked" not in heard:
+            raise _question_unknown(question.target)
+        return "ask.wait", heard["asked"] | {"timeout": remaining}
+
+    first = ("ask", question._asdict())
+    try:
+        answer: dict[str, Any] = across_restarts(first, question.timeout, heard, again, DELIVERY_ALLOWANCE_SECONDS)
+    except WardianError as error:
+        if "asked" in heard and error.details.get("reason") == "host_gone":
+            raise _still_pending(error, heard["asked"]["request_id"]) from None
+        raise
+    return answer
+
+
+def _question_unknown(target: str) -> WardianError:
+    return WardianError(
+        "app_not_running",
+        f"the host went away before it confirmed that the question reached {target}",
+        f"It may have been typed: look at `wardian ask list --agent {target} --status pending` before asking again.",
+        {"agent": target, "request_id": None, "reason": "host_gone"},
+    )
+
+
+def _still_pending(error: WardianError, request_id: str) -> WardianError:
+    """No host came back in time: the request, typed once, is kept and still takes its reply."""
+    return WardianError(
+        error.code,
+        error.message,
+        f"The request stays pending and a reply lands once a host runs (`wardian host start`): "
+        f"read it later with `wardian ask show {request_id}`.",
+        error.details | {"request_id": request_id, "status": "pending"},
+    )
 
 
 @ask.command("show")

@@ -10,6 +10,7 @@ from typing import Any
 
 from wardian_core.control.models import (
     AskParams,
+    AskWaitParams,
     AttachParams,
     CloneParams,
     DeleteParams,
@@ -117,6 +118,9 @@ def build_handlers(
         speaker, verified = _speaker(request)
         return await desk.ask(params, speaker, verified, request)
 
+    async def ask_wait(params: AskWaitParams, request: RequestContext) -> dict[str, Any]:
+        return await desk.wait_for_reply(params, request)
+
     async def reply(params: ReplyParams, request: RequestContext) -> dict[str, Any]:
         speaker, verified = _speaker(request)
         return desk.reply(params, speaker, verified, request.peer.pid)
@@ -140,6 +144,7 @@ def build_handlers(
             "agent.run": Route(RunParams, run_headless),
             "send": Route(SendParams, send),
             "ask": Route(AskParams, ask),
+            "ask.wait": Route(AskWaitParams, ask_wait),
             "reply": Route(ReplyParams, reply),
             "agent.watch": Route(WatchParams, watch_output),
             "agent.screen": Route(TargetParams, screen),
