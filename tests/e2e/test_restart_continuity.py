@@ -272,11 +272,11 @@ def _streamed_until(follow: subprocess.Popen[bytes], text: str, pending: bytearr
 
 
 # Each line naming a request says so ("asked-ID"), then, once a line is written to the FIFO
-# `release`, answers it from inside the agent with `wardian reply`.
+# `release`, answers it from inside the agent with `wardian reply` (its exit code in `replied`).
 REPLIER = prompted_bash(
     'printf "> "; while read -r x; do id=$(echo "$x" | grep -o "ask_[0-9a-f]\\{16\\}" | head -n1); '
     'if [ -n "$id" ]; then echo "asked-$id"; read _ < release; wardian reply "$id" --status done "after the host"; '
-    'fi; printf "> "; done'
+    'echo $? > replied; fi; printf "> "; done'
 )
 
 
@@ -339,3 +339,35 @@ def test_an_ask_whose_host_does_not_come_back_stays_pending_and_says_where_its_r
     assert (error["details"]["request_id"], error["details"]["status"]) == (request["request_id"], "pending")
     assert f"wardian ask show {request['request_id']}" in error["hint"]
     assert wardian("ask", "show", request["request_id"]).json()["request"]["status"] == "pending"
+
+
+def test_a_reply_given_while_no_host_runs_waits_for_the_next_host(
+    wardian: Callable[..., Any], generic_spawn_args: Callable[..., list[str]], workspace: Path, wardian_home: Path
+) -> None:
+    asking, request = _asked(wardian, generic_spawn_args, workspace, "120s")
+    crash_host(wardian_home)
+    (workspace / "release").write_text("go\n")  # the agent replies while no host runs
+    _reply_waits(request["request_id"], workspace / "replied")
+    assert wardian("host", "start").returncode == 0
+
+    answer = _answer(asking)
+    assert (answer["status"], answer["reply"]["body"], answer["reply"]["source"]) == ("done", "after the host", "agent")
+    assert (workspace / "replied").read_text() == "0\n"
+
+
+def _reply_waits(request_id: str, replied: Path) -> None:
+    """Return once the agent's `wardian reply` found no host and waits for one: it sleeps between
+    its tries (a reply that gave up has written its exit code to `replied`)."""
+    for _ in range(1200):  # a bound for a hang, never reached by a passing test
+        assert not replied.exists(), f"the reply did not wait for a host: exit {replied.read_text()}"
+        if any(_sleeping_with(request_id, process) for process in Path("/proc").glob("[0-9]*")):
+            return
+        time.sleep(0.05)  # a process's state can only be polled
+    raise AssertionError("no `wardian reply` waiting for a host")
+
+
+def _sleeping_with(argument: str, process: Path) -> bool:
+    try:
+        return argument.encode() in (process / "cmdline").read_bytes() and "sleep" in (process / "wchan").read_text()
+    except OSError:
+        return False  # a process that ended meanwhile

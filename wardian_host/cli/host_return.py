@@ -68,9 +68,10 @@ def _drained(exchange: Generator[dict[str, Any], None, Any], heard: dict[str, An
             return done.value
 
 
-def await_next_host(seconds: float | None) -> None:
+def await_next_host(seconds: float | None, then: str = "wait again") -> None:
     """Return once a host serves the home's socket again; `app_not_running` after `seconds`
-    (None: HOST_RETURN_SECONDS, or WARDIAN_CONTROL_TIMEOUT when set)."""
+    (None: HOST_RETURN_SECONDS, or WARDIAN_CONTROL_TIMEOUT when set), whose hint ends with
+    what to do `then`."""
     home = paths.wardian_home()
     limit = default_timeout(HOST_RETURN_SECONDS) if seconds is None else seconds
     patience = Patience(limit)
@@ -85,6 +86,16 @@ def await_next_host(seconds: float | None) -> None:
             raise WardianError(
                 "app_not_running",
                 f"the host went away during the wait and none came back within {limit:g} s",
-                "Start one with `wardian host start` (the agents go on in the terminal server), then wait again.",
+                f"Start one with `wardian host start` (the agents go on in the terminal server), then {then}.",
                 {"home": str(home), "reason": "host_gone", "waited_seconds": limit},
             )
+
+
+def between_hosts(error: WardianError) -> bool:
+    """Whether `error` met no host while the home's agents go on in the terminal server: a host
+    restart or a crash, after which a next host is to come (not a host that was stopped)."""
+    if error.code != "app_not_running" or lost_host(error):
+        return False
+    from wardian_host.terminal.server.process import running_server_pid  # only on this failure
+
+    return running_server_pid(paths.wardian_home()) is not None

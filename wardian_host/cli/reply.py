@@ -30,5 +30,22 @@ def reply_answer(request_id: str, body: str, status: str) -> dict[str, Any]:
             "Write the long answer to a file and reply with its path.",
             {"size_chars": len(body), "limit_chars": REPLY_BODY_MAX_CHARS},
         )
-    answer: dict[str, Any] = request("reply", {"request_id": request_id, "status": status, "body": body})
+    params = {"request_id": request_id, "status": status, "body": body}
+    try:
+        answer: dict[str, Any] = request("reply", params)
+    except WardianError as error:
+        answer = _to_next_host(error, params)
     return {"schema": SCHEMA_VERSION} | answer
+
+
+def _to_next_host(error: WardianError, params: dict[str, Any]) -> dict[str, Any]:
+    """A reply given while the host restarts (or after it crashed, its agents going on) waits for
+    the next host, so it is not lost. Only one no host took: one a host took and then lost may be
+    recorded, and giving it again would be a duplicate."""
+    from wardian_host.cli.host_return import await_next_host, between_hosts
+
+    if not between_hosts(error):
+        raise error
+    await_next_host(None, "give the reply again")
+    answer: dict[str, Any] = request("reply", params)
+    return answer
