@@ -52,8 +52,9 @@ EXPECTED_CODES = {
 }
 # Never sent well-formed: a valid one would stop the host or start agents.
 UNSAFE_KINDS = {"host.stop", "agent.spawn"}
-# Change nothing, so a fuzzed frame of theirs that still happens to be valid may be answered.
-READ_ONLY_KINDS = {"host.status", "host.whoami", "agents.list", "workflow.list"}
+# Change nothing, so a fuzzed frame of theirs that still happens to be valid may be answered
+# (`notify.test` sends a notice to the home's addresses, and the test's home has none).
+READ_ONLY_KINDS = {"host.status", "host.whoami", "agents.list", "workflow.list", "notify.test"}
 PROBE = {"v": PROTOCOL_VERSION, "id": 999_999, "kind": "host.status", "params": {}}
 
 
