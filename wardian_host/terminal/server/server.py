@@ -18,7 +18,6 @@ import contextlib
 import functools
 import logging
 import os
-import socket
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,13 +40,10 @@ log = logging.getLogger(__name__)
 # A host reading slower than its agents write: above this many bytes queued for it, the
 # PTYs wait (the agents block writing) until the queue drains below the low mark. Every
 # agent's output shares this one queue, so its depth is how long a quiet agent's prompt
-# waits behind another's flood (benchmarks/terminal_server.py (d), benchmarks/host.py (c));
-# a flood's rate needs only a few batches in flight.
-HIGH_WATER_BYTES = 64 * 1024
-LOW_WATER_BYTES = 16 * 1024
-# The kernel's part of that queue: its default send buffer (~208 KiB on Linux) held another
-# 200-240 KB of a flood ahead of a quiet agent's echo, constantly (`ss -x`). Linux doubles it.
-SEND_BUFFER_BYTES = 64 * 1024
+# waits behind another's flood (benchmarks/terminal_server.py (d)); a flood's rate needs
+# only a few batches in flight.
+HIGH_WATER_BYTES = 256 * 1024
+LOW_WATER_BYTES = 64 * 1024
 # What one read of a PTY hands on at most: the step in which a flood and a quiet agent take turns.
 READ_BATCH_BYTES = 64 * 1024
 # asyncio 3.13+ unlinks a Unix server's socket file when it closes: this server does that itself,
@@ -180,7 +176,6 @@ class TerminalServer:
         link = HostLink(writer)
         self._host = link
         writer.transport.set_write_buffer_limits(high=HIGH_WATER_BYTES, low=LOW_WATER_BYTES)
-        writer.get_extra_info("socket").setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SEND_BUFFER_BYTES)
         try:
             writer.write(frames.encode(self._welcome()))
             while True:
