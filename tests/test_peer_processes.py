@@ -30,6 +30,8 @@ from wardian_host.agents.live_agent import LiveAgent
 from wardian_host.daemon import caller_identity
 from wardian_host.daemon.caller_identity import PeerProcess
 from wardian_host.daemon.control_server import ControlServer, Route
+from wardian_host.output.buffer import OutputBuffer
+from wardian_host.terminal import process_tree
 
 # struct xucred as the C compiler lays it out: cr_version at 0, cr_uid at 4, cr_ngroups
 # (a short) at 8, two bytes of padding, cr_groups[16] at 12: 76 bytes.
@@ -230,11 +232,12 @@ def test_a_peer_that_left_before_it_was_captured_is_never_alive(
 
 
 class Agent:
-    """What the classifier reads of a live agent: its pid row and its process identity."""
+    """What the classifier reads of a live agent: its pid row, its process identity, its terminal read."""
 
     def __init__(self, pid: int) -> None:
         self.row = {"pid": pid}
         self.process_identity = None  # an agent an older Wardian launched: no session to compare
+        self.seen_terminal = None
 
 
 def _tie(caller: int, agent: int) -> tuple[Any, str] | None:
@@ -259,6 +262,73 @@ def test_a_caller_on_an_agents_terminal_outside_its_tree_is_tied_by_the_terminal
         assert _tie(os.getpid(), agent) is None
     finally:
         shell.terminate(force=True)
+
+
+@pytest.fixture
+def terminals() -> Iterator[list[PtyProcess]]:
+    """Processes each on a PTY of its own; ended after the test."""
+    spawned: list[PtyProcess] = []
+    yield spawned
+    for process in spawned:
+        process.terminate(force=True)
+
+
+def _agent_on_a_pty(terminals: list[PtyProcess], agent: LiveAgent | None = None) -> LiveAgent:
+    """An agent (or `agent` relaunched) whose process leads a new session on a new PTY, as a launch records it."""
+    process = PtyProcess.spawn(["cat"])
+    terminals.append(process)
+    identity = process_tree.capture(process.pid, os.getsid(process.pid), token=None).stored()
+    row = {"uuid": f"u-{process.pid}", "name": f"a{process.pid}", "status": "idle"}
+    agent = agent or LiveAgent(row=cast(Any, row), buffer=OutputBuffer(1024), is_running=True)
+    agent.row.update(cast(Any, {"pid": process.pid, "process_identity": identity}))
+    return agent
+
+
+def test_a_persons_callers_read_each_agents_terminal_once_per_agent_process(
+    monkeypatch: pytest.MonkeyPatch, terminals: list[PtyProcess]
+) -> None:
+    """Every request used to read the terminal of every live agent; an agent's PTY is its
+    process's for life, so it is read once per process, and anew for a relaunched one."""
+    agents = [_agent_on_a_pty(terminals) for _ in range(3)]
+    terminals.append(person := PtyProcess.spawn(["cat"]))  # a person's terminal: a PTY no agent runs on
+    real = caller_identity._terminal
+    reads: dict[int, int] = {}
+
+    def counted(pid: int) -> int | str | None:
+        reads[pid] = reads.get(pid, 0) + 1
+        return real(pid)
+
+    monkeypatch.setattr(caller_identity, "_terminal", counted)
+    peer = PeerProcess.capture(person.pid, os.getuid())
+    try:
+        for _ in range(4):
+            assert caller_identity.classify_caller(peer, agents).verification == "none"
+        pids = [process.pid for process in terminals[:3]]
+        assert [reads.get(pid) for pid in pids] == [1, 1, 1]
+        before = real(pids[0])
+        _agent_on_a_pty(terminals, agents[0])
+        relaunched = terminals[-1].pid
+        assert caller_identity.classify_caller(peer, agents).verification == "none"
+        assert reads.get(relaunched) == 1, "the new process's terminal is read"
+        after = caller_identity._agent_terminal(relaunched, agents[0])
+        assert after == real(relaunched) and after != before, "and seen, not the old one's"
+    finally:
+        peer.close()
+
+
+def test_a_callers_lineage_is_psutils_parents_and_stops_at_a_reused_pid(monkeypatch: pytest.MonkeyPatch) -> None:
+    me = psutil.Process()
+    assert list(caller_identity._lineage(me.pid)) == [me.pid, *(parent.pid for parent in me.parents())]
+    if sys.platform.startswith("linux"):
+        real = caller_identity._linux_stat
+        parent = me.ppid()
+
+        def parent_started_later(pid: int) -> Any:
+            stat = real(pid)
+            return stat._replace(started=10**15) if pid == parent and stat is not None else stat
+
+        monkeypatch.setattr(caller_identity, "_linux_stat", parent_started_later)
+        assert list(caller_identity._lineage(me.pid)) == [me.pid], "a parent younger than its child is another process"
 
 
 @pytest.mark.parametrize(("platform", "longest"), [("linux", 107), ("darwin", 103), ("freebsd14", 103)])

@@ -65,6 +65,9 @@ class LiveAgent:
     screen: LazyScreen = field(init=False)
     # Who views it through `agent attach` at what size, and the size its PTY takes for them.
     viewers: ViewerSizes = field(default_factory=ViewerSizes)
+    # Its process's controlling terminal as a caller's look-up last read it, under the key of that
+    # process ((pid, stored process identity)): read once per process, not once per request.
+    seen_terminal: tuple[tuple[int, str], int | str] | None = None
 
     def __post_init__(self) -> None:
         self.screen = LazyScreen(self.buffer)

@@ -20,9 +20,11 @@ docs/cli.md ("Callers") says what each command allows to each class.
 import os
 import signal
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import psutil
 
@@ -93,6 +95,23 @@ class Caller:
         }
 
 
+class _Stat(NamedTuple):
+    """What /proc/<pid>/stat says of a process (Linux)."""
+
+    ppid: int
+    tty_nr: int  # its controlling terminal's device number, 0 for none
+    started: int  # clock ticks after boot
+
+
+def _linux_stat(pid: int) -> _Stat | None:
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    fields = text.rsplit(")", 1)[1].split()  # after the name, which may hold anything: field 3 (state) on
+    return _Stat(ppid=int(fields[1]), tty_nr=int(fields[4]), started=int(fields[19]))
+
+
 def _terminal(pid: int) -> int | str | None:
     """What names the process's controlling terminal, equal for processes that share it; None without one.
 
@@ -101,16 +120,58 @@ def _terminal(pid: int) -> int | str | None:
     device number is read from /proc instead (psutil serves macOS and the BSDs).
     """
     if sys.platform.startswith("linux"):
-        try:
-            stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            return None
-        tty_nr = int(stat.rsplit(")", 1)[1].split()[4])  # after the name: state ppid pgrp session tty_nr
-        return tty_nr or None
+        stat = _linux_stat(pid)
+        return (stat.tty_nr or None) if stat is not None else None
     try:
         return psutil.Process(pid).terminal()
     except psutil.NoSuchProcess:
         return None
+
+
+def _lineage(pid: int) -> Iterator[int]:
+    """The process, then its ancestors up to the first process, as long as asked for.
+
+    On Linux one read of /proc per generation, instead of the several psutil makes; like psutil, a
+    parent that started after its child is a reused pid, and ends the walk.
+    """
+    if not sys.platform.startswith("linux"):
+        process = psutil.Process(pid)
+        yield from (member.pid for member in [process, *process.parents()])
+        return
+    stat = _linux_stat(pid)
+    if stat is None:
+        raise psutil.NoSuchProcess(pid)
+    yield pid
+    while stat.ppid > 0:
+        parent = _linux_stat(stat.ppid)
+        if parent is None or parent.started > stat.started:
+            return
+        yield stat.ppid
+        stat = parent
+
+
+def _agent_terminal(pid: int, agent: LiveAgent) -> int | str | None:
+    """The agent process's controlling terminal, read once per process: its PTY stays its terminal for life.
+
+    Keyed by the process (its pid and the identity its launch recorded, start time included), so a
+    relaunch, a restart or an adoption reads it anew. A process not yet on its terminal (just
+    forked) or one without a recorded identity is read again next time.
+    """
+    key = (pid, agent.row.get("process_identity") or "")
+    if agent.seen_terminal is not None and agent.seen_terminal[0] == key:
+        return agent.seen_terminal[1]
+    terminal = _terminal(pid)
+    if terminal is not None and key[1]:
+        agent.seen_terminal = (key, terminal)
+    return terminal
+
+
+@lru_cache(maxsize=1024)
+def _session_of(stored_identity: str) -> int:
+    """The session an agent's launch leads: parsed once per launch, not once per agent per request."""
+    identity = ProcessIdentity.from_stored(stored_identity)
+    assert identity is not None  # a stored identity is never empty text
+    return identity.session
 
 
 def _live_agents_by_pid(agents: list[LiveAgent]) -> dict[int, LiveAgent]:
@@ -119,19 +180,18 @@ def _live_agents_by_pid(agents: list[LiveAgent]) -> dict[int, LiveAgent]:
 
 
 def _find_tie(pid: int, by_pid: dict[int, LiveAgent]) -> tuple[LiveAgent, Tie] | None:
-    process = psutil.Process(pid)
-    for member in [process, *process.parents()]:
-        if member.pid in by_pid:
-            return by_pid[member.pid], "ancestry"
+    for member in _lineage(pid):
+        if member in by_pid:
+            return by_pid[member], "ancestry"
     session = os.getsid(pid)
     for agent in by_pid.values():
-        identity = agent.process_identity
-        if identity is not None and identity.session == session:
+        stored = agent.row.get("process_identity")
+        if stored and _session_of(stored) == session:
             return agent, "session"
     terminal = _terminal(pid)
     if terminal:
         for agent_pid, agent in by_pid.items():
-            if _terminal(agent_pid) == terminal:
+            if _agent_terminal(agent_pid, agent) == terminal:
                 return agent, "terminal"
     return None
 
