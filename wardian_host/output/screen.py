@@ -21,9 +21,9 @@ from wardian_host.output.buffer import OutputBuffer
 
 # A TUI's visible screen is a few KiB of drawing; 64 KiB covers it and costs ~60 ms of CPU.
 REPLAY_LIMIT_BYTES = 64 * 1024
-SLICE_BYTES = 4096  # about 5 ms of emulation at the default size
+SLICE_BYTES = 1024  # about 1.2 ms of emulation at the default size
 SMALLEST_SLICE_BYTES = 64
-CELLS_READ_AT_ONCE = 32 * 1024  # a screen's rows are read this many cells at a time, ~10 ms
+CELLS_READ_AT_ONCE = 8 * 1024  # a screen's rows are read this many cells at a time, ~2.5 ms
 # Resizes waiting for the next look; a client resizing in a loop must not grow this.
 PENDING_RESIZES_KEPT = 32
 
