@@ -121,6 +121,11 @@ def run_dir(home: Path) -> Path:
     return home / "run"
 
 
+def terminal_server_lock(home: Path) -> Path:
+    """The terminal server's lock: its holder is the home's one server (read by the CLI too)."""
+    return run_dir(home) / "terminal-server.lock"
+
+
 def logs_dir(home: Path) -> Path:
     return home / "logs"
 

@@ -96,6 +96,6 @@ def between_hosts(error: WardianError) -> bool:
     restart or a crash, after which a next host is to come (not a host that was stopped)."""
     if error.code != "app_not_running" or lost_host(error):
         return False
-    from wardian_host.terminal.server.process import running_server_pid  # only on this failure
+    from wardian_core.process_locks import holder_pid  # only on this failure
 
-    return running_server_pid(paths.wardian_home()) is not None
+    return holder_pid(paths.terminal_server_lock(paths.wardian_home())) is not None

@@ -32,7 +32,7 @@ READY = "ready"
 
 
 def lock_path(home: Path) -> Path:
-    return paths.run_dir(home) / "terminal-server.lock"
+    return paths.terminal_server_lock(home)
 
 
 def log_path(home: Path) -> Path:
