@@ -237,6 +237,18 @@ def test_trusting_the_workspace_is_read_from_the_restart_then_the_new_prompt_is_
     assert new_folder.feed_to(WORKSPACE_ACCEPTED, len(WORKSPACE_ACCEPTED)) == []
 
 
+def test_a_restart_read_after_the_new_start_fired_its_hook_is_ready_at_its_prompt(new_folder: Terminal) -> None:
+    """Under load CI read the restart message from the screen only after the restarted Gemini's
+    SessionStart was in the log: the starts counted then included the new one, and ready waited
+    for a third start that never came (the agent stayed `starting` at its prompt)."""
+    asked_about_the_workspace(new_folder, WORKSPACE_ACCEPTED)
+    session_start_hook_fired(new_folder, times=2)
+    [answered] = new_folder.feed_to(WORKSPACE_ACCEPTED, offset_after(WORKSPACE_ACCEPTED, workspace_trust.RESTARTING))
+    assert (answered.kind, answered.answer) == ("approval_resolved", "accepted")
+    [ready] = new_folder.feed_to(WORKSPACE_ACCEPTED, offset_after(WORKSPACE_ACCEPTED, tui.READY, new_folder.fed))
+    assert (ready.kind, ready.evidence.rule) == ("ready", "ready prompt after hook SessionStart")
+
+
 def gemini_decided(terminal: Terminal, level: str) -> None:
     """The user's answer as Gemini writes it to the trust file when the box closes."""
     trust_file = home.user_gemini_dir() / "trustedFolders.json"

@@ -154,9 +154,17 @@ def _ready(
 
 
 def _note_restart(events: list[ProviderEvent], hooks_file: Path | None, trust: workspace_trust.WorkspaceTrust) -> None:
-    """A trust answer restarts Gemini: count the starts so far, so that ready waits for the next."""
-    if any(item.kind == "approval_resolved" and item.answer == "accepted" for item in events):
-        trust.starts_before_restart = session_starts(hooks_file)
+    """A trust answer restarts Gemini: count the starts before it, so that ready waits for the next.
+
+    Counted when the question is seen, not when the answer is read: the restart can be read
+    from the screen after the new start's SessionStart was written (a look delayed under load),
+    and counting then would wait for a third start that never comes. Counted at the answer
+    only when the question found no start yet (its hook written late)."""
+    for item in events:
+        if item.kind == "approval_requested" and item.dialog == workspace_trust.DIALOG:
+            trust.starts_when_asked = session_starts(hooks_file)
+        elif item.kind == "approval_resolved" and item.answer == "accepted":
+            trust.starts_before_restart = trust.starts_when_asked or session_starts(hooks_file)
 
 
 def _started_again(hooks_file: Path | None, trust: workspace_trust.WorkspaceTrust) -> bool:

@@ -65,6 +65,8 @@ class WorkspaceTrust:
     # SessionStart records in the hook log when a trust answer began Gemini's restart: the start
     # whose prompt is ready is the next one (tui.py). None: no restart.
     starts_before_restart: int | None = None
+    # SessionStart records in the hook log when the question was seen (tui._note_restart).
+    starts_when_asked: int | None = None
     # The trust file's decision for the workspace: TRUST_FOLDER, DO_NOT_TRUST or None (no rule yet,
     # or a replay of bytes with no file to read).
     decision: Callable[[], str | None] = _undecided
