@@ -345,21 +345,36 @@ def test_a_reply_given_while_no_host_runs_waits_for_the_next_host(
     wardian: Callable[..., Any], generic_spawn_args: Callable[..., list[str]], workspace: Path, wardian_home: Path
 ) -> None:
     asking, request = _asked(wardian, generic_spawn_args, workspace, "120s")
+    # The reply's exit code comes through a FIFO, read as it is written: the asking CLI has its
+    # answer as the host stores the reply, before the agent's `wardian reply` exits.
+    os.mkfifo(workspace / "replied")
+    exits = os.open(workspace / "replied", os.O_RDONLY | os.O_NONBLOCK)
     crash_host(wardian_home)
     (workspace / "release").write_text("go\n")  # the agent replies while no host runs
-    _reply_waits(request["request_id"], workspace / "replied")
+    _reply_waits(request["request_id"], exits)
     assert wardian("host", "start").returncode == 0
 
     answer = _answer(asking)
     assert (answer["status"], answer["reply"]["body"], answer["reply"]["source"]) == ("done", "after the host", "agent")
-    assert (workspace / "replied").read_text() == "0\n"
+    replied = _reply_exit(exits, timeout=60)
+    os.close(exits)
+    assert replied == "0\n"
 
 
-def _reply_waits(request_id: str, replied: Path) -> None:
+def _reply_exit(exits: int, timeout: float) -> str | None:
+    """The exit code the agent's `wardian reply` wrote to the FIFO `exits`, None while it runs.
+    (A FIFO opened this way reports no hang-up until a writer came and went.)"""
+    if not select.select([exits], [], [], timeout)[0]:
+        return None
+    return os.read(exits, 64).decode()
+
+
+def _reply_waits(request_id: str, exits: int) -> None:
     """Return once the agent's `wardian reply` found no host and waits for one: it sleeps between
-    its tries (a reply that gave up has written its exit code to `replied`)."""
+    its tries (a reply that gave up has written its exit code to `exits`)."""
     for _ in range(1200):  # a bound for a hang, never reached by a passing test
-        assert not replied.exists(), f"the reply did not wait for a host: exit {replied.read_text()}"
+        gave_up = _reply_exit(exits, timeout=0)
+        assert gave_up is None, f"the reply did not wait for a host: exit {gave_up}"
         if any(_sleeping_with(request_id, process) for process in Path("/proc").glob("[0-9]*")):
             return
         time.sleep(0.05)  # a process's state can only be polled
