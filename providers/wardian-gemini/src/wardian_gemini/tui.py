@@ -20,7 +20,7 @@ from wardian_core.parsing.settle import Settle
 from wardian_core.parsing.settled_box import BoxReport, SettledBox
 from wardian_core.provider_models import OutputSource, ParseResult, ProviderEvent
 from wardian_gemini import workspace_trust
-from wardian_gemini.profile import TOOL_DIALOG, TRUST_DIALOG
+from wardian_gemini.profile import TOOL_DIALOG, TRUST_DIALOG, WORKSPACE_TRUST_DIALOG
 
 READY = "Type your message or @path/to/file"
 APPROVAL = "Allow once"
@@ -161,7 +161,7 @@ def _note_restart(events: list[ProviderEvent], hooks_file: Path | None, trust: w
     and counting then would wait for a third start that never comes. Counted at the answer
     only when the question found no start yet (its hook written late)."""
     for item in events:
-        if item.kind == "approval_requested" and item.dialog == workspace_trust.DIALOG:
+        if item.kind == "approval_requested" and item.dialog == WORKSPACE_TRUST_DIALOG:
             trust.starts_when_asked = session_starts(hooks_file)
         elif item.kind == "approval_resolved" and item.answer == "accepted":
             trust.starts_before_restart = trust.starts_when_asked or session_starts(hooks_file)
