@@ -521,7 +521,8 @@ def busy_parsers(bench: Bench, agents: int, rate: int, rounds: int = 100) -> Non
         f"{agents * rate / 1e6:.1f} MB/s parsed",
         "ok (<= 15 %)" if cpu <= 15 else "OVER TARGET",
     )
-    line(f"host CPU, the {READY_SETTLE_SECONDS:g} s after ready", f"{settle_cpu:.0f} %", "start-up's looks ending", "")
+    settled = f"host CPU, the {READY_SETTLE_SECONDS:g} s after ready (before measuring)"
+    print(f"  {settled:<52} {settle_cpu:>12.0f} %   the looks the start-up asked for, ending")
     # Full collections wait for a quiet moment (at most two minutes): garbage must not pile up meanwhile.
     line(
         f"host RSS over {time.perf_counter() - busy_started:.0f} s busy",
