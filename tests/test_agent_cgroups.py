@@ -10,6 +10,7 @@ import pytest
 
 from wardian_host.agents.live_agent import LiveAgent
 from wardian_host.daemon.caller_identity import PeerProcess, classify_caller
+from wardian_host.terminal import agent_cgroups
 from wardian_host.terminal.agent_cgroups import (
     AgentCgroups,
     CgroupSupport,
@@ -119,6 +120,16 @@ def test_the_agent_of_a_pid_is_read_from_its_cgroup(tmp_path: Path, below: str) 
 def test_a_pid_outside_every_agents_cgroup_belongs_to_no_agent(tmp_path: Path) -> None:
     assert _cgroups_holding(tmp_path, 77, SERVICE).agent_of(77) is None
     assert _cgroups_holding(tmp_path / "other", 77, f"{SERVICE}/wardian-0123").agent_of(77) is None
+
+
+def test_with_no_agent_cgroups_a_callers_cgroup_file_is_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Asked for every request's caller: where cgroups are not in use it costs no read."""
+    read: list[Path] = []
+    monkeypatch.setattr(agent_cgroups, "_read", lambda path: read.append(path))
+    assert AgentCgroups(CgroupSupport(None, "this system has no cgroup v2 hierarchy"), tmp_path).agent_of(77) is None
+    assert read == []
 
 
 def test_a_caller_in_an_agents_cgroup_is_verified_as_that_agent_with_no_tie_of_its_tree(tmp_path: Path) -> None:

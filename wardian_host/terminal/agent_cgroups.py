@@ -108,8 +108,10 @@ class AgentCgroups:
     def agent_of(self, pid: int) -> str | None:
         """The uuid of the agent whose cgroup holds `pid` (or a cgroup it made below its own)."""
         folder = self.support.folder
+        if folder is None:
+            return None  # no agent has a cgroup: the caller's file need not be read
         path = cgroup2_path(_read(self._proc / str(pid) / "cgroup") or "")
-        if folder is None or path is None:
+        if path is None:
             return None
         parts = Path(path).parts
         if folder.name not in parts:
