@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from wardian_core.control.client import CLOSED_REASON, app_not_running
+from wardian_core.control.client import CLOSED_REASON, ControlClient, app_not_running
 from wardian_core.errors import WardianError
 from wardian_core.process_locks import take_exclusive
 from wardian_host.cli import host_return
@@ -93,3 +93,36 @@ def test_no_host_at_the_first_connection_is_no_wait(wardian_home: Path, monkeypa
     with pytest.raises(WardianError) as refused:
         host_return.across_restarts(("send", {}), 30.0, {}, _again, 1.0)
     assert refused.value.details["reason"] == "ConnectionRefusedError" and awaited == []
+
+
+class _Dying:
+    """A connection to the listening socket of a host still dying: its first request is cut off."""
+
+    def __init__(self, home: Path, answers: bool) -> None:
+        self.home, self.answers = home, answers
+
+    def __enter__(self) -> "_Dying":
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        pass
+
+    def request(self, kind: str, params: None, timeout: float | None) -> dict[str, Any]:
+        if not self.answers:
+            raise app_not_running(self.home, CLOSED_REASON)
+        return {"pid": 1}
+
+
+def test_the_next_host_is_one_that_answers_not_a_dying_hosts_socket(
+    wardian_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    connections = [_Dying(wardian_home, answers=False), _Dying(wardian_home, answers=True)]
+    met: list[_Dying] = []
+
+    def connect(home: Path, timeout: float) -> _Dying:
+        met.append(connections.pop(0))
+        return met[-1]
+
+    monkeypatch.setattr(ControlClient, "connect", connect)
+    host_return.await_next_host(5.0)
+    assert [connection.answers for connection in met] == [False, True]

@@ -80,7 +80,10 @@ def await_next_host(seconds: float | None, then: str = "wait again") -> None:
     patience = Patience(limit)
     while True:
         try:
-            ControlClient.connect(home, timeout=limit).close()
+            with ControlClient.connect(home, timeout=limit) as client:
+                # A connection alone can reach the listening socket of a host still dying (its
+                # descriptors are closed one after another): the next host is one that answers.
+                client.request("host.status", None, timeout=limit)
             return
         except WardianError as error:
             if error.code != "app_not_running":
