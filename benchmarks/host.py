@@ -310,12 +310,25 @@ def _stalled_client(bench: Bench, kind: str, params: dict) -> socket.socket:
     return sock
 
 
-def host_cpu_seconds(host: psutil.Process, bench: Bench) -> float:
-    """The host's CPU time so far, without the loop probe's watchdog thread (the benchmark's)."""
-    times = host.cpu_times()
-    probe_tid = int(probe_thread_file(bench.stalls).read_text())
-    probe = sum(thread.user_time + thread.system_time for thread in host.threads() if thread.id == probe_tid)
-    return times.user + times.system - probe
+class HostCpu:
+    """The host's CPU, without the loop probe's watchdog thread (the benchmark's instrument)."""
+
+    def __init__(self, host: psutil.Process, bench: Bench) -> None:
+        self._host = host
+        self._probe_tid = int(probe_thread_file(bench.stalls).read_text())
+
+    def seconds(self) -> float:
+        times = self._host.cpu_times()
+        threads = self._host.threads()
+        probe = sum(thread.user_time + thread.system_time for thread in threads if thread.id == self._probe_tid)
+        return times.user + times.system - probe
+
+    def mark(self) -> tuple[float, float]:
+        return self.seconds(), time.perf_counter()
+
+    def percent_since(self, mark: tuple[float, float]) -> float:
+        cpu, wall = mark
+        return (self.seconds() - cpu) / (time.perf_counter() - wall) * 100
 
 
 def _peak_rss(process: psutil.Process, stop: threading.Event, peak: list[float]) -> None:
@@ -492,16 +505,17 @@ def busy_parsers(bench: Bench, agents: int, rate: int, rounds: int = 100) -> Non
         print(f"  every busy agent ready {time.perf_counter() - started:.1f} s after its first output")
         # The looks the start-up asked for (50 agents' prompts, each replayed up to 64 KiB) are
         # still being taken for a few seconds: printed apart, then the steady state is measured.
-        cpu_before, settle_started = host_cpu_seconds(host, bench), time.perf_counter()
+        host_cpu = HostCpu(host, bench)
+        settle = host_cpu.mark()
         time.sleep(READY_SETTLE_SECONDS)
-        settle_cpu = (host_cpu_seconds(host, bench) - cpu_before) / (time.perf_counter() - settle_started) * 100
+        settle_cpu = host_cpu.percent_since(settle)
         since, busy_started = time.time(), time.perf_counter()
-        cpu_before = host_cpu_seconds(host, bench)
+        busy_cpu = host_cpu.mark()
         rss_before, peak, stop = host.memory_info().rss / 2**20, [0.0], threading.Event()
         sampler = threading.Thread(target=_peak_rss, args=(host, stop, peak))
         sampler.start()
         busy = [probe_latency(bench, "busy-probe") for _ in range(rounds)]
-        cpu = (host_cpu_seconds(host, bench) - cpu_before) / (time.perf_counter() - busy_started) * 100
+        cpu = host_cpu.percent_since(busy_cpu)
         stop.set()
         sampler.join()
         rss_after = host.memory_info().rss / 2**20
