@@ -33,6 +33,7 @@ from wardian_host.terminal.ptys import PtyTable
 from wardian_host.terminal.server import handover
 from wardian_host.terminal.server.framing import read_frame
 from wardian_host.terminal.server.handed_terminal import HandedTerminal
+from wardian_host.terminal.server.host_writer import HostWriter
 from wardian_host.terminal.server.ring import DEFAULT_RING_BYTES, OutputRing
 
 log = logging.getLogger(__name__)
@@ -86,6 +87,7 @@ class Record:
 @dataclass(eq=False)
 class HostLink:
     writer: asyncio.StreamWriter
+    writes: HostWriter
     draining: asyncio.Task[None] | None = field(default=None)
 
 
@@ -173,7 +175,7 @@ class TerminalServer:
         )
 
     async def _serve_host(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        link = HostLink(writer)
+        link = HostLink(writer, HostWriter(writer, self._check_backlog))
         self._host = link
         writer.transport.set_write_buffer_limits(high=HIGH_WATER_BYTES, low=LOW_WATER_BYTES)
         try:
@@ -186,6 +188,7 @@ class TerminalServer:
                 self._handle(frame, payload)
         finally:
             self._host = None
+            link.writes.close()
             for record in self._records.values():
                 record.followed = False  # a new host says from where it follows
             if link.draining is not None:
@@ -304,7 +307,7 @@ class TerminalServer:
         offset = record.ring.end_offset
         record.ring.append(data)
         if record.followed and self._host is not None:
-            self._send(frames.output(record.key, offset), data)
+            self._host.writes.output(record.key, offset, data)
 
     def _exited(self, record: Record, exit_code: int | None) -> None:
         record.exited, record.exit_code = True, exit_code
@@ -333,7 +336,12 @@ class TerminalServer:
         link = self._host
         if link is None or link.writer.is_closing():
             return
-        link.writer.write(frames.encode(frame, payload))
+        link.writes.frame(frame, payload)
+
+    def _check_backlog(self) -> None:
+        link = self._host
+        if link is None:
+            return
         if link.draining is None and link.writer.transport.get_write_buffer_size() > HIGH_WATER_BYTES:
             self._ptys.pause_reading()
             link.draining = asyncio.ensure_future(self._drain(link))
