@@ -97,6 +97,18 @@ class ScreenModel:
     def resize(self, rows: int, cols: int) -> None:
         self._screen.resize(terminal_side(rows), terminal_side(cols))
 
+    def plain_text_scrolls(self) -> bool:
+        """Whether plain text fed now draws as `scrolled_off` assumes: no escape sequence under
+        way, lines that wrap, characters that overwrite, a line feed that scrolls every row."""
+        screen = self._screen
+        margins = screen.margins
+        return (
+            bool(self._stream._taking_plain_text)  # pyte's parser is at rest, not inside a sequence
+            and pyte.modes.DECAWM in screen.mode
+            and pyte.modes.IRM not in screen.mode
+            and (margins is None or (margins.top == 0 and margins.bottom == screen.lines - 1))
+        )
+
     @property
     def size(self) -> tuple[int, int]:
         return int(self._screen.lines), int(self._screen.columns)

@@ -5,7 +5,9 @@ already keeps the bytes, so the screen remembers how far it has read and catches
 on demand. The emulator is pure Python (about 1 MB/s), so a catch-up replays at most
 `REPLAY_LIMIT_BYTES`: a screen further behind (or whose bytes the bounded buffer
 dropped) starts over from a blank terminal there, and the next full redraw of a TUI
-repairs what that left out. It runs on the loop in slices of `SLICE_BYTES`, letting
+repairs what that left out. Plain text that would scroll off before the screen is read
+(a flood of log lines, one endless line) is left out of the replay (`scrolled_off`): a
+look at a flooding agent draws about two screens, not 64 KiB. It runs on the loop in slices of `SLICE_BYTES`, letting
 every other reader and client in between: a worker thread would fight the loop for the
 GIL and, measured, halve the PTY read rate of a flooding agent while it ran. The work of a
 byte grows with the screen's rows (a line feed at the bottom moves every row), so a taller
@@ -17,6 +19,7 @@ from dataclasses import dataclass, field
 
 from wardian_core.parsing import DEFAULT_ROWS
 from wardian_core.parsing.screen import ScreenModel, ScreenSnapshot
+from wardian_core.parsing.scrolled_off import PLAIN_STRETCH, scrolled_off
 from wardian_host.output.buffer import OutputBuffer
 
 # A TUI's visible screen is a few KiB of drawing; 64 KiB covers it and costs ~60 ms of CPU.
@@ -39,11 +42,26 @@ class _CatchUp:
         for step in self.steps:
             if isinstance(step, tuple):
                 self.model.resize(*step)
-                continue
-            slice_bytes = _slice_bytes(self.model)
-            for start in range(0, len(step), slice_bytes):
-                self.model.feed(step[start : start + slice_bytes])
-                await asyncio.sleep(0)
+            else:
+                await self._replay(step)
+
+    async def _replay(self, data: bytes) -> None:
+        """`data` fed, less the plain text that would scroll off unseen (`scrolled_off`)."""
+        position = 0
+        for stretch in PLAIN_STRETCH.finditer(data):
+            await self._feed(data[position : stretch.start()])
+            text = stretch.group()
+            if self.model.plain_text_scrolls():  # known only once what came before is fed
+                text = scrolled_off(text, *self.model.size)
+            await self._feed(text)
+            position = stretch.end()
+        await self._feed(data[position:])
+
+    async def _feed(self, data: bytes) -> None:
+        slice_bytes = _slice_bytes(self.model)
+        for start in range(0, len(data), slice_bytes):
+            self.model.feed(data[start : start + slice_bytes])
+            await asyncio.sleep(0)
 
 
 def _slice_bytes(model: ScreenModel) -> int:
