@@ -31,8 +31,6 @@ endpoint), its turns interleaved with the first's: the HTTP hooks' gain under th
 
 import argparse
 import json
-import os
-import select
 import statistics
 import subprocess
 import sys
@@ -45,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from delivery import WARDIAN, Run, host_environment, in_namespace, percentile
+from process_exit import exited_at
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "support"))
@@ -90,19 +89,6 @@ def idle_recorded(run: Run) -> float:
     stamp = run.wardian("agent", run.name, "--field", "last_status_at").stdout.strip()
     wall = datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
     return wall - time.time() + time.monotonic()
-
-
-def exited_at(process: "subprocess.Popen[bytes]", timeout: float) -> float:
-    """When (time.monotonic()) `process` exited, as the kernel tells it (a pidfd turns readable)."""
-    pidfd = os.pidfd_open(process.pid)
-    try:
-        if not select.select([pidfd], [], [], timeout)[0]:
-            raise SystemExit(f"agent wait did not return within {timeout} s")
-        at = time.monotonic()
-    finally:
-        os.close(pidfd)
-    process.wait()
-    return at
 
 
 def details(run: Run, token: str, sent_at: float, returned_at: float, requests: list[RecordedRequest]) -> None:

@@ -42,6 +42,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from process_exit import exited_at
 from ptyprocess import PtyProcess
 
 from wardian_core import paths
@@ -394,9 +395,9 @@ def _answered_wait(home: Path, between: Callable[[], object]) -> float:
     between()
     asked = time.time()
     _wardian(home, "send", "go", "--to", "answerer")
-    if waiting.wait(60) != 0:
+    exited = exited_at(waiting, 60, time.time)
+    if waiting.returncode != 0:
         raise SystemExit("agent wait failed")
-    exited = time.time()
     recorded = [at for printed, at in _stamped_changes(home, "answerer") if printed >= asked]
     return exited - recorded[0]
 
