@@ -16,10 +16,9 @@ shows is drawn by what is kept after the skip:
   that many scroll the whole screen away at least once, and every visible row is one the
   kept text started blank, in the replay and in the real terminal alike.
 
-That holds only while
-lines wrap, characters overwrite and a line feed at the bottom scrolls the whole screen:
-`ScreenModel.plain_text_scrolls` checks the emulator is in that state before a stretch is
-cut. What is skipped changes nothing the screen shows, its cursor or its title.
+That holds only while lines wrap, characters overwrite and a line feed at the bottom scrolls
+the whole screen: `ScreenModel.plain_text_scrolls` checks the emulator is in that state before
+a stretch is cut. What is skipped changes nothing the screen shows, its cursor or its title.
 """
 
 import re

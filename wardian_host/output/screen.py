@@ -7,11 +7,12 @@ on demand. The emulator is pure Python (about 1 MB/s), so a catch-up replays at 
 dropped) starts over from a blank terminal there, and the next full redraw of a TUI
 repairs what that left out. Plain text that would scroll off before the screen is read
 (a flood of log lines, one endless line) is left out of the replay (`scrolled_off`): a
-look at a flooding agent draws about two screens, not 64 KiB. It runs on the loop in slices of `SLICE_BYTES`, letting
-every other reader and client in between: a worker thread would fight the loop for the
-GIL and, measured, halve the PTY read rate of a flooding agent while it ran. The work of a
-byte grows with the screen's rows (a line feed at the bottom moves every row), so a taller
-screen is fed in smaller slices, and its rows are read in slices too.
+look at a flooding agent draws about two screens, not 64 KiB. It runs on the loop in
+slices of `SLICE_BYTES`, letting every other reader and client in between: a worker
+thread would fight the loop for the GIL and, measured, halve the PTY read rate of a
+flooding agent while it ran. The work of a byte grows with the screen's rows (a line feed
+at the bottom moves every row), so a taller screen is fed in smaller slices, and its rows
+are read in slices too.
 """
 
 import asyncio

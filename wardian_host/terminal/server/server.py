@@ -333,10 +333,8 @@ class TerminalServer:
             self._send(frames.exited(key, record.exit_code))
 
     def _send(self, frame: frames.Frame, payload: bytes = b"") -> None:
-        link = self._host
-        if link is None or link.writer.is_closing():
-            return
-        link.writes.frame(frame, payload)
+        if self._host is not None:
+            self._host.writes.frame(frame, payload)  # nothing, once its connection is closing
 
     def _check_backlog(self) -> None:
         link = self._host
