@@ -34,6 +34,25 @@ def test_a_marker_cut_between_reads_is_seen_once() -> None:
     assert watch.saw_any(b" more text", (marker,)) is False  # not seen again from the kept tail
 
 
+def test_markers_that_start_alike_are_each_seen() -> None:
+    proceed, api_key = squeeze("Do you want to proceed?"), squeeze("Do you want to use this API key?")
+    for drawn, expected in ((b"Do you want to use this API key?", True), (b"Do you want to go?", False)):
+        assert MarkerWatch().saw_any(drawn, (proceed, api_key)) is expected
+    watch = MarkerWatch()
+    assert watch.saw_any(b"Do you want to use this API key? ... Do you want to proceed?", (api_key, proceed)) is True
+    assert watch.saw_any(b" more", (api_key, proceed)) is False  # neither again from the kept tail
+
+
+def test_a_marker_is_seen_with_anything_hidden_right_after_its_first_character() -> None:
+    marker = squeeze("1. Yes")
+    # One of each kind of thing the squeezed text does not show.
+    hidden = ["\x1b[1C", "\x1b]8;;https://x.test\x07", "\x1bP1$r\x1b\\", "\x1b(B", "\x1b7", "\x07", " ", "\t", "\x7f"]
+    hidden += ["\x85", "\xa0", "\u1680", "\u2000", "\u200a", "\u2028", "\u202f", "\u205f", "\u3000"]
+    for gap in hidden:
+        assert MarkerWatch().saw_any(f"1{gap}.{gap}Yes".encode(), (marker,)) is True, repr(gap)
+    assert MarkerWatch().saw_any(b"\x1b[1C1\x1b[1C", (marker,)) is False
+
+
 def test_json_lines_tolerate_prefixes_fragments_and_other_types() -> None:
     assert json_object(b'12:00\tStop\t{"hook_event_name": "Stop"}') == {"hook_event_name": "Stop"}
     assert json_object(b"[1, 2]") is None and json_object(b'{"cut": ') is None

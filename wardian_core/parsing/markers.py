@@ -5,9 +5,10 @@ rules read, and asks for the screen when one shows. A marker is given squeezed (
 `squeeze`: a TUI draws spaces by moving the cursor) and looked for in the raw bytes, with
 what the squeezed text would not show allowed between its characters: escape sequences,
 control characters, whitespace. That finds what decoding, stripping and squeezing the
-whole stream found, without doing it: the bytes are scanned in C for each marker's first
-character (`benchmarks/parser_feed.py`). A marker cut between two reads is still seen
-once: the bytes after the last marker found are kept, at most `TAIL_BYTES`.
+whole stream found, without doing it: the bytes are scanned in C once for each way the
+markers start (their first two characters), skipping to the first one
+(`benchmarks/parser_feed.py`). A marker cut between two reads is still seen once: the
+bytes after the last marker found are kept, at most `TAIL_BYTES`.
 """
 
 import re
@@ -38,16 +39,26 @@ class Marker:
     """A marker's characters as UTF-8, and where it may start: its first two characters with
     what is hidden between them. Searched for in C from its first character; a pattern of the
     whole marker took ~10 ms to compile, this one 0.5 ms, and one pattern of several markers'
-    starts was slower to search than each alone."""
+    starts was slower to search than each alone (sre finds no literal to skip to)."""
 
     characters: tuple[bytes, ...]
     start: re.Pattern[bytes]
 
 
+# The first byte of anything `_HIDDEN` matches.
+_HIDDEN_FIRST = rb"\x00-\x20\x7f\xc2\xe1\xe2\xe3"
+
+
 @cache
 def compiled(marker: str) -> Marker:
     characters = tuple(character.encode() for character in marker)
-    return Marker(characters, re.compile(_GAP_PATTERN.join(re.escape(character) for character in characters[:2])))
+    if len(characters) < 2:
+        return Marker(characters, re.compile(re.escape(characters[0])))
+    # A first character common in escapes ("1", "C") fails at once where neither the second
+    # character nor something hidden follows it, without trying every kind of hidden thing.
+    follows = b"(?=[" + _HIDDEN_FIRST + re.escape(characters[1][:1]) + b"])"
+    start = re.escape(characters[0]) + follows + _GAP_PATTERN + re.escape(characters[1])
+    return Marker(characters, re.compile(start))
 
 
 def _rest_ends(marker: Marker, data: bytes, position: int) -> int | None:
@@ -61,15 +72,27 @@ def _rest_ends(marker: Marker, data: bytes, position: int) -> int | None:
     return position
 
 
-def last_end(marker: Marker, data: bytes) -> int | None:
-    """Where the last whole `marker` in `data` ends (None for none)."""
-    end, found = None, marker.start.search(data)
+def _last_end(start: re.Pattern[bytes], markers: tuple[Marker, ...], data: bytes) -> int | None:
+    """Where the last whole one of `markers`, which all begin as `start` matches, ends. Every
+    start is tried, also inside a marker found: the last one may overlap it (as `rfind` finds)."""
+    end, found = -1, start.search(data)
     while found is not None:
-        whole = _rest_ends(marker, data, found.end())
-        if whole is not None:
-            end = whole
-        found = marker.start.search(data, whole if whole is not None else found.start() + 1)
-    return end
+        for marker in markers:
+            whole = _rest_ends(marker, data, found.end())
+            if whole is not None and whole > end:
+                end = whole
+        found = start.search(data, found.start() + 1)
+    return end if end >= 0 else None
+
+
+@cache
+def _by_start(markers: tuple[str, ...]) -> tuple[tuple[re.Pattern[bytes], tuple[Marker, ...]], ...]:
+    """`markers` grouped by how they start: markers that begin alike ("Do you want to proceed?",
+    "Do you want to use this API key?") cost one search of the stream, not one each."""
+    groups: dict[bytes, list[Marker]] = {}
+    for marker in map(compiled, markers):
+        groups.setdefault(marker.start.pattern, []).append(marker)
+    return tuple((group[0].start, tuple(group)) for group in groups.values())
 
 
 @dataclass
@@ -79,6 +102,10 @@ class MarkerWatch:
     def saw_any(self, data: bytes, markers: tuple[str, ...]) -> bool:
         """Whether one of `markers` (squeezed: see `squeeze`) shows in this chunk."""
         seen = self.tail + data
-        ends = [end for marker in markers if (end := last_end(compiled(marker), seen)) is not None]
-        self.tail = seen[max(ends, default=0) :][-TAIL_BYTES:]
-        return bool(ends)
+        last = -1
+        for start, alike in _by_start(markers):
+            end = _last_end(start, alike, seen)
+            if end is not None and end > last:
+                last = end
+        self.tail = seen[max(last, 0) :][-TAIL_BYTES:]
+        return last >= 0
