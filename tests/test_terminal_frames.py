@@ -9,6 +9,7 @@ from pydantic import BaseModel, ValidationError
 
 from wardian_core import terminal_frames as frames
 from wardian_core import terminal_wire as wire
+from wardian_host.terminal.server.framing import FrameSplitter
 
 V = wire.TERMINAL_PROTOCOL_VERSION
 HANDED = wire.HandedTerminal(
@@ -197,3 +198,22 @@ def test_a_handed_terminal_a_model_refuses_the_server_refuses(terminal: dict[str
         wire.SERVER_FRAMES.validate_json(header)
     with pytest.raises(frames.BadFrame):
         frames.decode(header, frames.HANDOVER_ANSWERS)
+
+
+def test_frames_split_out_of_a_stream_cut_anywhere_are_the_frames_written() -> None:
+    written = [(frames.output("a", 0), b"x" * 300), (frames.exited("a", 0), b""), (frames.output("b", 7), b"\x00")]
+    stream = b"".join(frames.encode(frame, payload) for frame, payload in written)
+    expected = [(json.dumps(frame, separators=(",", ":")).encode(), payload) for frame, payload in written]
+    for cut in (1, 2, 7, 8, 9, 100, len(stream)):
+        splitter = FrameSplitter()
+        pieces = [stream[start : start + cut] for start in range(0, len(stream), cut)]
+        assert [each for piece in pieces for each in splitter.feed(piece)] == expected, cut
+        assert splitter.pending == 0
+    splitter = FrameSplitter()
+    assert splitter.feed(stream[:-1]) == expected[:2] and splitter.pending == len(frames.encode(*written[2])) - 1
+
+
+def test_a_frame_over_the_limits_is_refused_as_soon_as_its_prefix_is_read() -> None:
+    splitter = FrameSplitter()
+    with pytest.raises(frames.FrameTooLarge):
+        splitter.feed(frames.PREFIX.pack(10, frames.MAX_PAYLOAD_BYTES + 1))

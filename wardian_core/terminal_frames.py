@@ -33,9 +33,10 @@ class BadFrame(ValueError):
     """A header that is no frame this side reads (a broken or foreign peer)."""
 
 
-def check_prefix(prefix: bytes) -> tuple[int, int]:
-    """The header and payload lengths a prefix announces; refused beyond the limits (a broken peer)."""
-    header_size, payload_size = PREFIX.unpack(prefix)
+def check_prefix(prefix: bytes | bytearray, at: int = 0) -> tuple[int, int]:
+    """The header and payload lengths the prefix at `at` announces; refused beyond the limits
+    (a broken peer)."""
+    header_size, payload_size = PREFIX.unpack_from(prefix, at)
     if header_size > MAX_HEADER_BYTES or payload_size > MAX_PAYLOAD_BYTES:
         raise FrameTooLarge(f"a frame of {header_size} + {payload_size} bytes is over the limits")
     return header_size, payload_size

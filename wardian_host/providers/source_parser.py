@@ -56,5 +56,6 @@ class SourceParser:
         if method is None:
             return ParseResult()  # no parser for this source, or one without this optional method
         assert self._ctx is not None  # set by start
-        self._ctx.provider_session_id = ctx.provider_session_id
+        if self._ctx.provider_session_id != ctx.provider_session_id:  # a model's assignment costs a check
+            self._ctx.provider_session_id = ctx.provider_session_id
         return self._plugins.parser_call(self.provider, name, lambda: call(method))

@@ -1,7 +1,9 @@
-"""Reading one frame of the terminal wire (`wardian_core.terminal_wire`) from a stream.
+"""Reading frames of the terminal wire (`wardian_core.terminal_wire`) from a stream.
 
-`decode` turns the header into a frame: the models' `validate_json` on the host, the plain
-`terminal_frames.decode_client` on the server (which never imports pydantic).
+`read_frame` reads one: `decode` turns its header into a frame, the models' `validate_json`
+on the host, the plain `terminal_frames.decode_client` on the server (which never imports
+pydantic). `FrameSplitter` cuts whole frames out of what a stream read brought, for a reader
+that takes many at a time (the host, from a server gathering busy agents' output).
 """
 
 import asyncio
@@ -19,3 +21,32 @@ async def read_frame(reader: asyncio.StreamReader, decode: Callable[[bytes], Fra
     header = await reader.readexactly(header_size)
     payload = await reader.readexactly(payload_size) if payload_size else b""
     return decode(header), payload
+
+
+class FrameSplitter:
+    """Whole frames, as (header, payload), out of a stream fed in pieces of any size."""
+
+    def __init__(self) -> None:
+        self._pending = bytearray()
+
+    def feed(self, data: bytes) -> list[tuple[bytes, bytes]]:
+        """The frames `data` completes, in order; FrameTooLarge for a prefix over the limits."""
+        pending = self._pending
+        pending += data
+        whole, at = [], 0
+        while len(pending) - at >= frames.PREFIX.size:
+            header_size, payload_size = frames.check_prefix(pending, at)
+            header_at = at + frames.PREFIX.size
+            end = header_at + header_size + payload_size
+            if end > len(pending):
+                break
+            payload_at = header_at + header_size
+            whole.append((bytes(pending[header_at:payload_at]), bytes(pending[payload_at:end])))
+            at = end
+        del pending[:at]
+        return whole
+
+    @property
+    def pending(self) -> int:
+        """Bytes of a frame not yet whole."""
+        return len(self._pending)
