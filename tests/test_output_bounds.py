@@ -3,6 +3,7 @@
 import asyncio
 import contextlib
 import json
+import random
 import socket
 import threading
 from collections.abc import Callable
@@ -86,6 +87,37 @@ def test_a_page_of_an_expired_cursor_is_none() -> None:
     buffer.append(b"z" * 250)
     assert buffer.read_page(149, 10) is None
     assert buffer.read_page(150, 10) == b"z" * 10
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_the_buffer_keeps_the_newest_bytes_through_any_appends_clears_and_skips(seed: int) -> None:
+    chance = random.Random(seed)
+    capacity = chance.choice([1, 7, 64, 1000])
+    buffer, written, start = OutputBuffer(capacity), b"", 0  # `written`: every byte, cursor 0 on
+    for round_ in range(60):
+        action = chance.random()
+        if action < 0.05:
+            buffer.clear()
+            start = len(written)
+        elif action < 0.1:
+            skipped = chance.randrange(0, 50)
+            buffer.skip_to(len(written) + skipped)
+            written += b"\x00" * skipped  # never read: what a next host skips over
+            start = len(written)
+        else:
+            chunk = bytes(chance.randrange(256) for _ in range(chance.choice([1, 3, capacity, 2 * capacity + 1])))
+            buffer.append(chunk)
+            written += chunk
+        kept_from = max(start, len(written) - capacity)
+        assert (buffer.start_cursor, buffer.end_cursor) == (kept_from, len(written)), round_
+        cursor = chance.randrange(max(0, kept_from - 3), len(written) + 2)
+        expected = written[cursor:] if cursor >= kept_from else None
+        assert buffer.read_from(cursor) == expected, round_
+        page = buffer.read_page(cursor, limit := chance.randrange(1, capacity + 2))
+        if expected is None:
+            assert page is None, round_
+        else:  # a start of what is there, cut cleanly, and never empty while there is more
+            assert page is not None and expected[:limit].startswith(page) and bool(page) == bool(expected), round_
 
 
 # -- agent watch: bounded answers --------------------------------------------------------------

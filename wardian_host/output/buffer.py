@@ -34,9 +34,17 @@ def clean_page_end(page: bytes) -> int:
 
 
 class OutputBuffer:
+    """The newest `capacity` bytes, in a ring once full: an append copies only its own bytes.
+
+    Kept as one bytearray trimmed from the front, each append past the capacity made the
+    bytearray grow by reallocating and copying all it held (about 1 MiB every 26 appends of
+    5 KB), on every busy agent's output path.
+    """
+
     def __init__(self, capacity: int) -> None:
         self.capacity = max(1, capacity)
-        self._data = bytearray()
+        self._ring = bytearray()  # grows to the capacity (an idle agent holds little), then wraps
+        self._head = 0  # where in `_ring` the oldest kept byte is (0 until it wraps)
         self._start = 0  # cursor of the first retained byte
 
     @property
@@ -45,25 +53,45 @@ class OutputBuffer:
 
     @property
     def end_cursor(self) -> int:
-        return self._start + len(self._data)
+        return self._start + len(self._ring)
 
     @property
     def dropped_bytes(self) -> int:
         return self._start
 
     def append(self, chunk: bytes) -> None:
-        self._data += chunk
-        excess = len(self._data) - self.capacity
-        if excess > 0:
-            del self._data[:excess]
-            self._start += excess
+        if len(chunk) >= self.capacity:
+            self._start = self.end_cursor + len(chunk) - self.capacity
+            self._ring, self._head = bytearray(chunk[-self.capacity :]), 0
+            return
+        room = self.capacity - len(self._ring)
+        if room > 0:
+            self._ring += chunk[:room]
+            chunk = chunk[room:]
+        if chunk:  # full: the oldest bytes make way, from `_head` on, wrapping at the end
+            piece, size = memoryview(chunk), len(chunk)
+            first = min(size, self.capacity - self._head)
+            self._ring[self._head : self._head + first] = piece[:first]
+            if first < size:
+                self._ring[: size - first] = piece[first:]
+            self._head = (self._head + size) % self.capacity
+            self._start += size
+
+    def _kept(self, offset: int, limit: int) -> bytes:
+        """At most `limit` bytes from the `offset`-th kept byte on."""
+        size = len(self._ring)
+        length = max(0, min(limit, size - offset))
+        at = (self._head + offset) % size if size else 0
+        if at + length <= size:
+            return bytes(self._ring[at : at + length])
+        return bytes(self._ring[at:]) + bytes(self._ring[: at + length - size])
 
     def read_from(self, cursor: int) -> bytes | None:
         """Bytes from `cursor` to the end, or None when `cursor` is older than what is kept."""
         if cursor < self._start:
             return None
         offset = min(cursor, self.end_cursor) - self._start
-        return bytes(self._data[offset:])
+        return self._kept(offset, len(self._ring))
 
     def read_page(self, cursor: int, limit: int) -> bytes | None:
         """At most `limit` bytes from `cursor` (None when it is older than what is kept).
@@ -74,18 +102,18 @@ class OutputBuffer:
         if cursor < self._start:
             return None
         offset = min(cursor, self.end_cursor) - self._start
-        page = bytes(self._data[offset : offset + limit])
-        if offset + len(page) >= len(self._data):
+        page = self._kept(offset, limit)
+        if offset + len(page) >= len(self._ring):
             return page
         return page[: clean_page_end(page)]
 
     def skip_to(self, cursor: int) -> None:
         """Forget everything and go on counting from `cursor`: a host adopting a terminal whose
         earlier output it never saw keeps the cursors the previous host handed out."""
-        self._data.clear()
         self._start = max(cursor, self._start)
+        self._ring, self._head = bytearray(), 0
 
     def clear(self) -> None:
         """Forget everything (agent clear); cursors keep counting up."""
         self._start = self.end_cursor
-        self._data.clear()
+        self._ring, self._head = bytearray(), 0
