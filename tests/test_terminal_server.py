@@ -18,9 +18,11 @@ from wardian_core.errors import WardianError
 from wardian_core.process_locks import take_exclusive
 from wardian_core.pty_backend import BACKENDS, Backend
 from wardian_host.daemon.host_lock import wait_until_gone
+from wardian_host.terminal import server_client
 from wardian_host.terminal.server import handover
 from wardian_host.terminal.server import process as server_process
 from wardian_host.terminal.server.framing import read_frame
+from wardian_host.terminal.server.host_writer import FLUSH_BYTES
 from wardian_host.terminal.server.ring import OutputRing
 from wardian_host.terminal.server.server import HIGH_WATER_BYTES, READ_BATCH_BYTES, TerminalServer
 from wardian_host.terminal.server_client import ServerPtys, start_server
@@ -184,7 +186,8 @@ def test_a_slow_host_holds_the_agent_back_instead_of_growing_the_server(wardian_
             while server._host is not None and server._host.draining is None:
                 await asyncio.sleep(0.01)
         queued = writer.transport.get_write_buffer_size()
-        assert 0 < queued <= HIGH_WATER_BYTES + READ_BATCH_BYTES + 1024  # the mark, a read batch and its header
+        # The mark, then what one read sends: the output gathered before it, the read, their headers.
+        assert 0 < queued <= HIGH_WATER_BYTES + FLUSH_BYTES + READ_BATCH_BYTES + 1024
         await client.close()
 
     run_with_server(wardian_home, "linux", scenario)
@@ -226,6 +229,33 @@ def _imported(log: Path) -> list[str]:
     each one imported, and each one tried that failed."""
     lines = log.read_text().splitlines()
     return [line.rsplit("|", 1)[1].strip() for line in lines if line.startswith("import time:") and "|" in line]
+
+
+def test_a_connection_a_dying_server_took_is_tried_again_with_the_server_that_runs(
+    wardian_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A killed server's listening socket may still take a connection that then breaks: the
+    hello meets a broken pipe (seen in CI right after a SIGKILL)."""
+    opened = server_client._open
+    broken: list[socket.socket] = []
+
+    async def first_one_broken(home: Path) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+        if broken:
+            return await opened(home)
+        ours, theirs = socket.socketpair(socket.AF_UNIX)
+        theirs.close()  # the dying server's end, gone
+        broken.append(ours)
+        return await asyncio.open_unix_connection(sock=ours)
+
+    async def scenario() -> None:
+        paths.ensure_home(wardian_home)
+        client = await ServerPtys.connect(wardian_home)
+        assert broken and client.welcome.pid == server_process.running_server_pid(wardian_home)
+        client.shutdown()
+        await client.close()
+
+    monkeypatch.setattr(server_client, "_open", first_one_broken)
+    asyncio.run(scenario())
 
 
 def test_a_server_process_serves_and_hands_over_without_importing_pydantic_or_ssl(

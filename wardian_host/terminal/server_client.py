@@ -70,8 +70,9 @@ class ServerPtys:
         """Connect to the home's terminal server, starting it if none runs."""
         try:
             return await cls._handshake(*await _open(home))
-        except (ConnectionResetError, asyncio.IncompleteReadError):
-            # A server killed a moment ago may still accept while the kernel closes its socket.
+        except (ConnectionError, asyncio.IncompleteReadError):
+            # A server killed a moment ago may still accept while the kernel closes its socket:
+            # the hello then meets a reset, a broken pipe or the end of the stream.
             return await cls._handshake(*await _open(home))
         except WardianError as error:
             if error.code != "protocol_mismatch":
