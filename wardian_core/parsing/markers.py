@@ -72,9 +72,10 @@ def _rest_ends(marker: Marker, data: bytes, position: int) -> int | None:
     return position
 
 
-def _last_end(start: re.Pattern[bytes], markers: tuple[Marker, ...], data: bytes) -> int | None:
-    """Where the last whole one of `markers`, which all begin as `start` matches, ends. Every
-    start is tried, also inside a marker found: the last one may overlap it (as `rfind` finds)."""
+def _last_end(start: re.Pattern[bytes], markers: tuple[Marker, ...], data: bytes) -> int:
+    """Where the last whole one of `markers`, which all begin as `start` matches, ends (-1 for
+    none). Every start is tried, also inside a marker found: the last one may overlap it (as
+    `rfind` finds)."""
     end, found = -1, start.search(data)
     while found is not None:
         for marker in markers:
@@ -82,7 +83,7 @@ def _last_end(start: re.Pattern[bytes], markers: tuple[Marker, ...], data: bytes
             if whole is not None and whole > end:
                 end = whole
         found = start.search(data, found.start() + 1)
-    return end if end >= 0 else None
+    return end
 
 
 @cache
@@ -105,7 +106,7 @@ class MarkerWatch:
         last = -1
         for start, alike in _by_start(markers):
             end = _last_end(start, alike, seen)
-            if end is not None and end > last:
+            if end > last:
                 last = end
         self.tail = seen[max(last, 0) :][-TAIL_BYTES:]
         return last >= 0
