@@ -53,6 +53,35 @@ def test_a_marker_is_seen_with_anything_hidden_right_after_its_first_character()
     assert MarkerWatch().saw_any(b"\x1b[1C1\x1b[1C", (marker,)) is False
 
 
+def test_a_marker_another_one_ends_is_seen_as_that_one() -> None:
+    numbered, plain = squeeze("1. Yes, I trust this folder"), squeeze("Yes, I trust this folder")
+    watch = MarkerWatch()
+    assert watch.saw_any(b"\x1b[1C1.\x1b[1CYes,\x1b[1CI trust this folder", (numbered, plain)) is True
+    assert watch.saw_any(b" folder", (numbered, plain)) is False  # neither again from the kept tail
+    assert MarkerWatch().saw_any(b"\xe2\x9d\xaf Yes, I trust this folder", (numbered, plain)) is True
+    assert MarkerWatch().saw_any(b"\xe2\x9d\xaf Yes, I trust this folder", (numbered,)) is False
+
+
+@pytest.mark.parametrize(
+    ("drawn", "shown"),
+    [
+        (b"\x1b[1Choose the text style", False),  # the C ends a cursor move
+        (b"\x1b[123Choose the text style", False),  # a longer one
+        (b"\x1b[38;5;246Choose the text style", False),
+        (b"\x1b]0;Choose the text style\x07", False),  # the window's title
+        (b"\x1bP1$rChoose the text style\x1b\\", False),
+        (b"\x1b[1CChoose the text style", True),
+        (b"\x1b]0;title\x1b\\Choose the text style", True),
+        (b"x[1Choose the text style", True),
+        (b"\x1b\x1b[1CChoose the text style", True),
+    ],
+)
+def test_a_first_character_inside_an_escape_starts_no_marker(drawn: bytes, shown: bool) -> None:
+    marker = squeeze("Choose the text style")
+    assert (marker in squeeze(strip_ansi(drawn))) is shown  # what the stripped text shows
+    assert MarkerWatch().saw_any(drawn, (marker,)) is shown
+
+
 def test_json_lines_tolerate_prefixes_fragments_and_other_types() -> None:
     assert json_object(b'12:00\tStop\t{"hook_event_name": "Stop"}') == {"hook_event_name": "Stop"}
     assert json_object(b"[1, 2]") is None and json_object(b'{"cut": ') is None
@@ -144,13 +173,14 @@ def _markers_of_every_tui() -> tuple[str, ...]:
     )
 
 
-def _seen_in_squeezed_text(squeezed_pieces: list[str], marker: str) -> list[bool]:
-    """Where the watch sees `marker`, found the slow way: in the stream decoded, stripped, squeezed."""
+def _seen_in_squeezed_text(squeezed_pieces: list[str], markers: tuple[str, ...]) -> list[bool]:
+    """Where the watch sees one of `markers`, found the slow way: in the stream decoded,
+    stripped, squeezed."""
     tail, seen = "", []
     for piece in squeezed_pieces:
         squeezed = tail + piece
-        end = squeezed.rfind(marker)
-        tail = squeezed[end + len(marker) if end >= 0 else 0 :][-200:]
+        end = max((squeezed.rfind(marker) + len(marker) for marker in markers if marker in squeezed), default=-1)
+        tail = squeezed[max(end, 0) :][-200:]
         seen.append(end >= 0)
     return seen
 
@@ -165,10 +195,10 @@ def test_markers_in_the_raw_stream_are_seen_where_the_squeezed_text_shows_them(c
         pieces = [data[start : start + chunk] for start in range(0, len(data), chunk)]
         text = TerminalText()
         squeezed = [squeeze(text.feed(piece)) for piece in pieces]
-        for marker in _markers_of_every_tui():
+        for markers in [(marker,) for marker in _markers_of_every_tui()] + [_markers_of_every_tui()]:
             watch = MarkerWatch()
-            found = [watch.saw_any(piece, (marker,)) for piece in pieces]
-            assert found == _seen_in_squeezed_text(squeezed, marker), (recording.name, marker)
+            found = [watch.saw_any(piece, markers) for piece in pieces]
+            assert found == _seen_in_squeezed_text(squeezed, markers), (recording.name, markers)
             seen_somewhere += any(found)
     assert seen_somewhere >= 20  # the comparison is not between two blind watches
 
