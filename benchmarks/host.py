@@ -37,8 +37,10 @@ more than 20 ms while they measured, naming the callback that held it and where 
 """
 
 import argparse
+import contextlib
 import json
 import os
+import signal
 import socket
 import statistics
 import subprocess
@@ -47,11 +49,12 @@ import tempfile
 import threading
 import time
 from collections import defaultdict
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
 import psutil
-from loop_probe import probe_thread_file
+from loop_probe import probe_state_file, probe_thread_file
 from ptyprocess import PtyProcess
 
 from wardian_core.control.client import ControlClient
@@ -118,6 +121,27 @@ def start_probed_host(bench: Bench, profile: Path | None) -> subprocess.Popen[by
     if ready != "ready":
         raise SystemExit(f"the host did not start: {ready}")
     return host
+
+
+@contextlib.contextmanager
+def probe_paused(bench: Bench, host: psutil.Process) -> Iterator[None]:
+    """The loop probe paused meanwhile (see `loop_probe`): an idle host's CPU is then its own."""
+    _tell_probe(bench, host, signal.SIGUSR1, "paused")
+    try:
+        yield
+    finally:
+        _tell_probe(bench, host, signal.SIGUSR2, "watching")
+
+
+def _tell_probe(bench: Bench, host: psutil.Process, signum: int, state: str) -> None:
+    state_file = probe_state_file(bench.stalls)
+    state_file.unlink(missing_ok=True)
+    host.send_signal(signum)
+    deadline = time.monotonic() + 10
+    while not (state_file.exists() and state_file.read_text() == state):
+        if time.monotonic() > deadline:
+            raise SystemExit(f"the loop probe did not say {state!r}")
+        time.sleep(0.01)
 
 
 def loop_stalls(bench: Bench, since: float) -> None:
@@ -201,9 +225,10 @@ def scale(bench: Bench, agents: int, idle_seconds: float) -> None:
         f"{import_floor:.1f} MB imports",
         "ok (<= 80 MB)" if rss <= 80 else "OVER TARGET",
     )
-    before = host.cpu_times()
-    time.sleep(idle_seconds)  # the measurement itself: the host must stay quiet meanwhile
-    after = host.cpu_times()
+    with probe_paused(bench, host):  # its beat is 100 callbacks a second: ~2 % of a core
+        before = host.cpu_times()
+        time.sleep(idle_seconds)  # the measurement itself: the host must stay quiet meanwhile
+        after = host.cpu_times()
     cpu = max(0.0, after.user + after.system - before.user - before.system) / idle_seconds * 100
     line(
         f"host CPU over {idle_seconds:.0f} idle s",

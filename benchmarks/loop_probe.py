@@ -10,6 +10,9 @@ frame under asyncio's `Handle._run`), the innermost frames seen most often, and 
 the garbage collector took meanwhile. `--profile` also runs the host under cProfile and
 writes its stats at exit (it slows the host: a profile is not a latency run).
 
+SIGUSR1 pauses the probe (no beat, no watchdog: what the host spends while idle is then the
+host's own) and SIGUSR2 resumes it; each change is written to `probe_state_file` once made.
+
 Walking another thread's frames (`f_back`) can crash CPython 3.11 (python/cpython#99110 and
 its follow-ups; sentry-python's sampling profiler met it on 3.11.5): one probed (e) run of
 fifty agents ended so. faulthandler writes every thread's stack beside the report when it does.
@@ -21,6 +24,7 @@ import cProfile
 import faulthandler
 import gc
 import json
+import signal
 import sys
 import threading
 import time
@@ -91,6 +95,11 @@ def probe_thread_file(report: Path) -> Path:
     return report.with_suffix(".probe-tid")
 
 
+def probe_state_file(report: Path) -> Path:
+    """Where the probe says whether it is `watching` or `paused` (SIGUSR1, SIGUSR2)."""
+    return report.with_suffix(".probe-state")
+
+
 def schedstat(tid: int | None) -> tuple[float, float]:
     """Seconds thread `tid` ran on a CPU, and waited for one in the run queue (Linux)."""
     try:
@@ -110,23 +119,42 @@ class LoopProbe:
         self._main_tid = threading.main_thread().native_id
         self._gc = GcClock(report)
         self._stop = threading.Event()
+        self._watching = threading.Event()
+        self._next_beat: asyncio.TimerHandle | None = None
 
     def start(self) -> None:
-        self._loop.call_soon(self._on_beat)
         watchdog = threading.Thread(target=self._watch, name="loop-probe", daemon=True)
         watchdog.start()
         # The benchmark's instrument, not the host: its CPU is taken out of the host's figures.
         probe_thread_file(self._report).write_text(str(watchdog.native_id))
+        self._loop.add_signal_handler(signal.SIGUSR1, self.pause)
+        self._loop.add_signal_handler(signal.SIGUSR2, self.resume)
+        self.resume()
+
+    def pause(self) -> None:
+        self._watching.clear()
+        if self._next_beat is not None:
+            self._next_beat.cancel()
+            self._next_beat = None
+        probe_state_file(self._report).write_text("paused")
+
+    def resume(self) -> None:
+        if not self._watching.is_set():
+            self._beat = time.perf_counter()
+            self._watching.set()
+            self._on_beat()
+        probe_state_file(self._report).write_text("watching")
 
     def _on_beat(self) -> None:
         self._beat = time.perf_counter()
-        self._loop.call_later(BEAT_SECONDS, self._on_beat)
+        self._next_beat = self._loop.call_later(BEAT_SECONDS, self._on_beat)
 
     def _watch(self) -> None:
         while not self._stop.is_set():
+            self._watching.wait()
             time.sleep(WATCH_SECONDS)
             last = self._beat
-            if time.perf_counter() - last > BEAT_SECONDS + self._late:
+            if self._watching.is_set() and time.perf_counter() - last > BEAT_SECONDS + self._late:
                 self._follow_stall(last)
 
     def _follow_stall(self, last_beat: float) -> None:
@@ -135,7 +163,7 @@ class LoopProbe:
         others: Counter[str] = Counter()
         mine = threading.get_ident()
         ran, waited = schedstat(self._main_tid)
-        while self._beat == last_beat and not self._stop.is_set():
+        while self._beat == last_beat and self._watching.is_set() and not self._stop.is_set():
             frames = sys._current_frames()
             callback, innermost = stack_summary(frames.get(self._main or 0))
             callbacks[callback] += 1
@@ -143,6 +171,8 @@ class LoopProbe:
             # Another thread holding the GIL holds the loop too: where the others were.
             others.update(stack_summary(f)[1] for i, f in frames.items() if i not in (mine, self._main))
             time.sleep(SAMPLE_SECONDS)
+        if not self._watching.is_set():
+            return  # paused by the benchmark, on the loop: no stall
         if not callbacks:
             callbacks["(over before a sample)"] += 1
             stacks["(over before a sample)"] += 1
