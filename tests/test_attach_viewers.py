@@ -7,7 +7,7 @@ from typing import Any
 
 from wardian_core.control.models import AttachParams
 from wardian_core.parsing import DEFAULT_COLS, DEFAULT_ROWS
-from wardian_host.agents.attaching import attach
+from wardian_host.agents.attaching import READ_ONLY_FRAME_SECONDS, attach
 from wardian_host.agents.live_agent import LiveAgent
 from wardian_host.agents.viewer_sizes import ViewerSizes
 from wardian_host.output.buffer import OutputBuffer
@@ -145,5 +145,31 @@ def test_a_stalled_viewer_holds_back_neither_the_agent_nor_the_other_viewer() ->
             viewer.send(b'{"detach": true}')
         await asyncio.gather(held, going)
         assert agent.output_listeners == set()
+
+    asyncio.run(scenario())
+
+
+def test_a_read_only_viewer_is_sent_busy_output_paced_and_every_byte_of_it() -> None:
+    async def scenario() -> None:
+        loop = asyncio.get_running_loop()
+        agent, terminals = _agent(), SizedTerminals()
+        typing, tile = Viewer(), Viewer()
+        attaches = [_attach(agent, terminals, typing), _attach(agent, terminals, tile, read_only=True)]
+        await typing.until(lambda: bool(typing.items))
+        await tile.until(lambda: bool(tile.items))
+        typed_before, tiled_before, started = len(typing.items), len(tile.items), loop.time()
+        written = b"".join(b"line %04d\r\n" % n for n in range(300))
+        for start in range(0, len(written), 11):
+            agent.record_output(written[start : start + 11])
+            await asyncio.sleep(0.001)  # the agent's pace: a line every millisecond or so
+        await tile.until(lambda: tile.output() == written)
+        await typing.until(lambda: typing.output() == written)
+        elapsed = loop.time() - started
+        # The typing viewer is sent each piece as it comes; the tile at most once a frame.
+        assert len(typing.items) - typed_before > 100
+        assert len(tile.items) - tiled_before <= elapsed / READ_ONLY_FRAME_SECONDS + 2
+        for viewer in (typing, tile):
+            viewer.send(b'{"detach": true}')
+        await asyncio.gather(*attaches)
 
     asyncio.run(scenario())

@@ -7,7 +7,9 @@ agent; each sees all output and, unless read-only, types into the same PTY, whos
 follows `viewer_sizes`' rule (the smallest of the typing viewers'; the agent's own once
 they all left). Each client reads the agent's bounded buffer from its own cursor: one
 that reads slower than the agent writes holds back neither the agent nor the other
-viewers, and gets `{"lagged": ...}` and recent output. A frame
+viewers, and gets `{"lagged": ...}` and recent output. A read-only viewer (a web tile) is sent
+busy output paced, at most every `READ_ONLY_FRAME_SECONDS`, sooner when a page's worth is
+waiting; output after a quiet moment goes at once, and a typing viewer is never paced. A frame
 the host cannot take (not JSON, a field of the wrong shape, a side over MAX_TERMINAL_SIDE)
 ends the attach with `bad_request`; the connection goes on serving requests.
 """
@@ -21,11 +23,15 @@ from wardian_core.control.models import AttachClientFrame, AttachParams
 from wardian_core.errors import WardianError
 from wardian_host.agents.client_stream import ClientStream
 from wardian_host.agents.live_agent import LiveAgent
-from wardian_host.agents.output_cursor import OutputCursor
+from wardian_host.agents.output_cursor import STREAM_PAGE_BYTES, OutputCursor
 from wardian_host.output.buffer import OutputBuffer
 from wardian_host.terminal.supervisor import TerminalSupervisor
 
 REPLAY_BYTES = 64 * 1024  # recent output shown on attach, before the redraw
+# A read-only viewer (a page's tile) is sent busy output at most this often, each time all of
+# it; output after a quiet moment goes at once. One send per chunk was a wake-up, a frame and
+# a system call each: five printing tiles cost the host as much CPU as their agents' output.
+READ_ONLY_FRAME_SECONDS = 1 / 20
 
 
 def _encode(data: bytes) -> str:
@@ -135,7 +141,9 @@ async def _pump(
     reader: OutputCursor,
     exited: "asyncio.Future[Any]",
 ) -> str:
+    loop = asyncio.get_running_loop()
     incoming = asyncio.ensure_future(_client_line(request.reader))
+    next_frame_at = float("-inf")  # when a read-only viewer may be sent output again
     try:
         while True:
             if incoming.done():
@@ -147,9 +155,17 @@ async def _pump(
                     return "detached"
                 incoming = asyncio.ensure_future(_client_line(request.reader))
                 continue
+            pause = next_frame_at - loop.time()
+            next_frame_at = float("-inf")
+            if pause > 0 and agent.buffer.end_cursor - reader.cursor < STREAM_PAGE_BYTES:
+                # A page's worth ends the pause: a paced viewer must not fall behind what is kept.
+                await reader.wait(incoming, exited, timeout=pause, unread=STREAM_PAGE_BYTES)
+                continue
             item = _next_output(reader)
             if item is not None:
                 await request.emit(item)
+                if viewer is None and reader.cursor >= agent.buffer.end_cursor:  # caught up: pace
+                    next_frame_at = loop.time() + READ_ONLY_FRAME_SECONDS
             elif exited.done():
                 return "agent exited"
             else:

@@ -33,6 +33,7 @@ class OutputCursor:
         self.cursor = min(cursor, agent.buffer.end_cursor)  # a cursor from the future reads nothing twice
         self._resume = resume
         self._wake = asyncio.Event()
+        self._wake_at_unread = 1  # output wakes a wait once this much is unread
 
     def __enter__(self) -> "OutputCursor":
         self.agent.output_listeners.add(self._on_output)
@@ -42,7 +43,8 @@ class OutputCursor:
         self.agent.output_listeners.discard(self._on_output)
 
     def _on_output(self, _cursor: int, _data: bytes) -> None:
-        self._wake.set()
+        if self.agent.buffer.end_cursor - self.cursor >= self._wake_at_unread:
+            self._wake.set()
 
     def wake(self) -> None:
         """Something besides output (a status change) wants the reader's loop to run."""
@@ -66,14 +68,18 @@ class OutputCursor:
         self.cursor += len(page)
         return page
 
-    async def wait(self, *others: "asyncio.Future[Any]") -> None:
-        """Until new output or a `wake()`, or one of `others` is done.
+    async def wait(self, *others: "asyncio.Future[Any]", timeout: float | None = None, unread: int = 1) -> None:
+        """Until `unread` bytes of output are unread (new output, by default) or a `wake()`, or
+        one of `others` is done, or `timeout` seconds passed.
 
-        Call it only when `read()` had nothing: the loop runs no callback between the two.
+        Call it only when `read()` had nothing, or less than `unread`: the loop runs no callback
+        between the two.
         """
         self._wake.clear()
+        self._wake_at_unread = unread
         woken = asyncio.ensure_future(self._wake.wait())
         try:
-            await asyncio.wait({woken, *others}, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait({woken, *others}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
         finally:
             woken.cancel()
+            self._wake_at_unread = 1
