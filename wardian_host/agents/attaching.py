@@ -157,14 +157,14 @@ async def _pump(
                 continue
             pause = next_frame_at - loop.time()
             next_frame_at = float("-inf")
-            if pause > 0 and agent.buffer.end_cursor - reader.cursor < STREAM_PAGE_BYTES:
+            if pause > 0 and reader.unread < STREAM_PAGE_BYTES:
                 # A page's worth ends the pause: a paced viewer must not fall behind what is kept.
                 await reader.wait(incoming, exited, timeout=pause, unread=STREAM_PAGE_BYTES)
                 continue
             item = _next_output(reader)
             if item is not None:
                 await request.emit(item)
-                if viewer is None and reader.cursor >= agent.buffer.end_cursor:  # caught up: pace
+                if viewer is None and not reader.unread:  # caught up: pace
                     next_frame_at = loop.time() + READ_ONLY_FRAME_SECONDS
             elif exited.done():
                 return "agent exited"

@@ -42,8 +42,13 @@ class OutputCursor:
     def __exit__(self, *exc_info: object) -> None:
         self.agent.output_listeners.discard(self._on_output)
 
+    @property
+    def unread(self) -> int:
+        """Bytes the agent wrote past this cursor."""
+        return self.agent.buffer.end_cursor - self.cursor
+
     def _on_output(self, _cursor: int, _data: bytes) -> None:
-        if self.agent.buffer.end_cursor - self.cursor >= self._wake_at_unread:
+        if self.unread >= self._wake_at_unread:
             self._wake.set()
 
     def wake(self) -> None:
