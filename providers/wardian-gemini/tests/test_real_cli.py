@@ -70,6 +70,8 @@ def test_spawn_is_idle_a_turn_completes_and_the_session_outlives_a_crash_of_the_
     sent = wardian("send", "hello ECHO:g1", "--to", "gm", "--wait-until", "idle", "--timeout", "60s")
     done = sent["agent"]["status_evidence"]
     assert (done["event"], done["source"], done["rule"]) == ("turn_completed", "gemini-hooks", "hook AfterAgent")
+    # AfterAgent fires once the reply streamed in; the TUI can draw it a moment later.
+    wardian.output_shows("gm", "MOCK-REPLY g1")
     watched = wardian.watch("gm")
     assert "MOCK-REPLYg1" in "".join(watched["output"].split())
     assert [event["to"] for event in watched["events"]][-2:] == ["processing", "idle"]
