@@ -82,17 +82,18 @@ class WardianCli:
         return json.loads(completed.stdout)["run"]
 
 
-def output_shows(name: str, text: str, timeout: float = 10) -> None:
+def output_shows(name: str, text: str, timeout: float = 10, env: dict[str, str] | None = None) -> None:
     """Follow the agent's output from the oldest kept (`agent watch --follow`) until `text` shows,
     whitespace ignored: TUIs draw spaces by moving the cursor. Output already printed counts,
-    unlike `agent watch --until output:`, which waits for output after the call."""
+    unlike `agent watch --until output:`, which waits for output after the call. `env` is the
+    environment of that `wardian`, the test's own when not given."""
     wanted, seen = "".join(text.split()), ""
     follow = subprocess.Popen(
         [WARDIAN, "agent", "watch", name, "--follow"],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         stdin=subprocess.DEVNULL,
-        env=dict(os.environ),
+        env=dict(os.environ if env is None else env),
     )
     assert follow.stdout is not None
     pending, deadline = b"", time.monotonic() + timeout

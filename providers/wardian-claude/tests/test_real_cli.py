@@ -7,13 +7,14 @@ source that caused it, so a status reached some other way cannot pass.
 """
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from real_cli_fixtures import pin_id, pinned_clis
-from wardian_cli import ask_answer, ask_in_background, assert_replied_by_the_agent
+from wardian_cli import ask_answer, ask_in_background, assert_replied_by_the_agent, output_shows
 
 from wardian_claude import argv as claude_argv
 from wardian_core.db.connection import reading
@@ -65,10 +66,10 @@ def transitions(wardian: Callable, name: str) -> list[tuple[str, str, str, str]]
     return [(e["from"], e["to"], e["evidence"].get("event"), e["evidence"].get("source")) for e in events]
 
 
-def on_screen(wardian: Callable, name: str, text: str) -> bool:
-    """`text` is in the agent's output; spaces ignored, as the TUI draws them by moving the cursor."""
-    output = wardian("agent", "watch", name).json()["watch"]["output"]
-    return "".join(text.split()) in "".join(output.split())
+def assert_on_screen(wardian_home: Path, name: str, text: str) -> None:
+    """`text` shows in the agent's output within 10 s, spaces ignored: the TUI draws them by moving
+    the cursor, and can draw a reply a moment after the Stop hook ended its turn."""
+    output_shows(name, text, env={**os.environ, "WARDIAN_HOME": str(wardian_home)})
 
 
 def assert_evidence(agent: dict[str, Any], status: str, event: str, source: str, rule: str | None = None) -> None:
@@ -83,7 +84,7 @@ def send_and_wait(wardian: Callable, name: str, text: str) -> dict[str, Any]:
 
 
 def test_turn_then_pause_and_resume_continue_the_same_session(
-    wardian: Callable, agent: Callable, claude_cli: Any
+    wardian: Callable, agent: Callable, claude_cli: Any, wardian_home: Path
 ) -> None:
     ready = agent("cc")
     # Ready is the prompt on screen once Claude's SessionStart hook has fired.
@@ -99,7 +100,7 @@ def test_turn_then_pause_and_resume_continue_the_same_session(
     assert_evidence(fields(wardian, "cc"), "idle", "turn_completed", HOOKS, "hook Stop")
     assert after["status"] == "idle"
     assert ("idle", "processing", "turn_started", HOOKS) in transitions(wardian, "cc")
-    assert on_screen(wardian, "cc", "MOCK-REPLY first1")
+    assert_on_screen(wardian_home, "cc", "MOCK-REPLY first1")
 
     paused = wardian("agent", "pause", "cc").json()["agent"]
     assert paused["status"] == "off"
@@ -115,11 +116,11 @@ def test_turn_then_pause_and_resume_continue_the_same_session(
     assert_evidence(fields(wardian, "cc"), "idle", "turn_completed", HOOKS, "hook Stop")
     last = claude_cli.server.model_requests()[-1].body.decode()
     assert "ECHO:second2" in last and "ECHO:first1" in last, "the resumed session lost the earlier turn"
-    assert on_screen(wardian, "cc", "MOCK-REPLY second2")
+    assert_on_screen(wardian_home, "cc", "MOCK-REPLY second2")
     claude_cli.assert_only_model_server_was_called()
 
 
-def test_a_send_right_after_spawn_arrives_intact(wardian: Callable, claude_cli: Any) -> None:
+def test_a_send_right_after_spawn_arrives_intact(wardian: Callable, claude_cli: Any, wardian_home: Path) -> None:
     env = {**claude_cli.env, "WARDIAN_CLAUDE_EXECUTABLE": str(claude_cli.executable)}
     env.pop("HOME", None)
     spawn = ("agent", "spawn", "--provider", "claude", "--class", "Coder", "--name", "early")
@@ -136,11 +137,11 @@ def test_a_send_right_after_spawn_arrives_intact(wardian: Callable, claude_cli: 
     events = wardian("agent", "watch", "early").json()["watch"]["events"]
     submitted = [e["evidence"]["line"] for e in events if e["evidence"].get("event") == "turn_started"]
     assert submitted == [f"UserPromptSubmit {text}"]
-    assert on_screen(wardian, "early", "MOCK-REPLY early7")
+    assert_on_screen(wardian_home, "early", "MOCK-REPLY early7")
 
 
 def test_approval_accepted_runs_the_tool_and_rejected_does_not(
-    wardian: Callable, agent: Callable, claude_cli: Any
+    wardian: Callable, agent: Callable, claude_cli: Any, wardian_home: Path
 ) -> None:
     agent("cc")
     # Nobody named a permission mode: Wardian launched Claude in "default", so tools ask.
@@ -165,7 +166,7 @@ def test_approval_accepted_runs_the_tool_and_rejected_does_not(
     # The dialog's end is its own event (the tool ran after it), not a turn_started.
     assert ("action_required", "processing", "approval_resolved", HOOKS) in transitions(wardian, "cc")
     assert approved.exists()
-    assert on_screen(wardian, "cc", "MOCK-REPLY tool-done acc1")
+    assert_on_screen(wardian_home, "cc", "MOCK-REPLY tool-done acc1")
 
     wardian("send", f"run MOCK_TOOL:touch {rejected.name} ECHO:rej2", "--to", "cc").json()
     # Idle before the send (above), so any action_required now is this dialog's. Not `--next`:
@@ -300,7 +301,9 @@ def test_a_fresh_launch_gets_a_new_session_id_that_the_next_resume_uses(
     assert "ECHO:new2" in last and "ECHO:old1" not in last
 
 
-def test_multi_line_message_arrives_as_one_prompt(wardian: Callable, agent: Callable, claude_cli: Any) -> None:
+def test_multi_line_message_arrives_as_one_prompt(
+    wardian: Callable, agent: Callable, claude_cli: Any, wardian_home: Path
+) -> None:
     agent("cc")
 
     send_and_wait(wardian, "cc", "first line of the task\nsecond line ECHO:multi4")
@@ -309,7 +312,7 @@ def test_multi_line_message_arrives_as_one_prompt(wardian: Callable, agent: Call
     assert ("idle", "processing", "turn_started", HOOKS) in transitions(wardian, "cc")
     body = claude_cli.server.model_requests()[-1].body.decode()
     assert "first line of the task\\nsecond line ECHO:multi4" in body
-    assert on_screen(wardian, "cc", "MOCK-REPLY multi4")
+    assert_on_screen(wardian_home, "cc", "MOCK-REPLY multi4")
 
 
 # -- headless through the host: `wardian agent run` --
@@ -470,7 +473,7 @@ def test_a_turn_outlives_a_host_restart_mid_turn(
 
     wardian("agent", "wait", "cc", "--until", "idle", "--timeout", WAIT).json()
     assert_evidence(fields(wardian, "cc"), "idle", "turn_completed", HOOKS, "hook Stop")
-    assert on_screen(wardian, "cc", "MOCK-REPLY mid1")
+    assert_on_screen(wardian_home, "cc", "MOCK-REPLY mid1")
     # The turn started and ended once each across both hosts, in the same Claude and session.
     changes = status_changes(wardian_home, before["uuid"])
     assert changes[-2:] == [("processing", "turn_started"), ("idle", "turn_completed")], changes
