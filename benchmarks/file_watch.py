@@ -1,7 +1,8 @@
 """File following: inotify and the polling that stands in for it, each figure beside a floor measured in the same run.
 
     .venv/bin/python benchmarks/file_watch.py [--appends 200] [--max-gap 0.5] [--new-files 40]
-                                              [--idle-files 100] [--idle-seconds 10]
+                                              [--idle-files 100] [--idle-seconds 10] [--log-mb 64]
+                                              [--sections abcd]
 
 (a) append -> line: one file followed twice, by a FileTail on inotify and one polling (the
     portable backend's, as on macOS); a writer thread appends N lines at random gaps
@@ -13,13 +14,20 @@
     Target: polling p95 <= the folder ceiling + 100 ms (inotify's figure is its floor).
 (c) CPU of polling while nothing is written (CPU seconds per wall second), beside the same
     loop following nothing: --idle-files files, and the tree of (b). Target <= 1% of a core each.
+(d) a long hook log resumed: --log-mb of Claude Code hook lines (turns of five file reads, each
+    PostToolUse holding the file), all read before a host stopped, replayed by the next host's
+    FileTail through Claude's hook parser. The longest the loop was held meanwhile (a timer
+    every millisecond, late by how much) and the replay's wall time, beside the same replay
+    read whole in one turn (the floor). Targets: longest hold <= 50 ms; time <= 1.25x the floor.
 Linux only for the inotify rows; elsewhere they are skipped and polling is measured alone.
 """
 
 import argparse
 import asyncio
+import json
 import os
 import random
+import statistics
 import tempfile
 import threading
 import time
@@ -30,10 +38,15 @@ from typing import TypeVar
 
 from host import line, median_ms, percentile_ms
 
+from wardian_claude import parser as claude_parser
+from wardian_core.provider_models import OutputSource
 from wardian_core.pty_backend import BACKEND_VARIABLE, linux_means_missing
+from wardian_core.telemetry_positions import FilePosition
+from wardian_host.output import file_tail
 from wardian_host.output.directory_watch import DirectoryWatch
 from wardian_host.output.file_tail import FileTail
 from wardian_host.output.polling import FILE_CEILING_SECONDS, FOLDER_CEILING_SECONDS
+from wardian_host.testing.contexts import spawn_context
 
 AN_HOUR_AGO_NS = time.time_ns() - 3600 * 10**9
 Follower = TypeVar("Follower", FileTail, DirectoryWatch)
@@ -200,48 +213,146 @@ def polling_row(samples: dict[str, list[float]], floor: list[float], target_ms: 
     )
 
 
-async def main(args: argparse.Namespace) -> None:
+HOLD_TARGET_MS = 50.0  # another agent's status latency budget (benchmarks/host.py (c))
+REPLAY_TARGET = 1.25
+
+
+def claude_hook_log(path: Path, megabytes: float) -> FilePosition:
+    """Turns of a busy Claude agent's hook log, to `megabytes`; the position of a host that read it all."""
+    session = "22222222-2222-4333-8444-555555555555"
+    content = "result = compute(alpha, beta)  # a line of the file read\n" * 70  # about 4 KB
+    turn = [{"hook_event_name": "UserPromptSubmit", "prompt": "go on with the task"}]
+    for index in range(5):
+        tool = {"tool_name": "Read", "tool_input": {"file_path": f"/work/src/module{index}.py"}}
+        response = {"tool_response": {"type": "text", "file": {"filePath": f"module{index}.py", "content": content}}}
+        turn += [{"hook_event_name": "PreToolUse", **tool}, {"hook_event_name": "PostToolUse", **tool, **response}]
+    turn.append({"hook_event_name": "Stop", "last_assistant_message": "Done: " + "the change is made. " * 20})
+    block = b"".join(json.dumps({"session_id": session, **record}).encode() + b"\n" for record in turn)
+    path.write_bytes(block * max(1, round(megabytes * 1e6 / len(block))))
+    status = path.stat()
+    return FilePosition(start=0, read=status.st_size, device=status.st_dev, inode=status.st_ino)
+
+
+async def replay_hold(path: Path, resume: FilePosition, scratch: Path) -> tuple[float, float]:
+    """(longest loop hold in ms, wall seconds) while a new FileTail replays `path` through Claude's parser."""
     loop = asyncio.get_running_loop()
+    source = OutputSource(name="claude-hooks", path=path)
+    hooks = claude_parser.parser_for(spawn_context(scratch, "claude"), source)
+    done, replayed_bytes, holds, ticking = asyncio.Event(), [0], [0.0], [True]
+
+    def replayed(line: bytes) -> None:
+        hooks.feed(line)
+        replayed_bytes[0] += len(line) + 1
+        if replayed_bytes[0] >= resume.read:
+            done.set()
+
+    def tick(due: float) -> None:
+        holds[0] = max(holds[0], loop.time() - due)
+        if ticking[0]:
+            next_due = loop.time() + 0.001
+            loop.call_at(next_due, tick, next_due)
+
+    tick(loop.time())
+    await asyncio.sleep(0.01)  # the ticker running before the replay begins
+    began = time.perf_counter()
+    tail = FileTail(loop, path, lambda line: None, resume=resume, on_replay=replayed)
+    tail.start()
+    await done.wait()
+    took = time.perf_counter() - began
+    await asyncio.sleep(0.005)  # the tick that was due during the last hold has run
+    ticking[0] = False
+    tail.close()
+    return holds[0] * 1000, took
+
+
+async def resumed_log_row(folder: Path, megabytes: float, rounds: int = 3) -> None:
+    """Chunked (as the host reads) and read whole, in turns: the longest hold and the median time of each."""
+    log = folder / "hooks.jsonl"
+    resume = claude_hook_log(log, megabytes)
+    print(f"(d) a {resume.read / 1e6:.0f} MB Claude hook log resumed by a new host, replayed through its parser")
+    chunked: list[tuple[float, float]] = []
+    whole: list[tuple[float, float]] = []
+    default_chunk = file_tail.READ_CHUNK_BYTES
+    for _ in range(rounds):
+        chunked.append(await replay_hold(log, resume, folder))
+        file_tail.READ_CHUNK_BYTES = resume.read  # one read of the whole file: the floor
+        try:
+            whole.append(await replay_hold(log, resume, folder))
+        finally:
+            file_tail.READ_CHUNK_BYTES = default_chunk
+    hold, hold_whole = max(h for h, _ in chunked), max(h for h, _ in whole)
+    took, took_whole = statistics.median(t for _, t in chunked), statistics.median(t for _, t in whole)
+    line(
+        "longest loop hold",
+        f"{hold:.1f} ms",
+        f"{hold_whole:.0f} ms read whole",
+        f"ok (<= {HOLD_TARGET_MS:g} ms)" if hold <= HOLD_TARGET_MS else "OVER TARGET",
+    )
+    line(
+        f"replay time (median of {rounds})",
+        f"{took:.2f} s",
+        f"{took_whole:.2f} s read whole ({took / took_whole:.2f}x)",
+        f"ok (<= {REPLAY_TARGET}x)" if took <= REPLAY_TARGET * took_whole else "OVER TARGET",
+    )
+
+
+async def append_rows(folder: Path, args: argparse.Namespace, floor: list[float]) -> None:
+    print(f"(a) append -> line, {args.appends} appends at random gaps up to {args.max_gap} s")
+    appended = await append_latency(folder, args.appends, args.max_gap)
+    if "linux" in appended:
+        latency_row("inotify", appended["linux"], "loop wake-up", floor, verdict(appended["linux"], 20))
+    polling_row(appended, floor, FILE_CEILING_SECONDS * 1000 + 50)
+
+
+async def new_file_rows(tree: Path, folders: int, args: argparse.Namespace, floor: list[float]) -> None:
+    print(f"(b) new file -> reported, {args.new_files} files in a tree of {folders} folders")
+    created = await new_file_latency(tree, args.new_files, 2 * FOLDER_CEILING_SECONDS)
+    if "linux" in created:
+        latency_row("inotify", created["linux"], "loop wake-up", floor, "(no target: the floor of polling)")
+    polling_row(created, floor, FOLDER_CEILING_SECONDS * 1000 + 100)
+
+
+async def idle_rows(folder: Path, tree: Path, folders: int, args: argparse.Namespace) -> None:
+    loop = asyncio.get_running_loop()
+    print(f"(c) CPU while nothing is written, over {args.idle_seconds:.0f} s")
+    nothing = await idle_cpu(args.idle_seconds, list)
+    files = [folder / f"idle-{index}.jsonl" for index in range(args.idle_files)]
+    for path in files:
+        path.write_text("{}\n")
+
+    def tails() -> list[FileTail | DirectoryWatch]:
+        return [started("ptyprocess", FileTail(loop, path, lambda line: None)) for path in files]
+
+    def tree_watch() -> list[FileTail | DirectoryWatch]:
+        return [started("ptyprocess", DirectoryWatch(loop, tree, "rollout-*.jsonl", lambda line: None))]
+
+    for label, follow in (
+        (f"{args.idle_files} idle files polled", tails),
+        (f"a tree of {folders} folders polled", tree_watch),
+    ):
+        share = await idle_cpu(args.idle_seconds, follow)
+        line(
+            label,
+            f"{share * 100:.2f} % core",
+            f"{nothing * 100:.2f} % following none",
+            "ok (<= 1%)" if share <= 0.01 else "OVER TARGET",
+        )
+
+
+async def main(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
         floor = await loop_wake_up(args.appends)
-        print(f"(a) append -> line, {args.appends} appends at random gaps up to {args.max_gap} s")
-        appended = await append_latency(folder, args.appends, args.max_gap)
-        if "linux" in appended:
-            latency_row("inotify", appended["linux"], "loop wake-up", floor, verdict(appended["linux"], 20))
-        polling_row(appended, floor, FILE_CEILING_SECONDS * 1000 + 50)
-
         tree = folder / "sessions"
         folders = codex_tree(tree)
-        print(f"(b) new file -> reported, {args.new_files} files in a tree of {folders} folders")
-        created = await new_file_latency(tree, args.new_files, 2 * FOLDER_CEILING_SECONDS)
-        if "linux" in created:
-            latency_row("inotify", created["linux"], "loop wake-up", floor, "(no target: the floor of polling)")
-        polling_row(created, floor, FOLDER_CEILING_SECONDS * 1000 + 100)
-
-        print(f"(c) CPU while nothing is written, over {args.idle_seconds:.0f} s")
-        nothing = await idle_cpu(args.idle_seconds, list)
-        files = [folder / f"idle-{index}.jsonl" for index in range(args.idle_files)]
-        for path in files:
-            path.write_text("{}\n")
-
-        def tails() -> list[FileTail | DirectoryWatch]:
-            return [started("ptyprocess", FileTail(loop, path, lambda line: None)) for path in files]
-
-        def tree_watch() -> list[FileTail | DirectoryWatch]:
-            return [started("ptyprocess", DirectoryWatch(loop, tree, "rollout-*.jsonl", lambda line: None))]
-
-        for label, follow in (
-            (f"{args.idle_files} idle files polled", tails),
-            (f"a tree of {folders} folders polled", tree_watch),
-        ):
-            share = await idle_cpu(args.idle_seconds, follow)
-            line(
-                label,
-                f"{share * 100:.2f} % core",
-                f"{nothing * 100:.2f} % following none",
-                "ok (<= 1%)" if share <= 0.01 else "OVER TARGET",
-            )
+        if "a" in args.sections:
+            await append_rows(folder, args, floor)
+        if "b" in args.sections:
+            await new_file_rows(tree, folders, args, floor)
+        if "c" in args.sections:
+            await idle_rows(folder, tree, folders, args)
+        if "d" in args.sections:
+            await resumed_log_row(folder, args.log_mb)
 
 
 if __name__ == "__main__":
@@ -253,4 +364,6 @@ if __name__ == "__main__":
     parser.add_argument("--new-files", type=int, default=40)
     parser.add_argument("--idle-files", type=int, default=100)
     parser.add_argument("--idle-seconds", type=float, default=10)
+    parser.add_argument("--sections", default="abcd", help="which of (a)-(d) to run, e.g. --sections d")
+    parser.add_argument("--log-mb", type=float, default=64, help="size of (d)'s resumed hook log")
     asyncio.run(main(parser.parse_args()))

@@ -16,6 +16,7 @@ from wardian_core.parsing.events import event
 from wardian_core.provider_models import OutputSource, ParseResult, ProviderEvent
 from wardian_core.telemetry_positions import FilePosition, FolderPosition, position_key
 from wardian_host.agents.telemetry_positions import LaunchPositions
+from wardian_host.output import file_tail
 from wardian_host.output.directory_watch import DirectoryWatch
 from wardian_host.output.feed import OutputFeed
 from wardian_host.output.file_tail import FileTail
@@ -51,6 +52,33 @@ def test_a_resumed_tail_replays_what_was_read_and_hands_on_the_rest(tmp_path: Pa
     assert (position.start, position.read) == (0, len(b"one\ntwo\n"))
     assert replayed == [b"one", b"two"]
     assert lines == [b"three", b"four"]
+
+
+def test_a_long_log_resumed_is_replayed_a_chunk_a_loop_turn_in_order_and_once(tmp_path: Path) -> None:
+    target = tmp_path / "hooks.jsonl"
+    # Weeks of hooks: lines of 1 KB, over three chunks read before the previous host stopped.
+    lines_read = [b"%05d " % n + b"x" * 1018 for n in range(3 * file_tail.READ_CHUNK_BYTES // 1024)]
+    written_since = [b"%05d new" % n for n in range(3)]
+    target.write_bytes(b"\n".join(lines_read) + b"\n")
+    status = target.stat()
+    read_before = FilePosition(start=0, read=status.st_size, device=status.st_dev, inode=status.st_ino)
+    with target.open("ab") as handle:
+        handle.write(b"\n".join(written_since) + b"\n")
+
+    async def scenario() -> tuple[int, int, list[bytes], list[bytes]]:
+        replayed, lines, tail = _tail(target, read_before)
+        at_start = len(replayed.received)
+        between: list[int] = []  # what had been replayed when another callback had its turn
+        asyncio.get_running_loop().call_soon(lambda: between.append(len(replayed.received)))
+        await lines.wait_for(len(written_since))
+        tail.close()
+        return at_start, between[0], replayed.received, lines.received
+
+    at_start, between, replayed, lines = asyncio.run(scenario())
+    assert 0 < at_start <= file_tail.READ_CHUNK_BYTES // 1024, "start() reads one chunk, not the whole log"
+    assert at_start < between < len(lines_read), "the loop ran another callback between two chunks"
+    assert replayed == lines_read
+    assert lines == written_since
 
 
 def test_a_resumed_tail_that_began_at_the_end_keeps_what_was_written_meanwhile(tmp_path: Path) -> None:

@@ -8,6 +8,10 @@ only when its size, time or inode moved.
 A tail resumed from a previous host's position (`wardian_core.telemetry_positions`) begins
 where that host began, hands what that host read to `on_replay` (its parser's state is
 rebuilt, its events were reported then) and the rest to `on_line`.
+
+A file is read at most `READ_CHUNK_BYTES` a loop turn, the rest on the next: a long-lived
+agent's log can hold weeks of hooks, all replayed when a new host resumes it, and that must
+not hold the loop other agents' statuses go through.
 """
 
 import asyncio
@@ -30,6 +34,9 @@ from wardian_host.output.inotify import (
 from wardian_host.output.polling import FILE_CEILING_SECONDS, Poller, PollWatch, Stamp, shared_poller, stamp
 
 log = logging.getLogger(__name__)
+
+# Parsed at about 10-20 ms a MB (a Claude hook log): a few milliseconds of the loop a turn.
+READ_CHUNK_BYTES = 256 * 1024
 
 
 class FileTail:
@@ -58,6 +65,7 @@ class FileTail:
         self._poller: Poller | None = None
         self._poll_watch: PollWatch | None = None
         self._seen: Stamp | None = None  # polling: the stamp when last read
+        self._more: asyncio.Handle | None = None  # the read of the next chunk, when one is due
 
     @property  # tests/test_file_tail.py checks through it that inotify, not polling, is in use
     def _notify_fd(self) -> int | None:
@@ -98,6 +106,9 @@ class FileTail:
         return True
 
     def _read_new(self) -> None:
+        if self._more is not None:
+            self._more.cancel()
+            self._more = None
         try:
             with open(self.path, "rb") as handle:
                 status = os.fstat(handle.fileno())
@@ -108,9 +119,11 @@ class FileTail:
                     self._partial = b""
                 self._identity = identity
                 handle.seek(self._offset)
-                data = handle.read()
+                data = handle.read(READ_CHUNK_BYTES)
         except FileNotFoundError:
             return
+        if len(data) == READ_CHUNK_BYTES:
+            self._more = self._loop.call_soon(self._read_new)
         end = self._offset - len(self._partial)  # where the pending partial line began
         self._offset += len(data)
         lines = (self._partial + data).split(b"\n")
@@ -133,6 +146,9 @@ class FileTail:
         return FilePosition(start=self._start, read=read, device=device, inode=inode)
 
     def close(self) -> None:
+        if self._more is not None:
+            self._more.cancel()
+            self._more = None
         if self._notify is not None:
             self._notify.close()
             self._notify = None
