@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from wardian_core.parsing.escapes import TerminalText, squeeze, strip_ansi
-from wardian_core.parsing.jsonl import LineSplitter, api_error_message, json_object
+from wardian_core.parsing.jsonl import LineSplitter, api_error_message, json_object, lines_newest_first
 from wardian_core.parsing.line_parsers import SessionLineParser
 from wardian_core.parsing.markers import MarkerWatch
 from wardian_core.parsing.settle import Settle
@@ -88,6 +88,19 @@ def test_json_lines_tolerate_prefixes_fragments_and_other_types() -> None:
     splitter = LineSplitter()
     assert splitter.feed(b'{"a": 1}\r\n{"b"') == [b'{"a": 1}']
     assert splitter.feed(b": 2}\n") == [b'{"b": 2}']
+
+
+@pytest.mark.parametrize("block_bytes", [1, 5, 64, 64 * 1024])
+def test_lines_newest_first_are_every_line_reversed_whatever_the_block(tmp_path: Path, block_bytes: int) -> None:
+    log = tmp_path / "hooks.jsonl"
+    long_line = b'{"long": "' + b"x" * 200 + b'"}'  # longer than every small block
+    log.write_bytes(b'{"n": 1}\n\n' + long_line + b'\n{"n": 3}\n{"cut": ')
+    newest_first = list(lines_newest_first(log, block_bytes))
+    assert newest_first == [b'{"cut": ', b'{"n": 3}', long_line, b'{"n": 1}']
+    log.write_bytes(b"")
+    assert list(lines_newest_first(log, block_bytes)) == []
+    with pytest.raises(OSError):
+        next(lines_newest_first(tmp_path / "missing.jsonl"))
 
 
 def test_a_settle_timer_comes_due_once_unless_cancelled() -> None:

@@ -2,10 +2,28 @@
 (a log's `time<TAB>event<TAB>` columns), sometimes malformed or not an object."""
 
 import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 # A line longer than this is no record a parser needs; split_lines drops it.
 MAX_LINE_BYTES = 1024 * 1024
+
+
+def lines_newest_first(path: Path, block_bytes: int = 64 * 1024) -> Iterator[bytes]:
+    """The file's non-empty lines from its last back, read a block at a time from the end: what
+    the newest lines say costs them, not weeks of older ones. Raises OSError when it cannot read."""
+    with open(path, "rb") as handle:
+        end = handle.seek(0, os.SEEK_END)
+        older_part = b""  # the start of the line the last block began inside
+        while end > 0:
+            start = max(0, end - block_bytes)
+            handle.seek(start)
+            lines = (handle.read(end - start) + older_part).split(b"\n")
+            older_part = lines.pop(0) if start > 0 else b""
+            yield from filter(None, reversed(lines))
+            end = start
 
 
 def json_object(line: bytes | str) -> dict[str, Any] | None:

@@ -8,6 +8,7 @@ import hashlib
 import json
 import subprocess
 import tomllib
+import tracemalloc
 from pathlib import Path
 
 import tomli_w
@@ -132,3 +133,18 @@ def test_a_permission_request_is_pending_until_its_command_ran(tmp_path: Path) -
     assert hooks_log.pending_permission(log) is None
     assert hooks_log.pending_permission(tmp_path / "missing.jsonl") is None
     assert hooks_log.pending_permission(None) is None
+
+
+def test_a_pending_permission_is_found_without_reading_weeks_of_older_hooks(tmp_path: Path) -> None:
+    lines = FIXTURE.read_bytes().splitlines(keepends=True)
+    older = b"".join(lines[:6]) * (8 * 1024 * 1024 // len(b"".join(lines[:6])))  # 8 MB of finished turns
+    log = tmp_path / "hooks.jsonl"
+    log.write_bytes(older + b"".join(lines[:4]))
+    tracemalloc.start()
+    try:
+        pending = hooks_log.pending_permission(log)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert pending is not None and pending["tool_input"]["command"] == "touch approved.txt"
+    assert peak < 1024 * 1024, f"held {peak} bytes: the whole log was read"

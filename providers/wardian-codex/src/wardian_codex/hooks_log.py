@@ -17,7 +17,7 @@ from typing import Any
 
 from wardian_core.parsing.events import event, in_turn
 from wardian_core.parsing.hook_payloads import hook_payload, tool_data, tool_summary
-from wardian_core.parsing.jsonl import text_field
+from wardian_core.parsing.jsonl import lines_newest_first, text_field
 from wardian_core.provider_models import OutputSource, ParseResult
 
 # Events after which an earlier PermissionRequest is no longer waiting.
@@ -79,14 +79,13 @@ def pending_permission(log_file: Path | None) -> dict[str, Any] | None:
     if log_file is None:
         return None
     try:
-        lines = log_file.read_bytes().splitlines()
+        # Newest first: the first that is either decides, and weeks of older hooks stay unread.
+        for payload in filter(None, map(hook_payload, lines_newest_first(log_file))):
+            record, name = payload
+            if name == "PermissionRequest":
+                return record
+            if name in _ANSWERED_BY:
+                return None
     except OSError:
         return None
-    pending = None
-    for payload in filter(None, map(hook_payload, lines)):
-        record, name = payload
-        if name == "PermissionRequest":
-            pending = record
-        elif name in _ANSWERED_BY:
-            pending = None
-    return pending
+    return None
