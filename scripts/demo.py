@@ -1,6 +1,9 @@
-"""The main job: start a real agent on the built-in `generic` provider and show it.
+"""The main job: start a real agent on the built-in `generic` provider, give it a command
+and show what Wardian knows of it.
 
-Uses the demo home `.cache/demo-home` (its own WARDIAN_HOME), so it never touches
+The agent is your `bash` (your `~/.bashrc` included), with Wardian's shell integration: its
+status comes from the marks the shell writes at each prompt and command, the exit code with
+them. Uses the demo home `.cache/demo-home` (its own WARDIAN_HOME), so it never touches
 your `~/.wardian`. Run again to see the same agent; stop with
 `WARDIAN_HOME=.cache/demo-home .venv/bin/wardian host stop`.
 """
@@ -16,6 +19,7 @@ HOME = ROOT / ".cache" / "demo-home"
 WARDIAN = str(Path(sys.executable).parent / "wardian")
 ENV = {k: v for k, v in os.environ.items() if not k.startswith("WARDIAN_")} | {"WARDIAN_HOME": str(HOME)}
 AGENT = "demo-shell"
+COMMAND = "echo hello from a Wardian agent"
 
 
 def wardian(*args: str, echo: bool = True) -> subprocess.CompletedProcess[str]:
@@ -29,40 +33,40 @@ def status_of(name: str) -> str | None:
     return found.stdout.strip() if found.returncode == 0 else None
 
 
+def start_agent() -> int:
+    """Spawn the demo agent, or resume it when an earlier run's has stopped; its exit code."""
+    status = status_of(AGENT)
+    if status is None:
+        spawn = ["--class", "Demo", "--name", AGENT, "--description", "a shell run by the generic provider"]
+        return wardian("agent", "spawn", "--provider", "generic", *spawn, "--", "bash", "-i").returncode
+    if status in ("off", "error"):
+        return wardian("agent", "resume", AGENT).returncode
+    return 0
+
+
+def quietly(*args: str) -> dict | None:
+    """`wardian ARGS`' JSON answer; None, with its error printed, when it failed."""
+    done = wardian(*args, echo=False)
+    if done.returncode != 0:
+        print(done.stderr, file=sys.stderr)
+        return None
+    return json.loads(done.stdout)
+
+
 def main() -> int:
     HOME.mkdir(parents=True, exist_ok=True)
     print(f"WARDIAN_HOME={HOME}", flush=True)
-    status = status_of(AGENT)
-    if status is None:
-        started = wardian(
-            "agent",
-            "spawn",
-            "--provider",
-            "generic",
-            "--class",
-            "Demo",
-            "--name",
-            AGENT,
-            "--description",
-            "a shell run by the generic provider",
-            "--",
-            "bash",
-            "--norc",
-            "-i",
-        )
-    elif status in ("off", "error"):
-        started = wardian("agent", "resume", AGENT)
-    else:
-        started = subprocess.CompletedProcess([], 0)
-    if started.returncode != 0:
-        return started.returncode
-    waited = wardian("agent", "wait", AGENT, "--until", "idle", "--timeout", "30s", echo=False)
-    if waited.returncode != 0:
-        print(waited.stderr, file=sys.stderr)
-        return waited.returncode
+    started = start_agent()
+    if started != 0:
+        return started
+    if quietly("agent", "wait", AGENT, "--until", "idle", "--timeout", "30s") is None:
+        return 1
+    print(f"$ wardian send {COMMAND!r} --to {AGENT} --wait-until idle", flush=True)
+    sent = quietly("send", COMMAND, "--to", AGENT, "--wait-until", "idle", "--timeout", "30s")
+    if sent is None:
+        return 1
+    print(f"{AGENT} ran it and is idle again because: {sent['agent']['status_evidence']}\n", flush=True)
     listed = wardian("agent", "list", "--pretty", "--verbose")
-    evidence = json.loads(wardian("agent", AGENT, "--fields", "status_evidence", echo=False).stdout)
-    print(f"\n{AGENT} is idle because: {evidence['agent']['status_evidence']}")
     print(f"Try: WARDIAN_HOME={HOME} {WARDIAN} agent {AGENT} --verbose")
     print(f"Stop: WARDIAN_HOME={HOME} {WARDIAN} host stop")
     return listed.returncode
