@@ -238,17 +238,20 @@ async def replay_hold(path: Path, resume: FilePosition, scratch: Path) -> tuple[
     loop = asyncio.get_running_loop()
     source = OutputSource(name="claude-hooks", path=path)
     hooks = claude_parser.parser_for(spawn_context(scratch, "claude"), source)
-    done, replayed_bytes, holds, ticking = asyncio.Event(), [0], [0.0], [True]
+    done = asyncio.Event()
+    replayed_bytes, hold, ticking = 0, 0.0, True
 
     def replayed(line: bytes) -> None:
+        nonlocal replayed_bytes
         hooks.feed(line)
-        replayed_bytes[0] += len(line) + 1
-        if replayed_bytes[0] >= resume.read:
+        replayed_bytes += len(line) + 1
+        if replayed_bytes >= resume.read:
             done.set()
 
     def tick(due: float) -> None:
-        holds[0] = max(holds[0], loop.time() - due)
-        if ticking[0]:
+        nonlocal hold
+        hold = max(hold, loop.time() - due)
+        if ticking:
             next_due = loop.time() + 0.001
             loop.call_at(next_due, tick, next_due)
 
@@ -260,9 +263,9 @@ async def replay_hold(path: Path, resume: FilePosition, scratch: Path) -> tuple[
     await done.wait()
     took = time.perf_counter() - began
     await asyncio.sleep(0.005)  # the tick that was due during the last hold has run
-    ticking[0] = False
+    ticking = False
     tail.close()
-    return holds[0] * 1000, took
+    return hold * 1000, took
 
 
 async def resumed_log_row(folder: Path, megabytes: float, rounds: int = 3) -> None:

@@ -106,9 +106,7 @@ class FileTail:
         return True
 
     def _read_new(self) -> None:
-        if self._more is not None:
-            self._more.cancel()
-            self._more = None
+        self._cancel_more()
         try:
             with open(self.path, "rb") as handle:
                 status = os.fstat(handle.fileno())
@@ -145,10 +143,13 @@ class FileTail:
         read = self._offset - len(self._partial)
         return FilePosition(start=self._start, read=read, device=device, inode=inode)
 
-    def close(self) -> None:
+    def _cancel_more(self) -> None:
         if self._more is not None:
             self._more.cancel()
             self._more = None
+
+    def close(self) -> None:
+        self._cancel_more()
         if self._notify is not None:
             self._notify.close()
             self._notify = None
