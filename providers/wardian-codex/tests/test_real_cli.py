@@ -300,7 +300,8 @@ def asks_to_trust(wardian: Wardian, name: str) -> None:
     assert "Trust this folder?" in evidence["message"], evidence
     rows = wardian("agent", "screen", name)["screen"]["rows"]
     assert any("Trust this folder?" in row for row in rows), rows
-    assert [event["to"] for event in wardian.watch(name)["events"]] == ["starting", "action_required"]
+    events = wardian.watch(name)["events"]
+    assert [event["to"] for event in events] == ["starting", "action_required"], events
 
 
 def takes_a_turn(wardian: Wardian, name: str, token: str) -> None:

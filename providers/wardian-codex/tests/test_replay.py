@@ -31,7 +31,9 @@ ANSWERED_DIALOG = [("idle", "ready"), ("action_required", "approval_requested"),
 TERMINAL = {
     "shared/codex-tui.raw": ANSWERED_DIALOG,
     "shared/codex-tui-resume.raw": [("idle", "ready")],
-    "recordings/codex-tui-ready.raw": [("idle", "ready")],
+    # Ends as the status line shows, before the idle signal: alone it is not ready yet, as a
+    # trust question may still come until Codex starts its thread (a file this replay lacks).
+    "recordings/codex-tui-ready.raw": [],
     "recordings/codex-tui.raw": [("idle", "ready")],
     "recordings/codex-tui-approval.raw": ANSWERED_DIALOG,
     "codex-tui-approval-rejected-then-approved.raw": [
@@ -40,13 +42,10 @@ TERMINAL = {
         ("idle", "approval_resolved"),
     ],
     # Codex draws its status line before its trust question: not ready until it signals its
-    # session idle (or, in a recording that ends before the signal, the status line stood 3 s).
+    # session idle (or its status line stood 3 s after it started its thread, which a PTY
+    # recording alone does not show; these end before the signal).
     "codex-tui-trust-dialog.raw": [("action_required", "approval_requested")],
-    "codex-tui-trust-answered.raw": [
-        ("action_required", "approval_requested"),
-        ("starting", "approval_resolved"),
-        ("idle", "ready"),
-    ],
+    "codex-tui-trust-answered.raw": [("action_required", "approval_requested"), ("starting", "approval_resolved")],
     # Refused: Codex's command center, never the workspace's prompt.
     "codex-tui-trust-rejected.raw": [("action_required", "approval_requested"), ("starting", "approval_resolved")],
     "codex-tui-resume-thread.raw": [("idle", "ready")],

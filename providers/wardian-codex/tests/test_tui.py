@@ -1,6 +1,7 @@
 """The TUI rules: the stream says when to look, the screen (real Codex 0.169.0 output) decides."""
 
 import json
+from functools import partial
 from pathlib import Path
 
 from wardian_codex import plugin, tui
@@ -9,6 +10,8 @@ from wardian_core.status_rules import StatusCourse
 from wardian_host.testing.terminal_replay import Terminal, kinds, offset_after
 
 FIXTURES = Path(__file__).parent / "fixtures"
+# A thread id, as Codex names its lock file and rollout.
+THREAD = "01a21ac1-2641-7311-b549-dfed9bb97ded"
 APPROVAL = (FIXTURES / "recordings" / "codex-tui-approval.raw").read_bytes()
 REJECTED_THEN_APPROVED = (FIXTURES / "codex-tui-approval-rejected-then-approved.raw").read_bytes()
 TRUST_ANSWERED = (FIXTURES / "codex-tui-trust-answered.raw").read_bytes()
@@ -61,8 +64,8 @@ def test_the_idle_signal_cut_between_two_reads_is_seen(make_ctx) -> None:
 
 
 def test_a_status_line_that_stands_alone_long_enough_is_ready(make_ctx) -> None:
-    """A version without the idle signal is still seen ready, later."""
-    terminal = Terminal(plugin, make_ctx)
+    """A version without the idle signal is still seen ready, later: a resume names its thread."""
+    terminal = Terminal(plugin, partial(make_ctx, provider_session_id=THREAD, session_mode="resume"))
     terminal.feed_to(TURN, offset_after(TURN, "? for shortcuts"))
     [ready] = terminal.quiet()
     assert (ready.kind, ready.evidence.rule) == ("ready", "status line, no idle signal after 3 s")
@@ -88,9 +91,23 @@ def test_the_trust_dialog_asks_once_and_enter_answers_it(make_ctx) -> None:
         "accepted",
         "trust dialog answered",
     )
-    # This recording ends before Codex's idle signal: its status line, standing, is ready later.
+    # This recording ends before Codex's idle signal: its status line, standing, is ready later,
+    # once Codex started its thread (the host learns its id from the thread's lock file).
     assert terminal.delay == READY_WITHOUT_SIGNAL_SECONDS
+    terminal.ctx.provider_session_id = THREAD
     assert kinds(terminal.quiet()) == ["ready"]
+
+
+def test_a_trust_question_later_than_the_delay_still_comes_before_ready(make_ctx) -> None:
+    """Under load Codex draws its trust question more than the delay after the status line;
+    it has started no thread meanwhile, so the status line alone is not ready yet."""
+    terminal = Terminal(plugin, make_ctx)
+    assert terminal.feed_to(TRUST_ANSWERED, offset_after(TRUST_ANSWERED, "? for shortcuts")) == []
+    assert terminal.quiet() == []
+    assert terminal.delay == READY_WITHOUT_SIGNAL_SECONDS, "asked again: the thread may start later"
+    assert terminal.quiet() == []
+    asked = terminal.feed_to(TRUST_ANSWERED, offset_after(TRUST_ANSWERED, "Trust this folder?"))
+    assert kinds(asked) == ["approval_requested"]
 
 
 def test_esc_on_the_trust_dialog_is_a_rejection(make_ctx) -> None:

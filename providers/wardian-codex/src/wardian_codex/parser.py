@@ -29,7 +29,8 @@ class TuiParser:
         return tui.watch_stream(data, self.state)
 
     def quiet(self) -> ParseResult:
-        return tui.settle_passed(self.source, self.state, self._hooks_file())
+        thread_started = self.ctx.provider_session_id is not None
+        return tui.settle_passed(self.source, self.state, self._hooks_file(), thread_started)
 
     def screen(self, snapshot: ScreenSnapshot) -> ParseResult:
         return tui.read_screen(self.source, snapshot, self.state, self._hooks_file())

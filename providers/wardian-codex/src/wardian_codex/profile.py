@@ -10,7 +10,8 @@ APPROVAL_SETTLE_SECONDS = 0.5
 # Codex 0.169 draws its chat view with `? for shortcuts` before it has read the folder's trust,
 # and its trust question 0.4-1.1 s later (measured); it says a session is ready with its
 # terminal state signal instead. A status line standing this long without it counts alone
-# (a version without the signal), a question drawn meanwhile wins.
+# (a version without the signal), once Codex started its thread: it does so only after the
+# folder's trust is settled, and under load the question came over 3 s late. A question wins.
 READY_WITHOUT_SIGNAL_SECONDS = 3.0
 
 # Esc on the trust dialog (0.169.0) draws the chat view with its status line for ~50 ms

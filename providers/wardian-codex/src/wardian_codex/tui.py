@@ -131,10 +131,17 @@ def _ready(source: OutputSource, state: TerminalState) -> list[ProviderEvent]:
     return [event("ready", source, rule, READY)]
 
 
-def settle_passed(source: OutputSource, state: TerminalState, hooks_file: Path | None = None) -> ParseResult:
-    """A dialog's settle delay passed: report it, or look again where the screen must tell."""
+def settle_passed(
+    source: OutputSource, state: TerminalState, hooks_file: Path | None = None, thread_started: bool = True
+) -> ParseResult:
+    """A dialog's settle delay passed: report it, or look again where the screen must tell.
+
+    `thread_started`: Codex started its thread (its lock file appeared, or a resume names it).
+    It does that only once the folder's trust is settled, so a status line standing alone
+    counts only after it: under load the trust question can come more than the delay late."""
     events = []
     look = False
+    again = None
     if state.exec_settle.due() and state.exec_open and not state.exec_reported:
         if state.command is None:
             look = True  # drawn, but not its command yet: read it from a newer screen
@@ -143,9 +150,12 @@ def settle_passed(source: OutputSource, state: TerminalState, hooks_file: Path |
     if state.trust_settle.due() and state.trust_open:
         look = True
     if state.status_line.due() and not state.ready:
-        state.status_line_alone = look = True
+        if thread_started:
+            state.status_line_alone = look = True
+        else:
+            again = state.status_line.start()
     state.settled_look = look
-    return ParseResult(events=events, want_screen=look)
+    return ParseResult(events=events, want_screen=look, call_again_after=again)
 
 
 def _trust_dialog(source: OutputSource, text: str, settled: bool, state: TerminalState) -> list[ProviderEvent]:
