@@ -231,3 +231,79 @@ def test_an_adopted_launch_replays_what_was_read_without_reporting_it_and_report
     assert book.positions[key] == FilePosition(
         start=0, read=len(b"first\nsecond\nmeanwhile\n"), device=status.st_dev, inode=status.st_ino
     )
+
+
+class TurnTracker:
+    """A turn opens at `begin` and closes at `end`; between turns it holds nothing (at rest)."""
+
+    def __init__(self, source: OutputSource) -> None:
+        self.source, self.fed, self.open = source, 0, False
+
+    def feed(self, data: bytes) -> ParseResult:
+        self.fed += 1
+        self.open = data == b"begin"
+        events = [] if self.open else [event("turn_completed", self.source, "end", f"lines fed: {self.fed}")]
+        return ParseResult(events=events, at_rest=not self.open)
+
+
+class TrackingProvider(CountingProvider):
+    @hookimpl
+    def parse_output(self, source: OutputSource) -> "TurnTracker":  # type: ignore[override]
+        return TurnTracker(source)
+
+
+def test_a_log_resumed_is_replayed_from_its_parsers_last_rest_not_its_first_line(tmp_path: Path) -> None:
+    log = tmp_path / "hooks.jsonl"
+    log.write_bytes(b"begin\nend\n")  # a turn done before the host looked
+    source = OutputSource(name="hooks", kind="file", path=log)
+    key = position_key(source)
+    assert key is not None
+    book = Book({})
+    seen: list[ProviderEvent] = []
+    heard = asyncio.Event()
+
+    def on_event(event: ProviderEvent) -> None:
+        seen.append(event)
+        heard.set()
+
+    def position() -> tuple[int, int]:
+        saved = book.positions[key]
+        assert isinstance(saved, FilePosition)
+        return saved.start, saved.read
+
+    async def write_and_hear(data: bytes) -> None:
+        heard.clear()
+        with log.open("ab") as handle:
+            handle.write(data)
+        await asyncio.wait_for(heard.wait(), 10)
+
+    async def first_host() -> list[tuple[int, int]]:
+        output_feed = OutputFeed(asyncio.get_running_loop(), registered(TrackingProvider(source)))
+        session = output_feed.new_session(spawn_context(tmp_path, "standin"), on_event)
+        session.positions = book
+        output_feed.start(session)
+        positions = [position()]
+        await write_and_hear(b"begin\nend\n")  # read live, its last line a rest
+        positions.append(position())
+        await write_and_hear(b"begin\nend\nbegin\n")  # a third turn open as the host goes
+        positions.append(position())
+        output_feed.close(session)
+        return positions
+
+    assert asyncio.run(first_host()) == [(10, 10), (20, 20), (30, 36)]
+
+    with log.open("ab") as handle:  # the open turn ends while no host reads
+        handle.write(b"end\n")
+    seen.clear()
+
+    async def next_host() -> None:
+        output_feed = OutputFeed(asyncio.get_running_loop(), registered(TrackingProvider(source)))
+        session = output_feed.new_session(spawn_context(tmp_path, "standin"), on_event)
+        session.positions = book
+        output_feed.start(session)
+        output_feed.close(session)
+
+    asyncio.run(next_host())
+    # It rebuilt the open turn from the one line since the rest, and reported its end.
+    assert [(e.evidence.rule, e.evidence.line) for e in seen] == [("end", "lines fed: 2")]
+    assert position() == (40, 40)

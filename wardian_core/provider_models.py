@@ -386,12 +386,16 @@ class ParseResult(_Model):
     `want_screen`: the host brings the agent's screen model up to date (off its loop) and
     calls the parser's `screen` with it once; set again while one is pending, it is still one call.
     `sources_changed`: the host asks `approval_source` again and opens what is new.
+    `at_rest`: after this line of a followed file, the parser holds what a new parser for the
+    same context would: a later host that resumes the file replays it from here, not from the
+    launch's first line. Say it only where nothing read before is needed again.
     """
 
     events: list[ProviderEvent] = Field(default_factory=list)
     call_again_after: float | None = Field(None, ge=0)
     want_screen: bool = False
     sources_changed: bool = False
+    at_rest: bool = False
 
     @field_validator("call_again_after")
     @classmethod

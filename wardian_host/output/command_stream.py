@@ -28,7 +28,7 @@ class CommandStream:
         loop: asyncio.AbstractEventLoop,
         argv: list[str],
         env: dict[str, str],
-        on_line: Callable[[bytes], None],
+        on_line: Callable[[bytes], object],
     ) -> None:
         self._loop = loop
         self.argv = list(argv)

@@ -62,9 +62,9 @@ class DirectoryWatch:
         loop: asyncio.AbstractEventLoop,
         root: Path,
         pattern: str,
-        on_line: Callable[[bytes], None],
+        on_line: Callable[[bytes], object],
         resume: FolderPosition | None = None,
-        on_replay: Callable[[bytes], None] | None = None,
+        on_replay: Callable[[bytes], object] | None = None,
     ) -> None:
         self._loop = loop
         self.root = root
@@ -201,7 +201,7 @@ class DirectoryWatch:
         self._reported.append(relative)
         self._deliver(relative.as_posix().encode("utf-8", "surrogateescape"), self._on_line)
 
-    def _deliver(self, name: bytes, handler: Callable[[bytes], None]) -> None:
+    def _deliver(self, name: bytes, handler: Callable[[bytes], object]) -> None:
         try:
             handler(name)
         except Exception:

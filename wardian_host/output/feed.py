@@ -129,19 +129,21 @@ class OutputFeed:
         if session.pty is not None:
             self._replayed(session, session.pty, data)
 
-    def _replayed(self, session: ParserSession, source: _Source, data: bytes) -> None:
+    def _replayed(self, session: ParserSession, source: _Source, data: bytes) -> bool:
         """Its events are dropped, but what it asks for (a quiet call, a look at the screen) is
         kept: a state read from the screen or settled by time (a dialog on screen long enough to
         take keys) is this host's too, or a dialog the previous host reported would close
-        unreported. An event that then repeats one already reported changes no status."""
+        unreported. An event that then repeats one already reported changes no status.
+        Whether the parser is at rest after it."""
         if not session.open:
-            return
+            return False
         try:
             result = source.parser.parse(session.ctx, data)
         except Exception:  # a parser bug must not take the host down
             log.exception("parser of %s failed replaying %s", session.ctx.provider, source.parser.source.name)
-            return
+            return False
         self._handle(session, source, result.model_copy(update={"events": []}))
+        return result.at_rest
 
     def caught_up(self, session: ParserSession) -> None:
         """An adopted launch's replay is over: what comes next is new (the parser's `caught_up`)."""
@@ -216,14 +218,17 @@ class OutputFeed:
         key = position_key(source)
         saved = session.positions.saved(key) if session.positions is not None and key is not None else None
 
-        def on_line(line: bytes) -> None:
-            self._guarded(session, followed, lambda: followed.parser.parse(session.ctx, line))
+        def on_line(line: bytes) -> bool:
+            result = self._guarded(session, followed, lambda: followed.parser.parse(session.ctx, line))
+            at_rest = result is not None and result.at_rest
             self._heard(session, identity)
-            self._note_position(session, key, followed)
+            self._note_position(session, key, followed, at_rest)
+            return at_rest
 
-        def on_replay(line: bytes) -> None:
-            self._replayed(session, followed, line)
+        def on_replay(line: bytes) -> bool:
+            at_rest = self._replayed(session, followed, line)
             self._heard(session, identity)
+            return at_rest
 
         try:
             followed.follower = open_follower(self._loop, source, on_line, saved, on_replay)
@@ -235,26 +240,28 @@ class OutputFeed:
         log.info("agent %s: following %s (%s)%s", session.ctx.agent_name, source.name, source.kind, resumed)
 
     @staticmethod
-    def _note_position(session: ParserSession, key: str | None, source: _Source) -> None:
+    def _note_position(session: ParserSession, key: str | None, source: _Source, at_rest: bool = False) -> None:
         """Tell the launch's book how far `source` was read (not while its follower is opening:
-        it is told once that is done)."""
+        it is told once that is done). `at_rest`: the line just parsed left its parser at rest."""
         if session.positions is None or key is None or source.follower is None or not session.open:
             return
-        position = position_of(source.follower)
+        position = position_of(source.follower, at_rest)
         if position is not None:
             session.positions.record(key, position)
 
     # -- parser answers ------------------------------------------------------------
 
-    def _guarded(self, session: ParserSession, source: _Source, call: Callable[[], ParseResult]) -> None:
+    def _guarded(self, session: ParserSession, source: _Source, call: Callable[[], ParseResult]) -> ParseResult | None:
+        """The parser's answer, handled; None when there was none to handle."""
         if not session.open:
-            return  # late output of a replaced or stopped launch
+            return None  # late output of a replaced or stopped launch
         try:
             result = call()
         except Exception:  # a parser bug must not take the host down
             log.exception("parser of %s failed on %s", session.ctx.provider, source.parser.source.name)
-            return
+            return None
         self._handle(session, source, result)
+        return result
 
     def _handle(self, session: ParserSession, source: _Source, result: ParseResult) -> None:
         for event in result.events:

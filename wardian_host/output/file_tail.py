@@ -7,7 +7,9 @@ only when its size, time or inode moved.
 
 A tail resumed from a previous host's position (`wardian_core.telemetry_positions`) begins
 where that host began, hands what that host read to `on_replay` (its parser's state is
-rebuilt, its events were reported then) and the rest to `on_line`.
+rebuilt, its events were reported then) and the rest to `on_line`. A handler that answers
+True for a line (its parser is at rest after it) moves where reading began past it: a log of
+weeks is replayed from its last rest, not from its first line.
 
 A file is read at most `READ_CHUNK_BYTES` a loop turn, the rest on the next: a long-lived
 agent's log can hold weeks of hooks, all replayed when a new host resumes it, and that must
@@ -35,6 +37,8 @@ from wardian_host.output.polling import FILE_CEILING_SECONDS, Poller, PollWatch,
 
 log = logging.getLogger(__name__)
 
+# Called with each complete line; True: its parser is at rest after it (`ParseResult.at_rest`).
+LineHandler = Callable[[bytes], bool | None]
 # Parsed at about 10-20 ms a MB (a Claude hook log): a few milliseconds of the loop a turn.
 READ_CHUNK_BYTES = 256 * 1024
 
@@ -44,10 +48,10 @@ class FileTail:
         self,
         loop: asyncio.AbstractEventLoop,
         path: Path,
-        on_line: Callable[[bytes], None],
+        on_line: LineHandler,
         start_at_end: bool = False,
         resume: FilePosition | None = None,
-        on_replay: Callable[[bytes], None] | None = None,
+        on_replay: LineHandler | None = None,
     ) -> None:
         self._loop = loop
         self.path = path
@@ -59,6 +63,7 @@ class FileTail:
         self._replay_until = 0  # lines ending by here were read by the previous host
         self._offset = 0
         self._partial = b""
+        self._line_end = 0  # the end of the line handed on last
         # The (device, inode) read last: another file in its place is read from its start.
         self._identity: tuple[int, int] | None = None
         self._notify: Inotify | None = None
@@ -128,20 +133,28 @@ class FileTail:
         self._partial = lines.pop()
         for line in lines:
             end += len(line) + 1
-            if line.strip():
-                self._deliver(line, replayed=end <= self._replay_until)
+            if not line.strip():
+                continue
+            self._line_end = end
+            if self._deliver(line, replayed=end <= self._replay_until):
+                self._start = end
 
-    def _deliver(self, line: bytes, replayed: bool) -> None:
+    def _deliver(self, line: bytes, replayed: bool) -> bool:
+        """Whether the line's parser is at rest after it."""
         try:
-            (self._on_replay if replayed else self._on_line)(line)
+            return (self._on_replay if replayed else self._on_line)(line) is True
         except Exception:
             log.exception("handling a line of %s failed", self.path)
+            return False
 
-    def position(self) -> FilePosition:
-        """How far the tail read: the end of its last complete line."""
+    def position(self, at_rest: bool = False) -> FilePosition:
+        """How far the tail read: the end of its last complete line. `at_rest`: asked by the
+        handler of the line handed on last, whose parser is at rest after it (the tail learns
+        that only once the handler returns): a next host begins after that line."""
         device, inode = self._identity or (None, None)
         read = self._offset - len(self._partial)
-        return FilePosition(start=self._start, read=read, device=device, inode=inode)
+        start = self._line_end if at_rest else self._start
+        return FilePosition(start=start, read=read, device=device, inode=inode)
 
     def _cancel_more(self) -> None:
         if self._more is not None:

@@ -6,17 +6,14 @@ A file or folder follower may be resumed from the position a previous host recor
 """
 
 import asyncio
-from collections.abc import Callable
 from typing import Protocol
 
 from wardian_core.provider_models import OutputSource
 from wardian_core.telemetry_positions import FilePosition, FolderPosition
 from wardian_host.output.command_stream import CommandStream
 from wardian_host.output.directory_watch import DirectoryWatch
-from wardian_host.output.file_tail import FileTail
+from wardian_host.output.file_tail import FileTail, LineHandler
 from wardian_host.output.sse_stream import SseStream
-
-LineHandler = Callable[[bytes], None]
 
 
 class Follower(Protocol):
@@ -50,6 +47,8 @@ def open_follower(
     return follower
 
 
-def position_of(follower: Follower) -> FilePosition | FolderPosition | None:
-    """How far `follower` read, for the next host; None for a stream."""
-    return follower.position() if isinstance(follower, FileTail | DirectoryWatch) else None
+def position_of(follower: Follower, at_rest: bool = False) -> FilePosition | FolderPosition | None:
+    """How far `follower` read, for the next host; None for a stream. `at_rest`: see `FileTail.position`."""
+    if isinstance(follower, FileTail):
+        return follower.position(at_rest)
+    return follower.position() if isinstance(follower, DirectoryWatch) else None

@@ -28,7 +28,7 @@ class SseStream:
     """Calls `on_line(data)` once per event that has data; reconnects until `close()`."""
 
     def __init__(
-        self, loop: asyncio.AbstractEventLoop, url: str, headers: dict[str, str], on_line: Callable[[bytes], None]
+        self, loop: asyncio.AbstractEventLoop, url: str, headers: dict[str, str], on_line: Callable[[bytes], object]
     ) -> None:
         parts = urlsplit(url)
         if parts.scheme != "http" or not parts.hostname:

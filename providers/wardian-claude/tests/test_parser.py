@@ -117,6 +117,30 @@ def test_a_new_session_start_is_adopted_and_its_payloads_followed() -> None:
     assert "turn_completed" in kinds(events)
 
 
+def test_the_hook_log_is_at_rest_between_dialogs_and_a_resume_from_any_rest_reads_the_same() -> None:
+    """A new host replays the log from its parser's last rest: from every rest, a new parser
+    must say what the one that read everything says about the lines after it."""
+    lines = (FIXTURES / "claude-hooks-tui.log").read_bytes().splitlines() * 2
+    reader = parser.parser_for(session_context(TUI_SESSION), HOOKS)
+    results = [reader.feed(line) for line in lines]
+    names = [line.split(b"\t")[1].decode() for line in lines]
+    rests = [name for name, result in zip(names, results, strict=True) if result.at_rest]
+    assert "PermissionRequest" not in rests, "its dialog awaits the tool: a new parser would not know"
+    assert {"SessionStart", "PostToolUse", "Stop"} <= set(rests)
+    for index, result in enumerate(results):
+        if result.at_rest:
+            resumed = parser.parser_for(session_context(TUI_SESSION), HOOKS)
+            again = [resumed.feed(line).events for line in lines[index + 1 :]]
+            assert again == [later.events for later in results[index + 1 :]], names[index]
+
+
+def test_a_session_the_host_does_not_know_yet_is_no_rest() -> None:
+    reader = parser.parser_for(session_context(None), HOOKS)
+    started = reader.feed(b'{"hook_event_name":"SessionStart","session_id":"new","source":"startup"}')
+    # A new parser would take any session's payloads: not until the host knows this one.
+    assert not started.at_rest
+
+
 def test_payloads_of_a_stranger_session_after_ours_started_are_ignored() -> None:
     hooks = parser.parser_for(session_context("ours"), HOOKS)
     ours = b'{"hook_event_name":"SessionStart","session_id":"ours","source":"startup"}'

@@ -24,6 +24,19 @@ class HookState:
 
 
 def parse_hook(ctx_session_id: str | None, source: OutputSource, data: bytes, state: HookState) -> ParseResult:
+    result = _read_payload(ctx_session_id, source, data, state)
+    result.at_rest = at_rest(ctx_session_id, state)
+    return result
+
+
+def at_rest(ctx_session_id: str | None, state: HookState) -> bool:
+    """Whether a new parser would hold the same: no dialog awaiting its tool, and no session but
+    the one the host knows (a new parser takes that one). A log of weeks of turns is then
+    replayed by a new host from its last such line."""
+    return not state.approval_pending and state.session_id in (None, ctx_session_id)
+
+
+def _read_payload(ctx_session_id: str | None, source: OutputSource, data: bytes, state: HookState) -> ParseResult:
     payload = hook_payload(data)
     if payload is None:
         return ParseResult()
