@@ -1,11 +1,14 @@
 """A host taken away under running agents, as a person's `kill -9` would: the terminal server
 keeps their terminals for the next host (issue 32's real-CLI restart tests)."""
 
+import json
 import os
 import signal
+import time
 from pathlib import Path
 from typing import Any
 
+from wardian_core.db import telemetry_positions
 from wardian_core.db.connection import reading
 from wardian_core.db.events import list_events
 from wardian_host.daemon.host_lock import running_host_pid, wait_until_gone
@@ -40,3 +43,16 @@ def status_history(home: Path, uuid: str) -> str:
         made_by = f"{evidence.get('source')}: {evidence.get('rule')}"
         lines.append(f"{change['to']} by {evidence.get('event')} ({made_by}) turn={evidence.get('turn')}")
     return "status history:\n" + "\n".join(lines)
+
+
+def hook_log_position(home: Path, uuid: str, launch_pid: int, log_file: Path) -> dict[str, Any]:
+    """Where the host recorded it read `log_file` for the next host, once it recorded the file's
+    end (positions are written a loop turn after the lines they cover; 10 s at most)."""
+    key = json.dumps(["file", str(log_file)])
+    deadline = time.monotonic() + 10
+    while True:
+        with reading(home) as conn:
+            saved: dict[str, Any] = json.loads(telemetry_positions.saved(conn, uuid, launch_pid).get(key, "{}"))
+        if saved.get("read") == log_file.stat().st_size or time.monotonic() > deadline:
+            return saved
+        time.sleep(0.05)

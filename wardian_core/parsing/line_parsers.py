@@ -41,12 +41,24 @@ class StatefulLineParser(Generic[State]):
 @dataclass
 class SessionLineParser(Generic[State]):
     """Lines read with a memory and the session the launch knows now (`ctx` is kept current
-    by the host), e.g. to ignore another session's hook payloads."""
+    by the host), e.g. to ignore another session's hook payloads. `at_rest`: whether the
+    memory, after a line, is what a new parser's would be (`ParseResult.at_rest`)."""
 
     ctx: SpawnContext
     source: OutputSource
     read: Callable[[str | None, OutputSource, bytes, State], ParseResult]
     state: State
+    at_rest: Callable[[State, str | None], bool] | None = None
 
     def feed(self, data: bytes) -> ParseResult:
-        return self.read(self.ctx.provider_session_id, self.source, data, self.state)
+        known_session = self.ctx.provider_session_id
+        result = self.read(known_session, self.source, data, self.state)
+        if self.at_rest is not None:
+            result.at_rest = self.at_rest(self.state, known_session)
+        return result
+
+
+def holds_only_the_known_session(session_id: str | None, known_session: str | None) -> bool:
+    """Whether a parser that adopted `session_id` (from a SessionStart) holds nothing a new one
+    would not take from the launch's context: no session, or the one the host knows."""
+    return session_id is None or session_id == known_session

@@ -8,7 +8,6 @@ source that caused it, so a status reached some other way cannot pass.
 
 import json
 import os
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,6 @@ from real_cli_fixtures import pin_id, pinned_clis
 from wardian_cli import ask_answer, ask_in_background, assert_replied_by_the_agent, output_shows
 
 from wardian_claude import argv as claude_argv
-from wardian_core.db import telemetry_positions
 from wardian_core.db.connection import reading
 from wardian_core.db.events import list_events
 from wardian_core.provider_models import SpawnContext
@@ -458,7 +456,7 @@ CURRENT = [pin for pin in pinned_clis("claude") if pin.current]
 def test_a_turn_outlives_a_host_restart_mid_turn(
     wardian: Callable, agent: Callable, claude_cli: Any, wardian_home: Path
 ) -> None:
-    from host_restarts import status_changes
+    from host_restarts import hook_log_position, status_changes
 
     agent("cc")
     before = wardian("agent", "cc", "--fields", "uuid,pid,provider_session_id").json()["agent"]
@@ -489,20 +487,7 @@ def test_a_turn_outlives_a_host_restart_mid_turn(
     assert "ECHO:after2" in last and "MOCK-REPLY mid1" in last, "the session lost the turn that spanned the restart"
     assert status_changes(wardian_home, before["uuid"]).count(("idle", "turn_completed")) == 2
     # The hook log's Stop left the parser at rest: a next host would replay none of the log.
-    hooks_read = hook_log_position(wardian_home, before["uuid"], before["pid"])
+    log_file = wardian_home / "agents" / before["uuid"] / "claude" / "hooks.jsonl"
+    hooks_read = hook_log_position(wardian_home, before["uuid"], before["pid"], log_file)
     assert 0 < hooks_read["start"] == hooks_read["read"], hooks_read
     claude_cli.assert_only_model_server_was_called()
-
-
-def hook_log_position(wardian_home: Path, uuid: str, launch_pid: int) -> dict[str, Any]:
-    """Where the host records it read the agent's hook log, once it recorded the log's end (it
-    writes positions a loop turn after the lines they cover)."""
-    log_file = wardian_home / "agents" / uuid / "claude" / "hooks.jsonl"
-    key = json.dumps(["file", str(log_file)])
-    deadline = time.monotonic() + 10
-    while True:
-        with reading(wardian_home) as conn:
-            saved = json.loads(telemetry_positions.saved(conn, uuid, launch_pid).get(key, "{}"))
-        if saved.get("read") == log_file.stat().st_size or time.monotonic() > deadline:
-            return saved
-        time.sleep(0.05)

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import tomli_w
 
-from wardian_codex import hooks, hooks_log, plugin
+from wardian_codex import hooks, hooks_log, parser, plugin
 from wardian_core.provider_models import OutputSource, ParseResult
+from wardian_host.testing.rests import rests_of
 
 FIXTURE = Path(__file__).parent / "fixtures" / "codex-hooks-tui-approval.jsonl"
 THREAD = "01a20592-21a7-7ad2-8ece-818c8e21955b"
@@ -148,3 +149,13 @@ def test_a_pending_permission_is_found_without_reading_weeks_of_older_hooks(tmp_
         tracemalloc.stop()
     assert pending is not None and pending["tool_input"]["command"] == "touch approved.txt"
     assert peak < 1024 * 1024, f"held {peak} bytes: the whole log was read"
+
+
+def test_a_new_host_may_replay_the_hook_log_from_any_line_of_the_known_thread(make_ctx) -> None:
+    """The hook parser holds only the thread: every line of the thread the host knows is a rest
+    (wardian_host.testing.rests checks that a resume from each reads the same)."""
+    lines = FIXTURE.read_bytes().splitlines() * 2
+    known = make_ctx(provider_session_id=THREAD)
+    assert all(rests_of(lambda: parser.parser_for(known, HOOKS_SOURCE), lines))
+    # A thread the host does not know yet is held: no rest until the host knows it.
+    assert not any(rests_of(lambda: parser.parser_for(make_ctx(), HOOKS_SOURCE), lines))

@@ -10,6 +10,7 @@ from typing import Any
 from wardian_core.parsing.events import event
 from wardian_core.parsing.hook_payloads import hook_payload, tool_data, tool_summary
 from wardian_core.parsing.jsonl import text_field
+from wardian_core.parsing.line_parsers import holds_only_the_known_session
 from wardian_core.provider_models import EventKind, OutputSource, ParseResult, ProviderEvent
 
 # The dialog of a tool approval; its keys are in profile.py.
@@ -22,21 +23,13 @@ class HookState:
     # A PermissionRequest not yet followed by its tool's result or the turn's end.
     approval_pending: bool = False
 
+    def at_rest(self, known_session: str | None) -> bool:
+        """No dialog awaits its tool and no session but the host's: a log of weeks of turns is
+        replayed by a new host from the last line after which this holds."""
+        return not self.approval_pending and holds_only_the_known_session(self.session_id, known_session)
+
 
 def parse_hook(ctx_session_id: str | None, source: OutputSource, data: bytes, state: HookState) -> ParseResult:
-    result = _read_payload(ctx_session_id, source, data, state)
-    result.at_rest = at_rest(ctx_session_id, state)
-    return result
-
-
-def at_rest(ctx_session_id: str | None, state: HookState) -> bool:
-    """Whether a new parser would hold the same: no dialog awaiting its tool, and no session but
-    the one the host knows (a new parser takes that one). A log of weeks of turns is then
-    replayed by a new host from its last such line."""
-    return not state.approval_pending and state.session_id in (None, ctx_session_id)
-
-
-def _read_payload(ctx_session_id: str | None, source: OutputSource, data: bytes, state: HookState) -> ParseResult:
     payload = hook_payload(data)
     if payload is None:
         return ParseResult()

@@ -41,4 +41,4 @@ def parser_for(ctx: SpawnContext, source: OutputSource) -> SourceParser:
         return StatefulLineParser(source, headless.parse_headless, usage.HeadlessUsage())
     if source.name == usage.TRANSCRIPT_SOURCE_NAME:
         return LineParser(source, usage.parse_transcript)
-    return SessionLineParser(ctx, source, hooks_log.parse_hook, hooks_log.HookState())
+    return SessionLineParser(ctx, source, hooks_log.parse_hook, hooks_log.HookState(), hooks_log.HookState.at_rest)

@@ -18,6 +18,7 @@ from typing import Any
 from wardian_core.parsing.events import event, in_turn
 from wardian_core.parsing.hook_payloads import hook_payload, tool_data, tool_summary
 from wardian_core.parsing.jsonl import lines_newest_first, text_field
+from wardian_core.parsing.line_parsers import holds_only_the_known_session
 from wardian_core.provider_models import OutputSource, ParseResult
 
 # Events after which an earlier PermissionRequest is no longer waiting.
@@ -28,6 +29,10 @@ _ANSWERED_BY = ("PostToolUse", "UserPromptSubmit", "Stop", "SessionEnd")
 class HookState:
     # The thread whose payloads count: SessionStart (re)names it (a new thread in the same TUI).
     session_id: str | None = None
+
+    def at_rest(self, known_session: str | None) -> bool:
+        """No thread but the host's (`ParseResult.at_rest`): turns are the host's to track."""
+        return holds_only_the_known_session(self.session_id, known_session)
 
 
 def parse_hook(known_session: str | None, source: OutputSource, data: bytes, state: HookState) -> ParseResult:

@@ -63,7 +63,7 @@ def parser_for(ctx: SpawnContext, source: OutputSource) -> SourceParser:
     if source.name == sessions.LOCKS_SOURCE:
         return LocksParser(ctx, source)
     if source.name == hooks.HOOKS_SOURCE:
-        return SessionLineParser(ctx, source, hooks_log.parse_hook, hooks_log.HookState())
+        return SessionLineParser(ctx, source, hooks_log.parse_hook, hooks_log.HookState(), hooks_log.HookState.at_rest)
     if source.name == sessions.SESSIONS_SOURCE:
         return SessionsParser()
     return StatefulLineParser(source, rollout.parse_rollout, rollout.RolloutState())

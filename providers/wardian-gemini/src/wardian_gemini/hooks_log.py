@@ -14,6 +14,7 @@ from typing import Any
 from wardian_core.parsing.events import event
 from wardian_core.parsing.hook_payloads import hook_payload, tool_data, tool_summary
 from wardian_core.parsing.jsonl import object_field, text_field
+from wardian_core.parsing.line_parsers import holds_only_the_known_session
 from wardian_core.provider_models import OutputSource, ParseResult, ProviderEvent
 from wardian_gemini.profile import TOOL_DIALOG
 
@@ -23,6 +24,10 @@ class HookState:
     session_id: str | None = None
     # A ToolPermission notification not yet followed by its tool's run or the turn's end.
     approval_pending: bool = False
+
+    def at_rest(self, known_session: str | None) -> bool:
+        """No dialog awaits its tool and no session but the host's (`ParseResult.at_rest`)."""
+        return not self.approval_pending and holds_only_the_known_session(self.session_id, known_session)
 
 
 def parse_hook(known_session: str | None, source: OutputSource, data: bytes, state: HookState) -> ParseResult:

@@ -53,7 +53,7 @@ def parser_for(ctx: SpawnContext, source: OutputSource) -> SourceParser:
     if source.format == "chunks":
         return TuiParser(ctx, source)
     if source.name == home.HOOKS_SOURCE:
-        return SessionLineParser(ctx, source, hooks_log.parse_hook, hooks_log.HookState())
+        return SessionLineParser(ctx, source, hooks_log.parse_hook, hooks_log.HookState(), hooks_log.HookState.at_rest)
     if source.name == usage.CHATS_SOURCE:
         return usage.LogAppeared()
     if source.name == usage.SESSION_LOG_SOURCE:
