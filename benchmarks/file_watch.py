@@ -247,7 +247,7 @@ async def read_live(path: Path, scratch: Path) -> FilePosition:
         read += len(line) + 1
         if read >= size:
             done.set()
-        return hooks.feed(line).at_rest
+        return hooks.feed(line).rests()
 
     tail = FileTail(loop, path, parsed)
     tail.start()

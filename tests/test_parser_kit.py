@@ -6,7 +6,7 @@ import pytest
 
 from wardian_core.parsing.escapes import TerminalText, squeeze, strip_ansi
 from wardian_core.parsing.jsonl import LineSplitter, api_error_message, json_object, lines_newest_first
-from wardian_core.parsing.line_parsers import SessionLineParser
+from wardian_core.parsing.line_parsers import LineParser, SessionLineParser
 from wardian_core.parsing.markers import MarkerWatch
 from wardian_core.parsing.settle import Settle
 from wardian_core.parsing.settled_box import BoxReport, SettledBox
@@ -226,3 +226,14 @@ def test_a_marker_is_seen_across_hyperlinks_unicode_spaces_and_colours() -> None
         False,
         True,
     ]
+
+
+def test_a_rest_is_a_line_at_rest_that_asks_the_host_for_nothing() -> None:
+    assert ParseResult(at_rest=True).rests()
+    assert not ParseResult().rests()
+    # What a replay of the line would ask again: a next host must read it, at rest or not.
+    for asks in ({"want_screen": True}, {"sources_changed": True}, {"call_again_after": 0.5}):
+        assert not ParseResult(at_rest=True, **asks).rests(), asks
+    # A parser without memory holds nothing a new one would not: every line is a rest.
+    stateless = LineParser(OutputSource(name="log", path=Path("log.jsonl")), lambda source, data: ParseResult())
+    assert stateless.feed(b"{}").rests()

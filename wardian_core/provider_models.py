@@ -404,6 +404,12 @@ class ParseResult(_Model):
             raise ValueError("call_again_after must be a finite number of seconds")
         return value
 
+    def rests(self) -> bool:
+        """Whether a next host may begin its replay after this line: the parser is at rest, and
+        the line asked nothing of the host that a replay of it would ask again (a look at the
+        screen, a quiet call, the sources read again: the state those rebuild is the host's)."""
+        return self.at_rest and not (self.want_screen or self.sources_changed) and self.call_again_after is None
+
 
 def excerpt(text: str, limit: int = 200) -> str:
     """A line short enough to keep as evidence."""

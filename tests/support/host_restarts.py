@@ -45,14 +45,24 @@ def status_history(home: Path, uuid: str) -> str:
     return "status history:\n" + "\n".join(lines)
 
 
+def recorded_file_positions(home: Path, uuid: str, launch_pid: int) -> dict[str, dict[str, Any]]:
+    """The read positions the host recorded for the launch's followed files, by path."""
+    with reading(home) as conn:
+        saved = telemetry_positions.saved(conn, uuid, launch_pid)
+    found = {}
+    for key, text in saved.items():
+        kind, place = json.loads(key)[:2]
+        if kind == "file":
+            found[place] = json.loads(text)
+    return found
+
+
 def hook_log_position(home: Path, uuid: str, launch_pid: int, log_file: Path) -> dict[str, Any]:
     """Where the host recorded it read `log_file` for the next host, once it recorded the file's
     end (positions are written a loop turn after the lines they cover; 10 s at most)."""
-    key = json.dumps(["file", str(log_file)])
     deadline = time.monotonic() + 10
     while True:
-        with reading(home) as conn:
-            saved: dict[str, Any] = json.loads(telemetry_positions.saved(conn, uuid, launch_pid).get(key, "{}"))
+        saved = recorded_file_positions(home, uuid, launch_pid).get(str(log_file), {})
         if saved.get("read") == log_file.stat().st_size or time.monotonic() > deadline:
             return saved
         time.sleep(0.05)

@@ -17,13 +17,15 @@ State = TypeVar("State")
 
 @dataclass
 class LineParser:
-    """Lines read one by one, without memory."""
+    """Lines read one by one, without memory: always at rest (a log of weeks is not replayed)."""
 
     source: OutputSource
     read: Callable[[OutputSource, bytes], ParseResult]
 
     def feed(self, data: bytes) -> ParseResult:
-        return self.read(self.source, data)
+        result = self.read(self.source, data)
+        result.at_rest = True
+        return result
 
 
 @dataclass

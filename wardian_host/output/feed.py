@@ -143,7 +143,7 @@ class OutputFeed:
             log.exception("parser of %s failed replaying %s", session.ctx.provider, source.parser.source.name)
             return False
         self._handle(session, source, result.model_copy(update={"events": []}))
-        return result.at_rest
+        return result.rests()
 
     def caught_up(self, session: ParserSession) -> None:
         """An adopted launch's replay is over: what comes next is new (the parser's `caught_up`)."""
@@ -220,7 +220,7 @@ class OutputFeed:
 
         def on_line(line: bytes) -> bool:
             result = self._guarded(session, followed, lambda: followed.parser.parse(session.ctx, line))
-            at_rest = result is not None and result.at_rest
+            at_rest = result is not None and result.rests()
             self._heard(session, identity)
             self._note_position(session, key, followed, at_rest)
             return at_rest

@@ -456,7 +456,7 @@ CURRENT = [pin for pin in pinned_clis("claude") if pin.current]
 def test_a_turn_outlives_a_host_restart_mid_turn(
     wardian: Callable, agent: Callable, claude_cli: Any, wardian_home: Path
 ) -> None:
-    from host_restarts import hook_log_position, status_changes
+    from host_restarts import hook_log_position, recorded_file_positions, status_changes
 
     agent("cc")
     before = wardian("agent", "cc", "--fields", "uuid,pid,provider_session_id").json()["agent"]
@@ -490,4 +490,8 @@ def test_a_turn_outlives_a_host_restart_mid_turn(
     log_file = wardian_home / "agents" / before["uuid"] / "claude" / "hooks.jsonl"
     hooks_read = hook_log_position(wardian_home, before["uuid"], before["pid"], log_file)
     assert 0 < hooks_read["start"] == hooks_read["read"], hooks_read
+    # Its transcript is read without memory: every line a rest, none replayed either.
+    positions = recorded_file_positions(wardian_home, before["uuid"], before["pid"])
+    transcripts = [position for path, position in positions.items() if "/projects/" in path]
+    assert transcripts and all(0 < each["start"] == each["read"] for each in transcripts), positions
     claude_cli.assert_only_model_server_was_called()
