@@ -4,7 +4,6 @@ keeps their terminals for the next host (issue 32's real-CLI restart tests)."""
 import json
 import os
 import signal
-import time
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +45,9 @@ def status_history(home: Path, uuid: str) -> str:
 
 
 def recorded_file_positions(home: Path, uuid: str, launch_pid: int) -> dict[str, dict[str, Any]]:
-    """The read positions the host recorded for the launch's followed files, by path."""
+    """The read positions the host recorded for the launch's followed files, by path. The host
+    writes them a loop turn after the lines they cover, so before it reads its next request:
+    read them after a request the host answered once it had handled those lines."""
     with reading(home) as conn:
         saved = telemetry_positions.saved(conn, uuid, launch_pid)
     found = {}
@@ -55,14 +56,3 @@ def recorded_file_positions(home: Path, uuid: str, launch_pid: int) -> dict[str,
         if kind == "file":
             found[place] = json.loads(text)
     return found
-
-
-def hook_log_position(home: Path, uuid: str, launch_pid: int, log_file: Path) -> dict[str, Any]:
-    """Where the host recorded it read `log_file` for the next host, once it recorded the file's
-    end (positions are written a loop turn after the lines they cover; 10 s at most)."""
-    deadline = time.monotonic() + 10
-    while True:
-        saved = recorded_file_positions(home, uuid, launch_pid).get(str(log_file), {})
-        if saved.get("read") == log_file.stat().st_size or time.monotonic() > deadline:
-            return saved
-        time.sleep(0.05)

@@ -456,7 +456,7 @@ CURRENT = [pin for pin in pinned_clis("claude") if pin.current]
 def test_a_turn_outlives_a_host_restart_mid_turn(
     wardian: Callable, agent: Callable, claude_cli: Any, wardian_home: Path
 ) -> None:
-    from host_restarts import hook_log_position, recorded_file_positions, status_changes
+    from host_restarts import recorded_file_positions, status_changes
 
     agent("cc")
     before = wardian("agent", "cc", "--fields", "uuid,pid,provider_session_id").json()["agent"]
@@ -488,10 +488,10 @@ def test_a_turn_outlives_a_host_restart_mid_turn(
     assert status_changes(wardian_home, before["uuid"]).count(("idle", "turn_completed")) == 2
     # The hook log's Stop left the parser at rest: a next host would replay none of the log.
     log_file = wardian_home / "agents" / before["uuid"] / "claude" / "hooks.jsonl"
-    hooks_read = hook_log_position(wardian_home, before["uuid"], before["pid"], log_file)
+    positions = recorded_file_positions(wardian_home, before["uuid"], before["pid"])
+    hooks_read = positions[str(log_file)]
     assert 0 < hooks_read["start"] == hooks_read["read"], hooks_read
     # Its transcript is read without memory: every line a rest, none replayed either.
-    positions = recorded_file_positions(wardian_home, before["uuid"], before["pid"])
     transcripts = [position for path, position in positions.items() if "/projects/" in path]
     assert transcripts and all(0 < each["start"] == each["read"] for each in transcripts), positions
     claude_cli.assert_only_model_server_was_called()

@@ -652,7 +652,7 @@ def test_usage_is_what_the_model_server_reported_and_a_host_restart_counts_no_tu
 
 
 def test_a_turn_and_an_approval_outlive_a_host_restart_and_a_crash(wardian: Wardian) -> None:
-    from host_restarts import crash_host, hook_log_position, status_changes, status_history
+    from host_restarts import crash_host, recorded_file_positions, status_changes, status_history
 
     uuid = wardian.spawn("cx")["uuid"]
     pid = wardian.wait("cx", "idle", "ready")["pid"]
@@ -700,5 +700,5 @@ def test_a_turn_and_an_approval_outlive_a_host_restart_and_a_crash(wardian: Ward
     assert [sum(token in user for user in users) for token in ("ECHO:mid1", "ECHO:a1")] == [1, 1], users
     # The hook log's last Stop left its parser at rest: a next host would replay none of it.
     log_file = wardian.home / "agents" / uuid / "codex" / "hooks.jsonl"
-    hooks_read = hook_log_position(wardian.home, uuid, pid, log_file)
+    hooks_read = recorded_file_positions(wardian.home, uuid, pid)[str(log_file)]
     assert 0 < hooks_read["start"] == hooks_read["read"], hooks_read

@@ -57,7 +57,7 @@ def hook_events(wardian: WardianCli, uuid: str) -> list[str]:
 
 
 def test_spawn_is_idle_a_turn_completes_and_the_session_outlives_a_crash_of_the_host(wardian: WardianCli) -> None:
-    from host_restarts import crash_host, hook_log_position, status_changes
+    from host_restarts import crash_host, recorded_file_positions, status_changes
 
     agent = wardian.spawn("gm")
     ready = wardian.wait("gm", "idle", "ready", timeout="120s")  # a generous bound, for a loaded machine
@@ -98,7 +98,7 @@ def test_spawn_is_idle_a_turn_completes_and_the_session_outlives_a_crash_of_the_
     assert hook_events(wardian, agent["uuid"])[-4:] == ["BeforeAgent", "AfterAgent", "BeforeAgent", "AfterAgent"]
     # The last AfterAgent left the hook parser at rest: a next host would replay none of the log.
     log_file = wardian.home / "agents" / agent["uuid"] / "gemini" / "hooks.jsonl"
-    hooks_read = hook_log_position(wardian.home, agent["uuid"], before["pid"], log_file)
+    hooks_read = recorded_file_positions(wardian.home, agent["uuid"], before["pid"])[str(log_file)]
     assert 0 < hooks_read["start"] == hooks_read["read"], hooks_read
 
 
