@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 import venv
 from pathlib import Path
 
@@ -87,6 +88,7 @@ def checks() -> dict[str, list[str | Path]]:
         "ruff check": [BIN / "ruff", "check", ROOT],
         "ruff format": [BIN / "ruff", "format", "--check", ROOT],
         "mypy": [BIN / "mypy", *type_checked_packages()],
+        "commit subjects": [PYTHON, ROOT / "scripts" / "commit_msg_check.py", "--branch"],
     }
 
 
@@ -121,9 +123,32 @@ def portable_backend_suites() -> list[str]:
 PORTABLE_PASS_SKIPS = ["--ignore=tests/e2e/test_control_fuzz.py"]
 
 
-# Every run ends naming its slowest tests, so a test that starts paying for a wait shows at
-# once; docs/testing.md says why each of the slowest needs its time.
-SLOWEST_SHOWN = "--durations=25"
+# Every run ends naming its slowest tests and its total, so a test that starts paying for a
+# wait shows at once; docs/testing.md says why each of the slowest needs its time. Each pass
+# writes a JUnit report, so the ten slowest are named across both passes.
+SLOWEST_SHOWN = 10
+REPORTS = ROOT / ".cache" / "test-reports"
+
+
+def slowest_tests(reports: list[Path], count: int = SLOWEST_SHOWN) -> list[tuple[float, str]]:
+    """(seconds, pass and test id) of the `count` slowest test cases in the JUnit `reports`."""
+    import xml.etree.ElementTree as ElementTree
+
+    timed = [
+        (float(case.get("time") or 0), f"[{report.stem}] {case.get('classname')}::{case.get('name')}")
+        for report in reports
+        if report.exists()
+        for case in ElementTree.parse(report).iter("testcase")
+    ]
+    return sorted(timed, reverse=True)[:count]
+
+
+def print_summary(started: float, reports: list[Path]) -> None:
+    print(f"\nslowest {SLOWEST_SHOWN} tests:", flush=True)
+    for seconds, test_id in slowest_tests(reports):
+        print(f"  {seconds:8.1f} s  {test_id}")
+    minutes, seconds = divmod(time.monotonic() - started, 60)
+    print(f"total wall time: {int(minutes)} min {seconds:.0f} s (set-up, checks, installs and every pass)", flush=True)
 
 
 # The suite mostly waits (a host starting, a CLI drawing its screen, a quiet timer), so it runs
@@ -138,9 +163,12 @@ def parallel_options(share: int = 1) -> list[str]:
     return ["-n", str(workers), "--dist", "worksteal"] if workers > 0 else []
 
 
-def pytest_run(pytest_args: list[str], env: dict[str, str] | None = None, share: int = 1) -> int:
+def pytest_run(
+    pytest_args: list[str], env: dict[str, str] | None = None, share: int = 1, report: Path | None = None
+) -> int:
     options = parallel_options(share)
-    code = run(PYTHON, "-m", "pytest", SLOWEST_SHOWN, *options, *pytest_args, env=env, check=False)
+    junit = [f"--junitxml={report}"] if report is not None else []
+    code = run(PYTHON, "-m", "pytest", *junit, *options, *pytest_args, env=env, check=False)
     if code == 5:  # pytest found no test: a hollow run is a failure here
         print("pytest collected no tests: failing the run", file=sys.stderr)
         return 1
@@ -149,18 +177,23 @@ def pytest_run(pytest_args: list[str], env: dict[str, str] | None = None, share:
 
 def test(pytest_args: list[str]) -> int:
     """Every suite; with no arguments, the end-to-end suites again under the portable backend."""
+    started = time.monotonic()
     set_up()
     if run_checks() != 0:
         return 1
     install_system_packages()
     install_real_clis()
-    code = pytest_run(pytest_args)
-    if pytest_args:  # a chosen selection runs once, as asked
-        return code
-    print("+ again under WARDIAN_PTY_BACKEND=ptyprocess", flush=True)
-    portable_env = os.environ | {"WARDIAN_PTY_BACKEND": "ptyprocess"}
-    portable = pytest_run([*portable_backend_suites(), *PORTABLE_PASS_SKIPS], env=portable_env, share=2)
-    return code or portable
+    reports = [REPORTS / "main.xml", REPORTS / "portable.xml"]
+    for stale in reports:  # a pass that fails before writing must not be read from an older run
+        stale.unlink(missing_ok=True)
+    code = pytest_run(pytest_args, report=reports[0])
+    if not pytest_args:  # a chosen selection runs once, as asked
+        print("+ again under WARDIAN_PTY_BACKEND=ptyprocess", flush=True)
+        portable_env = os.environ | {"WARDIAN_PTY_BACKEND": "ptyprocess"}
+        suites = [*portable_backend_suites(), *PORTABLE_PASS_SKIPS]
+        code = pytest_run(suites, env=portable_env, share=2, report=reports[1]) or code
+    print_summary(started, reports if not pytest_args else reports[:1])
+    return code
 
 
 def drift(pytest_args: list[str]) -> int:

@@ -50,3 +50,32 @@ def test_pre_commit_installs_and_runs_it_at_commit_msg() -> None:
     hook = config[config.index("- id: commit-subject") :]
     assert "entry: .venv/bin/python scripts/commit_msg_check.py" in hook
     assert re.search(r"^\s+stages: \[commit-msg\]$", hook, re.MULTILINE)
+
+
+def _commit(repo: Path, subject: str) -> None:
+    (repo / "file").write_text(subject, encoding="utf-8")
+    identity = ["-c", "user.name=t", "-c", "user.email=t@example.invalid"]
+    subprocess.run(["git", "-C", str(repo), "add", "file"], check=True)
+    subprocess.run(["git", "-C", str(repo), *identity, "commit", "-q", "-m", subject], check=True)
+
+
+def test_the_branch_check_refuses_a_long_subject_made_after_the_base_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    _commit(tmp_path, "old: " + "x" * 80)  # before the base: history keeps it
+    base = subprocess.run(["git", "-C", str(tmp_path), "rev-parse", "HEAD"], capture_output=True, text=True)
+    monkeypatch.setattr(check, "ROOT", tmp_path)
+    _commit(tmp_path, "fits: a short subject")
+    assert check.branch_problems(base.stdout.strip()) == []
+    _commit(tmp_path, "long: " + "y" * 70)
+    (refusal,) = check.branch_problems(base.stdout.strip())
+    assert "76 characters, over 72" in refusal and "long: yyy" in refusal
+
+
+def test_dev_check_runs_the_branch_check() -> None:
+    argv = load_script("dev").checks()["commit subjects"]
+    assert [str(part) for part in argv[1:]] == [str(ROOT / "scripts" / "commit_msg_check.py"), "--branch"]
+    assert (ROOT / ".ci" / "subjects-checked-since").read_text().split()[0] in subprocess.run(
+        ["git", "-C", str(ROOT), "rev-list", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout

@@ -61,8 +61,9 @@ def test_the_full_run_repeats_the_end_to_end_suites_under_the_portable_backend(m
     dev, runs = _recorded_pytest_runs(monkeypatch, [0, 0])
     assert dev.test([]) == 0
     (everything, first_env), (again, portable_env) = runs
-    assert everything == ("--durations=25", "-n", "4", "--dist", "worksteal") and first_env is None
-    assert again[:5] == ("--durations=25", "-n", "2", "--dist", "worksteal")
+    assert everything == (f"--junitxml={dev.REPORTS / 'main.xml'}", "-n", "4", "--dist", "worksteal")
+    assert first_env is None
+    assert again[:5] == (f"--junitxml={dev.REPORTS / 'portable.xml'}", "-n", "2", "--dist", "worksteal")
     suites = [arg for arg in again[5:] if not arg.startswith("--")]
     assert "tests/e2e" in suites and all((ROOT / suite).exists() for suite in suites)
     # The control fuzz touches no terminal backend: the first pass alone runs it.
@@ -83,7 +84,7 @@ def test_zero_workers_runs_the_suite_in_one_process(monkeypatch: pytest.MonkeyPa
     dev, runs = _recorded_pytest_runs(monkeypatch, [0])
     monkeypatch.setenv("WARDIAN_TEST_WORKERS", "0")
     assert dev.test(["tests/test_db.py"]) == 0
-    assert runs[0][0] == ("--durations=25", "tests/test_db.py")
+    assert runs[0][0] == (f"--junitxml={dev.REPORTS / 'main.xml'}", "tests/test_db.py")
 
 
 def test_a_chosen_selection_runs_once(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -115,3 +116,19 @@ def test_nothing_is_installed_without_root_or_when_present(monkeypatch: pytest.M
     monkeypatch.setattr(dev.os, "geteuid", lambda: 0)
     dev.install_system_packages()
     assert calls == []
+
+
+def test_the_summary_names_the_slowest_tests_of_both_passes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    dev = _dev_script()
+    first, second = tmp_path / "main.xml", tmp_path / "portable.xml"
+    cases = "".join(f'<testcase classname="tests.test_a" name="t{n}" time="{n}.5"/>' for n in range(12))
+    first.write_text(f"<testsuites><testsuite>{cases}</testsuite></testsuites>")
+    second.write_text(
+        '<testsuites><testsuite><testcase classname="e2e" name="slow" time="99"/></testsuite></testsuites>'
+    )
+    slowest = dev.slowest_tests([first, second, tmp_path / "absent.xml"])
+    assert len(slowest) == 10 and slowest[0] == (99.0, "[portable] e2e::slow")
+    assert slowest[-1] == (3.5, "[main] tests.test_a::t3")
+    dev.print_summary(dev.time.monotonic() - 125, [first])
+    printed = capsys.readouterr().out
+    assert "total wall time: 2 min 5 s" in printed and "11.5 s  [main] tests.test_a::t11" in printed
