@@ -95,13 +95,37 @@ def test_untracked_files_refuse_removal_even_deep_in_new_folders(
     assert refusal(conn, wardian_home, record)["untracked"] == ["notes/deep/idea.txt"]
 
 
-def test_commits_on_no_other_branch_refuse_removal(conn: sqlite3.Connection, wardian_home: Path, repo: Path) -> None:
+def test_work_committed_on_the_worktree_branch_is_kept_by_removal_without_force(
+    conn: sqlite3.Connection, wardian_home: Path, repo: Path
+) -> None:
     record = made(conn, wardian_home, repo)
     sha = commit_file(record.worktree_folder, "feature.py", "x = 1\n", "add feature")
-    losses = refusal(conn, wardian_home, record)
-    assert [(line["sha"], line["subject"]) for line in losses["unpushed_commits"]] == [(sha, "add feature")]
-    git(repo, "branch", "kept-elsewhere", sha)  # another branch holds it now: nothing would be lost
-    assert operations.remove(conn, wardian_home, record, force=False, delete_branch=False)["removed"]
+    assert operations.describe(conn, record).can_remove is True
+    answer = operations.remove(conn, wardian_home, record, force=False, delete_branch=False)
+    assert answer["removed"] and "archived" not in answer
+    assert git(repo, "rev-parse", f"refs/heads/{record.branch}").strip() == sha, "the branch keeps the commit"
+
+
+def test_delete_branch_keeps_a_branch_whose_commits_are_nowhere_else(
+    conn: sqlite3.Connection, wardian_home: Path, repo: Path
+) -> None:
+    record = made(conn, wardian_home, repo)
+    sha = commit_file(record.worktree_folder, "feature.py", "x = 1\n", "add feature")
+    answer = operations.remove(conn, wardian_home, record, force=False, delete_branch=True)
+    assert answer["branch"]["deleted"] is False
+    assert [line["sha"] for line in answer["branch"]["unmerged_commits"]] == [sha]
+    assert git(repo, "rev-parse", f"refs/heads/{record.branch}").strip() == sha
+
+
+@pytest.mark.parametrize("branch", ["@", "HEAD", "refs/heads/x", "refs/x", "-x", "x.lock", "a..b", "@{-1}", "a b"])
+def test_branch_names_git_refuses_or_rereads_are_invalid_names(
+    conn: sqlite3.Connection, wardian_home: Path, repo: Path, branch: str
+) -> None:
+    with pytest.raises(WardianError) as caught:
+        operations.create(conn, wardian_home, repo, stem="coder", branch=branch, base_ref=None)
+    assert caught.value.code == "invalid_name" and caught.value.hint
+    assert git(repo, "branch", "--list").split() == ["*", "main"], "no branch made"
+    assert list(operations.rows.list_worktrees(conn)) == []
 
 
 def test_a_checkout_switched_to_another_branch_refuses_removal(

@@ -42,11 +42,12 @@ def slug(text: str) -> str:
 
 
 def check_branch_name(top: Path, branch: str) -> str:
-    if not succeeds(top, "check-ref-format", "--branch", branch) or branch.startswith("-"):
+    if not valid_branch_name(top, branch):
         raise WardianError(
             "invalid_name",
             f"{branch!r} is not a valid git branch name",
-            "Use letters, digits, '/', '-', '_' and '.', e.g. `feature/login`.",
+            "Use letters, digits, '/', '-', '_' and '.', e.g. `feature/login` (not `@`, `HEAD` or `refs/...`; "
+            "`git check-ref-format --branch NAME` must print NAME itself).",
             {"branch": branch},
         )
     if branch_exists(top, branch):
@@ -57,6 +58,16 @@ def check_branch_name(top: Path, branch: str) -> str:
             {"branch": branch, "repository": str(top)},
         )
     return branch
+
+
+def valid_branch_name(top: Path, branch: str) -> bool:
+    """A name git takes as a new branch's, meaning what it says: `check-ref-format --branch`
+    expands `@` and `@{-1}` to other branches (so its answer must be the name itself), and
+    `refs/...` would make `refs/heads/refs/...`, a branch that reads as another ref."""
+    if branch.startswith(("-", "refs/")) or branch in ("@", "HEAD"):
+        return False
+    done = run(top, "check-ref-format", "--branch", branch)
+    return done.returncode == 0 and done.stdout.strip() == branch
 
 
 def branch_exists(top: Path, branch: str) -> bool:

@@ -38,7 +38,7 @@ class Losses(_Shape):
         default_factory=list, description="Ignored files copied in by .worktreeinclude and changed since."
     )
     unpushed_commits: list[CommitLine] = Field(
-        default_factory=list, description="Commits of its branch or HEAD on no other branch, tag or remote."
+        default_factory=list, description="Commits of HEAD on no branch (its own kept), tag or remote."
     )
     switched_branch: str | None = Field(None, description="The branch checked out now, when not Wardian's.")
     detached_head: str | None = Field(None, description="The commit a detached HEAD points at.")
@@ -61,7 +61,7 @@ class Losses(_Shape):
             f"{len(self.uncommitted)} uncommitted change(s)" if self.uncommitted else "",
             f"{len(self.untracked)} untracked file(s)" if self.untracked else "",
             f"{len(self.changed_carried_files)} changed carried-over file(s)" if self.changed_carried_files else "",
-            f"{len(self.unpushed_commits)} commit(s) on no other branch or remote" if self.unpushed_commits else "",
+            f"{len(self.unpushed_commits)} commit(s) on no branch, tag or remote" if self.unpushed_commits else "",
             f"the checkout switched to branch {self.switched_branch}" if self.switched_branch else "",
             f"a detached HEAD at {self.detached_head[:12]}" if self.detached_head else "",
         ]

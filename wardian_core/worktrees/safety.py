@@ -1,14 +1,14 @@
 """What removing a worktree would lose, read from git itself.
 
 Untracked files are always listed (`--untracked-files=all`, never `-uno`: hiding them is how
-other tools deleted work). A commit is safe when another branch, a tag or a remote-tracking
-branch holds it; the worktree's own branch does not count, since removal may be followed by
-deleting it. Submodules are read the same way, each in its own repository.
+other tools deleted work). A commit is safe when a branch (the worktree's own included: removal
+keeps it, and deletes it only when asked and merged), a tag or a remote-tracking branch holds
+it. Submodules are read the same way, each in its own repository.
 """
 
 from pathlib import Path
 
-from wardian_core.worktrees.git import git, succeeds
+from wardian_core.worktrees.git import git
 from wardian_core.worktrees.records import CommitLine, Losses
 
 _RENAMED = ("R", "C")
@@ -24,7 +24,7 @@ def losses(folder: Path, branch: str | None, carried: dict[str, Path] | None = N
         uncommitted=uncommitted,
         untracked=untracked,
         changed_carried_files=_changed_copies(folder, carried or {}),
-        unpushed_commits=unpushed_commits(folder, branch),
+        unpushed_commits=unpushed_commits(folder),
         switched_branch=current if branch is not None and current not in (None, branch) else None,
         detached_head=head if branch is not None and current is None else None,
         submodules={path: inner for path in submodule_paths(folder) if (inner := losses(folder / path, None)).any()},
@@ -59,12 +59,10 @@ def _current_branch(folder: Path) -> str | None:
     return ref.removeprefix("refs/heads/") if ref.startswith("refs/heads/") else None
 
 
-def unpushed_commits(folder: Path, branch: str | None) -> list[CommitLine]:
-    """Commits reachable from HEAD (and `branch`) that no other branch, tag or remote holds."""
-    tips = ["HEAD"]
-    if branch and succeeds(folder, "show-ref", "--verify", "--quiet", f"refs/heads/{branch}"):
-        tips.append(f"refs/heads/{branch}")
-    return commits_only_on(folder, tips, branch)
+def unpushed_commits(folder: Path) -> list[CommitLine]:
+    """Commits reachable from HEAD that no branch, tag or remote holds. The worktree's own branch
+    counts: removal keeps it (and `--delete-branch` deletes only a merged one)."""
+    return commits_only_on(folder, ["HEAD"], None)
 
 
 def commits_only_on(folder: Path, tips: list[str], branch: str | None) -> list[CommitLine]:
