@@ -25,6 +25,7 @@ from wardian_core.asks import is_request_id
 from wardian_core.control.models import ReplyParams
 from wardian_core.db import requests as request_rows
 from wardian_core.mcp_tools import TOOL_NAMES
+from wardian_core.message_reading import MESSAGE_MAX_BYTES
 from wardian_host.testing.answering_agent import READY_PROMPT
 from wardian_host.testing.in_process import InProcessHost
 
@@ -116,6 +117,10 @@ def test_failures_are_the_clis_envelopes() -> None:
         ("ask", {"agent": "x", "message": "hi", "timeout": "soon"}, "usage"),
         ("send", {"to": "x", "message": "hi", "approval": "accept"}, "usage"),
         ("reply", {"request_id": "x", "status": "done", "message": "a" * 70_000}, "message_too_large"),
+        # Read up to the message limit and refused there: never read whole (it has no end).
+        ("send", {"to": "x", "file": "/dev/zero"}, "message_too_large"),
+        ("ask", {"agent": "x", "file": "/dev/zero"}, "message_too_large"),
+        ("send", {"to": "x", "message": "a" * (MESSAGE_MAX_BYTES + 1)}, "message_too_large"),
         ("whoami", {}, "app_not_running"),  # no host runs for this home
         ("show_agent", {"agent": "nobody"}, "db_unavailable"),  # nor was any agent ever made here
     ]

@@ -7,6 +7,7 @@ from typing import Any, TypeVar
 import click
 
 from wardian_core.errors import WardianError
+from wardian_core.message_reading import check_message_size, read_bounded
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -32,16 +33,21 @@ def read_message(message: str | None, from_stdin: bool, file: str | None) -> str
             {"sources": sources},
         )
     if from_stdin:
-        return _text(sys.stdin.buffer.read(), "standard input")
+        return _text(read_bounded(sys.stdin.buffer, "standard input"), "standard input")
     if file is not None:
-        try:
-            with open(file, "rb") as handle:
-                return _text(handle.read(), file)
-        except OSError as exc:
-            raise WardianError("not_found", f"cannot read {file}: {exc.strerror}", "Check the path.") from None
+        return _text(_read_file(file), file)
     assert message is not None
     # An argument with bytes that are not UTF-8 arrives with lone surrogates in their place.
-    return _text(message.encode("utf-8", "surrogateescape"), "MESSAGE")
+    return _text(check_message_size(message.encode("utf-8", "surrogateescape"), "MESSAGE"), "MESSAGE")
+
+
+def _read_file(file: str) -> bytes:
+    """The file's bytes, up to the message limit: a device or a FIFO never ends by itself."""
+    try:
+        with open(file, "rb") as handle:
+            return read_bounded(handle, file)
+    except OSError as exc:
+        raise WardianError("not_found", f"cannot read {file}: {exc.strerror}", "Check the path.") from None
 
 
 def _text(data: bytes, source: str) -> str:
