@@ -33,6 +33,7 @@ DEFAULTS = {
     "worktrees.root": None,
     "notify.urls": None,
     "notify.unseen_turn_seconds": 60.0,
+    "web.session_idle": 43200.0,
 }
 
 USER_FILE = """\

@@ -94,6 +94,17 @@ class NotifySettings(Section):
     )
 
 
+class WebSettings(Section):
+    session_idle: float = Field(
+        43200.0,
+        ge=60,
+        le=30 * 86400,
+        allow_inf_nan=False,
+        description="Seconds a web view session may go unused (no request, no page open) before it ends "
+        "(60 s to 30 days).",
+    )
+
+
 class WorktreeCommandSettings(Section):
     """What runs in a new worktree and before one is removed; also a repository's .wardian/worktree.toml."""
 
@@ -160,3 +171,4 @@ class Settings(BaseModel):
     mcp: McpSettings = Field(default_factory=McpSettings)
     worktrees: WorktreesSettings = Field(default_factory=WorktreesSettings)
     notify: NotifySettings = Field(default_factory=NotifySettings)
+    web: WebSettings = Field(default_factory=WebSettings)
