@@ -305,3 +305,47 @@ def test_the_server_imports_neither_the_sdk_nor_the_host_side_before_it_serves()
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
 
     assert loaded.strip() == "[]"
+
+
+def test_the_server_exits_when_its_client_closes_stdin_even_during_a_call(
+    running_host: InProcessHost, tmp_path: Path
+) -> None:
+    # A client that goes away (killed, or it just closes the pipe) must not leave its server
+    # behind, still waiting on the host for a call nobody will read.
+    spawn(running_host, tmp_path, "sleeper", "sleep", "600")
+    waits = {"WARDIAN_MCP_CALL_SECONDS": "600", "WARDIAN_MCP_PROGRESS_SECONDS": "0.1"}
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}
+    waiting = {"agent": "sleeper", "until": "error", "timeout": "10m"}
+    call_params = {"name": "wait_for_agent", "arguments": waiting, "_meta": {"progressToken": 1}}
+
+    async def steps() -> int | None:
+        server = await asyncio.create_subprocess_exec(
+            WARDIAN,
+            "mcp",
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=os.environ | waits,
+        )
+        assert server.stdin is not None and server.stdout is not None
+
+        def write(message: dict[str, Any]) -> None:
+            assert server.stdin is not None
+            server.stdin.write(json.dumps({"jsonrpc": "2.0"} | message).encode() + b"\n")
+
+        write({"id": 1, "method": "initialize", "params": hello})
+        assert json.loads(await server.stdout.readline())["id"] == 1
+        write({"method": "notifications/initialized"})
+        write({"id": 2, "method": "tools/call", "params": call_params})
+        progress = json.loads(await server.stdout.readline())  # the call is under way, and waits
+        assert progress["method"] == "notifications/progress", progress
+        server.stdin.close()
+        try:
+            await asyncio.wait_for(server.wait(), 60)  # a limit for the test only: exit comes at once
+        except TimeoutError:
+            server.kill()
+            await server.wait()
+            return None
+        return server.returncode
+
+    assert running_host.call(steps()) == 0

@@ -54,8 +54,15 @@ async def answer_call(name: str, arguments: dict[str, Any], report: Report, ever
     params = checked(tool, arguments)
     work = partial(tool.run, params)
     if not tool.waits:
-        return await anyio.to_thread.run_sync(work)
+        return await _in_thread(work)
     return await _reporting(work, report, every, _waiting_for(name, params))
+
+
+async def _in_thread(work: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """`work` run in a worker thread, which a cancelled call leaves behind rather than awaits (a
+    thread cannot be stopped): the server is going, and its exit ends the thread (`command`)."""
+    answer: dict[str, Any] = await anyio.to_thread.run_sync(work, abandon_on_cancel=True)
+    return answer
 
 
 def _waiting_for(name: str, params: ToolParams) -> str:
@@ -81,7 +88,7 @@ async def _reporting(work: Callable[[], dict[str, Any]], report: Report, every: 
     async with anyio.create_task_group() as group:
         group.start_soon(beat)
         try:
-            answer = await anyio.to_thread.run_sync(work)
+            answer = await _in_thread(work)
         except WardianError as error:
             failure = error  # raised here it would leave the group wrapped in an ExceptionGroup
         group.cancel_scope.cancel()

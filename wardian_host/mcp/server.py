@@ -14,6 +14,7 @@ the agent's CLI), so a tool call is the agent's own exactly as its `wardian` com
 
 import json
 import os
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from wardian_core.errors import WardianError
@@ -98,7 +99,53 @@ async def list_tools(
     return types.ListToolsResult(tools=tool_list())
 
 
+class UntilClosed:
+    """The client's messages; their end (stdin closed: the client has gone) calls `on_end`.
+
+    The SDK's server, at that end, waits for the calls still running, and a wait for an
+    agent may take hours that nobody will read the answer of."""
+
+    def __init__(self, messages: Any, on_end: Callable[[], None]) -> None:
+        self._messages = messages
+        self._on_end = on_end
+
+    @property
+    def last_context(self) -> Any:  # the SDK runs each handler in the context its message came in
+        return getattr(self._messages, "last_context", None)
+
+    async def receive(self) -> Any:
+        import anyio
+
+        try:
+            return await self._messages.receive()
+        except anyio.EndOfStream:
+            self._on_end()
+            raise
+
+    async def aclose(self) -> None:
+        await self._messages.aclose()
+
+    def __aiter__(self) -> "UntilClosed":
+        return self
+
+    async def __anext__(self) -> Any:
+        import anyio
+
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> "UntilClosed":
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+
 async def serve() -> None:
+    """Serve until stdin closes, then stop at once, cancelling any call in flight."""
+    import anyio
     from mcp.server.lowlevel import Server
     from mcp.server.stdio import stdio_server
 
@@ -107,5 +154,8 @@ async def serve() -> None:
     server: Server[Any] = Server(
         "wardian", version=__version__, instructions=INSTRUCTIONS, on_list_tools=list_tools, on_call_tool=call_tool
     )
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+    # The scope holds the transport too: its writer would otherwise wait for answers never sent.
+    with anyio.CancelScope() as scope:
+        async with stdio_server() as (read_stream, write_stream):
+            messages = UntilClosed(read_stream, scope.cancel)
+            await server.run(messages, write_stream, server.create_initialization_options())
