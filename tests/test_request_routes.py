@@ -17,7 +17,7 @@ from wardian_host.daemon.web_handlers import WebView
 def _host_routes(home: Path) -> dict[str, Route[Any]]:
     """The host's table; building it only closes over the parts, so stand-ins do."""
     unused: Any = None
-    web_view = WebView(home, unused, list, unused, unused)  # its routes only close over it
+    web_view = WebView(home, unused, list, unused, unused, unused)  # its routes only close over it
     return web_view.routes(
         build_handlers(
             registry=unused,

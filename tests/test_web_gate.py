@@ -1,20 +1,23 @@
-"""Who may use the web view: the home's secret, one-time logins, and the Host/Origin/cookie gate."""
+"""Who may use the web view: one-time logins, the host's sessions, and the Host/Origin/cookie gate."""
 
 import time
 from pathlib import Path
 
 import pytest
 
-from wardian_core import paths
-from wardian_host.web.auth import COOKIE_NAME, LOGIN_SECONDS, Gate, allowed_hosts, load_secret
+from wardian_host.web.auth import COOKIE_NAME, LOGIN_SECONDS, Gate, allowed_hosts
+from wardian_host.web.login_pages import write_login_page
 
 PORT = 8765
 HOST = f"127.0.0.1:{PORT}"
 
 
+IDLE = 600.0
+
+
 @pytest.fixture
-def gate(wardian_home: Path) -> Gate:
-    return Gate(load_secret(wardian_home), allowed_hosts("127.0.0.1", PORT))
+def gate() -> Gate:
+    return Gate(allowed_hosts("127.0.0.1", PORT), IDLE)
 
 
 def _cookie(gate: Gate) -> dict[str, str]:
@@ -23,13 +26,32 @@ def _cookie(gate: Gate) -> dict[str, str]:
     return {COOKIE_NAME: value}
 
 
-def test_the_secret_is_owner_only_kept_and_a_truncated_one_replaced(wardian_home: Path) -> None:
-    secret = load_secret(wardian_home)
-    path = paths.run_dir(wardian_home) / "web.secret"
-    assert path.stat().st_mode & 0o777 == 0o600
-    assert load_secret(wardian_home) == secret and len(secret) == 64
-    path.write_text("short")
-    assert load_secret(wardian_home) not in (b"short", secret)
+def test_each_session_is_a_random_token_of_the_host_that_ends_when_unused_or_revoked(
+    gate: Gate, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first, second = _cookie(gate), _cookie(gate)
+    assert first != second  # not one value any file could derive
+    assert gate.refusal("GET", {"Host": HOST}, first) is None
+    now = time.monotonic()
+    monkeypatch.setattr(time, "monotonic", lambda: now + IDLE / 2)
+    assert gate.refusal("GET", {"Host": HOST}, second) is None  # in use: its idle time starts again
+    monkeypatch.setattr(time, "monotonic", lambda: now + IDLE + 1)
+    assert gate.refusal("GET", {"Host": HOST}, first) == "cookie"  # unused for the idle limit
+    assert gate.refusal("GET", {"Host": HOST}, second) is None
+    assert gate.revoke_all() == 1
+    assert gate.refusal("GET", {"Host": HOST}, second) == "cookie"
+
+
+def test_a_login_page_is_owner_only_and_goes_with_its_login(gate: Gate, wardian_home: Path) -> None:
+    assert LOGIN_SECONDS <= 60
+    pages = [gate.new_login_page(lambda login: write_login_page(wardian_home, "http://127.0.0.1:1", login))]
+    page = pages[0]
+    assert page.stat().st_mode & 0o777 == 0o600
+    login = page.read_text().split('name="login" value="')[1].split('"')[0]
+    assert gate.redeem(login) is not None and not page.exists()  # used: gone
+    unused = gate.new_login_page(lambda login: write_login_page(wardian_home, "http://127.0.0.1:1", login))
+    gate.revoke_all()
+    assert not unused.exists()
 
 
 def test_a_login_works_once_and_not_after_it_expired(gate: Gate, monkeypatch: pytest.MonkeyPatch) -> None:

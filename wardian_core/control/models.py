@@ -175,6 +175,7 @@ class WebOpenParams(_Params):
     """`wardian web`: serve the view (on `listen`, loopback when None) and answer its address."""
 
     listen: str | None = Field(None, min_length=1, max_length=255)
+    login_page: bool = False  # write the login into an owner-only page instead of the address
 
 
 class RunParams(TargetParams):
@@ -267,5 +268,6 @@ REQUEST_PARAMS: dict[str, type[_Params]] = {
     "workflow.stop": WorkflowRunRef,
     "workflow.approve": WorkflowApproveParams,
     "web.open": WebOpenParams,
+    "web.revoke": NoParams,
     "notify.test": NoParams,
 }

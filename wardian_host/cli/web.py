@@ -3,6 +3,7 @@
 import ipaddress
 import sys
 import webbrowser
+from pathlib import Path
 
 import click
 
@@ -35,14 +36,21 @@ def _checked_listen(listen: str | None) -> str | None:
 
 
 @click.command("web")
-@click.option("--open", "open_browser", is_flag=True, help="Open the address in your browser too.")
+@click.option("--open", "open_browser", is_flag=True, help="Open the view in your browser, logged in.")
 @click.option("--listen", metavar="ADDR", help="Listen on ADDR instead of 127.0.0.1 (prints a warning).")
-def web(open_browser: bool, listen: str | None) -> None:
-    """Serve the live web view and print its address; each address logs in once."""
-    answer = request("web.open", {"listen": _checked_listen(listen)}, start_host=True)
+@click.option("--revoke-all", is_flag=True, help="End every session and unused login of the view.")
+def web(open_browser: bool, listen: str | None, revoke_all: bool) -> None:
+    """Serve the live web view and print its address; each address logs in once, within a minute."""
+    if revoke_all:
+        emit("web", request("web.revoke", {}))
+        return
+    # With --open the login goes into an owner-only page the browser opens: a browser's command
+    # line is readable by every local user, who could redeem a login placed there first.
+    params = {"listen": _checked_listen(listen), "login_page": open_browser}
+    answer = request("web.open", params, start_host=True)
     if not answer["loopback"]:
         answer["warning"] = LISTEN_WARNING.format(listen=answer["listen"], port=answer["port"])
         sys.stderr.write(answer["warning"] + "\n")
     if open_browser:
-        webbrowser.open(answer["url"])
+        webbrowser.open(Path(answer["login_page"]).as_uri())
     emit("web", answer)

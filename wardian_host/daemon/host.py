@@ -37,6 +37,7 @@ from wardian_host.agents.registry import AgentRegistry
 from wardian_host.agents.sending import Sender
 from wardian_host.agents.spawn_context import build_context
 from wardian_host.agents.status_tracker import StatusTracker
+from wardian_host.daemon.caller_identity import Caller, PeerProcess, classify_caller
 from wardian_host.daemon.control_server import ControlServer
 from wardian_host.daemon.handlers import build_handlers
 from wardian_host.daemon.hook_endpoint import HookEndpoint
@@ -99,7 +100,7 @@ class Host:
         self.notices = NoticeRules(loop, settings.notify.unseen_turn_seconds)
         self._sinks = Sinks(settings.notify.urls, self.plugins.notify)
         self.notices.subscribe(self._sinks.told)
-        self.web = WebView(home, self._conn, self._agent_rows, self.notices, self._sinks)
+        self.web = WebView(home, self._conn, self._agent_rows, self.notices, self._sinks, self._caller)
         handlers = build_handlers(
             registry=self.registry,
             lifecycle=self.lifecycle,
@@ -112,6 +113,10 @@ class Host:
         )
         self._server = ControlServer(home, self.web.routes(handlers))
         self._hooks = HookEndpoint(home)
+
+    def _caller(self, peer: PeerProcess) -> Caller:
+        """Which agent, if any, `peer` is (the web view refuses agents as `reply` does)."""
+        return classify_caller(peer, self.registry.all(), self.terminals.cgroups)
 
     async def _connect_terminals(self) -> ServerPtys:
         """The home's terminal server, which holds every agent's PTY (started if none runs)."""

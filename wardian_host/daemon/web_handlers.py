@@ -1,4 +1,5 @@
-"""The web view and notices in the host: `web.open`, `notify.test`, and what tells pages to redraw.
+"""The web view and notices in the host: `web.open`, `web.revoke`, `notify.test`, and what tells
+pages to redraw. The view is a person's: an agent asking for a login or a revocation is refused.
 
 The view's server (aiohttp) is imported when a home first asks for it, so a host nobody
 views never loads it; a host whose home used the view before serves it again at start, on
@@ -12,6 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from wardian_core.control.models import NoParams, WebOpenParams
+from wardian_core.errors import WardianError
+from wardian_host.daemon.caller_identity import Caller, PeerProcess
 from wardian_host.daemon.control_server import RequestContext, Route, Routes
 from wardian_host.daemon.person_requests import PersonRequests
 from wardian_host.notify.rules import NoticeRules
@@ -46,12 +49,14 @@ class WebView:
         agents: Callable[[], list[dict[str, Any]]],
         notices: NoticeRules,
         sinks: Sinks,
+        callers: Callable[[PeerProcess], Caller],
     ) -> None:
         self._home = home
         self._conn = conn
         self._agents = agents
         self._notices = notices
         self._sinks = sinks
+        self._callers = callers  # the classifier `wardian reply` uses, for the CLI and the view's connections
         self._routes: Routes = {}
         self._server: WebServer | None = None
 
@@ -62,6 +67,7 @@ class WebView:
         }
         return self._routes | {
             "web.open": Route(WebOpenParams, self._open),
+            "web.revoke": Route(NoParams, self._revoke),
             "notify.test": Route(NoParams, self._notify_test),
         }
 
@@ -84,19 +90,40 @@ class WebView:
         if self._server is not None:
             await self._server.close()
 
-    async def _serving(self, listen: str | None, port: int = 0) -> dict[str, Any]:
+    async def _serving(self, listen: str | None, port: int = 0, login_page: bool = False) -> dict[str, Any]:
         if self._server is None:
             from wardian_host.web.server import WebServer
             from wardian_host.web.state import page_state
 
             requests = PersonRequests(self._routes)
             self._server = WebServer(
-                self._home, requests.answer, lambda: page_state(self._agents, self._conn), self._notices
+                self._home,
+                requests.answer,
+                lambda: page_state(self._agents, self._conn),
+                self._notices,
+                self._callers,
             )
-        return await self._server.open(listen, port)
+        return await self._server.open(listen, port, login_page)
 
-    async def _open(self, params: WebOpenParams, _: RequestContext) -> dict[str, Any]:
-        return await self._serving(params.listen)
+    async def _open(self, params: WebOpenParams, request: RequestContext) -> dict[str, Any]:
+        self._refuse_agents(request, "log in to the web view")
+        return await self._serving(params.listen, login_page=params.login_page)
+
+    async def _revoke(self, _: NoParams, request: RequestContext) -> dict[str, Any]:
+        self._refuse_agents(request, "end the web view's sessions")
+        return {"revoked": self._server.revoke_all() if self._server is not None else 0}
+
+    def _refuse_agents(self, request: RequestContext, what: str) -> None:
+        """The web view acts as a person: an agent's process, verified or only claiming, gets no way in."""
+        caller = self._callers(request.peer)
+        if caller.agent is None:
+            return
+        raise WardianError(
+            "unauthorized",
+            f"an agent may not {what}: this caller is agent {caller.agent.name} ({caller.verification})",
+            "The web view is for the person who runs the agents: run `wardian web` in your own terminal.",
+            {"caller_agent": caller.agent.name, "verification": caller.verification},
+        )
 
     async def _notify_test(self, _: NoParams, __: RequestContext) -> dict[str, Any]:
         notice = self._notices.raise_notice("test", "", "", "Wardian test notice", "notices reach you here")

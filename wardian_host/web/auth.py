@@ -1,67 +1,113 @@
-"""Who may use the web view: the per-home secret, one-time logins, the cookie, Host and Origin.
+"""Who may use the web view: one-time logins, the host's sessions, Host and Origin.
 
-The secret sits in `run/web.secret`, owner-only, and never leaves the host but as the cookie's
-HMAC. `wardian web` prints an address with a one-time login; the page trades it for an
-HttpOnly, SameSite=Strict cookie. Every request must carry the cookie and name an allowed
-`Host` (no DNS rebinding); one that can change something (a POST, the WebSocket) must also
-come from a page of this view (`Origin`), so another site's page cannot drive an agent.
+`wardian web` prints an address with a one-time login (or, with `--open`, writes it into an
+owner-only file the browser opens, so no command line carries it); the page trades it for a
+session: a random token the host keeps in memory only, so no file an agent can read derives
+it, sent back as an HttpOnly, SameSite=Strict cookie. A session unused for the idle limit
+(`web.session_idle`) ends, and `wardian web --revoke-all` ends them all; so does a host
+restart. Every request must carry a session and name an allowed `Host` (no DNS rebinding);
+one that can change something (a POST, the WebSocket) must also come from a page of this
+view (`Origin`), so another site's page cannot drive an agent.
 """
 
-import hashlib
+import contextlib
 import hmac
-import os
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
-from wardian_core import paths
-from wardian_core.atomic_files import open_unfollowed, replace_file
-
-SECRET_NAME = "web.secret"
 COOKIE_NAME = "wardian_web"
-LOGIN_SECONDS = 300.0  # a printed address works this long, once
+LOGIN_SECONDS = 60.0  # a login works this long, once
 MAX_PENDING_LOGINS = 64
+MAX_SESSIONS = 64  # past it, the longest unused session ends
 
 
-def load_secret(home: Path) -> bytes:
-    """The home's secret, made on first use (owner-only, written whole)."""
-    path = paths.run_dir(home) / SECRET_NAME
-    try:
-        descriptor = open_unfollowed(path, os.O_RDONLY)
-    except FileNotFoundError:
-        replace_file(path, secrets.token_hex(32) + "\n", mode=0o600)
-        descriptor = open_unfollowed(path, os.O_RDONLY)
-    with os.fdopen(descriptor, "rb") as secret_file:
-        secret = secret_file.read().strip()
-    if len(secret) < 32:  # an emptied or truncated file: never accept a guessable cookie
-        replace_file(path, secrets.token_hex(32) + "\n", mode=0o600)
-        return load_secret(home)
-    return secret
+@dataclass(frozen=True)
+class Login:
+    until: float
+    file: Path | None  # the owner-only page that carries it (`wardian web --open`), removed with it
+
+    def forget(self) -> None:
+        if self.file is not None:
+            with contextlib.suppress(FileNotFoundError):
+                self.file.unlink()
 
 
 class Gate:
     """The checks every request passes; `hosts` are the `Host` values this view answers to."""
 
-    def __init__(self, secret: bytes, hosts: set[str]) -> None:
-        self._cookie = hmac.new(secret, b"wardian web cookie", hashlib.sha256).hexdigest()
+    def __init__(self, hosts: set[str], idle_seconds: float) -> None:
         self.hosts = hosts
-        self._logins: dict[str, float] = {}
+        self.idle_seconds = idle_seconds
+        self._logins: dict[str, Login] = {}
+        self._sessions: dict[str, float] = {}  # session token -> when last used
 
     def new_login(self) -> str:
-        """A one-time login for the address `wardian web` prints."""
-        now = time.monotonic()
-        self._logins = {token: until for token, until in self._logins.items() if until > now}
-        while len(self._logins) >= MAX_PENDING_LOGINS:
-            self._logins.pop(next(iter(self._logins)))
-        token = secrets.token_urlsafe(32)
-        self._logins[token] = now + LOGIN_SECONDS
+        """A one-time login, for the address `wardian web` prints."""
+        token = self._room_for_a_login()
+        self._logins[token] = Login(time.monotonic() + LOGIN_SECONDS, None)
         return token
 
+    def new_login_page(self, write_page: Callable[[str], Path]) -> Path:
+        """A one-time login written by `write_page` into a file, removed with the login."""
+        token = self._room_for_a_login()
+        page = write_page(token)
+        self._logins[token] = Login(time.monotonic() + LOGIN_SECONDS, page)
+        return page
+
+    def _room_for_a_login(self) -> str:
+        self.forget_expired_logins()
+        while len(self._logins) >= MAX_PENDING_LOGINS:
+            self._logins.pop(next(iter(self._logins))).forget()
+        return secrets.token_urlsafe(32)
+
+    def forget_expired_logins(self) -> None:
+        now = time.monotonic()
+        for token, login in list(self._logins.items()):
+            if login.until <= now:
+                del self._logins[token]
+                login.forget()
+
     def redeem(self, token: str) -> str | None:
-        """The cookie's value for a login not used before and not expired; None otherwise."""
-        until = self._logins.pop(token, None)
-        return self._cookie if until is not None and until > time.monotonic() else None
+        """A new session for a login not used before and not expired; None otherwise."""
+        login = self._logins.pop(token, None)
+        if login is None:
+            return None
+        login.forget()
+        if login.until <= time.monotonic():
+            return None
+        if len(self._sessions) >= MAX_SESSIONS:
+            del self._sessions[min(self._sessions, key=self._sessions.__getitem__)]
+        session = secrets.token_urlsafe(32)
+        self._sessions[session] = time.monotonic()
+        return session
+
+    def revoke_all(self) -> int:
+        """End every session and pending login; how many sessions there were."""
+        revoked = len(self._sessions)
+        self._sessions.clear()
+        for login in self._logins.values():
+            login.forget()
+        self._logins.clear()
+        return revoked
+
+    def touch(self, cookies: Mapping[str, str]) -> None:
+        """The session is in use now (a message on its page's WebSocket)."""
+        session = cookies.get(COOKIE_NAME, "")
+        if session in self._sessions:
+            self._sessions[session] = time.monotonic()
+
+    def _session_valid(self, presented: str) -> bool:
+        now = time.monotonic()
+        for session, used in list(self._sessions.items()):
+            if now - used > self.idle_seconds:
+                del self._sessions[session]
+            elif hmac.compare_digest(session, presented):
+                self._sessions[session] = now
+                return True
+        return False
 
     def refusal(self, method: str, headers: Mapping[str, str], cookies: Mapping[str, str]) -> str | None:
         """Why a request is refused (None when it passes): `host`, `origin` or `cookie`."""
@@ -72,7 +118,7 @@ class Gate:
         changes = method != "GET" or headers.get("Upgrade", "").lower() == "websocket"
         if (origin is not None or changes) and origin != f"http://{host}":
             return "origin"
-        if not hmac.compare_digest(cookies.get(COOKIE_NAME, ""), self._cookie):
+        if not self._session_valid(cookies.get(COOKIE_NAME, "")):
             return "cookie"
         return None
 
