@@ -321,3 +321,147 @@ def test_the_worktree_root_setting_places_one_folder_per_repository(
     assert first.worktree_folder.parent.name.startswith("project-") and third.worktree_folder.parent.name.startswith(
         "other-"
     )
+
+
+def run_restore(answer: dict[str, Any]) -> None:
+    for step in answer["restore"]:
+        subprocess.run(step, shell=True, check=True, capture_output=True)
+
+
+@pytest.fixture
+def ignoring_repo(tmp_path: Path, conn: sqlite3.Connection) -> Path:
+    """A repository ignoring logs, build/ and vendor/, with its own build output."""
+    ignores = "*.log\nbuild/\nvendor/\n__pycache__/\n"
+    repo = new_repository(tmp_path / "project", {"README.md": "hello\n", ".gitignore": ignores})
+    (repo / "build").mkdir()
+    (repo / "build" / "out.o").write_text("the source's build\n")
+    return repo
+
+
+def test_ignored_files_written_in_the_worktree_are_work_but_build_output_and_caches_are_not(
+    conn: sqlite3.Connection, wardian_home: Path, ignoring_repo: Path
+) -> None:
+    record = made(conn, wardian_home, ignoring_repo)
+    folder = record.worktree_folder
+    (folder / "notes.log").write_text("what I found\n")
+    (folder / "build").mkdir()
+    (folder / "build" / "out.o").write_text("a build, made again by the next one\n")
+    (folder / "__pycache__").mkdir()
+    (folder / "__pycache__" / "app.cpython-312.pyc").write_bytes(b"\x00cache")
+    losses = refusal(conn, wardian_home, record)
+    assert losses["ignored_work"] == ["notes.log"] and losses["untracked"] == []
+
+    (folder / "notes.log").unlink()
+    assert operations.remove(conn, wardian_home, record, force=False, delete_branch=False)["removed"]
+
+
+def test_files_hidden_by_a_gitignore_edited_in_the_worktree_are_work(
+    conn: sqlite3.Connection, wardian_home: Path, repo: Path
+) -> None:
+    record = made(conn, wardian_home, repo)
+    commit_file(record.worktree_folder, ".gitignore", "secret.txt\nscratch/\n", "ignore my notes")
+    git(repo, "branch", "holds-it", record.branch)  # the commit is safe elsewhere: only the files remain
+    (record.worktree_folder / "secret.txt").write_text("hidden by the new .gitignore\n")
+    (record.worktree_folder / "scratch").mkdir()
+    (record.worktree_folder / "scratch" / "draft.md").write_text("a draft\n")
+    assert refusal(conn, wardian_home, record)["ignored_work"] == ["scratch/", "secret.txt"]
+
+
+def test_skip_worktree_and_assume_unchanged_edits_are_work(
+    conn: sqlite3.Connection, wardian_home: Path, repo: Path
+) -> None:
+    record = made(conn, wardian_home, repo)
+    folder = record.worktree_folder
+    git(folder, "update-index", "--skip-worktree", "README.md")
+    git(folder, "update-index", "--assume-unchanged", "src/app.py")
+    (folder / "README.md").write_text("edited where git does not look\n")
+    (folder / "src" / "app.py").write_text("print('edited too')\n")
+    assert git(folder, "status", "--porcelain") == "", "git itself sees nothing"
+    losses = refusal(conn, wardian_home, record)
+    assert losses["hidden_changes"] == ["README.md", "src/app.py"] and losses["uncommitted"] == []
+
+
+def test_force_archives_what_git_hides_and_the_restore_brings_it_back(
+    conn: sqlite3.Connection, wardian_home: Path, ignoring_repo: Path
+) -> None:
+    record = made(conn, wardian_home, ignoring_repo)
+    folder = record.worktree_folder
+    (folder / "notes.log").write_text("what I found\n")
+    (folder / "vendor" / "mine").mkdir(parents=True)
+    (folder / "vendor" / "mine" / "patch.diff").write_text("my patch\n")
+    git(folder, "update-index", "--assume-unchanged", "README.md")
+    (folder / "README.md").write_text("edited where git does not look\n")
+    before = files_of(folder)
+
+    answer = operations.remove(conn, wardian_home, record, force=True, delete_branch=False)
+    assert not folder.exists()
+    run_restore(answer)
+    assert files_of(folder) == before
+
+
+def nested_clone(repo: Path, folder: Path, path: str) -> tuple[Path, str]:
+    """A `git clone` of `repo` at `folder/path`, with a commit, a side branch and a file not committed."""
+    clone = folder / path
+    clone.parent.mkdir(parents=True, exist_ok=True)
+    git(folder, "clone", "-q", str(repo), str(clone))
+    sha = commit_file(clone, "inside.txt", "committed only in the clone\n", "work in the clone")
+    git(clone, "branch", "side")
+    (clone / "draft.txt").write_text("not committed in the clone\n")
+    return clone, sha
+
+
+@pytest.mark.parametrize("path", ["clone", "vendor/lib"])
+def test_a_nested_repository_is_refused_then_archived_whole_and_restored(
+    conn: sqlite3.Connection, wardian_home: Path, ignoring_repo: Path, path: str
+) -> None:
+    record = made(conn, wardian_home, ignoring_repo)
+    folder = record.worktree_folder
+    clone, sha = nested_clone(ignoring_repo, folder, path)
+    assert refusal(conn, wardian_home, record)["nested_repositories"] == [path]
+    before = files_of(folder)
+
+    answer = operations.remove(conn, wardian_home, record, force=True, delete_branch=False)
+    assert not folder.exists()
+    assert answer["archived"]["nested_ref"] == f"refs/wardian/archive-nested/{record.id}"
+    run_restore(answer)
+    assert files_of(folder) == before
+    assert git(clone, "rev-parse", "HEAD").strip() == sha
+    assert git(clone, "rev-parse", "side").strip() == sha
+    assert (clone / "draft.txt").read_text() == "not committed in the clone\n"
+    assert git(clone, "fsck", "--no-dangling") == ""
+
+
+def test_force_refuses_a_nested_checkout_whose_repository_is_elsewhere(
+    conn: sqlite3.Connection, wardian_home: Path, repo: Path
+) -> None:
+    record = made(conn, wardian_home, repo)
+    git(repo, "worktree", "add", "-q", "--detach", str(record.worktree_folder / "linked"))
+    (record.worktree_folder / "linked" / "draft.txt").write_text("in a checkout of another worktree\n")
+    before = files_of(record.worktree_folder)
+    with pytest.raises(WardianError) as caught:
+        operations.remove(conn, wardian_home, record, force=True, delete_branch=False)
+    assert caught.value.code == "would_lose_work" and caught.value.hint
+    assert caught.value.details["unarchivable"] == ["linked"]
+    assert files_of(record.worktree_folder) == before
+    assert not git(repo, "for-each-ref", "refs/wardian").strip(), "no archive claimed"
+
+
+def test_an_archive_lacking_a_listed_file_is_refused_and_nothing_is_removed(
+    conn: sqlite3.Connection, wardian_home: Path, ignoring_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from wardian_core.worktrees import archive
+
+    record = made(conn, wardian_home, ignoring_repo)
+    (record.worktree_folder / "notes.log").write_text("what I found\n")
+    snapshot_commit = archive._snapshot_commit
+
+    def forgetful(folder: Path, branch: str | None, extra: list[str], excluded: list[str], message: str) -> str:
+        return snapshot_commit(folder, branch, [], excluded, message)  # drops the ignored files
+
+    monkeypatch.setattr(archive, "_snapshot_commit", forgetful)
+    with pytest.raises(WardianError) as caught:
+        operations.remove(conn, wardian_home, record, force=True, delete_branch=False)
+    assert caught.value.code == "git_failed" and "notes.log" in caught.value.message and caught.value.hint
+    assert (record.worktree_folder / "notes.log").is_file()
+    assert not git(ignoring_repo, "for-each-ref", "refs/wardian").strip(), "no archive claimed"
+    assert operations.find(conn, record.id) == record

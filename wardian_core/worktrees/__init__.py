@@ -2,6 +2,7 @@
 
 Pure git and file logic, no host: `creating` makes a worktree on a new branch, `carry_over`
 copies the `.worktreeinclude` files in, `commands` runs set-up and tear-down, `safety` lists
-what a removal would lose, `archive` snapshots all of it to `refs/wardian/archive/<id>`, and
+what a removal would lose (`hidden`: what git does not show), `archive` snapshots all of it to
+`refs/wardian/archive/<id>` (`nested`: repositories nested in it, whole), and
 `removing` puts the rules together. docs/worktrees.md describes them for users.
 """

@@ -14,7 +14,7 @@ from wardian_core import paths
 from wardian_core.db import worktrees as rows
 from wardian_core.errors import WardianError
 from wardian_core.settings import load_settings
-from wardian_core.worktrees import archive, carry_over, commands, creating, safety
+from wardian_core.worktrees import archive, carry_over, commands, creating, hidden, nested, safety
 from wardian_core.worktrees.git import git
 from wardian_core.worktrees.records import Losses, WorktreeRecord, WorktreeView
 
@@ -71,6 +71,7 @@ def create(
     copied, skipped = carry_over.copy_in(top, folder)
     report: dict[str, Any] = {"carried_over": copied, "not_overwritten": skipped, "notes": notes}
     report["setup"] = _run_phase(home, record, "setup")
+    hidden.record_start(folder, top)  # what is ignored now is not the user's work (see `hidden`)
     return record, report
 
 
@@ -100,7 +101,7 @@ def carried_originals(record: WorktreeRecord) -> dict[str, Path]:
 
 
 def losses_of(record: WorktreeRecord) -> Losses:
-    return safety.losses(record.worktree_folder, record.branch, carried_originals(record))
+    return safety.losses(record.worktree_folder, record.branch, carried_originals(record), record.source_folder)
 
 
 def describe(conn: sqlite3.Connection, record: WorktreeRecord) -> WorktreeView:
@@ -154,9 +155,9 @@ def remove(
         losses = losses_of(record)
         if losses.any() and not force:
             raise would_lose_work(record, losses)
-        answer["teardown"] = _run_phase(home, record, "teardown")
-        if losses.any():
+        if losses.any():  # before the tear-down, which may delete what it made (or the user's work)
             answer |= _archive(record, losses)
+        answer["teardown"] = _run_phase(home, record, "teardown")
         _remove_folder(record, archived=losses.any())
     else:
         answer["removed_outside_wardian"] = True
@@ -167,15 +168,25 @@ def remove(
 
 
 def _archive(record: WorktreeRecord, losses: Losses) -> dict[str, Any]:
-    commit = archive.snapshot(
-        record.source_folder, record.worktree_folder, record.id, record.branch, losses.changed_carried_files
-    )
-    steps = archive.restore_steps(record.source_folder, record.id, record.worktree_folder, record.branch)
+    unarchivable = nested.check_archivable(record.worktree_folder, losses.nested_repositories)
+    if unarchivable:
+        error = would_lose_work(record, losses)
+        names = ", ".join(unarchivable)
+        error.message = f"--force cannot archive the nested repositories {names} of worktree {record.id}"
+        error.hint = (
+            "Their .git is a file naming a repository elsewhere, which an archive would not hold: move them out "
+            "of the worktree (or remove them yourself), then remove it again."
+        )
+        error.details["unarchivable"] = unarchivable
+        raise error
+    commits = archive.snapshot(record.source_folder, record.worktree_folder, record.id, record.branch, losses)
+    has_nested = bool(losses.nested_repositories)
+    steps = archive.restore_steps(record.source_folder, record.id, record.worktree_folder, record.branch, has_nested)
     on_branch = not (losses.switched_branch or losses.detached_head)
-    return {
-        "archived": {"ref": archive.archive_ref(record.id), "commit": commit, "lost_without_it": losses.reasons()},
-        "restore": steps if on_branch else steps[:2],
-    }
+    archived = {"ref": archive.archive_ref(record.id), "commit": commits["commit"], "lost_without_it": losses.reasons()}
+    if has_nested:
+        archived |= {"nested_ref": nested.nested_ref(record.id), "nested_commit": commits["nested_commit"]}
+    return {"archived": archived, "restore": steps if on_branch else steps[:-1]}
 
 
 def _remove_folder(record: WorktreeRecord, archived: bool) -> None:

@@ -37,6 +37,16 @@ class Losses(_Shape):
     changed_carried_files: list[str] = Field(
         default_factory=list, description="Ignored files copied in by .worktreeinclude and changed since."
     )
+    ignored_work: list[str] = Field(
+        default_factory=list,
+        description="Ignored files (`dir/`: a folder ignored whole) written in the worktree since it was ready.",
+    )
+    hidden_changes: list[str] = Field(
+        default_factory=list, description="Files marked skip-worktree or assume-unchanged that differ from the index."
+    )
+    nested_repositories: list[str] = Field(
+        default_factory=list, description="Git repositories inside the worktree that are not its submodules."
+    )
     unpushed_commits: list[CommitLine] = Field(
         default_factory=list, description="Commits of HEAD on no branch (its own kept), tag or remote."
     )
@@ -49,6 +59,9 @@ class Losses(_Shape):
             self.uncommitted
             or self.untracked
             or self.changed_carried_files
+            or self.ignored_work
+            or self.hidden_changes
+            or self.nested_repositories
             or self.unpushed_commits
             or self.switched_branch
             or self.detached_head
@@ -61,6 +74,11 @@ class Losses(_Shape):
             f"{len(self.uncommitted)} uncommitted change(s)" if self.uncommitted else "",
             f"{len(self.untracked)} untracked file(s)" if self.untracked else "",
             f"{len(self.changed_carried_files)} changed carried-over file(s)" if self.changed_carried_files else "",
+            f"{len(self.ignored_work)} ignored file(s) written in it" if self.ignored_work else "",
+            f"{len(self.hidden_changes)} changed skip-worktree/assume-unchanged file(s)" if self.hidden_changes else "",
+            f"{len(self.nested_repositories)} nested git repositor(ies): {', '.join(self.nested_repositories)}"
+            if self.nested_repositories
+            else "",
             f"{len(self.unpushed_commits)} commit(s) on no branch, tag or remote" if self.unpushed_commits else "",
             f"the checkout switched to branch {self.switched_branch}" if self.switched_branch else "",
             f"a detached HEAD at {self.detached_head[:12]}" if self.detached_head else "",

@@ -8,22 +8,32 @@ it. Submodules are read the same way, each in its own repository.
 
 from pathlib import Path
 
+from wardian_core.worktrees import hidden
 from wardian_core.worktrees.git import git
 from wardian_core.worktrees.records import CommitLine, Losses
 
 _RENAMED = ("R", "C")
 
 
-def losses(folder: Path, branch: str | None, carried: dict[str, Path] | None = None) -> Losses:
+def losses(
+    folder: Path, branch: str | None, carried: dict[str, Path] | None = None, source: Path | None = None
+) -> Losses:
     """What `folder` holds that removal would lose; `branch` is the one Wardian made (None for a
-    submodule, whose HEAD is detached by design); `carried` maps carried-over paths to their originals."""
+    submodule, whose HEAD is detached by design); `carried` maps carried-over paths to their
+    originals; `source` (the repository it was made from) turns on what git hides (`hidden`)."""
     uncommitted, untracked = _status(folder)
     current = _current_branch(folder)
     head = git(folder, "rev-parse", "HEAD").strip()
+    ignored = hidden.ignored_work(folder, source, set(carried or {})) if source is not None else []
+    # git shows a repository nested in an untracked folder as that folder, `path/`, alone.
+    untracked_folders = [path for path in untracked if path.endswith("/")]
     return Losses(
         uncommitted=uncommitted,
-        untracked=untracked,
+        untracked=[path for path in untracked if not path.endswith("/")],
         changed_carried_files=_changed_copies(folder, carried or {}),
+        ignored_work=ignored,
+        hidden_changes=hidden.hidden_changes(folder) if source is not None else [],
+        nested_repositories=hidden.nested_repositories(folder, untracked_folders, ignored),
         unpushed_commits=unpushed_commits(folder),
         switched_branch=current if branch is not None and current not in (None, branch) else None,
         detached_head=head if branch is not None and current is None else None,
