@@ -264,6 +264,7 @@ READ_PATH_MODULES = frozenset(
         "wardian_core.statuses",
         "wardian_core.fields",
         "wardian_core.durations",
+        "wardian_core.message_reading",
         "wardian_core.scope",
         "wardian_core.clock",
         "wardian_core.identity",

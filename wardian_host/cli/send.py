@@ -26,10 +26,38 @@ def _body(message: str | None, from_stdin: bool, file: str | None, approval: str
     return read_message(message, from_stdin, file)
 
 
+def given_targets(ctx: click.Context, param: click.Parameter, values: tuple[str, ...]) -> tuple[str, ...]:
+    """Each `--to` not empty, each named once: a target given twice gets the text once."""
+    for value in values:
+        not_empty(ctx, param, value)
+    return tuple(dict.fromkeys(values))
+
+
+def _one_target_to_wait_for(targets: tuple[str, ...], wait_until: str | None, approval: str | None) -> None:
+    """A wait or an approval is about one agent: with several `--to` it could not say whose."""
+    flag = "--wait-until" if wait_until else "--approval" if approval else None
+    if flag is not None and len(targets) > 1:
+        raise WardianError(
+            "usage",
+            f"{flag} needs exactly one target, and --to was given {len(targets)} times",
+            "Answer each agent's dialog with its own `wardian send --approval … --to NAME`."
+            if approval
+            else "Send to one agent by name or uuid, or send to each without --wait-until and wait "
+            "for each with `wardian agent wait NAME --until STATUS --next`.",
+            {"to": list(targets)},
+        )
+
+
 @click.command("send")
 @click.argument("message", required=False)
 @click.option(
-    "--to", "to", required=True, callback=not_empty, metavar="TARGET", help="NAME, UUID, class:<Class> or all."
+    "--to",
+    "targets",
+    required=True,
+    multiple=True,
+    callback=given_targets,
+    metavar="TARGET",
+    help="NAME, UUID, class:<Class> or all; repeat it to send to each.",
 )
 @message_options
 @click.option("--wait-until", type=click.Choice(STATUSES), help="Then wait for this status's next arrival.")
@@ -39,7 +67,7 @@ def _body(message: str | None, from_stdin: bool, file: str | None, approval: str
 @click.option("--thread", metavar="ID", help="Reserved: threaded sends are not supported yet.")
 def send(
     message: str | None,
-    to: str,
+    targets: tuple[str, ...],
     from_stdin: bool,
     file: str | None,
     wait_until: str | None,
@@ -52,8 +80,10 @@ def send(
     if thread is not None:
         raise WardianError("not_supported", "threaded sends are not supported yet", "Send without --thread.")
     timeout = parse_duration(timeout_text) if timeout_text is not None else None
+    _one_target_to_wait_for(targets, wait_until, approval)
     text = _body(message, from_stdin, file, approval)
-    write_json(send_answer(SendOrder(to, text, wait_until, timeout, approval, raw)))
+    order = SendOrder(targets[0], text, wait_until, timeout, approval, raw)
+    write_json(send_answer(order) if len(targets) == 1 else sent_to_each(order, targets))
 
 
 class SendOrder(NamedTuple):
@@ -76,6 +106,44 @@ def send_answer(order: SendOrder) -> dict[str, Any]:
     if answer.get("agent") is not None:
         answer["agent"] = live_agent(answer["agent"], VERBOSE_FIELDS + ("status_evidence",))
     return {"schema": SCHEMA_VERSION} | answer
+
+
+def sent_to_each(order: SendOrder, targets: tuple[str, ...]) -> dict[str, Any]:
+    """`send --to A --to B`: the text sent to each target in turn, one answer listing every
+    delivery. A target that fails does not stop the others; the send then fails as a send to a
+    class does, with every target's result in its details, so a script sees who got the text."""
+    results: list[dict[str, Any]] = []
+    answers: list[dict[str, Any]] = []
+    failures: list[WardianError] = []
+    for target in targets:
+        try:
+            answer = send_answer(order._replace(to=target))
+        except WardianError as error:
+            failures.append(error)
+            results += error.details.get("results") or [_failed(target, error)]
+            continue
+        answers.append(answer)
+        results += answer["results"]
+    sender = answers[0] if answers else failures[0].details
+    combined = {"results": results, "sender": sender.get("sender"), "sender_verified": sender.get("sender_verified")}
+    if failures:
+        raise _not_every_target(failures[0], combined, len(targets))
+    return {"schema": SCHEMA_VERSION} | combined
+
+
+def _failed(target: str, error: WardianError) -> dict[str, Any]:
+    return {"agent": target, "result": "failed", "code": error.code, "reason": error.message}
+
+
+def _not_every_target(first: WardianError, combined: dict[str, Any], count: int) -> WardianError:
+    reached = [result["agent"] for result in combined["results"] if result.get("result") == "delivered"]
+    received = f"{', '.join(reached)} received it (see details.results). " if reached else ""
+    return WardianError(
+        first.code,
+        f"not every target received the text: {first.message}",
+        f"{first.hint} {received}Send again only to the targets whose result is not `delivered`.",
+        combined | {"delivered": False, "targets": count},
+    )
 
 
 def _sent_and_waited(order: SendOrder) -> dict[str, Any]:
