@@ -262,6 +262,7 @@ READ_PATH_MODULES = frozenset(
         "wardian_core.errors",
         "wardian_core.paths",
         "wardian_core.statuses",
+        "wardian_core.stored_text",
         "wardian_core.fields",
         "wardian_core.durations",
         "wardian_core.message_reading",

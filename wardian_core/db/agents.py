@@ -10,6 +10,7 @@ from wardian_core.clock import now_iso
 from wardian_core.db.connection import transaction
 from wardian_core.db.events import add_event
 from wardian_core.statuses import Status
+from wardian_core.stored_text import check_stored_fields
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
@@ -61,6 +62,7 @@ def insert_agent(
     description: str | None = None,
 ) -> dict[str, Any]:
     """Insert a new, not yet running agent. A taken name raises sqlite3.IntegrityError."""
+    check_stored_fields({"description": description})
     created_at = now_iso()
     conn.execute(
         'INSERT INTO agents (uuid, name, "class", provider, workspace, description, status, is_off, created_at)'
@@ -150,6 +152,7 @@ def update_columns(conn: sqlite3.Connection, agent_uuid: str, **values: Any) -> 
     unknown = set(values) - set(AGENT_COLUMNS)
     if unknown:
         raise ValueError(f"unknown agent columns {sorted(unknown)}")
+    check_stored_fields(values)
     assignments = ", ".join(f'"{column}" = ?' for column in values)
 
     def run() -> None:
