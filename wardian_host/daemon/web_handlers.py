@@ -101,7 +101,7 @@ class WebView:
                 requests.answer,
                 lambda: page_state(self._agents, self._conn),
                 self._notices,
-                self._callers,
+                self._agent_of,
             )
         return await self._server.open(listen, port, login_page)
 
@@ -112,6 +112,15 @@ class WebView:
     async def _revoke(self, _: NoParams, request: RequestContext) -> dict[str, Any]:
         self._refuse_agents(request, "end the web view's sessions")
         return {"revoked": self._server.revoke_all() if self._server is not None else 0}
+
+    def _agent_of(self, pid: int, uid: int) -> str | None:
+        """The agent a process of a web view connection belongs to; None for a person's."""
+        peer = PeerProcess.capture(pid, uid)
+        try:
+            caller = self._callers(peer)
+        finally:
+            peer.close()
+        return caller.agent.name if caller.agent is not None else None
 
     def _refuse_agents(self, request: RequestContext, what: str) -> None:
         """The web view acts as a person: an agent's process, verified or only claiming, gets no way in."""

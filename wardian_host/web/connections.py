@@ -15,7 +15,6 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from wardian_host.web.peers import Address, SocketOwner, socket_owner
 
@@ -40,7 +39,7 @@ class WebConnection:
     made: float = field(default_factory=time.monotonic)
     authenticated: bool = False
     deadline: asyncio.TimerHandle | None = None
-    verdict: Any = None  # what the gate's caller check found, kept for the connection's life
+    verdict: str | None = None  # who the caller check found holding its other end, kept for its life
 
     @property
     def key(self) -> str:

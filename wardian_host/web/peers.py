@@ -38,9 +38,11 @@ Address = tuple[str, int]
 def socket_owner(peer: Address, local: Address) -> SocketOwner | None:
     """The owner of the socket that connected from `peer` to our `local` address; None when
     it is not on this machine (or this network namespace), or when nothing can tell."""
+    if not hasattr(socket, "AF_NETLINK"):  # macOS and the BSDs: neither sock_diag nor /proc
+        return None
     try:
         return _diag_owner(peer, local)
-    except OSError:
+    except OSError:  # a kernel without sock_diag for TCP
         return _proc_owner(peer, local)
 
 

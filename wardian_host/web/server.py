@@ -25,7 +25,6 @@ from wardian_core import paths
 from wardian_core.control.frame_checks import invalid_parameters
 from wardian_core.errors import WardianError
 from wardian_core.settings import load_settings
-from wardian_host.daemon.caller_identity import Caller, PeerProcess
 from wardian_host.notify.rules import NoticeRules
 from wardian_host.remote.settings import LOCAL_MACHINE
 from wardian_host.web.auth import COOKIE_NAME, LOGIN_SECONDS, Gate, allowed_hosts
@@ -41,10 +40,12 @@ from wardian_host.web.terminals import Answer
 log = logging.getLogger(__name__)
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-Callers = Callable[[PeerProcess], Caller]
+# The agent a local process (pid, uid) belongs to, by the rule `wardian reply` uses; None for a person.
+AgentOf = Callable[[int, int], str | None]
 STATIC = Path(__file__).parent / "static"
 PAGE_FRAME_BYTES = 128 * 1024
 ACTION_BODY_BYTES = 1024 * 1024
+PERSON, GONE = "", "\0gone"  # a connection's verdicts besides an agent's name, which is never either
 STATUS_OF_CODE = {"not_found": 404, "unauthorized": 401, "ambiguous": 409}
 
 
@@ -59,9 +60,8 @@ def _refused(code: str, message: str, hint: str, status: int, page: bool = False
     return answer
 
 
-def _agent_refusal(caller: Caller, page: bool) -> web.Response:
-    assert caller.agent is not None
-    message = f"the web view is a person's: this connection comes from agent {caller.agent.name}'s process"
+def _agent_refusal(agent: str, page: bool) -> web.Response:
+    message = f"the web view is a person's: this connection comes from agent {agent}'s process"
     hint = "An agent works through `wardian` commands and its MCP tools; a person opens the view in their browser."
     return _refused("unauthorized", message, hint, 403, page)
 
@@ -72,12 +72,12 @@ def _gone_refusal(page: bool) -> web.Response:
 
 
 class WebServer:
-    def __init__(self, home: Path, answer: Answer, state: State, rules: NoticeRules, callers: Callers) -> None:
+    def __init__(self, home: Path, answer: Answer, state: State, rules: NoticeRules, agent_of: AgentOf) -> None:
         self._home = home
         self._answer = answer
         self._state = state
         self._rules = rules
-        self._callers = callers
+        self._agent_of = agent_of
         self.pages = Pages()
         self._remotes = RemoteRosters(home, self.pages.changed)
         self._runner: web.AppRunner | None = None
@@ -210,26 +210,22 @@ class WebServer:
             return _gone_refusal(page)
         if connection.verdict is None:
             connection.verdict = await self._caller_of(connection)
-        if connection.verdict == "gone":
+        if connection.verdict == GONE:
             return _gone_refusal(page)
-        if isinstance(connection.verdict, Caller) and connection.verdict.agent is not None:
+        if connection.verdict != PERSON:
             return _agent_refusal(connection.verdict, page)
         self.connections.passed(connection)
         return await handler(request)
 
-    async def _caller_of(self, connection: WebConnection) -> Caller | str:
-        """Who holds the connection's other end: `remote` (not this machine), `gone`, or the caller
-        class `wardian reply` would give that process."""
+    async def _caller_of(self, connection: WebConnection) -> str:
+        """Who holds the connection's other end: PERSON (or a peer beyond this machine), GONE, or
+        the name of the agent whose process it is."""
         if connection.owner is None:
-            return "remote"
+            return PERSON
         pid = await asyncio.to_thread(holder_of, connection.owner)
         if pid is None:
-            return "gone"
-        peer = PeerProcess.capture(pid, connection.owner.uid)
-        try:
-            return self._callers(peer)
-        finally:
-            peer.close()
+            return GONE
+        return self._agent_of(pid, connection.owner.uid) or PERSON
 
     async def _index(self, request: web.Request) -> web.StreamResponse:
         login = request.query.get("login")
