@@ -92,6 +92,7 @@ def test_an_agents_process_gets_no_login_and_is_refused_with_a_persons_cookie(
 
 
 def test_revoke_all_ends_every_session(run_wardian: RunWardian) -> None:
+    assert run_wardian("web", "--revoke-all").json()["web"] == {"revoked": 0}  # no host: no sessions
     port, first = _logged_in(run_wardian)
     _, second = _logged_in(run_wardian)
     assert _status(port, first) == _status(port, second) == 200
