@@ -1,5 +1,6 @@
 """Worktrees on real git repositories: creation, carry-over, set-up, and removal that loses nothing."""
 
+import json
 import os
 import sqlite3
 import subprocess
@@ -14,7 +15,7 @@ from git_repos import commit_file, configure_user_git, files_of, git, new_reposi
 
 from wardian_core.db import open_writer
 from wardian_core.errors import WardianError
-from wardian_core.worktrees import operations
+from wardian_core.worktrees import operations, trust
 from wardian_core.worktrees.records import WorktreeRecord
 
 
@@ -266,6 +267,7 @@ def test_a_teardown_past_its_timeout_is_killed_and_reported(
     (repo / ".wardian" / "worktree.toml").write_text('teardown = "echo stopping; sleep 60"\ntimeout_seconds = 0.5\n')
     git(repo, "add", ".wardian")
     git(repo, "commit", "-q", "-m", "worktree commands")
+    trust.decide(wardian_home, repo, True)
     record = made(conn, wardian_home, repo)
     answer = operations.remove(conn, wardian_home, record, force=False, delete_branch=False)
     teardown = answer["teardown"]
@@ -465,3 +467,49 @@ def test_an_archive_lacking_a_listed_file_is_refused_and_nothing_is_removed(
     assert (record.worktree_folder / "notes.log").is_file()
     assert not git(ignoring_repo, "for-each-ref", "refs/wardian").strip(), "no archive claimed"
     assert operations.find(conn, record.id) == record
+
+
+def repository_with_commands(tmp_path: Path, name: str = "project") -> Path:
+    """A repository whose .wardian/worktree.toml set-up and tear-down leave marks in the source."""
+    repo = new_repository(tmp_path / name)
+    (repo / ".wardian").mkdir()
+    (repo / ".wardian" / "worktree.toml").write_text(
+        'setup = "touch \\"$WARDIAN_WORKTREE_SOURCE/../setup-ran\\""\n'
+        'teardown = "touch \\"$WARDIAN_WORKTREE_SOURCE/../teardown-ran\\""\n'
+    )
+    git(repo, "add", ".wardian")
+    git(repo, "commit", "-q", "-m", "worktree commands")
+    return repo
+
+
+def test_an_untrusted_repository_gets_its_worktree_but_not_its_commands(
+    conn: sqlite3.Connection, wardian_home: Path, tmp_path: Path
+) -> None:
+    repo = repository_with_commands(tmp_path)
+    record, report = operations.create(conn, wardian_home, repo, stem="coder", branch=None, base_ref=None)
+    assert record.worktree_folder.is_dir() and report["setup"] is None
+    assert not (tmp_path / "setup-ran").exists()
+    assert any(f"wardian agent worktree trust {repo}" in note for note in report["notes"])
+
+    trust.decide(wardian_home, repo, False)  # a refusal is kept, and still runs nothing
+    answer = operations.remove(conn, wardian_home, record, force=False, delete_branch=False)
+    assert answer["removed"] and answer["teardown"] is None and "--trust-repo" in answer["notes"][0]
+    assert not (tmp_path / "teardown-ran").exists()
+
+
+def test_a_trusted_repository_runs_its_commands_and_the_trust_is_per_repository(
+    conn: sqlite3.Connection, wardian_home: Path, tmp_path: Path
+) -> None:
+    trusted = repository_with_commands(tmp_path / "trusted")
+    other = repository_with_commands(tmp_path / "other")
+    trust.decide(wardian_home, trusted, True)
+
+    record, report = operations.create(conn, wardian_home, trusted, stem="coder", branch=None, base_ref=None)
+    assert report["setup"]["ok"] and (tmp_path / "trusted" / "setup-ran").exists()
+    assert operations.remove(conn, wardian_home, record, force=False, delete_branch=False)["teardown"]["ok"]
+    assert (tmp_path / "trusted" / "teardown-ran").exists()
+
+    _, elsewhere = operations.create(conn, wardian_home, other, stem="coder", branch=None, base_ref=None)
+    assert elsewhere["setup"] is None and not (tmp_path / "other" / "setup-ran").exists()
+    stored = json.loads(trust.trust_file(wardian_home).read_text())["repositories"]
+    assert {key: value["trusted"] for key, value in stored.items()} == {str(trusted.resolve()): True}

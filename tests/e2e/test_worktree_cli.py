@@ -111,3 +111,30 @@ def test_an_enable_that_cannot_be_made_leaves_the_agent_running(run_wardian, spa
     assert (taken.returncode, taken.error()["code"]) == (1, "duplicate_name")
     assert (nowhere.returncode, nowhere.error()["code"]) == (2, "not_found")
     assert run_wardian("agent", "busy", "--field", "pid").stdout == before != "", "refused before the stop"
+
+
+def test_a_repository_runs_its_worktree_set_up_only_once_trusted(
+    run_wardian, generic_spawn_args, workspace: Path
+) -> None:
+    configure_user_git(Path(os.environ["HOME"]))
+    new_repository(workspace, {"README.md": "hi\n", ".wardian/worktree.toml": 'setup = "echo ran > setup-ran.txt"\n'})
+
+    def spawned(name: str, *options: str) -> tuple[dict, Path]:
+        done = run_wardian(*generic_spawn_args(name, "--worktree", *options, "--", "sleep", "600"))
+        assert done.returncode == 0, done.stderr
+        answer = done.json()
+        return answer, Path(answer["worktree"]["worktree_folder"])
+
+    untrusted, folder = spawned("stranger")
+    assert untrusted["setup"] is None and folder.is_dir() and not (folder / "setup-ran.txt").exists()
+    assert any(f"wardian agent worktree trust {workspace}" in note for note in untrusted["notes"])
+
+    trusted, folder = spawned("friend", "--trust-repo")
+    assert trusted["setup"]["ok"] and (folder / "setup-ran.txt").read_text() == "ran\n"
+    remembered, folder = spawned("again")
+    assert remembered["setup"]["ok"] and (folder / "setup-ran.txt").is_file()
+
+    revoked = run_wardian("agent", "worktree", "trust", str(workspace), "--revoke")
+    assert revoked.json() == {"schema": 1, "repository": str(workspace), "trusted": False}
+    skipped, folder = spawned("later")
+    assert skipped["setup"] is None and not (folder / "setup-ran.txt").exists()

@@ -1,7 +1,8 @@
 """Set-up and tear-down commands of a worktree: which, with what environment, and their outcome.
 
 The commands come from settings.toml's `[worktrees]` table (the user's machine) or, for a key it
-leaves unset, from the repository's `.wardian/worktree.toml` (shared with the team). Each runs
+leaves unset, from the repository's `.wardian/worktree.toml` (shared with the team; run only
+once the user trusts that repository, `trust`). Each runs
 with `/bin/sh -c` in the worktree, under a timeout after which its process group is killed; its
 output is appended to `<home>/logs/worktrees/<id>/<phase>.log`, and a failure is returned (and
 shown in the command's answer), never swallowed.

@@ -14,7 +14,7 @@ from wardian_core import paths
 from wardian_core.db import worktrees as rows
 from wardian_core.errors import WardianError
 from wardian_core.settings import load_settings
-from wardian_core.worktrees import archive, carry_over, commands, creating, hidden, nested, safety
+from wardian_core.worktrees import archive, carry_over, commands, creating, hidden, nested, safety, trust
 from wardian_core.worktrees.git import git
 from wardian_core.worktrees.records import Losses, WorktreeRecord, WorktreeView
 
@@ -70,7 +70,8 @@ def create(
         raise
     copied, skipped = carry_over.copy_in(top, folder)
     report: dict[str, Any] = {"carried_over": copied, "not_overwritten": skipped, "notes": notes}
-    report["setup"] = _run_phase(home, record, "setup")
+    report["setup"], untrusted = _run_phase(home, record, "setup")
+    notes += untrusted
     hidden.record_start(folder, top)  # what is ignored now is not the user's work (see `hidden`)
     return record, report
 
@@ -81,15 +82,21 @@ def agent_folder(record: WorktreeRecord, workspace: Path) -> Path:
     return record.worktree_folder / relative
 
 
-def _run_phase(home: Path, record: WorktreeRecord, phase: commands.Phase) -> dict[str, Any] | None:
-    chosen = commands.chosen(load_settings(home).worktrees, commands.repository_commands(record.source_folder))
+def _run_phase(home: Path, record: WorktreeRecord, phase: commands.Phase) -> tuple[dict[str, Any] | None, list[str]]:
+    """The set-up or tear-down's outcome (None: none to run), and a note when the repository's
+    own command was skipped because the user has not trusted that repository (`trust`)."""
+    own = load_settings(home).worktrees
+    chosen = commands.chosen(own, commands.repository_commands(record.source_folder))
     command = chosen.setup if phase == "setup" else chosen.teardown
     if not command or not record.worktree_folder.is_dir():
-        return None
+        return None, []
+    from_repository = not (own.setup if phase == "setup" else own.teardown)
+    if from_repository and trust.decision(home, record.source_folder) is not True:
+        return None, [trust.untrusted_note(record.source_folder, phase, command, record.worktree_folder)]
     env = commands.environment(record.worktree_folder, record.branch, record.id, record.port_base, record.source_folder)
     log = log_dir(home, record.id) / f"{phase}.log"
     outcome = commands.run_command(phase, command, record.worktree_folder, env, chosen.timeout_seconds, log)
-    return outcome.model_dump(mode="json")
+    return outcome.model_dump(mode="json"), []
 
 
 def carried_originals(record: WorktreeRecord) -> dict[str, Path]:
@@ -157,7 +164,8 @@ def remove(
             raise would_lose_work(record, losses)
         if losses.any():  # before the tear-down, which may delete what it made (or the user's work)
             answer |= _archive(record, losses)
-        answer["teardown"] = _run_phase(home, record, "teardown")
+        answer["teardown"], untrusted = _run_phase(home, record, "teardown")
+        answer |= {"notes": untrusted} if untrusted else {}
         _remove_folder(record, archived=losses.any())
     else:
         answer["removed_outside_wardian"] = True

@@ -69,7 +69,8 @@ class AgentWorktrees:
             owner=f"workflow:{run_id}/{node_id}",
         )
         folder = operations.agent_folder(record, workspace)
-        return record.model_dump(mode="json") | {"folder": str(folder), "setup": report["setup"]}
+        made = {"folder": str(folder), "setup": report["setup"], "notes": report["notes"]}
+        return record.model_dump(mode="json") | made
 
     def joinable(self, reference: str, target: str) -> WorktreeRecord:
         """The worktree `reference` names, its folder still there, of the repository holding the

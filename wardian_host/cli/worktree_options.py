@@ -1,4 +1,4 @@
-"""`--worktree [BRANCH]` and `--base REF` of `agent spawn` and `agent clone`, and their answer."""
+"""`--worktree [BRANCH]`, `--base REF` and `--trust-repo` of `agent spawn` and `agent clone`, and their answer."""
 
 from collections.abc import Callable
 from typing import Any
@@ -7,15 +7,28 @@ import click
 
 from wardian_core.errors import WardianError
 from wardian_core.fields import DEFAULT_FIELDS, to_record
+from wardian_host.cli import worktree_trust
 from wardian_host.cli.live import live_agent_envelope
 from wardian_host.cli.render import OutputOptions, agent_envelope
+from wardian_host.cli.worktree_trust import TRUST_REPO_HELP
 
 AGENT_FIELDS = DEFAULT_FIELDS + ("worktree", "worktree_folder", "branch")
 # BRANCH is optional: `--worktree` alone names the branch after the agent.
 NAMED_AFTER_AGENT = ""
 
 
+_TRUST_REPO = "wardian.trust_repo"
+
+
+def _keep_trust_repo(context: click.Context, _parameter: click.Parameter, value: bool) -> None:
+    # Kept beside the command's own arguments, so spawn's and clone's signatures stay theirs.
+    context.meta[_TRUST_REPO] = value
+
+
 def worktree_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    command = click.option(
+        "--trust-repo", is_flag=True, expose_value=False, callback=_keep_trust_repo, help=TRUST_REPO_HELP
+    )(command)
     command = click.option(
         "--base", metavar="REF", help="With --worktree: where the new branch starts (default: the workspace's HEAD)."
     )(command)
@@ -34,6 +47,9 @@ def worktree_request(worktree: str | None, base: str | None) -> dict[str, Any] |
         if base is not None:
             raise WardianError("usage", "--base needs --worktree", "Add --worktree [BRANCH], or drop --base.")
         return None
+    context = click.get_current_context(silent=True)
+    if context is not None and _TRUST_REPO in context.meta:  # the CLI's spawn or clone, not MCP's
+        worktree_trust.settle(worktree_trust.spawn_folder(), context.meta[_TRUST_REPO])
     return {"branch": worktree or None, "base": base}
 
 
