@@ -138,3 +138,9 @@ def test_a_repository_runs_its_worktree_set_up_only_once_trusted(
     assert revoked.json() == {"schema": 1, "repository": str(workspace), "trusted": False}
     skipped, folder = spawned("later")
     assert skipped["setup"] is None and not (folder / "setup-ran.txt").exists()
+
+
+def test_trust_repo_without_a_worktree_is_usage(run_wardian, generic_spawn_args) -> None:
+    refused = run_wardian(*generic_spawn_args("plain", "--trust-repo", "--", "sleep", "600"))
+    assert (refused.returncode, refused.error()["code"]) == (1, "usage")
+    assert "--trust-repo needs --worktree" in refused.error()["message"] and refused.error()["hint"]

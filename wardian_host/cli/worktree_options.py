@@ -43,13 +43,15 @@ def worktree_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def worktree_request(worktree: str | None, base: str | None) -> dict[str, Any] | None:
-    if worktree is None:
-        if base is not None:
-            raise WardianError("usage", "--base needs --worktree", "Add --worktree [BRANCH], or drop --base.")
-        return None
     context = click.get_current_context(silent=True)
-    if context is not None and _TRUST_REPO in context.meta:  # the CLI's spawn or clone, not MCP's
-        worktree_trust.settle(worktree_trust.spawn_folder(), context.meta[_TRUST_REPO])
+    trust_repo = context.meta.get(_TRUST_REPO) if context is not None else None  # None: not the CLI's spawn/clone
+    if worktree is None:
+        for flag, given in (("--base", base is not None), ("--trust-repo", bool(trust_repo))):
+            if given:
+                raise WardianError("usage", f"{flag} needs --worktree", f"Add --worktree [BRANCH], or drop {flag}.")
+        return None
+    if trust_repo is not None:
+        worktree_trust.settle(worktree_trust.spawn_folder(), trust_repo)
     return {"branch": worktree or None, "base": base}
 
 
