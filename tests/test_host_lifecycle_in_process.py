@@ -1,11 +1,14 @@
 """The lifecycle operations on the in-process host (`running_host`): a failure names the
 `AgentLifecycle` function that broke. The same paths through `wardian` are in tests/e2e."""
 
+import asyncio
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
-from in_process_agents import spawn, stored_agents, wait_until
+from in_process_agents import spawn, spawn_params, stored_agents, wait_until
+from living_processes import carrying
 
 from wardian_core import paths
 from wardian_core.errors import WardianError
@@ -75,3 +78,36 @@ def test_a_stopping_host_launches_nothing_and_keeps_no_half_made_agent(
 
     assert refused.value.code == "host_stopping"
     assert running_host.host.registry.all() == [] and stored_agents(running_host.host.home) == {}
+
+
+def test_a_launch_under_way_when_the_host_stops_is_ended_with_the_rest(
+    running_host: InProcessHost, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    host = running_host.host
+    lifecycle, owner = host.lifecycle, host.terminals.owner
+    opened, stop_decided = asyncio.Event(), asyncio.Event()
+    real_open, real_stop_launching = owner.open, lifecycle.stop_launching
+
+    async def open_held_until_the_stop(*args: Any, **kwargs: Any) -> tuple[int, int]:
+        launched = await real_open(*args, **kwargs)  # the agent's process runs
+        opened.set()
+        await stop_decided.wait()  # its answer reaches the host only once the host is stopping
+        return launched
+
+    def stop_launching() -> None:
+        real_stop_launching()
+        stop_decided.set()
+
+    monkeypatch.setattr(owner, "open", open_held_until_the_stop)
+    monkeypatch.setattr(lifecycle, "stop_launching", stop_launching)
+
+    async def race() -> dict[str, Any]:
+        spawning = asyncio.ensure_future(lifecycle.spawn(spawn_params(tmp_path, "late", "sleep", "600")))
+        await opened.wait()
+        await lifecycle.stop_all()
+        return await spawning
+
+    spawned = running_host.call(race())
+
+    assert carrying(spawned["uuid"]) == [], "the agent launched as the host stopped outlived the stop"
+    assert stored_agents(host.home)[spawned["uuid"]]["status"] == "off"

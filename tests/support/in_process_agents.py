@@ -26,8 +26,13 @@ def spawn(
 ) -> dict[str, Any]:
     """A generic agent `name` running `command` in `workspace` (with the generic provider's
     `settings`): the host's answer to the spawn."""
+    return host.call(host.host.lifecycle.spawn(spawn_params(workspace, name, *command, settings=settings)))
+
+
+def spawn_params(workspace: Path, name: str, *command: str, settings: dict[str, str] | None = None) -> SpawnParams:
+    """The spawn request of a generic agent `name` running `command` in `workspace`."""
     launch_config = {"extra_args": list(command), "settings": settings or {}}
-    params = SpawnParams.model_validate(
+    return SpawnParams.model_validate(
         {
             "provider": "generic",
             "class": "Coder",
@@ -36,7 +41,6 @@ def spawn(
             "launch_config": launch_config,
         }
     )
-    return host.call(host.host.lifecycle.spawn(params))
 
 
 def wait_until(host: InProcessHost, name: str, status: str, next_change: bool = False) -> dict[str, Any]:

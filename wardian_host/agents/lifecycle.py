@@ -604,15 +604,23 @@ class AgentLifecycle:
         """The host is stopping: every launch from now on is refused with `host_stopping`."""
         self._stopping = True
 
+    async def _stop_if_alive(self, agent: LiveAgent) -> None:
+        async with agent.lock:
+            if self._registry.get(agent.uuid) is agent and agent.is_alive:
+                await self._stop_locked(agent, "host stop")
+
     async def stop_all(self) -> None:
         """Stop every live agent, `headless` ones too; a stop that fails is logged, the others go on.
 
         Nothing is launched from here on, so no agent starts after its stop was decided; an
-        operation already holding an agent's lock finishes first (the stop waits for the lock)."""
+        operation already holding an agent's lock finishes first (the stop waits for the lock).
+        Every agent is looked at under its lock, not only those alive now: a launch under way
+        holds the lock and its agent is alive only once it returns (one launched 53 ms after
+        "host stopping" once outlived the host)."""
         self.stop_launching()
-        alive = [agent for agent in self._registry.all() if agent.is_alive]
-        stopped = await asyncio.gather(*(self.stop(agent.uuid, "host stop") for agent in alive), return_exceptions=True)
-        for agent, outcome in zip(alive, stopped, strict=True):
+        agents = self._registry.all()
+        stopped = await asyncio.gather(*(self._stop_if_alive(agent) for agent in agents), return_exceptions=True)
+        for agent, outcome in zip(agents, stopped, strict=True):
             if isinstance(outcome, BaseException):
                 log.error("host stop: agent %s: %s", agent.name, outcome)
         if not self._catch_up.flush():

@@ -1,0 +1,39 @@
+"""Starting a host from a command that needs one (`agent spawn`): never while the home's host stops."""
+
+from pathlib import Path
+
+import pytest
+
+from wardian_core.errors import WardianError
+from wardian_host.answers.connection import connect
+from wardian_host.daemon.host_lock import HostLock, StartLock, running_host_pid
+
+
+def test_a_command_starts_no_host_while_the_homes_host_is_stopping(wardian_home: Path) -> None:
+    stopping = HostLock(wardian_home)  # held, with no socket served: a host past closing its socket
+    stopping.acquire()
+    try:
+        with pytest.raises(WardianError) as refused:
+            connect(start_host=True)
+        assert refused.value.code == "host_stopping" and "host stop" in (refused.value.hint or "")
+        assert running_host_pid(wardian_home) == refused.value.details["pid"]
+    finally:
+        stopping.release()
+
+
+def test_a_host_still_starting_is_not_taken_for_one_stopping(
+    wardian_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from wardian_host.cli import host_starter
+
+    started: list[list[str]] = []
+    monkeypatch.setattr(host_starter, "start_process", lambda argv, *_: started.append(argv) or "ready")
+    starting, lock = StartLock(wardian_home), HostLock(wardian_home)
+    starting.acquire()
+    lock.acquire()
+    try:
+        host_starter.start_detached(wardian_home, use_running=True)
+    finally:
+        lock.release()
+        starting.release()
+    assert len(started) == 1, "a host holding the start lock is starting: a command waits for it as before"
