@@ -10,23 +10,41 @@ from typing import Any
 
 import pytest
 
+from wardian_core.control import client
 from wardian_core.control.models import NoParams
 from wardian_host.daemon import connection_limits
 from wardian_host.daemon.control_server import ControlServer, RequestContext, Route
 
 STATUS = b'{"v": 2, "id": 1, "kind": "host.status", "params": {}}\n'
+HELD = b'{"v": 2, "id": 1, "kind": "test.held", "params": {}}\n'
 
 
 async def _status(_: NoParams, __: RequestContext) -> dict[str, Any]:
     return {"up": True}
 
 
+class HeldRequests:
+    """A request kind answered only once the test lets it go (a `watch --follow`, an attach)."""
+
+    def __init__(self) -> None:
+        self.under_way = 0
+        self.release = asyncio.Event()
+
+    async def handle(self, _: NoParams, __: RequestContext) -> dict[str, Any]:
+        self.under_way += 1
+        await self.release.wait()
+        return {"held": True}
+
+
 Scenario = Callable[[ControlServer], Awaitable[Any]]
 
 
-def _with_server(home: Path, scenario: Scenario) -> Any:
+def _with_server(home: Path, scenario: Scenario, held: HeldRequests | None = None) -> Any:
     async def run() -> Any:
-        server = ControlServer(home, {"host.status": Route(NoParams, _status)})
+        routes = {"host.status": Route(NoParams, _status)}
+        if held is not None:
+            routes["test.held"] = Route(NoParams, held.handle)
+        server = ControlServer(home, routes)
         await server.start()
         try:
             return await asyncio.wait_for(scenario(server), 30)
@@ -121,7 +139,7 @@ def test_bytes_in_the_readers_own_buffer_count_as_an_arrived_request() -> None:
     assert asyncio.run(check()) == [False, True, True]
 
 
-def test_at_the_connection_limit_with_none_idle_a_new_one_gets_host_busy(
+def test_at_the_connection_limit_the_oldest_half_sent_connection_makes_room(
     wardian_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(connection_limits, "MAX_CONNECTIONS", 3)
@@ -129,23 +147,100 @@ def test_at_the_connection_limit_with_none_idle_a_new_one_gets_host_busy(
     async def scenario(server: ControlServer) -> None:
         held = [await _connect(server) for _ in range(3)]
         for _, writer in held:
-            writer.write(b'{"v": 2, ')  # a frame under way: busy, not idle
-        await _until(lambda: server._limits.connections == 3 and not server._limits.idle)
+            writer.write(b'{"v": 2, ')  # a frame under way: not idle
+        await _until(lambda: len(server._limits.half_sent) == 3)
+        reader, writer = await _connect(server)
+        assert (await _ask(reader, writer))["result"] == {"up": True}
+        closed = json.loads(await held[0][0].readline())  # the frame begun first went
+        assert closed["error"]["code"] == "host_busy" and "make room" in closed["error"]["message"]
+        assert await _closed(held[0][0])
+        for other_reader, other in held[1:]:  # the others finish their frames and are answered
+            other.write(b'"id": 1, "kind": "host.status", "params": {}}\n')
+            assert json.loads(await other_reader.readline())["ok"]
+        for _, other in [*held, (reader, writer)]:
+            other.close()
+
+    _with_server(wardian_home, scenario)
+
+
+def test_at_the_connection_limit_a_half_sent_frame_whose_end_arrived_is_not_closed(
+    wardian_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(connection_limits, "MAX_CONNECTIONS", 3)
+
+    async def scenario(server: ControlServer) -> None:
+        held = [await _connect(server) for _ in range(3)]
+        for _, writer in held:
+            writer.write(b'{"v": 2, ')
+        await _until(lambda: len(server._limits.half_sent) == 3)
+        for _, writer in held:
+            writer.write(b'"id": 1, "kind": "host.status", "params": {}}\n')  # the loop has not run since
+        assert not server._limits.admit(), "a connection whose frame had arrived whole was closed"
+        for reader, writer in held:
+            assert json.loads(await reader.readline())["result"] == {"up": True}
+            writer.close()
+
+    _with_server(wardian_home, scenario)
+
+
+def test_at_the_connection_limit_with_every_connection_busy_a_new_one_gets_host_busy(
+    wardian_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(connection_limits, "MAX_CONNECTIONS", 3)
+    held_requests = HeldRequests()
+
+    async def scenario(server: ControlServer) -> None:
+        held = [await _connect(server) for _ in range(3)]
+        for _, writer in held:
+            writer.write(HELD)  # a request being served: busy, neither idle nor half-sent
+        await _until(lambda: held_requests.under_way == 3)
         reader, writer = await _connect(server)
         refused = json.loads(await reader.readline())
         assert refused["error"]["code"] == "host_busy" and refused["id"] is None
         assert "maximum of connections" in refused["error"]["message"] and refused["error"]["hint"]
         assert await _closed(reader)
-        first_reader, first = held[0]
-        first.write(b'"id": 1, "kind": "host.status", "params": {}}\n')
-        assert json.loads(await first_reader.readline())["ok"]
-        first.close()
+        held_requests.release.set()
+        for held_reader, _ in held:
+            assert json.loads(await held_reader.readline())["result"] == {"held": True}
+        held[0][1].close()
         await _until(lambda: server._limits.connections < 3)
         reader, writer = await _connect(server)
         assert (await _ask(reader, writer))["result"] == {"up": True}
-        writer.close()
-        for _, other in held[1:]:
+        for _, other in [*held, (reader, writer)]:
             other.close()
+
+    _with_server(wardian_home, scenario, held_requests)
+
+
+def test_a_flood_of_connections_sending_a_byte_at_a_time_leaves_room_for_a_request(
+    wardian_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(connection_limits, "MAX_CONNECTIONS", 20)
+
+    async def trickle(server: ControlServer) -> None:
+        """A slow-loris client: one connection after another, each sending its frame a byte at a time."""
+        while True:
+            _, writer = await _connect(server)
+            try:
+                for byte in b'{"v": 2, "id": 1, "kind": "host.status", "pad": "' + b"x" * 10_000:
+                    writer.write(bytes([byte]))
+                    await writer.drain()
+                    await asyncio.sleep(0.01)
+            except ConnectionError:
+                pass  # closed for another connection, or for its frame's deadline
+            finally:
+                writer.close()
+
+    async def scenario(server: ControlServer) -> None:
+        flood = [asyncio.ensure_future(trickle(server)) for _ in range(60)]
+        try:
+            await _until(lambda: server._limits.connections >= 20)  # at the limit, every one half-sent or about to be
+            for _ in range(5):  # as `wardian host status` asks: a fresh connection, retried on host_busy
+                assert await asyncio.to_thread(client.request, wardian_home, "host.status") == {"up": True}
+        finally:
+            for task in flood:
+                task.cancel()
+            await asyncio.gather(*flood, return_exceptions=True)
 
     _with_server(wardian_home, scenario)
 

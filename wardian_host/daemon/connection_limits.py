@@ -1,6 +1,11 @@
 """What control connections may hold: how many at once, how many bytes of unfinished
 frames between them, and for how long a connection may sit idle or half-sent.
 
+A new connection is always read, unless every connection is busy with a request: at the
+limit the connection waiting longest is closed for it, idle or part-way through a frame
+(a client sending a byte a second holds no place for long, and a request that has just
+connected is the newest, so the last to go).
+
 asyncio's reader buffers a connection only up to READER_LIMIT_BYTES; a larger frame is
 gathered here, chunk by chunk, against one budget shared by every connection.
 """
@@ -10,6 +15,7 @@ import fcntl
 import logging
 import struct
 import termios
+from typing import Any
 
 from wardian_core.control.protocol import MAX_FRAME_BYTES, message_too_large
 from wardian_core.errors import WardianError
@@ -19,7 +25,8 @@ log = logging.getLogger(__name__)
 # Each connection holds two descriptors (its socket and a pidfd of its peer): 256 stay
 # under half of the usual soft limit of 1024, leaving the rest to agents' terminals and
 # state.db. (600 idle connections once made every request time out.) At the limit the
-# longest idle connection is closed for a new one; only when none is idle is it refused.
+# connection waiting longest, idle or half-sent, is closed for a new one; only when every
+# one is busy with a request is it refused.
 MAX_CONNECTIONS = 256
 # Unfinished frames of all connections together: eight of the largest at once. Without
 # it, 80 connections each holding a partial 8 MiB frame cost the host 650 MB.
@@ -31,8 +38,9 @@ READER_LIMIT_BYTES = 64 * 1024
 # request as soon as they connect, and an idle connection still holds two descriptors.
 IDLE_SECONDS = 60.0
 # A frame must be complete this long after its first byte: a client writes it with one
-# sendall (8 MiB takes milliseconds), so only a stalled or hostile client is slower.
-FRAME_SECONDS = 30.0
+# sendall (8 MiB takes milliseconds), so only a stalled or hostile client is slower. (At
+# 30 s, 300 connections sending a byte a second made 3 of 4 `host status` time out.)
+FRAME_SECONDS = 5.0
 
 
 class FrameRefused(Exception):
@@ -61,12 +69,14 @@ class ConnectionLimits:
         self.unfinished_bytes = 0
         # Connections waiting for their next request, oldest first, each with its read.
         self.idle: dict[FrameReader, asyncio.Future[bytes]] = {}
+        # Connections part-way through a frame, the earliest begun first, each with its gathering.
+        self.half_sent: dict[FrameReader, asyncio.Future[bytearray]] = {}
         self._refusing = 0  # connections refused since the limit was reached
 
     def admit(self) -> bool:
-        """Room for one more connection: under the limit, or by closing the longest idle one
-        (a client holding many idle connections must not lock others out)."""
-        if self.connections >= MAX_CONNECTIONS and not self._close_longest_idle():
+        """Room for one more connection: under the limit, or by closing the one waiting longest,
+        idle or half-sent (a client holding many connections must not lock others out)."""
+        if self.connections >= MAX_CONNECTIONS and not self._close_longest_waiting():
             if not self._refusing:
                 log.warning("at the limit of %d busy control connections: refusing new ones", MAX_CONNECTIONS)
             self._refusing += 1
@@ -77,15 +87,23 @@ class ConnectionLimits:
         self.connections += 1
         return True
 
-    def _close_longest_idle(self) -> bool:
-        for reader, waiting in list(self.idle.items()):
-            # A request that arrived but that the loop has not yet handed to its reader makes
-            # a connection busy, not idle: closing it would answer a sent request with EOF.
-            if reader.request_arrived():
-                continue
-            del self.idle[reader]
-            if waiting.cancel():  # else its request arrived meanwhile: it is not idle
-                log.debug("closing the longest idle control connection for a new one")
+    def _close_longest_waiting(self) -> bool:
+        # A request that arrived but that the loop has not yet handed to its reader makes a
+        # connection busy, not idle (closing it would answer a sent request with EOF); so does
+        # the end of a frame that arrived but was not yet gathered.
+        waiting: list[tuple[float, FrameReader, asyncio.Future[Any]]] = [
+            (reader.waiting_since, reader, read) for reader, read in self.idle.items() if not reader.request_arrived()
+        ]
+        waiting += [
+            (reader.waiting_since, reader, gathering)
+            for reader, gathering in self.half_sent.items()
+            if not reader.frame_arrived()
+        ]
+        for _, reader, read in sorted(waiting, key=lambda entry: entry[0]):
+            self.idle.pop(reader, None)
+            self.half_sent.pop(reader, None)
+            if read.cancel():  # else it ended meanwhile: it is not waiting
+                log.debug("closing the control connection waiting longest for a new one")
                 return True
         return False
 
@@ -110,12 +128,18 @@ class FrameReader:
         self._limits = limits
         self._socket_fileno = socket_fileno
         self._held = 0  # bytes of the current frame counted against the shared budget
+        self.waiting_since = 0.0  # when it began waiting for its next request, or for the rest of its frame
 
     def request_arrived(self) -> bool:
         """Bytes wait for this connection's reader: in the kernel's socket buffer, or in the
         asyncio reader's own buffer before the read awaiting them has resumed."""
         # StreamReader offers no public look at its buffer; `_buffer` has been stable for years.
         return bool(getattr(self.reader, "_buffer", b"")) or _unread_socket_bytes(self._socket_fileno) > 0
+
+    def frame_arrived(self) -> bool:
+        """The current frame's end may have arrived: a newline in the reader's buffer, or bytes
+        still in the kernel's (a half-sent frame keeps its bytes in the buffer until its newline)."""
+        return b"\n" in getattr(self.reader, "_buffer", b"") or _unread_socket_bytes(self._socket_fileno) > 0
 
     async def next_frame(self) -> bytearray | None:
         """The next line, newline included; None when the client left or stayed idle.
@@ -129,16 +153,26 @@ class FrameReader:
         frame = bytearray(first)
         if first == b"\n":
             return frame  # an empty line: refused as not JSON, like any other
+        gathering = asyncio.ensure_future(self._gather(frame))
+        self.waiting_since = asyncio.get_running_loop().time()
+        self._limits.half_sent[self] = gathering
         try:
-            async with asyncio.timeout(FRAME_SECONDS):
-                return await self._gather(frame)
-        except TimeoutError:
-            raise FrameRefused(_unfinished(f"it was not complete {FRAME_SECONDS:g} s after it began")) from None
+            done, _ = await asyncio.wait({gathering}, timeout=FRAME_SECONDS)
+        finally:
+            self._limits.half_sent.pop(self, None)
+            if not gathering.done():
+                gathering.cancel()
+        if gathering.cancelled():
+            raise FrameRefused(host_busy("it was closed, half-sent, to make room for a new connection"))
+        if gathering not in done:
+            raise FrameRefused(_unfinished(f"it was not complete {FRAME_SECONDS:g} s after it began"))
+        return gathering.result()
 
     async def _first_byte(self) -> bytes | None:
         """The next frame's first byte; None when the client left, stayed idle for
         IDLE_SECONDS, or was closed to make room for another connection."""
         reading = asyncio.ensure_future(self.reader.readexactly(1))
+        self.waiting_since = asyncio.get_running_loop().time()
         self._limits.idle[self] = reading
         try:
             done, _ = await asyncio.wait({reading}, timeout=IDLE_SECONDS)

@@ -4,7 +4,8 @@ Peers of another uid are refused. Each connection may carry several requests, on
 after another; a streaming request sends `stream` frames before its answer. A bad
 frame gets `bad_request` (naming the field and its problem) and the connection keeps
 working; an unknown kind gets `not_supported`. Connections, their unfinished frames
-and their idle time are bounded (connection_limits); a frame over MAX_FRAME_BYTES gets
+and their idle and half-sent time are bounded (connection_limits), and a new connection
+is read unless every other one is busy with a request; a frame over MAX_FRAME_BYTES gets
 `message_too_large`, and the connection is closed since the rest of it is unread.
 """
 
@@ -165,7 +166,7 @@ class ControlServer:
             writer.close()
             return
         if not self._limits.admit():
-            await self._refuse(writer, host_busy("it holds its maximum of connections, none of them idle"))
+            await self._refuse(writer, host_busy("it holds its maximum of connections, each busy with a request"))
             return
         task = asyncio.current_task()
         if task is not None:
