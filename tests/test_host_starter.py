@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from wardian_core.errors import WardianError
-from wardian_host.answers.connection import connect
+from wardian_host.cli.live import connect
 from wardian_host.daemon.host_lock import HostLock, StartLock, running_host_pid
 
 
