@@ -111,7 +111,7 @@ def answer_too_large(kind: str) -> WardianError:
     return WardianError(
         "message_too_large",
         f"the host's answer to {kind!r} is over {MAX_FRAME_BYTES} bytes (8 MiB), more than the CLI reads",
-        "Restart the host so it runs this Wardian (`wardian host stop && wardian host start`): "
+        "Restart the host so it runs this Wardian (`wardian host restart`, which keeps every agent): "
         "it sends large answers in pages.",
         {"kind": kind, "limit_bytes": MAX_FRAME_BYTES},
     )

@@ -65,8 +65,12 @@ def persisted_notice(home: Path, records: list[dict[str, Any]]) -> dict[str, Any
         "reason": "host_not_answering",
         "message": f"the host (pid {pid}) did not answer within {deadline:g} s: "
         "this answer is read from state.db (status_source: persisted) and may lag behind the agents",
+        # Not `host stop && host start`: that ends every agent, and a host that does not answer
+        # is what `host restart` (or a kill of the host alone) mends with the agents kept.
         "hint": "The host may be stopped or overloaded: check `wardian host logs`, or restart it with "
-        "`wardian host stop && wardian host start`.",
+        "`wardian host restart`, which keeps every agent running. If it does not answer that either, "
+        f"end it with `kill -9 {pid}` and run `wardian host start`: the agents go on in the terminal "
+        "server and the new host adopts them, live.",
         "host_pid": pid,
         "deadline_seconds": deadline,
     }
@@ -81,7 +85,8 @@ def _host_gone_notice(records: list[dict[str, Any]]) -> dict[str, Any] | None:
         "reason": "host_gone",
         "message": f"no host runs: {len(stale)} agent(s) show what the host that ended last recorded "
         "(host_gone: true); their processes may have ended since",
-        "hint": "`wardian host start` looks for their processes: each becomes `headless` (still running) or `off`.",
+        "hint": "`wardian host start`: the new host adopts every agent the terminal server still holds, live "
+        "and interactive; one whose terminal is gone too becomes `headless` (still running) or `off`.",
         "agents": stale,
     }
 
