@@ -48,6 +48,7 @@ from wardian_host.notify.sinks import Sinks
 from wardian_host.output.feed import OutputFeed
 from wardian_host.providers.manager import Plugins, load_plugins
 from wardian_host.terminal.agent_cgroups import AgentCgroups
+from wardian_host.terminal.server.process import running_server_pid
 from wardian_host.terminal.server_client import ServerPtys
 from wardian_host.terminal.supervisor import TerminalSupervisor
 from wardian_host.workflows.runner import WorkflowRunner
@@ -187,9 +188,13 @@ class Host:
         }
 
     def _terminal_server(self) -> dict[str, Any] | None:
-        if self._ptys is None:
+        """The terminal server this host reaches; None once it has died (its connection ended, or
+        its lock is no longer held by its pid): the next launch starts a new one."""
+        if self._ptys is None or not self._ptys.alive:
             return None
         welcome = self._ptys.welcome
+        if running_server_pid(self.home) != welcome.pid:  # killed: the kernel let its lock go at once
+            return None
         return {
             "pid": welcome.pid,
             "version": welcome.version,
