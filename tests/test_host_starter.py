@@ -37,3 +37,24 @@ def test_a_host_still_starting_is_not_taken_for_one_stopping(
         lock.release()
         starting.release()
     assert len(started) == 1, "a host holding the start lock is starting: a command waits for it as before"
+
+
+def test_a_second_host_writes_nothing_in_the_lock_of_the_first_whose_lock_file_was_removed(
+    wardian_home: Path,
+) -> None:
+    first = HostLock(wardian_home)
+    first.acquire()
+    try:
+        first.path.unlink()  # `rm -r run/` while the host runs
+        with pytest.raises(WardianError) as refused:
+            HostLock(wardian_home).acquire()
+        assert refused.value.code == "request_failed" and refused.value.details["reason"] == "already_running"
+        assert not first.path.exists(), "the second host wrote its pid in a lock file of its own"
+    finally:
+        first.release()
+    second = HostLock(wardian_home)  # once the first has gone, a host starts as before
+    second.acquire()
+    try:
+        assert first.path.read_text().strip().isdigit()
+    finally:
+        second.release()

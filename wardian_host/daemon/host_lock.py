@@ -4,6 +4,10 @@ The lock (flock on `<home>/run/host.lock`) is released by the kernel when the ho
 dies, however it dies, so a lock that can be taken means any socket file left
 behind belongs to a dead host and may be replaced.
 
+The host also holds a flock on the home folder itself, taken first: a `run/` folder or
+a `host.lock` removed while a host runs would otherwise let a second host take a new
+file's lock and write its pid there, and two hosts would share state.db.
+
 A second lock, `<home>/run/start.lock`, is held by a host from before it takes the
 host lock until it serves. Hosts started at once (parallel CLIs on a home with no
 host) queue on it, so each one after the first finds a host that already serves,
@@ -34,26 +38,46 @@ def start_lock_path(home: Path) -> Path:
 
 class HostLock:
     def __init__(self, home: Path) -> None:
+        self.home = home
         self.path = lock_path(home)
         self._fd: int | None = None
+        self._home_fd: int | None = None
 
     def acquire(self) -> None:
+        home_fd = os.open(self.home, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            fcntl.flock(home_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(home_fd)
+            raise self._already_running(_written_pid(self.path)) from None
         taken = take_exclusive(self.path)
         if isinstance(taken, str):
-            holder = taken
-            raise WardianError(
-                "request_failed",
-                f"a host is already running for this home (pid {holder})",
-                "Use it, or stop it first with `wardian host stop`.",
-                # The start lock is held until a host serves: this one does (see the module).
-                {"pid": holder, "lock": str(self.path), "reason": "already_running"},
-            )
-        self._fd = taken
+            os.close(home_fd)
+            raise self._already_running(taken)
+        self._fd, self._home_fd = taken, home_fd
+
+    def _already_running(self, holder: str) -> WardianError:
+        return WardianError(
+            "request_failed",
+            f"a host is already running for this home (pid {holder})",
+            "Use it, or stop it first with `wardian host stop`.",
+            # The start lock is held until a host serves: this one does (see the module).
+            {"pid": holder, "lock": str(self.path), "reason": "already_running"},
+        )
 
     def release(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
+        for fd in (self._fd, self._home_fd):
+            if fd is not None:
+                os.close(fd)
+        self._fd = self._home_fd = None
+
+
+def _written_pid(path: Path) -> str:
+    """The pid the running host wrote in its lock file; `unknown` when the file is gone."""
+    try:
+        return path.read_text().strip() or "unknown"
+    except OSError:
+        return "unknown"
 
 
 class StartLock:
