@@ -41,6 +41,7 @@ from wardian_host.daemon.caller_identity import Caller, PeerProcess, classify_ca
 from wardian_host.daemon.control_server import ControlServer
 from wardian_host.daemon.handlers import build_handlers
 from wardian_host.daemon.hook_endpoint import HookEndpoint
+from wardian_host.daemon.host_lock import wait_until_gone
 from wardian_host.daemon.launcher_script import write_launcher
 from wardian_host.daemon.web_handlers import WebView
 from wardian_host.notify.rules import NoticeRules
@@ -56,6 +57,9 @@ from wardian_host.workflows.runner import WorkflowRunner
 log = logging.getLogger(__name__)
 
 PRUNE_INTERVAL_SECONDS = 3600.0
+# How long a stopping host waits for the terminal server it told to end: `host stop` returns
+# once the host is gone, and the server must not outlive that (it ends in milliseconds).
+SERVER_EXIT_SECONDS = 10.0
 
 
 class Host:
@@ -169,7 +173,17 @@ class Host:
             if not self._keep_agents:  # its agents were stopped just above: the server goes with the host
                 self._ptys.shutdown()
             await self._ptys.close()
+            if not self._keep_agents:
+                await self._server_gone(self._ptys.welcome.pid)
         self._conn.close()
+
+    async def _server_gone(self, pid: int) -> None:
+        if not await asyncio.to_thread(wait_until_gone, pid, SERVER_EXIT_SECONDS):
+            log.warning(
+                "the terminal server (pid %s) still runs %g s after it was told to end",
+                pid,
+                SERVER_EXIT_SECONDS,
+            )
 
     def _describe(self) -> dict[str, Any]:
         agents = self.registry.all()
