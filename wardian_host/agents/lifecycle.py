@@ -297,7 +297,7 @@ class AgentLifecycle:
         # what the parser makes of the part the previous host acknowledged, that host reported,
         # so it is not reported again; the rest (unread when it died, or printed while no host
         # listened) is parsed as new.
-        agent.buffer.skip_to(state.start_offset)
+        agent.buffer.skip_to(state.start_offset, state.end_offset)
         agent.screen.restart()
         take_size(agent, state)
         on_output = functools.partial(self._adopted_output, agent, parsing, replay)

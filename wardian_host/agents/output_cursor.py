@@ -30,7 +30,10 @@ class OutputCursor:
 
     def __init__(self, agent: LiveAgent, cursor: int, resume: ResumePolicy = oldest_kept) -> None:
         self.agent = agent
-        self.cursor = min(cursor, agent.buffer.end_cursor)  # a cursor from the future reads nothing twice
+        # A cursor from the future reads nothing twice. One the buffer has not reached while a new
+        # host refills it from the terminal server's ring is no such cursor: it is kept, or the
+        # reader would be handed again the bytes it had before the host restart.
+        self.cursor = min(cursor, agent.buffer.known_end)
         self._resume = resume
         self._wake = asyncio.Event()
         self._wake_at_unread = 1  # output wakes a wait once this much is unread

@@ -50,7 +50,7 @@ def output_page(agent: LiveAgent, since: int, raw: bool) -> dict[str, Any]:
     data = agent.buffer.read_page(since, WATCH_PAGE_BYTES)
     if data is None:
         raise _cursor_expired(agent, since)
-    cursor = min(since, agent.buffer.end_cursor) + len(data)
+    cursor = min(since, agent.buffer.known_end) + len(data)  # never behind `since` (see OutputCursor)
     more = cursor < agent.buffer.end_cursor
     answer = {
         "agent": agent.name,

@@ -55,18 +55,38 @@ def follow_across_restarts(params: dict[str, Any]) -> None:
     from wardian_core.control.client import lost_host
     from wardian_host.cli.host_return import await_next_host
 
+    lost = False
     while True:
         try:
             with connect() as client:
                 for item in _streamed(client.exchange("agent.watch", params, None)):
-                    sys.stdout.write(json.dumps(item) + "\n")
-                    sys.stdout.flush()
+                    _print(item)
                     params = params | {"since": _reached(item, params["since"])}
                 return
         except WardianError as error:
-            if not lost_host(error):
+            if lost and error.code == "cursor_expired":
+                # What the agent printed while no host ran outgrew the next host's buffer: told
+                # as a stream that fell behind is, and followed on from the oldest byte kept.
+                params = params | {"since": _skipped(error)}
+                continue
+            # Once a host went away, none answering is the next one still to come (host_return).
+            if not (lost_host(error) or (lost and error.code == "app_not_running")):
                 raise
+        lost = True
         await_next_host(None)
+
+
+def _print(item: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(item) + "\n")
+    sys.stdout.flush()
+
+
+def _skipped(expired: WardianError) -> int:
+    """Print the `lagged` item a follower gets for output dropped before it read it; its new cursor."""
+    missed_from, oldest = int(expired.details["since"]), int(expired.details["oldest_cursor"])
+    lagged = {"cursor": oldest, "missed_from": missed_from, "dropped_bytes": oldest - missed_from, "dropped_events": 0}
+    _print({"lagged": lagged})
+    return oldest
 
 
 def _reached(item: dict[str, Any], cursor: int | None) -> int | None:

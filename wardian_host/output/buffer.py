@@ -46,6 +46,7 @@ class OutputBuffer:
         self._ring = bytearray()  # grows to the capacity (an idle agent holds little), then wraps
         self._head = 0  # where in `_ring` the oldest kept byte is (0 until it wraps)
         self._start = 0  # cursor of the first retained byte
+        self._refilled_to = 0  # where the output being appended again after an adoption ends
 
     @property
     def start_cursor(self) -> int:
@@ -54,6 +55,14 @@ class OutputBuffer:
     @property
     def end_cursor(self) -> int:
         return self._start + len(self._ring)
+
+    @property
+    def known_end(self) -> int:
+        """Where the output the agent is known to have written ends: `end_cursor`, or, while a host
+        that adopted the terminal refills the buffer from the server's ring, that ring's end. A
+        cursor up to it was handed out by some host: a reader holding one waits for the refill to
+        reach it rather than reading the refilled bytes again."""
+        return max(self.end_cursor, self._refilled_to)
 
     @property
     def dropped_bytes(self) -> int:
@@ -107,10 +116,12 @@ class OutputBuffer:
             return page
         return page[: clean_page_end(page)]
 
-    def skip_to(self, cursor: int) -> None:
+    def skip_to(self, cursor: int, refilled_to: int = 0) -> None:
         """Forget everything and go on counting from `cursor`: a host adopting a terminal whose
-        earlier output it never saw keeps the cursors the previous host handed out."""
+        earlier output it never saw keeps the cursors the previous host handed out. `refilled_to`:
+        where the output about to be appended again (the terminal server's ring) ends."""
         self._start = max(cursor, self._start)
+        self._refilled_to = refilled_to
         self._ring, self._head = bytearray(), 0
 
     def clear(self) -> None:
