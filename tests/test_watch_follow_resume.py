@@ -27,7 +27,9 @@ class _Host:
     def __exit__(self, *exc_info: object) -> None:
         pass
 
-    def exchange(self, kind: str, params: dict[str, Any], timeout: float | None) -> Generator[dict[str, Any], None, Any]:
+    def exchange(
+        self, kind: str, params: dict[str, Any], timeout: float | None
+    ) -> Generator[dict[str, Any], None, Any]:
         self.asked.append(params)
         yield from self.items
         if self.end is not None:

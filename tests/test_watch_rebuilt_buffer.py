@@ -8,7 +8,7 @@ from typing import Any
 
 from wardian_core.control.models import WatchParams
 from wardian_host.agents.live_agent import LiveAgent
-from wardian_host.agents.watching import watch
+from wardian_host.agents.watching import output_appears, watch
 from wardian_host.output.buffer import OutputBuffer
 
 RING = b"".join(b"line-%d\n" % number for number in range(1, 401))
@@ -79,3 +79,19 @@ def test_a_cursor_past_everything_the_agent_wrote_still_reads_nothing_twice() ->
     buffer.skip_to(10, 20)
     buffer.append(b"x" * 30)
     assert (buffer.end_cursor, buffer.known_end) == (40, 40)
+
+
+def test_until_output_is_not_met_by_output_printed_before_it_and_refilled_after() -> None:
+    async def scenario() -> bool:
+        agent = _adopted_agent(0, b"old DONE\n" + RING)
+        waiting = asyncio.create_task(output_appears(agent, "DONE", 30))
+        await asyncio.sleep(0)  # a loop turn: it listens
+        agent.record_output(b"old DONE\n" + RING)  # the ring, refilled once the watch began
+        for _ in range(5):  # loop turns: a wait the refill met is done by then
+            await asyncio.sleep(0)
+        met_by_the_refill = waiting.done()
+        agent.record_output(b"new DONE\n")
+        await waiting
+        return met_by_the_refill
+
+    assert not asyncio.run(scenario())

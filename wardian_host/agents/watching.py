@@ -91,14 +91,17 @@ async def output_appears(
     TokenMatcher). `listening` is told the cursor it counts from once new output is listened for."""
     found: asyncio.Future[None] = asyncio.get_running_loop().create_future()
     matcher = TokenMatcher(text, prompt)
-    start = agent.buffer.end_cursor
+    # Not `end_cursor`: while a new host refills the buffer from the terminal server's ring,
+    # what comes in up to `known_end` is output printed before this call.
+    start = agent.buffer.known_end
     if since is not None and since < start:
         start = max(since, agent.buffer.start_cursor)
         if matcher.feed(strip_ansi(agent.buffer.read_from(start) or b"")):
             return
 
-    def on_output(_: int, data: bytes) -> None:
-        if not found.done() and matcher.feed(strip_ansi(data)):
+    def on_output(cursor: int, data: bytes) -> None:
+        fresh = data[max(start - cursor, 0) :]  # a refilled chunk may begin before `start`
+        if not found.done() and fresh and matcher.feed(strip_ansi(fresh)):
             found.set_result(None)
 
     agent.output_listeners.add(on_output)
