@@ -96,9 +96,29 @@ def _recent_output(buffer: OutputBuffer) -> int:
     return max(buffer.start_cursor, buffer.end_cursor - REPLAY_BYTES)
 
 
+def _refuse_own_terminal(agent: LiveAgent, caller: LiveAgent | None) -> None:
+    """An agent attached to itself writes its output into its own terminal, which prints it
+    again: a loop without end, read-only or not."""
+    if caller is None or caller.uuid != agent.uuid:
+        return
+    raise WardianError(
+        "usage",
+        f"agent {agent.name} cannot attach to itself: its output would come back into its own terminal forever",
+        f"Attach to {agent.name} from a person's terminal; from inside it, read its output with "
+        f"`wardian agent watch {agent.name}` or its screen with `wardian agent screen {agent.name}`.",
+        {"agent": agent.name, "caller_agent": caller.name},
+    )
+
+
 async def attach(
-    agent: LiveAgent, terminals: TerminalSupervisor, params: AttachParams, request: ClientStream
+    agent: LiveAgent,
+    terminals: TerminalSupervisor,
+    params: AttachParams,
+    request: ClientStream,
+    caller: LiveAgent | None = None,
 ) -> dict[str, Any]:
+    """`caller`: the agent the request comes from (verified or claimed), None for a person."""
+    _refuse_own_terminal(agent, caller)
     if not agent.is_running:
         raise WardianError(
             "request_failed",

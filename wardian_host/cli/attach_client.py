@@ -143,7 +143,9 @@ def _attached(sock: socket.socket, target: str, read_only: bool, matcher: "Detac
     buffer = bytearray()
     selector = selectors.DefaultSelector()
     selector.register(sock, selectors.EVENT_READ)
-    if not matcher.detached:
+    # Standard input that is no terminal (a read-only attach from cron, nohup, CI) carries no
+    # keys: it is not read, and the attach lasts until the agent exits or a signal ends it.
+    if not matcher.detached and os.isatty(stdin):
         selector.register(stdin, selectors.EVENT_READ)
     try:
         while True:

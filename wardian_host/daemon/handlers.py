@@ -132,7 +132,8 @@ def build_handlers(
         return await watch(registry.resolve(params.target), params, request)
 
     async def attach_terminal(params: AttachParams, request: RequestContext) -> dict[str, Any]:
-        return await attach(registry.resolve(params.target), terminals, params, request)
+        caller = classify_caller(request.peer, registry.all(), terminals.cgroups).agent
+        return await attach(registry.resolve(params.target), terminals, params, request, caller)
 
     async def run_headless(params: RunParams, _: RequestContext) -> dict[str, Any]:
         return await lifecycle.run_headless(params.target, params.prompt, params.resume, params.timeout)
