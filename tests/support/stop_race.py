@@ -17,6 +17,7 @@ from pathlib import Path
 import psutil
 from living_processes import living_with
 
+from wardian_host.daemon.host_lock import running_host_pid
 from wardian_host.testing.hermetic import clean_environment
 from wardian_host.testing.reaping import reap_home
 
@@ -31,6 +32,7 @@ class RoundOutcome:
     not_off: dict[str, str]  # agents state.db does not call `off`, with their status
     answers: Counter[str] = field(default_factory=Counter)  # each spawn's: spawned, or its error code
     stop_exit: int = 0
+    new_host: bool = False  # a spawn that came after the stop had ended started a host of its own
 
 
 def _spawn_args(name: str, workspace: Path) -> list[str]:
@@ -66,8 +68,23 @@ def _described(pid: int) -> str:
         return f"{pid} (gone)"
 
 
-def race_round(spawns: int = 7, delay: float = 0.15) -> RoundOutcome:
-    """Start a host, `spawns` spawns at once, and `host stop` `delay` seconds later."""
+def _first_spawn_arrived(wardian_home: Path) -> None:
+    """Return once the host has taken a spawn (its row is in state.db)."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        conn = sqlite3.connect(wardian_home / "state.db")
+        try:
+            if conn.execute("SELECT count(*) FROM agents").fetchone()[0]:
+                return
+        finally:
+            conn.close()
+        time.sleep(0.005)
+    raise AssertionError("no spawn reached the host within 60 s")
+
+
+def race_round(spawns: int = 7, delay: float = 0.15, after_first: bool = False) -> RoundOutcome:
+    """Start a host, `spawns` spawns at once, and `host stop` `delay` seconds later (`after_first`:
+    `delay` seconds after the host took the first spawn, however slow the CLIs are to start)."""
     with tempfile.TemporaryDirectory(prefix="stop-race-") as scratch:
         root = Path(scratch)
         home, wardian_home, workspace = root / "home", root / "wardian-home", root / "workspace"
@@ -80,10 +97,14 @@ def race_round(spawns: int = 7, delay: float = 0.15) -> RoundOutcome:
                 subprocess.Popen(_spawn_args(f"a{index}", workspace), env=env, text=True, stdout=-1, stderr=-1)
                 for index in range(spawns)
             ]
+            if after_first:
+                _first_spawn_arrived(wardian_home)
             time.sleep(delay)  # the race itself: the stop comes while the spawns are under way
             stopped = subprocess.run([WARDIAN, "host", "stop"], env=env, capture_output=True, timeout=120)
             answers = Counter(_answer(spawn) for spawn in started)
             left = [_described(pid) for pid in living_with("WARDIAN_HOME", str(wardian_home))]
-            return RoundOutcome(left, _not_off(wardian_home), answers, stopped.returncode)
+            outcome = RoundOutcome(left, _not_off(wardian_home), answers, stopped.returncode)
+            outcome.new_host = running_host_pid(wardian_home) is not None
+            return outcome
         finally:
             reap_home(wardian_home)
