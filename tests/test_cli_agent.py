@@ -257,6 +257,12 @@ READ_PATH_MODULES = frozenset(
         "wardian_host.cli.option_checks",
         "wardian_host.cli.live",
         "wardian_host.cli.render",
+        # how an answer reaches the host: the socket, or the host's own routes for an MCP tool
+        # (a context variable says which; `_contextvars` is built into the interpreter)
+        "wardian_host.answers",
+        "wardian_host.answers.connection",
+        "contextvars",
+        "_contextvars",
         "wardian_core",
         "wardian_core.version",
         "wardian_core.errors",

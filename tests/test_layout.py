@@ -9,10 +9,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # Which parts of wardian_host each part may import (itself included).
 ALLOWED = {
-    "mcp": {"mcp", "cli"},
-    "cli": {"cli", "daemon", "providers", "remote"},
+    "mcp": {"mcp", "answers", "cli"},
+    "answers": {"answers", "cli"},
+    "cli": {"cli", "answers", "daemon", "providers", "remote"},
     "remote": {"remote"},
-    "daemon": {"daemon", "workflows", "agents", "output", "terminal", "providers", "web", "notify"},
+    "daemon": {"daemon", "mcp", "answers", "workflows", "agents", "output", "terminal", "providers", "web", "notify"},
     "workflows": {"workflows", "agents", "output", "terminal", "providers", "remote"},
     "agents": {"agents", "output", "terminal", "providers"},
     "output": {"output", "providers"},

@@ -77,12 +77,11 @@ async def cli_json(*args: str) -> dict[str, Any]:
     return answer
 
 
-def test_every_tool_is_listed_with_its_commands_flags_as_its_input_schema() -> None:
-    async def listed() -> Any:
-        async with mcp_session() as session:
-            return (await session.list_tools()).tools
+def test_every_tool_is_listed_with_its_commands_flags_as_its_input_schema(running_host: InProcessHost) -> None:
+    async def listed(session: Any) -> Any:
+        return (await session.list_tools()).tools
 
-    tools = {tool.name: tool for tool in anyio.run(listed)}
+    tools = {tool.name: tool for tool in in_session(running_host, listed)}
 
     assert tuple(tools) == TOOL_NAMES
     assert all(tool.input_schema["type"] == "object" for tool in tools.values())
@@ -94,12 +93,11 @@ def test_every_tool_is_listed_with_its_commands_flags_as_its_input_schema() -> N
     assert tools["list_agents"].annotations is not None and tools["list_agents"].annotations.read_only_hint
 
 
-def test_an_argument_a_tool_does_not_take_is_invalid_field_for_every_tool() -> None:
-    async def called() -> dict[str, tuple[bool, dict[str, Any]]]:
-        async with mcp_session() as session:
-            return {tool: await call(session, tool, REQUIRED.get(tool, {}) | {"bogus": 1}) for tool in TOOL_NAMES}
+def test_an_argument_a_tool_does_not_take_is_invalid_field_for_every_tool(running_host: InProcessHost) -> None:
+    async def called(session: Any) -> dict[str, tuple[bool, dict[str, Any]]]:
+        return {tool: await call(session, tool, REQUIRED.get(tool, {}) | {"bogus": 1}) for tool in TOOL_NAMES}
 
-    answers = anyio.run(called)
+    answers = in_session(running_host, called)
 
     for tool, (is_error, answer) in answers.items():
         assert is_error, tool
@@ -108,7 +106,7 @@ def test_an_argument_a_tool_does_not_take_is_invalid_field_for_every_tool() -> N
         assert answer["error"]["hint"]
 
 
-def test_failures_are_the_clis_envelopes() -> None:
+def test_failures_are_the_clis_envelopes(running_host: InProcessHost) -> None:
     cases = [
         ("no_such_tool", {}, "not_found"),
         ("wait_for_agent", {"agent": "x", "until": "sleeping"}, "invalid_field"),
@@ -121,16 +119,31 @@ def test_failures_are_the_clis_envelopes() -> None:
         ("send", {"to": "x", "file": "/dev/zero"}, "message_too_large"),
         ("ask", {"agent": "x", "file": "/dev/zero"}, "message_too_large"),
         ("send", {"to": "x", "message": "a" * (MESSAGE_MAX_BYTES + 1)}, "message_too_large"),
-        ("whoami", {}, "app_not_running"),  # no host runs for this home
-        ("show_agent", {"agent": "nobody"}, "db_unavailable"),  # nor was any agent ever made here
+        ("show_agent", {"agent": "nobody"}, "not_found"),
+        ("agent_screen", {"agent": "nobody"}, "not_found"),
     ]
 
-    async def called() -> list[tuple[bool, str]]:
-        async with mcp_session() as session:
-            answers = [await call(session, tool, arguments) for tool, arguments, _ in cases]
+    async def called(session: Any) -> list[tuple[bool, str]]:
+        answers = [await call(session, tool, arguments) for tool, arguments, _ in cases]
         return [(is_error, answer["error"]["code"]) for is_error, answer in answers]
 
-    assert anyio.run(called) == [(True, code) for _, _, code in cases]
+    assert in_session(running_host, called) == [(True, code) for _, _, code in cases]
+
+
+def test_without_a_host_the_relay_says_at_once_to_start_one() -> None:
+    async def initialize() -> str:
+        with pytest.raises(Exception) as refused:  # the SDK's MCPError, inside its task groups
+            async with mcp_session():
+                pass
+        return str(refused.value) + repr(refused.value.__dict__) + "".join(map(str, _leaves(refused.value)))
+
+    assert "wardian host start" in anyio.run(initialize)
+
+
+def _leaves(error: BaseException) -> list[BaseException]:
+    if isinstance(error, BaseExceptionGroup):
+        return [leaf for inner in error.exceptions for leaf in _leaves(inner)]
+    return [error]
 
 
 def test_each_tool_answers_what_its_command_prints(running_host: InProcessHost, tmp_path: Path) -> None:
@@ -194,7 +207,10 @@ def test_each_tool_answers_what_its_command_prints(running_host: InProcessHost, 
     assert found["workflow_run_status"]["run"]["run_id"] == found["run_workflow"]["run"]["run_id"]
 
 
-def test_a_long_ask_reports_progress_until_its_answer(running_host: InProcessHost, tmp_path: Path) -> None:
+def test_a_long_ask_reports_progress_until_its_answer(
+    running_host: InProcessHost, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("WARDIAN_MCP_PROGRESS_SECONDS", "0.2")  # read by the host, which serves the tools
     answering_agent(running_host, tmp_path, "quiet")
     desk = running_host.host.desk
     progress: list[tuple[float, str | None]] = []
@@ -212,7 +228,7 @@ def test_a_long_ask_reports_progress_until_its_answer(running_host: InProcessHos
         desk.reply(ReplyParams(request_id=request["request_id"], status="done", body="42"), None, False, os.getpid())
         return await asking
 
-    is_error, answer = in_session(running_host, steps, WARDIAN_MCP_PROGRESS_SECONDS="0.2")
+    is_error, answer = in_session(running_host, steps)
 
     assert not is_error
     assert (answer["status"], answer["reply"]["body"], answer["reply"]["source"]) == ("done", "42", "human")
@@ -220,7 +236,10 @@ def test_a_long_ask_reports_progress_until_its_answer(running_host: InProcessHos
     assert [done for done, _ in progress] == sorted(done for done, _ in progress)
 
 
-def test_a_call_longer_than_the_budget_answers_what_to_call_next(running_host: InProcessHost, tmp_path: Path) -> None:
+def test_a_call_longer_than_the_budget_answers_what_to_call_next(
+    running_host: InProcessHost, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("WARDIAN_MCP_CALL_SECONDS", "1")
     answering_agent(running_host, tmp_path, "quiet")
 
     async def steps(session: Any) -> list[tuple[bool, dict[str, Any]]]:
@@ -230,9 +249,7 @@ def test_a_call_longer_than_the_budget_answers_what_to_call_next(running_host: I
             await call(session, "ask", {"agent": "quiet", "message": "soon SILENT", "timeout": "500ms"}),
         ]
 
-    (ask_error, asked), (wait_error, waited), (short_error, short) = in_session(
-        running_host, steps, WARDIAN_MCP_CALL_SECONDS="1"
-    )
+    (ask_error, asked), (wait_error, waited), (short_error, short) = in_session(running_host, steps)
 
     assert not ask_error and asked["status"] == "pending" and is_request_id(asked["request_id"])
     assert asked["next"]["tool"] == "show_request"
@@ -294,26 +311,24 @@ def test_a_reply_from_another_agents_mcp_server_is_refused(running_host: InProce
     )
 
 
-def test_the_server_imports_neither_the_sdk_nor_the_host_side_before_it_serves() -> None:
-    # Each agent's CLI starts one server: what it loads before `serve()` is paid by every agent.
-    heavy = ("mcp", "pydantic", "wardian_host.mcp.catalog", "wardian_host.cli.agent", "wardian_core.control.client")
-    code = (
-        "import sys, wardian_host.cli, wardian_host.mcp.command, wardian_host.mcp.server; "
-        f"print(sorted(name for name in {heavy!r} if name in sys.modules))"
-    )
+def test_the_relay_imports_neither_the_sdk_nor_pydantic_nor_click() -> None:
+    # Each agent's CLI starts one relay: what it loads is paid by every agent.
+    heavy = ("mcp", "pydantic", "click", "anyio", "wardian_host.cli", "wardian_host.mcp.catalog")
+    code = f"import sys, wardian_host.mcp.relay; print(sorted(name for name in {heavy!r} if name in sys.modules))"
 
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
 
     assert loaded.strip() == "[]"
 
 
-def test_the_server_exits_when_its_client_closes_stdin_even_during_a_call(
-    running_host: InProcessHost, tmp_path: Path
+def test_the_relay_exits_when_its_client_closes_stdin_even_during_a_call(
+    running_host: InProcessHost, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # A client that goes away (killed, or it just closes the pipe) must not leave its server
     # behind, still waiting on the host for a call nobody will read.
     spawn(running_host, tmp_path, "sleeper", "sleep", "600")
-    waits = {"WARDIAN_MCP_CALL_SECONDS": "600", "WARDIAN_MCP_PROGRESS_SECONDS": "0.1"}
+    monkeypatch.setenv("WARDIAN_MCP_CALL_SECONDS", "600")
+    monkeypatch.setenv("WARDIAN_MCP_PROGRESS_SECONDS", "0.1")
     hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}
     waiting = {"agent": "sleeper", "until": "error", "timeout": "10m"}
     call_params = {"name": "wait_for_agent", "arguments": waiting, "_meta": {"progressToken": 1}}
@@ -325,7 +340,6 @@ def test_the_server_exits_when_its_client_closes_stdin_even_during_a_call(
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
-            env=os.environ | waits,
         )
         assert server.stdin is not None and server.stdout is not None
 

@@ -96,14 +96,14 @@ def _caller(records: list[dict[str, Any]], env: Any) -> dict[str, Any] | None:
     return next((r for r in records if r["uuid"] == session_id), None) if session_id else None
 
 
-def _scope_workspace(scope: Scope, caller: dict[str, Any] | None) -> str | None:
+def _scope_workspace(scope: Scope, caller: dict[str, Any] | None, cwd: str) -> str | None:
     if scope.kind != "workspace":
         return None
     if scope.argument:
-        return identity.resolve_workspace(scope.argument)
+        return identity.resolve_workspace(os.path.join(cwd, scope.argument))
     if caller and caller["workspace"]:
         return str(caller["workspace"])
-    return identity.resolve_workspace(os.getcwd())
+    return identity.resolve_workspace(cwd)
 
 
 def list_agents(
@@ -114,17 +114,20 @@ def list_agents(
     class_name: str | None = None,
     workspace: str | None = None,
     environ: Any = None,
+    cwd: str | None = None,
 ) -> list[dict[str, Any]]:
+    """`environ` and `cwd`: the caller's (its agent's variable, where it stands); this process's by default."""
     env = os.environ if environ is None else environ
+    here = os.getcwd() if cwd is None else cwd
     parsed = parse_scope(scope) if scope is not None else None
     records = load_records(home)
     if workspace is not None:  # an exact workspace implies --scope all
-        wanted_workspace: str | None = identity.resolve_workspace(workspace)
+        wanted_workspace: str | None = identity.resolve_workspace(os.path.join(here, workspace))
     else:
         caller = _caller(records, env)
         if parsed is None:
             parsed = Scope("workspace") if caller and caller["workspace"] else Scope("all")
-        wanted_workspace = _scope_workspace(parsed, caller)
+        wanted_workspace = _scope_workspace(parsed, caller, here)
     return [
         record
         for record in records

@@ -234,6 +234,14 @@ class WorkflowIdParams(_Params):
     workflow_id: str = Field(min_length=1, max_length=200)
 
 
+class McpSessionParams(_Params):
+    """`mcp.session`: what the relay says of where it stands: its working directory, and the
+    agent its environment names (a claim; the host's own tie of its peer comes first)."""
+
+    cwd: str | None = Field(None, max_length=4096)
+    session_id: str | None = Field(None, max_length=200)
+
+
 REQUEST_PARAMS: dict[str, type[_Params]] = {
     "host.status": NoParams,
     "host.stop": HostStopParams,
@@ -270,4 +278,5 @@ REQUEST_PARAMS: dict[str, type[_Params]] = {
     "web.open": WebOpenParams,
     "web.revoke": NoParams,
     "notify.test": NoParams,
+    "mcp.session": McpSessionParams,
 }

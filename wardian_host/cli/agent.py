@@ -90,6 +90,7 @@ def shown_agent(
     (`wardian agent show` and the MCP tool `show_agent`)."""
     from wardian_core.errors import WardianError
     from wardian_core.roster import show_agent
+    from wardian_host.answers.connection import caller_environ
     from wardian_host.cli.live import persisted_notice
 
     # Without a reference the caller may be a workflow node run, whose record has other
@@ -97,7 +98,7 @@ def shown_agent(
     early = flags.options() if reference is not None else None
     home = paths.wardian_home()
     try:
-        record = show_agent(home, reference)
+        record = show_agent(home, reference, caller_environ())
     except WardianError as error:
         node_run = _own_node_run(home) if reference is None and error.code == "not_found" else None
         if node_run is None:
@@ -110,12 +111,11 @@ def shown_agent(
 
 def _own_node_run(home: Any) -> dict[str, Any] | None:
     """Inside a workflow node run, `wardian agent` answers with the node run's own record."""
-    import os
-
     from wardian_core.db.connection import reading
     from wardian_core.db.workflow_runs import find_node_run
+    from wardian_host.answers.connection import caller_environ
 
-    session_id = os.environ.get("WARDIAN_SESSION_ID", "").strip()
+    session_id = caller_environ().get("WARDIAN_SESSION_ID", "").strip()
     with reading(home) as conn:
         found = find_node_run(conn, session_id)
     if found is None:
@@ -173,10 +173,10 @@ class AgentFilters(NamedTuple):
 def listed_agents(filters: AgentFilters) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
     """The records `agent list` prints and the notice beside them (the CLI and the MCP tool `list_agents`)."""
     from wardian_core.roster import list_agents
+    from wardian_host.answers.connection import caller_cwd, caller_environ
     from wardian_host.cli.live import persisted_notice
 
     home = paths.wardian_home()
-    records = list_agents(
-        home, scope=filters.scope, status=filters.status, class_name=filters.class_name, workspace=filters.workspace
-    )
+    wanted = {"status": filters.status, "class_name": filters.class_name, "workspace": filters.workspace}
+    records = list_agents(home, scope=filters.scope, environ=caller_environ(), cwd=caller_cwd(), **wanted)
     return records, persisted_notice(home, records)

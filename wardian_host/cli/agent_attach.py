@@ -6,7 +6,7 @@ import click
 
 from wardian_core.errors import WardianError
 from wardian_host.cli.attach_client import DEFAULT_DETACH_KEYS, parse_detach_keys, run_attach
-from wardian_host.cli.live import connect, emit
+from wardian_host.cli.live import connect_socket, emit
 
 
 @click.command("attach")
@@ -18,7 +18,7 @@ def attach(target: str, read_only: bool, detach_keys: str) -> None:
     keys = parse_detach_keys(detach_keys)
     if not read_only and not sys.stdin.isatty():
         raise _no_keyboard(target)
-    result = run_attach(connect, target, read_only, keys)
+    result = run_attach(connect_socket, target, read_only, keys)
     sys.stdout.write("\r\n")
     emit("attach", result)
 

@@ -1,7 +1,6 @@
 """`wardian agent spawn|kill|pause|resume|restart|clear|update|clone|rename|delete|wait`:
 lifecycle through the host."""
 
-import os
 from typing import Any, NamedTuple
 
 import click
@@ -11,6 +10,7 @@ from wardian_core.errors import SCHEMA_VERSION, WardianError
 from wardian_core.fields import DEFAULT_FIELDS, live_agent, select, to_record
 from wardian_core.identity import resolve_workspace
 from wardian_core.statuses import STATUSES
+from wardian_host.answers.connection import caller_cwd, from_caller
 from wardian_host.cli.key_values import setting_pairs
 from wardian_host.cli.live import after_waiting, emit, emit_live_agent, lifecycle_timeout, live_agent_envelope, request
 from wardian_host.cli.option_checks import class_option, not_empty
@@ -95,13 +95,13 @@ def spawn_answer(order: SpawnOrder) -> dict[str, Any]:
         "settings": setting_pairs(order.provider_settings, "--provider-setting"),
         "model": order.model or None,
         "extra_args": list(order.args),
-        "include_dirs": [resolve_workspace(directory) for directory in order.include_dirs],
+        "include_dirs": [resolve_workspace(from_caller(directory)) for directory in order.include_dirs],
         "session_persistence": order.session_persistence or "default",
     }
     params = {
         "provider": order.provider,
         "class": order.class_name,
-        "workspace": resolve_workspace(order.workspace or os.getcwd()),
+        "workspace": resolve_workspace(from_caller(order.workspace) if order.workspace else caller_cwd()),
         "name": order.name,
         "description": order.description,
         "launch_config": launch_config,

@@ -1,13 +1,15 @@
-"""Talking to the host from a command: one request, the host started when asked to."""
+"""Talking to the host from a command: one request, the host started when asked to
+(`connect` and `request` are `wardian_host.answers.connection`'s, re-exported for the commands)."""
 
 from pathlib import Path
 from typing import Any
 
-from wardian_core import paths
-from wardian_core.control.client import DEFAULT, ControlClient
 from wardian_core.control.protocol import default_timeout
-from wardian_core.errors import SCHEMA_VERSION, WardianError
+from wardian_core.errors import SCHEMA_VERSION
 from wardian_core.fields import to_record
+from wardian_host.answers.connection import connect as connect
+from wardian_host.answers.connection import connect_socket as connect_socket
+from wardian_host.answers.connection import request as request
 from wardian_host.cli.render import OutputOptions, agent_envelope, write_json
 
 # A lifecycle change starts or stops process trees (SIGTERM, then SIGKILL after a grace),
@@ -24,27 +26,6 @@ def after_waiting(seconds: float | None, unset: float = LIFECYCLE_SECONDS / 2) -
     """The wait for a request that itself waits `seconds` (None: for ever): those, then the time the
     host has to answer (WARDIAN_CONTROL_TIMEOUT when set, else `unset`)."""
     return None if seconds is None else seconds + default_timeout(unset)
-
-
-def connect(start_host: bool = False) -> ControlClient:
-    home = paths.wardian_home()
-    try:
-        return ControlClient.connect(home)
-    except WardianError as error:
-        if not start_host or error.code != "app_not_running":
-            raise
-    from wardian_host.cli.host_starter import start_detached
-
-    start_detached(home, use_running=True)  # parallel commands share the host that won the race
-    return ControlClient.connect(home)
-
-
-def request(
-    kind: str, params: dict[str, Any] | None = None, *, start_host: bool = False, timeout: float | None = DEFAULT
-) -> Any:
-    """`timeout`: seconds to wait for the answer (default: WARDIAN_CONTROL_TIMEOUT or 10); None: for ever."""
-    with connect(start_host) as client:
-        return client.request(kind, params, timeout)
 
 
 def persisted_notice(home: Path, records: list[dict[str, Any]]) -> dict[str, Any] | None:

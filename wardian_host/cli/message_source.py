@@ -43,8 +43,10 @@ def read_message(message: str | None, from_stdin: bool, file: str | None) -> str
 
 def _read_file(file: str) -> bytes:
     """The file's bytes, up to the message limit: a device or a FIFO never ends by itself."""
+    from wardian_host.answers.connection import from_caller
+
     try:
-        with open(file, "rb") as handle:
+        with open(from_caller(file), "rb") as handle:
             return read_bounded(handle, file)
     except OSError as exc:
         raise WardianError("not_found", f"cannot read {file}: {exc.strerror}", "Check the path.") from None

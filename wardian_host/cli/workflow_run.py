@@ -8,6 +8,7 @@ import click
 from wardian_core import paths
 from wardian_core.durations import parse_duration
 from wardian_core.errors import SCHEMA_VERSION
+from wardian_host.answers.connection import caller_cwd, from_caller
 from wardian_host.cli.key_values import setting_pairs
 from wardian_host.cli.live import after_waiting, lifecycle_timeout, request
 from wardian_host.cli.render import write_json
@@ -35,7 +36,7 @@ def run_answer(
     params = {
         "workflow_id": workflow_id,
         "inputs": setting_pairs(inputs, "--input"),
-        "workspace": os.path.abspath(workspace or os.getcwd()),
+        "workspace": os.path.abspath(from_caller(workspace) if workspace else caller_cwd()),
         "wait": wait,
         "timeout": timeout,
     }

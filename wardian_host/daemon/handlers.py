@@ -15,6 +15,7 @@ from wardian_core.control.models import (
     CloneParams,
     DeleteParams,
     HostStopParams,
+    McpSessionParams,
     NoParams,
     RenameParams,
     ReplyParams,
@@ -30,7 +31,7 @@ from wardian_host.agents.asking import AskDesk
 from wardian_host.agents.attaching import attach
 from wardian_host.agents.lifecycle import AgentLifecycle
 from wardian_host.agents.listing import list_agents
-from wardian_host.agents.live_agent import Speaker
+from wardian_host.agents.live_agent import LiveAgent, Speaker
 from wardian_host.agents.registry import AgentRegistry
 from wardian_host.agents.screens import show_screen
 from wardian_host.agents.sending import Sender
@@ -38,6 +39,7 @@ from wardian_host.agents.status_waits import wait_across_restarts
 from wardian_host.agents.watching import watch
 from wardian_host.daemon.caller_identity import classify_caller
 from wardian_host.daemon.control_server import RequestContext, Route, Routes
+from wardian_host.daemon.mcp_sessions import McpSessions
 from wardian_host.daemon.workflow_handlers import build_workflow_handlers
 from wardian_host.daemon.worktree_handlers import build_worktree_handlers
 from wardian_host.terminal.supervisor import TerminalSupervisor
@@ -54,6 +56,7 @@ def build_handlers(
     terminals: TerminalSupervisor,
     describe_host: Callable[[], dict[str, Any]],
     request_stop: Callable[[bool], None],
+    mcp_listed: Callable[[LiveAgent], None] = lambda _: None,
 ) -> Routes:
     async def host_status(_: NoParams, __: RequestContext) -> dict[str, Any]:
         return describe_host()
@@ -138,7 +141,7 @@ def build_handlers(
     async def run_headless(params: RunParams, _: RequestContext) -> dict[str, Any]:
         return await lifecycle.run_headless(params.target, params.prompt, params.resume, params.timeout)
 
-    return (
+    routes: Routes = (
         build_workflow_handlers(lifecycle.home, workflows)
         | build_worktree_handlers(lifecycle)
         | {
@@ -167,3 +170,7 @@ def build_handlers(
             "agent.delete": Route(DeleteParams, delete),
         }
     )
+    # Wardian's MCP tools, served to every agent's relay (`wardian mcp`) through these same routes.
+    sessions = McpSessions(routes, lambda peer: classify_caller(peer, registry.all(), terminals.cgroups), mcp_listed)
+    routes["mcp.session"] = Route(McpSessionParams, sessions.serve)
+    return routes
