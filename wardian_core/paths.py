@@ -121,6 +121,11 @@ def run_dir(home: Path) -> Path:
     return home / "run"
 
 
+def host_lock(home: Path) -> Path:
+    """The host's lock: its holder is the home's running host (read by the CLI and the answers too)."""
+    return run_dir(home) / "host.lock"
+
+
 def terminal_server_lock(home: Path) -> Path:
     """The terminal server's lock: its holder is the home's one server (read by the CLI too)."""
     return run_dir(home) / "terminal-server.lock"
