@@ -47,6 +47,8 @@ EXIT_CODES: dict[str, int] = {
     "host_stopping": 6,
     "control_endpoint_timeout": 7,
     "host_busy": 7,
+    # An MCP tool call the host had taken when it went away (the relay answers it).
+    "host_restarted": 7,
     "remote_unreachable": 8,
 }
 

@@ -151,7 +151,7 @@ class Plugins:
                 "request_failed",
                 f"provider {name!r} could not be loaded ({failure.stage}): {failure.error}",
                 f"Run `wardian providers show {name}` for details; reinstall or upgrade its package. One "
-                "installed while the host runs may need a new host: `wardian host stop && wardian host start`.",
+                "installed while the host runs needs a new host: `wardian host restart` (its agents go on).",
                 {"provider": name, "stage": failure.stage, "error": failure.error},
             )
         raise self._unknown(name)

@@ -231,7 +231,8 @@ async def _in_worktree(ctx: SpawnContext, node: AgentNode, run: NodeRun, parts: 
         made = await parts.lifecycle.worktrees.create_for_node(ctx.workspace, run.run_id, node.id)
     except WardianError as error:
         raise NodeFailed(error.message, {"code": error.code} | error.details) from None
-    run.worktree = {key: made[key] for key in ("id", "branch", "worktree_folder", "setup")}
+    # `notes` says when the repository's own set-up was skipped (not trusted) and how to trust it.
+    run.worktree = {key: made.get(key) for key in ("id", "branch", "worktree_folder", "setup", "notes")}
     return ctx.model_copy(update={"workspace": Path(made["folder"])})
 
 
