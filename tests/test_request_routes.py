@@ -28,6 +28,7 @@ def _host_routes(home: Path) -> dict[str, Route[Any]]:
             terminals=unused,
             describe_host=dict,
             request_stop=lambda keep_agents: None,
+            mcp_readiness=unused,
         )
     )
 

@@ -10,7 +10,14 @@ from typing import Any
 from wardian_core.errors import WardianError
 
 DEFAULT_FIELDS = ("name", "uuid", "class", "provider", "workspace", "status")
-VERBOSE_FIELDS = DEFAULT_FIELDS + ("pid", "started_at", "last_status_at", "launch_config", "provider_settings")
+VERBOSE_FIELDS = DEFAULT_FIELDS + (
+    "pid",
+    "started_at",
+    "last_status_at",
+    "launch_config",
+    "provider_settings",
+    "mcp_tools",
+)
 ALL_FIELDS = VERBOSE_FIELDS + (
     "status_source",
     "host_gone",

@@ -4,7 +4,14 @@ it in each agent's CLI, and the providers that write that registration in their 
 Plain data: the host reads it while it builds a launch, providers while they project a home.
 """
 
+from typing import Literal
+
 SERVER_NAME = "wardian"
+
+# Whether an agent's CLI has Wardian's tools (`agent show --verbose`): a CLI registered with the
+# server is `waiting` from its launch until it lists the tools (`connected`), or until a bound
+# after its prompt is drawn (`missing`); `not_registered` when it was not given the server.
+McpToolsState = Literal["not_registered", "waiting", "connected", "missing"]
 
 # What an agent needs to cooperate with its peers: allowed without a per-call approval in the
 # agent's projected CLI settings. Every other tool follows the CLI's own approval rules unless

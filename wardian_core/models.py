@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from wardian_core.asks import REQUEST_ID_PATTERN, ReplySource, ReplyStatus, RequestState
+from wardian_core.mcp_tools import McpToolsState
 from wardian_core.statuses import Status
 
 
@@ -86,6 +87,11 @@ class AgentRecord(BaseModel):
     worktree: str | None = Field(None, description="The id of the git worktree the agent works in, if any.")
     worktree_folder: str | None = Field(None, description="Where in that worktree it works (its launch folder).")
     branch: str | None = Field(None, description="The worktree's branch, the one Wardian made.")
+    mcp_tools: McpToolsState | None = Field(
+        None,
+        description="Whether its CLI has Wardian's MCP tools: `connected` (it listed them), `waiting` (not yet), "
+        "`missing` (not within the bound after its prompt), `not_registered`; null when no host says.",
+    )
 
 
 class ErrorBody(BaseModel):

@@ -7,9 +7,6 @@ from collections.abc import Iterator
 from typing import Any
 
 ANSWER = "forty-two"
-# A CLI connects its MCP servers beside its first prompts (the SDK's import takes seconds on a
-# busy machine): the directive is sent again, a turn at a time, until the model was offered the tool.
-TURNS_UNTIL_OFFERED = 6
 
 
 def strings(value: Any) -> Iterator[str]:
@@ -63,12 +60,12 @@ def statuses_seen(wardian: Any, name: str) -> list[str]:
 def assert_the_agent_uses_wardians_tools(wardian: Any, name: str) -> None:
     wardian.spawn(name)
     wardian.wait(name, "idle", "ready", timeout="90s")
-    for _ in range(TURNS_UNTIL_OFFERED):
-        wardian("send", 'use wardian MOCK_MCP:list_agents {"scope": "all"}', "--to", name)
-        wardian.wait(name, "idle", "turn_completed", timeout="90s")
-        if offered(wardian.cli.server.requests, "list_agents"):
-            break
+    # `idle` means ready, Wardian's tools included: the very first prompt after it gets them.
+    assert wardian("agent", "show", name, "--fields", "mcp_tools")["agent"]["mcp_tools"] == "connected"
+    wardian("send", 'use wardian MOCK_MCP:list_agents {"scope": "all"}', "--to", name)
+    wardian.wait(name, "idle", "turn_completed", timeout="90s")
 
+    assert offered(wardian.cli.server.requests, "list_agents"), offered_names(wardian.cli.server.requests)
     assert listed_to_the_model(wardian.cli.server.requests, name), offered_names(wardian.cli.server.requests)
     assert "action_required" not in statuses_seen(wardian, name)  # no person was asked
 

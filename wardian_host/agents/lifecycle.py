@@ -166,6 +166,7 @@ class AgentLifecycle:
     async def _launch(self, agent: LiveAgent, session_mode: Literal["fresh", "resume"], action: str) -> None:
         info = self._plugins.info(agent.row["provider"])
         ctx, plan, env = self.plan_launch(agent, session_mode)
+        self._tracker.mcp_readiness.launched(agent, registered=ctx.mcp is not None)
         parsing = self._feed.new_session(
             ctx, functools.partial(self._tracker.apply_event, agent), agent.screen.snapshot
         )

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from wardian_core.clock import now_iso
 from wardian_core.db.agents import AgentRow
+from wardian_core.mcp_tools import McpToolsState
 from wardian_core.process_identity import ProcessIdentity
 from wardian_core.provider_models import ProviderEvent
 from wardian_core.status_rules import TurnEnd
@@ -68,6 +69,8 @@ class LiveAgent:
     # Its process's controlling terminal as a caller's look-up last read it, under the key of that
     # process ((pid, stored process identity)): read once per process, not once per request.
     seen_terminal: tuple[tuple[int, str], int | str] | None = None
+    # Whether its CLI has Wardian's MCP tools; a first `ready` waits for them (agents/mcp_readiness).
+    mcp_tools: McpToolsState = "not_registered"
 
     def __post_init__(self) -> None:
         self.screen = LazyScreen(self.buffer)
@@ -114,4 +117,4 @@ class LiveAgent:
     def snapshot(self) -> dict[str, Any]:
         """The agent as answers show it: its launch token stays in the host."""
         shown = {key: value for key, value in self.row.items() if key != "process_identity"}
-        return shown | {"status_evidence": self.status_evidence}
+        return shown | {"status_evidence": self.status_evidence, "mcp_tools": self.mcp_tools}

@@ -16,6 +16,7 @@ from wardian_core.provider_models import ProviderEvent
 from wardian_core.status_rules import next_status, status_before_dialog
 from wardian_core.statuses import Status
 from wardian_host.agents.live_agent import LiveAgent
+from wardian_host.agents.mcp_readiness import READY_BOUND_SECONDS, McpReadiness
 from wardian_host.agents.tool_calls import ToolCallLog
 from wardian_host.agents.usage_log import UsageLog
 
@@ -26,11 +27,14 @@ StatusObserver = Callable[[LiveAgent, Status, Status, ProviderEvent | None], Non
 
 
 class StatusTracker:
-    def __init__(self, conn: sqlite3.Connection, observers: StatusObserver) -> None:
+    def __init__(
+        self, conn: sqlite3.Connection, observers: StatusObserver, mcp_ready_bound: float = READY_BOUND_SECONDS
+    ) -> None:
         self._conn = conn
         self._observers = observers
         self._tool_calls = ToolCallLog(conn)
         self._usage = UsageLog(conn)
+        self.mcp_readiness = McpReadiness(self._ready, mcp_ready_bound)
 
     def apply_event(self, agent: LiveAgent, event: ProviderEvent) -> None:
         for listener in list(agent.provider_event_listeners):
@@ -59,8 +63,11 @@ class StatusTracker:
             evidence["answer"] = event.answer
         if target is None:
             self._replace_dialog(agent, evidence)
-        else:
+        elif not (target == "idle" and self.mcp_readiness.holds(agent, evidence, event)):
             self.set_status(agent, target, evidence, event)
+
+    def _ready(self, agent: LiveAgent, evidence: dict[str, Any], event: ProviderEvent | None) -> None:
+        self.set_status(agent, "idle", evidence, event)
 
     @staticmethod
     def _another_dialog(agent: LiveAgent, event: ProviderEvent) -> bool:

@@ -31,7 +31,8 @@ from wardian_host.agents.asking import AskDesk
 from wardian_host.agents.attaching import attach
 from wardian_host.agents.lifecycle import AgentLifecycle
 from wardian_host.agents.listing import list_agents
-from wardian_host.agents.live_agent import LiveAgent, Speaker
+from wardian_host.agents.live_agent import Speaker
+from wardian_host.agents.mcp_readiness import McpReadiness
 from wardian_host.agents.registry import AgentRegistry
 from wardian_host.agents.screens import show_screen
 from wardian_host.agents.sending import Sender
@@ -56,7 +57,7 @@ def build_handlers(
     terminals: TerminalSupervisor,
     describe_host: Callable[[], dict[str, Any]],
     request_stop: Callable[[bool], None],
-    mcp_listed: Callable[[LiveAgent], None] = lambda _: None,
+    mcp_readiness: McpReadiness,
 ) -> Routes:
     async def host_status(_: NoParams, __: RequestContext) -> dict[str, Any]:
         return describe_host()
@@ -171,6 +172,6 @@ def build_handlers(
         }
     )
     # Wardian's MCP tools, served to every agent's relay (`wardian mcp`) through these same routes.
-    sessions = McpSessions(routes, lambda peer: classify_caller(peer, registry.all(), terminals.cgroups), mcp_listed)
+    sessions = McpSessions(routes, lambda peer: classify_caller(peer, registry.all(), terminals.cgroups), mcp_readiness)
     routes["mcp.session"] = Route(McpSessionParams, sessions.serve)
     return routes

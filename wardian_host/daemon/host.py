@@ -115,6 +115,7 @@ class Host:
             terminals=self.terminals,
             describe_host=self._describe,
             request_stop=self.request_stop,
+            mcp_readiness=self.tracker.mcp_readiness,
         )
         self._server = ControlServer(home, self.web.routes(handlers))
         self._hooks = HookEndpoint(home)

@@ -19,7 +19,7 @@ from typing import Any
 
 from wardian_core.control.models import McpSessionParams
 from wardian_core.version import __version__
-from wardian_host.agents.live_agent import LiveAgent
+from wardian_host.agents.mcp_readiness import McpReadiness
 from wardian_host.answers.connection import CallerPlace
 from wardian_host.daemon.caller_identity import Caller
 from wardian_host.daemon.control_server import RequestContext, Routes
@@ -65,10 +65,10 @@ async def read_line(reader: asyncio.StreamReader) -> bytes | None:
 class McpSessions:
     """Every relay's session, answered by the host's routes; one pool of call threads for all."""
 
-    def __init__(self, routes: Routes, classify: Callable[[Any], Caller], on_listed: Callable[[LiveAgent], None]):
+    def __init__(self, routes: Routes, classify: Callable[[Any], Caller], readiness: McpReadiness) -> None:
         self._routes = routes
         self._classify = classify
-        self._on_listed = on_listed
+        self._readiness = readiness
         self._threads: ThreadPoolExecutor | None = None
 
     def _pool(self) -> ThreadPoolExecutor:
@@ -87,9 +87,13 @@ class McpSessions:
         async def send(message: dict[str, Any]) -> None:
             await context.emit({"mcp": message})
 
+        agent = caller.agent if caller.verification == "verified" else None
+        if agent is not None:
+            self._readiness.reconnected(agent)
+
         def listed() -> None:
-            if caller.agent is not None and caller.verification == "verified":
-                self._on_listed(caller.agent)
+            if agent is not None:
+                self._readiness.listed(agent)
 
         session = McpSession(tools, send, SERVER_INFO, INSTRUCTIONS, listed)
         try:

@@ -1,0 +1,104 @@
+"""`idle` means ready, Wardian's MCP tools included: a CLI given Wardian's server is first `idle`
+once it has listed the tools, or after the bound with evidence that they are missing."""
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+from wardian_core import identity
+from wardian_core.db import open_writer
+from wardian_core.parsing.events import event
+from wardian_core.provider_models import PTY_SOURCE, ProviderEvent
+from wardian_host.agents.live_agent import LiveAgent
+from wardian_host.agents.status_tracker import StatusTracker
+from wardian_host.output.buffer import OutputBuffer
+
+
+def _starting_agent(conn: sqlite3.Connection, tmp_path: Path, tracker: StatusTracker, registered: bool) -> LiveAgent:
+    row = identity.create_agent(conn, class_name="Coder", provider="claude", workspace=tmp_path, name="cc")
+    agent = LiveAgent(row=dict(row), buffer=OutputBuffer(1024))
+    tracker.mcp_readiness.launched(agent, registered=registered)
+    tracker.set_status(agent, "starting", {"source": "host"})
+    return agent
+
+
+def _ready() -> ProviderEvent:
+    return event("ready", PTY_SOURCE, "prompt drawn")
+
+
+def test_the_first_idle_waits_until_the_cli_lists_wardians_tools(tmp_path: Path) -> None:
+    conn = open_writer(tmp_path)
+    tracker = StatusTracker(conn, lambda *_: None)
+
+    async def scenario() -> tuple[str, str, dict[str, object] | None]:
+        agent = _starting_agent(conn, tmp_path, tracker, registered=True)
+        tracker.apply_event(agent, _ready())
+        held = agent.status
+        tracker.mcp_readiness.listed(agent)
+        return held, agent.status, agent.status_evidence
+
+    held, status, evidence = asyncio.run(scenario())
+
+    assert (held, status) == ("starting", "idle")
+    assert evidence is not None and evidence["event"] == "ready" and evidence["mcp_tools"] == "connected"
+    conn.close()
+
+
+def test_a_cli_that_never_lists_the_tools_is_ready_after_the_bound_saying_why(tmp_path: Path) -> None:
+    conn = open_writer(tmp_path)
+    tracker = StatusTracker(conn, lambda *_: None, mcp_ready_bound=0.05)  # 30 s unless told
+    became_idle = asyncio.Event()
+
+    async def scenario() -> LiveAgent:
+        agent = _starting_agent(conn, tmp_path, tracker, registered=True)
+        agent.listeners.add(lambda live, status: became_idle.set() if status == "idle" else None)
+        tracker.apply_event(agent, _ready())
+        assert agent.status == "starting"
+        await became_idle.wait()
+        return agent
+
+    agent = asyncio.run(scenario())
+
+    assert agent.status == "idle" and agent.mcp_tools == "missing"
+    assert agent.status_evidence is not None and agent.status_evidence["mcp_tools"] == "missing"
+    assert "did not list Wardian's MCP tools within 0.05 s" in str(agent.status_evidence["mcp_why"])
+    conn.close()
+
+
+def test_tools_listed_before_the_prompt_or_no_server_given_hold_nothing(tmp_path: Path) -> None:
+    conn = open_writer(tmp_path)
+    tracker = StatusTracker(conn, lambda *_: None)
+
+    async def scenario() -> list[str]:
+        early = _starting_agent(conn, tmp_path, tracker, registered=True)
+        tracker.mcp_readiness.listed(early)  # a CLI connecting its servers before its prompt
+        tracker.apply_event(early, _ready())
+        row = identity.create_agent(conn, class_name="Coder", provider="generic", workspace=tmp_path, name="sh")
+        plain = LiveAgent(row=dict(row), buffer=OutputBuffer(1024))
+        tracker.mcp_readiness.launched(plain, registered=False)
+        tracker.set_status(plain, "starting", {"source": "host"})
+        tracker.apply_event(plain, _ready())
+        return [early.status, early.mcp_tools, plain.status, plain.mcp_tools]
+
+    assert asyncio.run(scenario()) == ["idle", "connected", "idle", "not_registered"]
+    conn.close()
+
+
+def test_a_dialog_while_held_leaves_the_release_to_the_next_ready(tmp_path: Path) -> None:
+    conn = open_writer(tmp_path)
+    tracker = StatusTracker(conn, lambda *_: None)
+
+    async def scenario() -> list[str]:
+        agent = _starting_agent(conn, tmp_path, tracker, registered=True)
+        tracker.apply_event(agent, _ready())
+        trust = event("approval_requested", PTY_SOURCE, "first-run", reason="trust", dialog="trust")
+        tracker.apply_event(agent, trust)
+        seen = [agent.status]
+        tracker.mcp_readiness.listed(agent)  # the held ready is not the status now: dropped
+        seen.append(agent.status)
+        tracker.apply_event(agent, event("approval_resolved", PTY_SOURCE, "prompt", answer="accepted"))
+        tracker.apply_event(agent, _ready())
+        return [*seen, agent.status]
+
+    assert asyncio.run(scenario()) == ["action_required", "action_required", "idle"]
+    conn.close()
