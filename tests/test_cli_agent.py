@@ -242,8 +242,6 @@ READ_PATH_MODULES = frozenset(
         "_struct",
         # the host lock's pid probe (a host that runs but did not answer)
         "fcntl",
-        "wardian_host.daemon",
-        "wardian_host.daemon.host_lock",
         "wardian_core.process_locks",
         "wardian_core.atomic_files",
         "wardian_host",
@@ -251,15 +249,19 @@ READ_PATH_MODULES = frozenset(
         "wardian_host.cli.lazy_group",
         "wardian_host.cli.agent",
         "wardian_host.cli.send",
-        # send --wait-until: its wait carried to the next host after a restart (small, no imports of its own)
-        "wardian_host.cli.host_return",
         "wardian_host.cli.message_source",
         "wardian_host.cli.option_checks",
-        "wardian_host.cli.live",
         "wardian_host.cli.render",
+        # what each verb answers, below the CLI and the host's MCP tools
+        "wardian_host.answers",
+        "wardian_host.answers.agents",
+        "wardian_host.answers.records",
+        "wardian_host.answers.send",
+        "wardian_host.answers.messages",
+        # send --wait-until: its wait carried to the next host after a restart (small, no imports of its own)
+        "wardian_host.answers.host_return",
         # how an answer reaches the host: the socket, or the host's own routes for an MCP tool
         # (a context variable says which; `_contextvars` is built into the interpreter)
-        "wardian_host.answers",
         "wardian_host.answers.connection",
         "contextvars",
         "_contextvars",
@@ -322,7 +324,7 @@ def test_the_read_path_imports_only_the_allowed_modules(roster, wardian_home: Pa
     floor = _modules_after("import click, sqlite3, json, socket")
     with answering_host(wardian_home, {"results": []}) if argv[0] == "send" else contextlib.nullcontext():
         imported = _modules_after(f"from wardian_host.cli import main\nmain({argv!r})")
-    assert "wardian_host.cli.live" in imported  # the probe saw the command run
+    assert "wardian_host.answers.connection" in imported  # the probe saw the command run
     assert sorted(imported - floor - READ_PATH_MODULES) == []
 
 

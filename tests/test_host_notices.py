@@ -3,7 +3,7 @@ the agents when the host alone needs mending."""
 
 from pathlib import Path
 
-from wardian_host.cli.live import persisted_notice
+from wardian_host.answers.agents import persisted_notice
 from wardian_host.daemon.host_lock import HostLock
 
 PERSISTED = {"name": "a1", "status": "idle", "status_source": "persisted", "host_gone": True}

@@ -11,8 +11,8 @@ import pytest
 from wardian_core.control.client import CLOSED_REASON, ControlClient, app_not_running
 from wardian_core.errors import WardianError
 from wardian_core.process_locks import take_exclusive
-from wardian_host.cli import host_return
-from wardian_host.cli.host_return import between_hosts
+from wardian_host.answers import host_return
+from wardian_host.answers.host_return import between_hosts
 from wardian_host.terminal.server.process import lock_path
 
 

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from wardian_core.errors import WardianError
-from wardian_host.cli.live import connect
+from wardian_host.cli.live import connect_socket
 from wardian_host.daemon.host_lock import HostLock, StartLock, running_host_pid
 
 
@@ -14,7 +14,7 @@ def test_a_command_starts_no_host_while_the_homes_host_is_stopping(wardian_home:
     stopping.acquire()
     try:
         with pytest.raises(WardianError) as refused:
-            connect(start_host=True)
+            connect_socket(start_host=True)
         assert refused.value.code == "host_stopping" and "host stop" in (refused.value.hint or "")
         assert running_host_pid(wardian_home) == refused.value.details["pid"]
     finally:

@@ -9,9 +9,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # Which parts of wardian_host each part may import (itself included).
 ALLOWED = {
-    "mcp": {"mcp", "answers", "cli"},
-    "answers": {"answers", "cli"},
-    "cli": {"cli", "answers", "daemon", "providers", "remote"},
+    "mcp": {"mcp", "answers"},
+    "answers": {"answers"},
+    "cli": {"cli", "answers", "mcp", "daemon", "providers", "remote"},
     "remote": {"remote"},
     "daemon": {"daemon", "mcp", "answers", "workflows", "agents", "output", "terminal", "providers", "web", "notify"},
     "workflows": {"workflows", "agents", "output", "terminal", "providers", "remote"},
@@ -57,6 +57,17 @@ def test_a_host_part_imports_only_the_parts_below_it(part: str) -> None:
         if _host_parts(path) - ALLOWED[part]
     }
     assert wrong == {}
+
+
+@pytest.mark.parametrize("part", ["answers", "mcp"])
+def test_what_the_host_serves_mcp_with_never_imports_click(part: str) -> None:
+    # The host imports these to answer MCP tools: the CLI's click stays out of every host.
+    offenders = [
+        str(path.relative_to(ROOT))
+        for path in (ROOT / "wardian_host" / part).rglob("*.py")
+        if any(name == "click" or name.startswith("click.") for name in _imported_modules(path))
+    ]
+    assert offenders == []
 
 
 def test_core_and_provider_packages_never_import_the_host() -> None:

@@ -116,7 +116,7 @@ def test_a_fifo_that_never_closes_is_message_too_large(endless_fifo: Path, wardi
 
 
 def test_a_message_argument_over_the_limit_is_refused_before_the_host_is_looked_for() -> None:
-    from wardian_host.cli.message_source import read_message
+    from wardian_host.answers.messages import read_message
 
     with pytest.raises(WardianError) as refused:
         read_message("a" * (MESSAGE_MAX_BYTES + 1), False, None)

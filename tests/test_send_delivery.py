@@ -24,8 +24,9 @@ from wardian_host.agents.confirming import input_box, waits_in_box
 from wardian_host.agents.registry import AgentRegistry
 from wardian_host.agents.sending import Sender
 from wardian_host.agents.status_tracker import StatusTracker
+from wardian_host.answers import send as send_answers
+from wardian_host.answers.connection import LIFECYCLE_SECONDS
 from wardian_host.cli import send as send_command
-from wardian_host.cli.live import LIFECYCLE_SECONDS
 
 HOOKS = OutputSource(name="hooks", kind="file", path=Path("hooks.jsonl"))
 # A bound short enough for a test that waits it out, long enough for a loop turn.
@@ -276,12 +277,12 @@ def test_the_input_box_is_the_last_run_of_marker_rows_to_the_bottom() -> None:
 def test_the_cli_waits_for_a_send_as_long_as_its_confirmation_may_take(monkeypatch: pytest.MonkeyPatch) -> None:
     asked: list[float | None] = []
     monkeypatch.delenv("WARDIAN_CONTROL_TIMEOUT", raising=False)
-    monkeypatch.setattr(send_command, "request", lambda kind, params, timeout: asked.append(timeout) or {})
+    monkeypatch.setattr(send_answers, "request", lambda kind, params, timeout: asked.append(timeout) or {})
 
     CliRunner().invoke(send_command.send, ["hello", "--to", "cc"], catch_exceptions=False)
 
     # Two turn-start waits of the longest a provider may declare, then the usual time to answer.
-    assert send_command.CONFIRMING_SECONDS == 2 * TURN_START_LIMIT_SECONDS
+    assert send_answers.CONFIRMING_SECONDS == 2 * TURN_START_LIMIT_SECONDS
     assert asked[0] is not None and asked[0] >= 2 * TURN_START_LIMIT_SECONDS + LIFECYCLE_SECONDS / 2
 
 

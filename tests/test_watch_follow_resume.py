@@ -11,7 +11,8 @@ import pytest
 
 from wardian_core.control.client import CLOSED_REASON, app_not_running
 from wardian_core.errors import WardianError
-from wardian_host.cli import agent_watch, host_return
+from wardian_host.answers import host_return
+from wardian_host.cli import agent_watch
 
 
 class _Host:

@@ -1,4 +1,4 @@
-"""How an answer reaches the host, and where its caller stands.
+"""How an answer reaches the host, how long it waits for it, and where its caller stands.
 
 A `wardian` command talks to the home's control socket and stands in its own process: its
 environment (`WARDIAN_SESSION_ID`) and working directory. A tool call the host serves over MCP
@@ -15,7 +15,7 @@ from typing import Any, NamedTuple, Protocol
 
 from wardian_core import paths
 from wardian_core.control.client import DEFAULT, ControlClient
-from wardian_core.errors import WardianError
+from wardian_core.control.protocol import default_timeout
 
 
 class Connection(Protocol):
@@ -30,6 +30,11 @@ class Connection(Protocol):
     ) -> Generator[dict[str, Any], None, Any]: ...
 
     def request(self, kind: str, params: dict[str, Any] | None = None, timeout: float | None = DEFAULT) -> Any: ...
+
+
+# A lifecycle change starts or stops process trees (SIGTERM, then SIGKILL after a grace),
+# which takes longer than a read: its requests wait this long unless told otherwise.
+LIFECYCLE_SECONDS = 60.0
 
 
 class CallerPlace(NamedTuple):
@@ -58,30 +63,25 @@ def from_caller(path: str) -> str:
     return os.path.join(caller_cwd(), os.path.expanduser(path))
 
 
-def connect(start_host: bool = False) -> Connection:
-    """A connection to the home's host (the host's own routes, for a tool it serves); `start_host`:
-    start one first when none runs."""
+def connect() -> Connection:
+    """A connection to the home's host: the host's own routes, for a tool it serves. It starts no
+    host: a command that needs one started asks the CLI's `live.ensure_host` first."""
     own = in_host.get()
-    return own if own is not None else connect_socket(start_host)
+    return own if own is not None else ControlClient.connect(paths.wardian_home())
 
 
-def connect_socket(start_host: bool = False) -> ControlClient:
-    """The home's control socket itself, for a command that needs its bytes (attach)."""
-    home = paths.wardian_home()
-    try:
-        return ControlClient.connect(home)
-    except WardianError as error:
-        if not start_host or error.code != "app_not_running":
-            raise
-    from wardian_host.cli.host_starter import start_detached
-
-    start_detached(home, use_running=True)  # parallel commands share the host that won the race
-    return ControlClient.connect(home)
-
-
-def request(
-    kind: str, params: dict[str, Any] | None = None, *, start_host: bool = False, timeout: float | None = DEFAULT
-) -> Any:
+def request(kind: str, params: dict[str, Any] | None = None, *, timeout: float | None = DEFAULT) -> Any:
     """`timeout`: seconds to wait for the answer (default: WARDIAN_CONTROL_TIMEOUT or 10); None: for ever."""
-    with connect(start_host) as client:
+    with connect() as client:
         return client.request(kind, params, timeout)
+
+
+def lifecycle_timeout() -> float:
+    """A lifecycle request's wait for the host: WARDIAN_CONTROL_TIMEOUT when set, else 60 s."""
+    return default_timeout(LIFECYCLE_SECONDS)
+
+
+def after_waiting(seconds: float | None, unset: float = LIFECYCLE_SECONDS / 2) -> float | None:
+    """The wait for a request that itself waits `seconds` (None: for ever): those, then the time the
+    host has to answer (WARDIAN_CONTROL_TIMEOUT when set, else `unset`)."""
+    return None if seconds is None else seconds + default_timeout(unset)

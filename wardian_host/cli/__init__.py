@@ -25,7 +25,7 @@ COMMANDS = {
     "usage": "wardian_host.cli.usage:usage",
     "web": "wardian_host.cli.web:web",
     "notify": "wardian_host.cli.notify:notify",
-    "mcp": "wardian_host.mcp.command:mcp",
+    "mcp": "wardian_host.cli.mcp:mcp",
     "remote-run": "wardian_host.cli.remote_run:remote_run",
 }
 

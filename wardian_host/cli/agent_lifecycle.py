@@ -1,8 +1,6 @@
 """`wardian agent spawn|kill|pause|resume|restart|clear|update|clone|rename|delete|wait`:
 lifecycle through the host."""
 
-from typing import Any, NamedTuple
-
 import click
 
 from wardian_core.durations import parse_duration
@@ -10,12 +8,21 @@ from wardian_core.errors import SCHEMA_VERSION, WardianError
 from wardian_core.fields import DEFAULT_FIELDS, live_agent, select, to_record
 from wardian_core.identity import resolve_workspace
 from wardian_core.statuses import STATUSES
-from wardian_host.answers.connection import caller_cwd, from_caller
-from wardian_host.cli.key_values import setting_pairs
-from wardian_host.cli.live import after_waiting, emit, emit_live_agent, lifecycle_timeout, live_agent_envelope, request
+from wardian_host.answers.connection import after_waiting, lifecycle_timeout
+from wardian_host.answers.key_values import setting_pairs
+from wardian_host.answers.lifecycle import (
+    SpawnOrder,
+    made_envelope,
+    spawn_request,
+    spawned,
+    target_answer,
+    wait_answer,
+    worktree_request,
+)
+from wardian_host.cli.live import emit, emit_live_agent, ensure_host, request
 from wardian_host.cli.option_checks import class_option, not_empty
 from wardian_host.cli.render import write_json
-from wardian_host.cli.worktree_options import made_envelope, worktree_options, worktree_request
+from wardian_host.cli.worktree_options import settle_trust, trust_repo_flag, worktree_options
 
 PERSISTENCES = ("default", "fresh", "resume")
 
@@ -69,52 +76,11 @@ def spawn(
     """Start a new agent (and the host, if none runs)."""
     # After `--` first: for `generic` that is the command, and --arg adds to it.
     given = (name, workspace, description, model, (*extra_args, *args), include_dirs, session_persistence)
-    write_json(spawn_answer(SpawnOrder(provider, class_name, *given, provider_settings, worktree, base)))
-
-
-class SpawnOrder(NamedTuple):
-    """`agent spawn`'s flags as given (the CLI's and the MCP tool `spawn_agent`'s)."""
-
-    provider: str
-    class_name: str
-    name: str | None = None
-    workspace: str | None = None
-    description: str | None = None
-    model: str | None = None
-    args: tuple[str, ...] = ()
-    include_dirs: tuple[str, ...] = ()
-    session_persistence: str | None = None
-    provider_settings: tuple[str, ...] = ()
-    worktree: str | None = None  # "" for a branch named after the agent
-    base: str | None = None
-
-
-def spawn_answer(order: SpawnOrder) -> dict[str, Any]:
-    """What `agent spawn` prints: the new agent, the host started first when none runs."""
-    launch_config = {
-        "settings": setting_pairs(order.provider_settings, "--provider-setting"),
-        "model": order.model or None,
-        "extra_args": list(order.args),
-        "include_dirs": [resolve_workspace(from_caller(directory)) for directory in order.include_dirs],
-        "session_persistence": order.session_persistence or "default",
-    }
-    params = {
-        "provider": order.provider,
-        "class": order.class_name,
-        "workspace": resolve_workspace(from_caller(order.workspace) if order.workspace else caller_cwd()),
-        "name": order.name,
-        "description": order.description,
-        "launch_config": launch_config,
-        "worktree": worktree_request(order.worktree, order.base),
-    }
-    # A worktree's set-up command runs under its own timeout (settings.toml worktrees.timeout_seconds).
-    timeout = None if order.worktree is not None else lifecycle_timeout()
-    return made_envelope(request("agent.spawn", params, start_host=True, timeout=timeout))
-
-
-def target_answer(kind: str, target: str) -> dict[str, Any]:
-    """What a command on one agent prints (kill, pause, resume, ...): the agent after the change."""
-    return live_agent_envelope(request(kind, {"target": target}, timeout=lifecycle_timeout()))
+    chosen = (provider_settings, worktree, base, trust_repo_flag())
+    params = spawn_request(SpawnOrder(provider, class_name, *given, *chosen))
+    settle_trust(worktree)
+    ensure_host()  # only the CLI starts a host: an MCP tool is answered inside one
+    write_json(spawned(params))
 
 
 def _target_command(name: str, kind: str, summary: str) -> click.Command:
@@ -193,7 +159,8 @@ def update(
 def clone(target: str, name: str | None, worktree: str | None, base: str | None) -> None:
     """Start a new agent with the same provider, class, workspace and settings (in a new worktree
     with --worktree; else in the source's workspace)."""
-    params = {"target": target, "name": name, "worktree": worktree_request(worktree, base)}
+    params = {"target": target, "name": name, "worktree": worktree_request(worktree, base, trust_repo_flag())}
+    settle_trust(worktree)
     timeout = None if worktree is not None else lifecycle_timeout()
     write_json(made_envelope(request("agent.clone", params, timeout=timeout)))
 
@@ -229,18 +196,6 @@ def wait(target: str, until: str, timeout_text: str | None, next_change: bool) -
     """Block until an agent has a status (woken by the host, no polling)."""
     timeout = parse_duration(timeout_text) if timeout_text is not None else None
     write_json(wait_answer(target, until, timeout, next_change))
-
-
-def wait_answer(target: str, until: str, timeout: float | None, next_change: bool = False) -> dict[str, Any]:
-    """What `agent wait` prints (and the MCP tool `wait_for_agent` answers): the agent once it has the status."""
-    from wardian_host.cli.host_return import across_restarts
-
-    params = {"target": target, "until": until, "timeout": timeout, "next": next_change}
-
-    def again(heard: dict[str, Any], remaining: float | None) -> tuple[str, dict[str, Any]]:
-        return "agent.wait", params | {"timeout": remaining, "arrived_after": heard.get("waiting_after")}
-
-    return live_agent_envelope(across_restarts(("agent.wait", params), timeout, {}, again, 10))
 
 
 @click.command("run")

@@ -4,16 +4,8 @@ from typing import Any
 
 import click
 
-from wardian_core import paths, roster
-from wardian_core.errors import WardianError, not_live
-from wardian_host.cli.live import envelope, request
+from wardian_host.answers.screens import screen_answer
 from wardian_host.cli.render import write_json
-
-
-def _not_live_without_host(target: str) -> WardianError:
-    """No host runs, so no agent is live; an unknown name is still `not_found`."""
-    record = roster.show_agent(paths.wardian_home(), target)
-    return not_live(record["name"], record["status"], "no host runs, so it has no terminal to show")
 
 
 def draw(screen: dict[str, Any]) -> str:
@@ -37,13 +29,3 @@ def screen(target: str, pretty: bool) -> None:
         click.echo(draw(answer["screen"]))
     else:
         write_json(answer)
-
-
-def screen_answer(target: str) -> dict[str, Any]:
-    """What `agent screen` prints (and the MCP tool `agent_screen` answers)."""
-    try:
-        return envelope("screen", request("agent.screen", {"target": target}))
-    except WardianError as error:
-        if error.code != "app_not_running":
-            raise
-        raise _not_live_without_host(target) from None

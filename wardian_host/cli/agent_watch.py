@@ -9,22 +9,9 @@ import click
 
 from wardian_core.durations import parse_duration
 from wardian_core.errors import WardianError
-from wardian_core.statuses import STATUSES
-from wardian_host.cli.live import LIFECYCLE_SECONDS, after_waiting, connect, envelope, request
+from wardian_host.answers.connection import connect
+from wardian_host.answers.watching import until_params, watch_answer
 from wardian_host.cli.render import write_json
-
-
-def until_params(text: str | None) -> dict[str, str | None]:
-    if text is None:
-        return {}
-    kind, _, value = text.partition(":")
-    if kind == "output" and value:
-        return {"until_output": value}
-    if kind == "status" and value in STATUSES:
-        return {"until_status": value}
-    raise WardianError(
-        "usage", f"invalid --until {text!r}", "Use --until output:TEXT or --until status:STATUS.", {"until": text}
-    )
 
 
 @click.command("watch")
@@ -53,7 +40,7 @@ def follow_across_restarts(params: dict[str, Any]) -> None:
     stream asked again from the last cursor printed (absolute: the same in the next host), so
     no output is lost or printed twice; events of the time no host ran are not replayed."""
     from wardian_core.control.client import lost_host
-    from wardian_host.cli.host_return import await_next_host
+    from wardian_host.answers.host_return import await_next_host
 
     lost = False
     while True:
@@ -102,16 +89,3 @@ def _streamed(exchange: Generator[dict[str, Any], None, Any]) -> Iterator[dict[s
             yield next(exchange)
         except StopIteration:
             return
-
-
-def watch_answer(params: dict[str, Any]) -> dict[str, Any]:
-    """What `agent watch` without --follow prints (and the MCP tool `watch_output` answers)."""
-    if "until_output" not in params and "until_status" not in params:
-        return envelope("watch", request("agent.watch", params, timeout=after_waiting(params.get("timeout"))))
-    from wardian_host.cli.host_return import across_restarts
-
-    def again(heard: dict[str, Any], remaining: float | None) -> tuple[str, dict[str, Any]]:
-        return "agent.watch", params | {"timeout": remaining, "output_from": heard.get("watching_from")}
-
-    page = across_restarts(("agent.watch", params), params.get("timeout"), {}, again, LIFECYCLE_SECONDS / 2)
-    return envelope("watch", page)

@@ -1,19 +1,18 @@
 """`wardian ask`: ask an agent a question and wait for its structured reply; `ask show|list`."""
 
-from typing import Any, NamedTuple
+from typing import Any
 
 import click
 
 from wardian_core import paths
 from wardian_core.asks import REQUEST_STATES
 from wardian_core.durations import parse_duration
-from wardian_core.errors import SCHEMA_VERSION, WardianError
-from wardian_host.cli.message_source import message_options, read_message
+from wardian_core.errors import SCHEMA_VERSION
+from wardian_host.answers.ask import Question, ask_answer, request_answer, until_token
+from wardian_host.answers.messages import read_message
+from wardian_host.cli.message_source import message_options
 from wardian_host.cli.render import write_json
 
-# How long past its own limit the CLI waits for the host's answer: the question may first
-# wait for a starting agent (up to 120 s) before it is typed.
-DELIVERY_ALLOWANCE_SECONDS = 150.0
 ASK_COMMAND = "question"
 
 
@@ -36,15 +35,6 @@ def ask() -> None:
     The agent answers with `wardian reply <request-id> --status done --stdin`. `ask show ID` and
     `ask list` read the requests kept in state.db, answered or not.
     """
-
-
-def until_token(text: str | None) -> str | None:
-    if text is None:
-        return None
-    kind, _, token = text.partition(":")
-    if kind != "output" or not token:
-        raise WardianError("usage", f"invalid --until {text!r}", "Use --until output:TOKEN.", {"until": text})
-    return token
 
 
 @ask.command(ASK_COMMAND, hidden=True)
@@ -75,91 +65,11 @@ def question(
     write_json(ask_answer(question))
 
 
-class Question(NamedTuple):
-    target: str
-    message: str
-    until_output: str | None = None
-    timeout: float | None = None
-    wait: bool = True
-    asker_machine: str | None = None
-    asker_name: str | None = None
-
-
-def ask_answer(question: Question) -> dict[str, Any]:
-    """What `wardian ask` prints (and the MCP tool `ask` answers): the request with its reply."""
-    from wardian_host.cli.live import after_waiting, request
-
-    if question.wait:
-        answer = _awaited(question)
-    else:
-        answer = request("ask", question._asdict(), timeout=after_waiting(0, DELIVERY_ALLOWANCE_SECONDS))
-    return {"schema": SCHEMA_VERSION} | answer
-
-
-def _awaited(question: Question) -> dict[str, Any]:
-    """An ask that waits for its reply: asked once; a host restart after the question was typed
-    leaves the rest of the wait to the next host (`ask.wait`), which does not ask again."""
-    from wardian_host.cli.host_return import across_restarts
-
-    heard: dict[str, Any] = {}
-
-    def again(heard: dict[str, Any], remaining: float | None) -> tuple[str, dict[str, Any]]:
-        if "asked" not in heard:
-            raise _question_unknown(question.target)
-        return "ask.wait", heard["asked"] | {"timeout": remaining}
-
-    first = ("ask", question._asdict())
-    try:
-        answer: dict[str, Any] = across_restarts(first, question.timeout, heard, again, DELIVERY_ALLOWANCE_SECONDS)
-    except WardianError as error:
-        if "asked" in heard and error.details.get("reason") == "host_gone":
-            raise _still_pending(error, heard["asked"]["request_id"]) from None
-        raise
-    return answer
-
-
-def _question_unknown(target: str) -> WardianError:
-    return WardianError(
-        "app_not_running",
-        f"the host went away before it confirmed that the question reached {target}",
-        f"It may have been typed: look at `wardian ask list --agent {target} --status pending` before asking again.",
-        {"agent": target, "request_id": None, "reason": "host_gone"},
-    )
-
-
-def _still_pending(error: WardianError, request_id: str) -> WardianError:
-    """No host came back in time: the request, typed once, is kept and still takes its reply."""
-    return WardianError(
-        error.code,
-        error.message,
-        f"The request stays pending and a reply lands once a host runs (`wardian host start`): "
-        f"read it later with `wardian ask show {request_id}`.",
-        error.details | {"request_id": request_id, "status": "pending"},
-    )
-
-
 @ask.command("show")
 @click.argument("request_id", metavar="REQUEST-ID")
 def show(request_id: str) -> None:
     """One request with its reply, from state.db (with or without a running host)."""
     write_json(request_answer(request_id))
-
-
-def request_answer(request_id: str) -> dict[str, Any]:
-    """What `wardian ask show` prints (and the MCP tool `show_request` answers)."""
-    from wardian_core.db.connection import reading
-    from wardian_core.db.requests import get_request
-
-    with reading(paths.wardian_home()) as conn:
-        record = get_request(conn, request_id)
-    if record is None:
-        raise WardianError(
-            "not_found",
-            f"no request {request_id}",
-            "See the requests with `wardian ask list`.",
-            {"request_id": request_id},
-        )
-    return {"schema": SCHEMA_VERSION, "request": record}
 
 
 @ask.command("list")

@@ -21,7 +21,7 @@ from wardian_core.control.client import ControlClient, answer_too_large
 from wardian_core.control.protocol import MAX_FRAME_BYTES, encode, request_frame
 from wardian_core.errors import WardianError
 from wardian_core.parsing import terminal_side
-from wardian_host.cli.host_return import await_next_host
+from wardian_host.answers.host_return import await_next_host
 
 DEFAULT_DETACH_KEYS = "ctrl-\\,d"
 

@@ -7,8 +7,9 @@ import click
 
 from wardian_core import paths
 from wardian_core.errors import WardianError
-from wardian_core.fields import live_agent
-from wardian_host.cli.live import emit, envelope, lifecycle_timeout, request
+from wardian_host.answers.connection import lifecycle_timeout
+from wardian_host.answers.host import whoami_answer
+from wardian_host.cli.live import emit, request
 from wardian_host.cli.render import write_json
 
 
@@ -97,14 +98,6 @@ def status() -> None:
 def whoami() -> None:
     """Which agent the host takes this process for (by process ancestry, session or terminal)."""
     write_json(whoami_answer())
-
-
-def whoami_answer() -> dict[str, Any]:
-    """`host whoami`'s JSON (and the MCP tool `whoami`'s): how the host classifies this process."""
-    caller = request("host.whoami")
-    if caller.get("agent") is not None:
-        caller["agent"] = live_agent(caller["agent"])
-    return envelope("caller", caller)
 
 
 @host.command("logs")

@@ -11,7 +11,7 @@ import click
 
 from wardian_core import paths
 from wardian_core.errors import SCHEMA_VERSION
-from wardian_host.cli.key_values import setting_pairs
+from wardian_host.answers.key_values import setting_pairs
 
 
 @click.group()

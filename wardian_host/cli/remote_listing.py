@@ -4,8 +4,9 @@ from typing import Any
 
 from wardian_core import paths
 from wardian_core.errors import WardianError
-from wardian_host.cli.agent import AgentFilters, fill_usage, listed_agents
-from wardian_host.cli.render import OutputOptions, agents_envelope, emit_agents, write_json, write_notice
+from wardian_host.answers.agents import AgentFilters, fill_usage, listed_agents
+from wardian_host.answers.records import OutputOptions, agents_envelope
+from wardian_host.cli.render import emit_agents, write_json, write_notice
 from wardian_host.remote.roster import MachineRoster, chosen_remotes, machines_summary, merged, remote_rosters
 from wardian_host.remote.settings import LOCAL_MACHINE
 

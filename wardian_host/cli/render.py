@@ -4,12 +4,12 @@ import json
 import os
 import re
 import sys
-from typing import Any, NamedTuple
+from typing import Any
 
 import click
 
-from wardian_core import fields
-from wardian_core.errors import SCHEMA_VERSION, WardianError
+from wardian_core.errors import SCHEMA_VERSION
+from wardian_host.answers.records import OutputOptions, agent_envelope, agents_envelope
 
 # The Wardian status palette: emerald, cyan, amber, gray, red.
 STATUS_COLOURS = {
@@ -21,39 +21,6 @@ STATUS_COLOURS = {
     "starting": "blue",
     "headless": "magenta",
 }
-
-
-class OutputOptions(NamedTuple):
-    fields: tuple[str, ...] | None = None
-    field: str | None = None
-    verbose: bool = False
-    pretty: bool = False
-
-    @classmethod
-    def from_flags(
-        cls,
-        fields_text: str | None,
-        field: str | None,
-        verbose: bool,
-        pretty: bool,
-        record_fields: tuple[str, ...] | None = None,
-    ) -> "OutputOptions":
-        """The output flags checked against an agent record's fields, or against `record_fields`:
-        the keys of another kind of record (a workflow node run's), all shown by default."""
-        if field is not None and (fields_text is not None or pretty):
-            raise WardianError(
-                "usage",
-                "--field cannot be combined with --fields or --pretty",
-                "Use --field NAME alone for a bare value, or --fields a,b for JSON.",
-            )
-        known = record_fields or fields.ALL_FIELDS
-        chosen = fields.parse_field_list(fields_text, known) if fields_text is not None else record_fields
-        return cls(chosen, fields.check_field(field, known) if field is not None else None, verbose, pretty)
-
-    def columns(self) -> tuple[str, ...]:
-        if self.fields is not None:
-            return self.fields
-        return fields.VERBOSE_FIELDS if self.verbose else fields.DEFAULT_FIELDS
 
 
 # What would end a line for a shell's `read` or a line-splitting parser, or what a terminal
@@ -123,29 +90,10 @@ def write_json(envelope: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(envelope, indent=2) + "\n")
 
 
-def _envelope(key: str, value: Any, notice: dict[str, Any] | None) -> dict[str, Any]:
-    return {"schema": SCHEMA_VERSION, key: value} | ({"notice": notice} if notice else {})
-
-
 def write_notice(notice: dict[str, Any] | None) -> None:
     """A caveat about an answer whose stdout holds bare values or text: it goes to stderr."""
     if notice:
         sys.stderr.write(json.dumps({"schema": SCHEMA_VERSION, "notice": notice}) + "\n")
-
-
-def agent_envelope(
-    record: dict[str, Any], options: OutputOptions, notice: dict[str, Any] | None = None
-) -> dict[str, Any]:
-    """The JSON of one agent record, as `agent show` prints it (and the MCP tool answers)."""
-    return _envelope("agent", fields.select(record, options.columns()), notice)
-
-
-def agents_envelope(
-    records: list[dict[str, Any]], options: OutputOptions, notice: dict[str, Any] | None = None
-) -> dict[str, Any]:
-    """The JSON of agent records, as `agent list` prints it (and the MCP tool answers)."""
-    columns = options.columns()
-    return _envelope("agents", [fields.select(record, columns) for record in records], notice)
 
 
 def emit_agent(record: dict[str, Any], options: OutputOptions, notice: dict[str, Any] | None = None) -> None:

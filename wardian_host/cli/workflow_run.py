@@ -1,20 +1,14 @@
 """`wardian workflow run|runs|stop|approve`: running workflows in the host, and their runs."""
 
-import os
-from typing import Any
-
 import click
 
 from wardian_core import paths
 from wardian_core.durations import parse_duration
 from wardian_core.errors import SCHEMA_VERSION
-from wardian_host.answers.connection import caller_cwd, from_caller
-from wardian_host.cli.key_values import setting_pairs
-from wardian_host.cli.live import after_waiting, lifecycle_timeout, request
+from wardian_host.answers.connection import lifecycle_timeout
+from wardian_host.answers.workflow_runs import run_request, started_run
+from wardian_host.cli.live import ensure_host, request
 from wardian_host.cli.render import write_json
-
-# The CLI waits this much longer than a run's --timeout for the host's own answer.
-ANSWER_ALLOWANCE_SECONDS = 30.0
 
 
 @click.command("run")
@@ -26,28 +20,9 @@ ANSWER_ALLOWANCE_SECONDS = 30.0
 def run(workflow_id: str, inputs: tuple[str, ...], wait: bool, timeout_text: str | None, workspace: str | None) -> None:
     """Start a run of WORKFLOW-ID; its run id comes back at once unless --wait."""
     timeout = parse_duration(timeout_text) if timeout_text is not None else None
-    write_json(run_answer(workflow_id, inputs, workspace, wait, timeout))
-
-
-def run_answer(
-    workflow_id: str, inputs: tuple[str, ...], workspace: str | None, wait: bool, timeout: float | None
-) -> dict[str, Any]:
-    """What `workflow run` prints (and the MCP tool `run_workflow` answers): the run, ended when waited for."""
-    params = {
-        "workflow_id": workflow_id,
-        "inputs": setting_pairs(inputs, "--input"),
-        "workspace": os.path.abspath(from_caller(workspace) if workspace else caller_cwd()),
-        "wait": wait,
-        "timeout": timeout,
-    }
-    waits_for_ever = wait and timeout is None
-    answer: dict[str, Any] = request(
-        "workflow.run",
-        params,
-        start_host=True,
-        timeout=None if waits_for_ever else after_waiting(timeout or 0, ANSWER_ALLOWANCE_SECONDS),
-    )
-    return {"schema": SCHEMA_VERSION} | answer
+    params = run_request(workflow_id, inputs, workspace, wait, timeout)
+    ensure_host()  # only the CLI starts a host: an MCP tool is answered inside one
+    write_json(started_run(params))
 
 
 @click.command("runs")

@@ -12,8 +12,9 @@ import click
 from wardian_core import paths
 from wardian_core.errors import SCHEMA_VERSION, WardianError
 from wardian_core.fields import DEFAULT_FIELDS, live_agent
+from wardian_host.answers.connection import lifecycle_timeout
 from wardian_host.cli import worktree_trust
-from wardian_host.cli.live import lifecycle_timeout, request
+from wardian_host.cli.live import request
 from wardian_host.cli.render import write_json
 from wardian_host.cli.worktree_trust import TRUST_REPO_HELP
 

@@ -1,8 +1,8 @@
 """The MCP tools: each a CLI verb, its input the command's flags (`params`), its answer what the
-command prints, computed by the function the command itself calls.
+command prints, computed by the function the command itself calls (`wardian_host.answers`).
 
-Each call runs in a worker thread (the CLI's functions block on the control socket) and imports
-what it needs when it runs, so the server's start-up pays for none of it.
+Each call runs in a worker thread of the host (the answers block on their connection) and
+imports what it needs when it runs, so the host's start-up pays for none of it.
 """
 
 from collections.abc import Callable
@@ -52,20 +52,20 @@ def duration(text: str | None) -> float | None:
 
 
 def _text(params: AskParams | SendParams | ReplyParams) -> str:
-    from wardian_host.cli.message_source import read_message
+    from wardian_host.answers.messages import read_message
 
     return read_message(params.message, False, params.file)
 
 
 def whoami(_: NoParams) -> Answer:
-    from wardian_host.cli.host import whoami_answer
+    from wardian_host.answers.host import whoami_answer
 
     return whoami_answer()
 
 
 def list_agents(params: ListAgentsParams) -> Answer:
-    from wardian_host.cli.agent import AgentFilters, listed_agents
-    from wardian_host.cli.render import OutputOptions, agents_envelope
+    from wardian_host.answers.agents import AgentFilters, listed_agents
+    from wardian_host.answers.records import OutputOptions, agents_envelope
 
     options = OutputOptions.from_flags(params.fields, None, params.verbose, False)
     records, notice = listed_agents(AgentFilters(params.scope, params.status, params.class_name, params.workspace))
@@ -73,14 +73,14 @@ def list_agents(params: ListAgentsParams) -> Answer:
 
 
 def show_agent(params: ShowAgentParams) -> Answer:
-    from wardian_host.cli.agent import OutputFlags, shown_agent
-    from wardian_host.cli.render import agent_envelope
+    from wardian_host.answers.agents import OutputFlags, shown_agent
+    from wardian_host.answers.records import agent_envelope
 
     return agent_envelope(*shown_agent(params.agent, OutputFlags(params.fields, None, params.verbose)))
 
 
 def send(params: SendParams) -> Answer:
-    from wardian_host.cli.send import SendOrder, send_answer
+    from wardian_host.answers.send import SendOrder, send_answer
 
     if params.approval is not None and (params.message is not None or params.file is not None):
         from wardian_core.errors import WardianError
@@ -92,32 +92,32 @@ def send(params: SendParams) -> Answer:
 
 
 def reply(params: ReplyParams) -> Answer:
-    from wardian_host.cli.reply import reply_answer
+    from wardian_host.answers.reply import reply_answer
 
     return reply_answer(params.request_id, _text(params), params.status)
 
 
 def show_request(params: RequestParams) -> Answer:
-    from wardian_host.cli.ask import request_answer
+    from wardian_host.answers.ask import request_answer
 
     return request_answer(params.request_id)
 
 
 def agent_screen(params: AgentParams) -> Answer:
-    from wardian_host.cli.agent_screen import screen_answer
+    from wardian_host.answers.screens import screen_answer
 
     return screen_answer(params.agent)
 
 
 def watch_output(params: WatchParams) -> Answer:
-    from wardian_host.cli.agent_watch import until_params, watch_answer
+    from wardian_host.answers.watching import until_params, watch_answer
 
     watched = {"target": params.agent, "since": params.since, "timeout": duration(params.timeout), "raw": params.raw}
     return watch_answer(watched | {"follow": False} | until_params(params.until))
 
 
 def spawn_agent(params: SpawnParams) -> Answer:
-    from wardian_host.cli.agent_lifecycle import SpawnOrder, spawn_answer
+    from wardian_host.answers.lifecycle import SpawnOrder, spawn_answer
 
     given = (params.name, params.workspace, params.description, params.model, tuple(params.args))
     settings = (tuple(params.include_dirs), params.session_persistence, tuple(params.provider_settings))
@@ -126,7 +126,7 @@ def spawn_agent(params: SpawnParams) -> Answer:
 
 def _on_agent(kind: str) -> Callable[[AgentParams], Answer]:
     def call(params: AgentParams) -> Answer:
-        from wardian_host.cli.agent_lifecycle import target_answer
+        from wardian_host.answers.lifecycle import target_answer
 
         return target_answer(kind, params.agent)
 
@@ -134,32 +134,32 @@ def _on_agent(kind: str) -> Callable[[AgentParams], Answer]:
 
 
 def list_workflows(_: NoParams) -> Answer:
-    from wardian_host.cli.workflow import workflows_answer
+    from wardian_host.answers.workflows import workflows_answer
 
     return workflows_answer()
 
 
 def show_workflow(params: WorkflowParams) -> Answer:
-    from wardian_host.cli.workflow import workflow_answer
+    from wardian_host.answers.workflows import workflow_answer
 
     return workflow_answer(params.workflow_id)
 
 
 def workflow_run_status(params: RunStatusParams) -> Answer:
-    from wardian_host.cli.workflow import workflow_answer
+    from wardian_host.answers.workflows import workflow_answer
 
     return workflow_answer(params.workflow_id, params.run_id)
 
 
 def run_workflow(params: RunWorkflowParams) -> Answer:
-    from wardian_host.cli.workflow_run import run_answer
+    from wardian_host.answers.workflow_runs import run_answer
 
     timeout = duration(params.timeout)
     return run_answer(params.workflow_id, tuple(params.inputs), params.workspace, params.wait, timeout)
 
 
 def ask(params: AskParams) -> Answer:
-    from wardian_host.cli.ask import Question, until_token
+    from wardian_host.answers.ask import Question, until_token
 
     question = Question(params.agent, _text(params), until_token(params.until), duration(params.timeout))
     return long_calls.ask_within_budget(question._replace(wait=not params.no_wait))

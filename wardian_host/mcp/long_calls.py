@@ -12,7 +12,7 @@ import os
 from typing import Any
 
 from wardian_core.errors import SCHEMA_VERSION, WardianError
-from wardian_host.cli.ask import Question
+from wardian_host.answers.ask import Question
 
 BUDGET_VARIABLE = "WARDIAN_MCP_CALL_SECONDS"
 DEFAULT_BUDGET_SECONDS = 50.0
@@ -36,7 +36,7 @@ def within_budget(timeout: float | None) -> tuple[float, bool]:
 
 
 def ask_within_budget(question: Question) -> dict[str, Any]:
-    from wardian_host.cli.ask import ask_answer
+    from wardian_host.answers.ask import ask_answer
 
     limit, cut = within_budget(question.timeout)
     if not question.wait:
@@ -66,7 +66,7 @@ def _pending_request(request_id: str, agent: str, waited: float) -> dict[str, An
 
 
 def wait_within_budget(agent: str, until: str, timeout: float | None, next_change: bool) -> dict[str, Any]:
-    from wardian_host.cli.agent_lifecycle import wait_answer
+    from wardian_host.answers.lifecycle import wait_answer
 
     limit, cut = within_budget(timeout)
     try:

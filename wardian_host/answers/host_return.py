@@ -18,7 +18,7 @@ from wardian_core import paths
 from wardian_core.control.client import ControlClient, Patience, lost_host
 from wardian_core.control.protocol import default_timeout
 from wardian_core.errors import WardianError
-from wardian_host.cli.live import LIFECYCLE_SECONDS, after_waiting, connect
+from wardian_host.answers.connection import LIFECYCLE_SECONDS, after_waiting, connect
 
 # How long a wait with no time limit of its own waits for the next host.
 HOST_RETURN_SECONDS = LIFECYCLE_SECONDS
