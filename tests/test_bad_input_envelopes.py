@@ -83,6 +83,24 @@ def test_an_empty_option_or_a_zero_limit_is_usage_before_any_request(
     assert not (wardian_home / "logs").exists()  # no host was started, nothing was sent
 
 
+@pytest.mark.parametrize(
+    ("arguments", "said"),
+    [
+        (("agent", "spawn", "--provider", "generic", "--class", "Coder", "--base", "main", "--", "bash"), "--base"),
+        (("agent", "spawn", "--provider", "generic", "--class", "Coder", "--provider-setting", "x"), "NAME=VALUE"),
+        (("workflow", "run", "nightly", "--input", "x"), "NAME=VALUE"),
+    ],
+)
+def test_a_command_that_starts_a_host_refuses_a_bad_flag_before_it_starts_one(
+    run_wardian, wardian_home, arguments: tuple[str, ...], said: str
+) -> None:
+    # The flags are checked by the answer the host's MCP tool shares, the host started after.
+    result = run_wardian(*arguments)
+    error = no_traceback(result)
+    assert (result.returncode, error["code"]) == (1, "usage") and said in error["message"]
+    assert not (wardian_home / "logs").exists()  # no host was started, nothing was sent
+
+
 @pytest.mark.parametrize("class_name", ["../../x", "Night Shift"])
 def test_a_class_outside_the_name_rules_is_invalid_name_before_any_request(
     run_wardian, wardian_home, class_name: str
