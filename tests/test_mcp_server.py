@@ -321,6 +321,21 @@ def test_the_relay_imports_neither_the_sdk_nor_pydantic_nor_click() -> None:
     assert loaded.strip() == "[]"
 
 
+def test_the_host_serves_the_tools_without_the_sdk_or_the_clis_click_modules() -> None:
+    # The host answers every agent's tools: the SDK is a test dependency only, and the answers
+    # come from below the CLI (wardian_host.answers), not from its click commands.
+    modules = "wardian_host.daemon.host, wardian_host.daemon.mcp_sessions, wardian_host.mcp.catalog"
+    code = (
+        f"import sys, {modules}; "
+        "print(sorted(name for name in sys.modules if name.split('.')[0] in ('mcp', 'click', 'anyio') "
+        "or name.startswith('wardian_host.cli')))"
+    )
+
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+
+    assert loaded.strip() == "[]"
+
+
 def test_the_relay_exits_when_its_client_closes_stdin_even_during_a_call(
     running_host: InProcessHost, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
