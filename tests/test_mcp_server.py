@@ -106,12 +106,56 @@ def test_an_argument_a_tool_does_not_take_is_invalid_field_for_every_tool(runnin
         assert answer["error"]["hint"]
 
 
+def _placeholder(schema: dict[str, Any]) -> Any:
+    """A value of the property's type that names nothing that exists."""
+    if "enum" in schema:
+        return schema["enum"][0]
+    return {"string": "x", "boolean": False, "integer": 0, "array": []}[schema["type"]]
+
+
+def _explained(schema: dict[str, Any], arguments: dict[str, Any], error: dict[str, Any]) -> bool:
+    """Whether the input schema explains a refusal of exactly its required arguments: an unknown
+    name it was given (`not_found`), no calling agent where its description says the caller is
+    meant, or a rule a property's description states ("Required unless ...")."""
+    described = {name: prop.get("description", "") for name, prop in schema["properties"].items()}
+    if error["code"] == "not_found":
+        return "x" in arguments.values() or "x" in error["message"]
+    if error["code"] == "not_in_session":
+        return "calling agent" in described.get("agent", "")
+    if error["code"] == "invalid_field":
+        problems = " ".join(item["problem"] for item in error["details"]["errors"])
+        return any(f"`{name}`" in problems and "Required unless" in text for name, text in described.items())
+    return False
+
+
+def test_every_tool_called_with_its_schemas_required_arguments_works_or_is_refused_as_the_schema_says(
+    running_host: InProcessHost,
+) -> None:
+    async def called(session: Any) -> list[tuple[str, dict[str, Any], dict[str, Any], bool, dict[str, Any]]]:
+        answers = []
+        for tool in (await session.list_tools()).tools:
+            schema = tool.input_schema
+            arguments = {name: _placeholder(schema["properties"][name]) for name in schema.get("required", [])}
+            is_error, answer = await call(session, tool.name, arguments)
+            answers.append((tool.name, schema, arguments, is_error, answer))
+        return answers
+
+    unexplained = [
+        (name, arguments, answer["error"])
+        for name, schema, arguments, is_error, answer in in_session(running_host, called)
+        if is_error and not _explained(schema, arguments, answer["error"])
+    ]
+
+    assert unexplained == []
+
+
 def test_failures_are_the_clis_envelopes(running_host: InProcessHost) -> None:
     cases = [
         ("no_such_tool", {}, "not_found"),
         ("wait_for_agent", {"agent": "x", "until": "sleeping"}, "invalid_field"),
         ("reply", {"request_id": "x"}, "invalid_field"),  # no status
-        ("ask", {"agent": "x"}, "usage"),  # no message: as `wardian ask x`
+        ("reply", {"request_id": "x", "status": "done"}, "invalid_field"),  # no message: the schema says so
+        ("ask", {"agent": "x"}, "invalid_field"),  # no message
         ("ask", {"agent": "x", "message": "hi", "timeout": "soon"}, "usage"),
         ("send", {"to": "x", "message": "hi", "approval": "accept"}, "usage"),
         ("reply", {"request_id": "x", "status": "done", "message": "a" * 70_000}, "message_too_large"),

@@ -7,9 +7,9 @@ same function. A message comes as `message` or from `file`, as on the CLI (no st
 the server's is the protocol's).
 """
 
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from wardian_core.asks import ReplyStatus
 from wardian_core.statuses import Status
@@ -48,17 +48,39 @@ class AgentParams(ToolParams):
     agent: str = AGENT
 
 
+ONE_SOURCE = "give exactly one of `message` and `file`"
+
+
 class MessageParams(ToolParams):
-    message: str | None = Field(None, description="The text (or give `file`).")
-    file: str | None = Field(None, description="Read the text from this file instead.")
+    """A message from `message` or `file`: the schema cannot say "one of the two" where every client
+    reads it (a top-level anyOf is refused by some), so each field's description says it, and
+    the model's own check words the refusal in the tool's terms."""
+
+    message: str | None = Field(None, description="The text. Required unless `file` is given.")
+    file: str | None = Field(None, description="Read the text from this file instead of `message`.")
+
+    @model_validator(mode="after")
+    def _one_source(self) -> Self:
+        if (self.message is None) == (self.file is None) and self._needs_text():
+            raise ValueError(ONE_SOURCE)
+        return self
+
+    def _needs_text(self) -> bool:
+        return True
 
 
 class SendParams(MessageParams):
+    message: str | None = Field(None, description="The text. Required unless `file` or `approval` is given.")
     to: str = Field(min_length=1, description="NAME, UUID, class:<Class> or all.")
     wait_until: Status | None = Field(None, description="Then wait for this status's next arrival.")
     timeout: Duration | None = Field(None, description="Limit for wait_until / approval. " + DURATION_HELP)
-    approval: Literal["accept", "reject"] | None = Field(None, description="Answer a pending approval instead.")
+    approval: Literal["accept", "reject"] | None = Field(
+        None, description="Answer a pending approval instead of typing a message (then no `message` nor `file`)."
+    )
     raw: bool = Field(False, description="Type the text exactly as given: no [from <agent>] tag.")
+
+    def _needs_text(self) -> bool:
+        return self.approval is None
 
 
 class AskParams(MessageParams):
