@@ -41,8 +41,13 @@ def listed_to_the_model(requests: list[Any], name: str) -> bool:
 
 
 def offered(requests: list[Any], tool: str) -> bool:
-    """Some request declared Wardian's `tool` to the model, under its CLI's prefix."""
-    return any(text.endswith("_" + tool) for body in _bodies(requests) for text in strings(body.get("tools") or []))
+    """Some request declared Wardian's `tool` to the model, under its CLI's prefix or, as Codex
+    0.171 does, by its own name inside a namespace of the server's (`mcp__wardian`)."""
+    return any(
+        text == tool or text.endswith("_" + tool)
+        for body in _bodies(requests)
+        for text in strings(body.get("tools") or [])
+    )
 
 
 def offered_names(requests: list[Any]) -> list[str]:
