@@ -5,7 +5,6 @@ import json
 import sys
 from pathlib import Path
 
-import anyio
 import pytest
 from in_process_agents import ask, spawn, wait_until
 from mcp import ClientSession, StdioServerParameters, stdio_client
@@ -44,12 +43,14 @@ def test_the_cooperation_tools_are_allowed_and_settings_add_others() -> None:
     assert allowed_tools(McpSettings(allowed_tools="all")) == list(TOOL_NAMES)
 
 
-def test_the_registered_command_starts_this_installations_server(tmp_path: Path) -> None:
-    registration = mcp_registration(tmp_path, "0b7e6f3c-1111-4222-8333-444455556666", McpSettings(), CLAUDE)
+def test_the_registered_command_starts_this_installations_relay_to_the_host(
+    running_host: InProcessHost, wardian_home: Path
+) -> None:
+    registration = mcp_registration(wardian_home, "0b7e6f3c-1111-4222-8333-444455556666", McpSettings(), CLAUDE)
     assert registration is not None
     assert (registration.command, registration.args) == (sys.executable, ["-m", "wardian_host", "mcp"])
     assert registration.env == {
-        "WARDIAN_HOME": str(tmp_path),
+        "WARDIAN_HOME": str(wardian_home),
         "WARDIAN_SESSION_ID": registration.env["WARDIAN_SESSION_ID"],
     }
 
@@ -59,7 +60,7 @@ def test_the_registered_command_starts_this_installations_server(tmp_path: Path)
         async with stdio_client(given) as (read, write), ClientSession(read, write) as session:
             return (await session.initialize()).server_info.name
 
-    assert anyio.run(server_name) == "wardian"
+    assert running_host.call(server_name()) == "wardian"
 
 
 def test_providers_show_says_whether_each_registers_it(run_wardian, wardian_home: Path) -> None:

@@ -25,18 +25,20 @@ def _spawn_direct(home: Path, workspace: Path, name: str, command: list[str], de
         client.request("agent.spawn", params, timeout=60)
 
 
-def test_agent_list_answers_when_descriptions_add_up_past_the_frame_limit(
+def test_agent_list_answers_when_rows_add_up_past_the_frame_limit(
     wardian_home: Path, workspace: Path, run_wardian
 ) -> None:
+    # Each row is within its own bounds (a description of 4096 characters, a launch configuration
+    # under 64 KiB); together they are past what one frame carries, so the host pages them.
     assert run_wardian("host", "start").returncode == 0
-    descriptions = {f"wordy-{index}": f"{index}" + "d" * (1 << 20) for index in range(9)}  # 9 MiB together
-    for name, description in descriptions.items():
-        _spawn_direct(wardian_home, workspace, name, ["cat"], description)
-    listed = run_wardian("agent", "list", "--scope", "all", "--fields", "name,description,status_source")
+    arguments = {f"wide-{index}": f"{index}" + "a" * 60_000 for index in range(145)}  # 8.7 MB together
+    for name, argument in arguments.items():
+        _spawn_direct(wardian_home, workspace, name, ["true", argument], "d" * 4096)
+    listed = run_wardian("agent", "list", "--scope", "all", "--fields", "name,launch_config,status_source")
     assert listed.returncode == 0, listed.stderr[:2000]
     agents = listed.json()["agents"]
-    assert {agent["name"]: agent["description"] for agent in agents} == descriptions
-    assert {agent["status_source"] for agent in agents} == {"live"}
+    assert {agent["name"]: agent["launch_config"]["extra_args"][1] for agent in agents} == arguments
+    assert {agent["status_source"] for agent in agents} == {"live"} and len(listed.stdout) > MAX_FRAME_BYTES
 
 
 def test_agent_watch_on_a_16_mib_buffer_answers_in_pages(spawn, wait_status, run_wardian) -> None:

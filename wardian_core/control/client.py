@@ -247,12 +247,16 @@ class ControlClient:
             raise WardianError.from_envelope({"error": error})
 
     def request(self, kind: str, params: dict[str, Any] | None = None, timeout: float | None = DEFAULT) -> Any:
-        exchange = self.exchange(kind, params, timeout)
-        while True:
-            try:
-                next(exchange)
-            except StopIteration as done:
-                return done.value
+        return result_of(self.exchange(kind, params, timeout))
+
+
+def result_of(exchange: Generator[dict[str, Any], None, Any]) -> Any:
+    """An exchange's answer, its stream items passed over."""
+    while True:
+        try:
+            next(exchange)
+        except StopIteration as done:
+            return done.value
 
 
 def request(home: Path, kind: str, params: dict[str, Any] | None = None, timeout: float | None = DEFAULT) -> Any:

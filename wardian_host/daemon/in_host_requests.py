@@ -14,7 +14,7 @@ import queue
 from collections.abc import Generator
 from typing import Any
 
-from wardian_core.control.client import DEFAULT
+from wardian_core.control.client import DEFAULT, result_of
 from wardian_core.control.protocol import default_timeout
 from wardian_core.errors import WardianError
 from wardian_host.daemon.caller_identity import PeerProcess
@@ -86,12 +86,7 @@ class InHostClient:
             self._contexts.discard(context)
 
     def request(self, kind: str, params: dict[str, Any] | None = None, timeout: float | None = DEFAULT) -> Any:
-        exchange = self.exchange(kind, params, timeout)
-        while True:
-            try:
-                next(exchange)
-            except StopIteration as done:
-                return done.value
+        return result_of(self.exchange(kind, params, timeout))
 
     def cancel(self) -> None:
         """Called on the loop: the MCP call was cancelled or its client left. Each request under
