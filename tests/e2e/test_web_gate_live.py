@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from browser import chromium_page
 from wardian_cli import output_shows
 
 from wardian_host.web.connections import MAX_CONNECTIONS, MAX_PER_PEER
@@ -180,3 +181,22 @@ def test_a_flood_of_idle_connections_is_capped_and_the_cli_still_answers(
             connection.close()
     log = run_wardian("host", "logs").stdout
     assert log.count("web view refusing connections") <= 1 and "Traceback" not in log
+
+
+def test_a_real_browser_opened_on_the_login_page_ends_up_in_the_live_view(
+    run_wardian: RunWardian, tmp_path: Path
+) -> None:
+    # What `--open` hands the browser, opened by Debian's chromium: the file's form posts the login,
+    # the view's answer moves on to `/` with the SameSite=Strict cookie, and the page goes live.
+    record = tmp_path / "browser.txt"
+    browser = tmp_path / "browser.sh"
+    browser.write_text(BROWSER.format(record=record))
+    browser.chmod(0o700)
+    opened = run_wardian("web", "--open", env={"BROWSER": str(browser)})
+    assert opened.returncode == 0, opened.stderr
+    answer = opened.json()["web"]
+    with chromium_page() as page:
+        page.goto(Path(answer["login_page"]).as_uri())
+        page.wait_for_function("document.getElementById('connection').textContent === 'live'")
+        assert page.url == f"http://127.0.0.1:{answer['port']}/"
+    assert not Path(answer["login_page"]).exists()
