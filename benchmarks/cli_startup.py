@@ -24,7 +24,7 @@ from wardian_core.db import agents as agent_rows
 from wardian_core.db import open_writer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
-from answering_host import answering_host  # noqa: E402 - after the support folder joins the path
+from answering_host import answering_host
 
 PYTHON = sys.executable
 WARDIAN = str(Path(PYTHON).parent / "wardian")

@@ -175,7 +175,7 @@ def median_ms(samples: list[float]) -> float:
 
 def percentile_ms(samples: list[float], fraction: float) -> float:
     ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))] * 1000
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))] * 1000
 
 
 def line(label: str, value: str, floor: str, verdict: str) -> None:

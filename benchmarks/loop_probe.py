@@ -23,6 +23,7 @@ import asyncio
 import cProfile
 import faulthandler
 import gc
+import itertools
 import json
 import signal
 import sys
@@ -56,7 +57,7 @@ def stack_summary(frame: FrameType | None) -> tuple[str, str]:
         frame = frame.f_back
     frames.reverse()  # outermost first
     callback = "(not in a callback)"
-    for outer, inner in zip(frames, frames[1:], strict=False):
+    for outer, inner in itertools.pairwise(frames):
         if outer.f_code.co_name == "_run" and Path(outer.f_code.co_filename).name == "events.py":
             callback = _where(inner)
     innermost = " < ".join(_where(f) for f in reversed(frames[-INNERMOST_FRAMES:]))

@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "support"))
 
-from stop_race import race_round  # noqa: E402 (tests/support is not a package)
+from stop_race import race_round
 
 
 def main() -> None:

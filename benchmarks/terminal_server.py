@@ -50,7 +50,7 @@ from wardian_host.terminal.server import process as server_process
 from wardian_host.terminal.server_client import ServerPtys
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
-from answering_host import answering_host  # noqa: E402 - after the support folder joins the path
+from answering_host import answering_host
 
 WARDIAN = str(Path(sys.executable).parent / "wardian")
 # A generic agent whose prompt carries the time it was printed: its status evidence says when.

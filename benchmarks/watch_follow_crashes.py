@@ -11,6 +11,7 @@ per kill the time from `host start` returning to every follower streaming past w
 """
 
 import argparse
+import itertools
 import json
 import os
 import re
@@ -110,7 +111,7 @@ def report(followers: list[Follower], resumed: list[float]) -> None:
         doubled += len(numbers) - len(copies)
         most = max(most, *copies.values()) if copies else most
         missing += len(set(range(numbers[0], numbers[-1] + 1)) - set(numbers)) if numbers else 0
-        disorder += sum(1 for before, after in zip(numbers, numbers[1:], strict=False) if after != before + 1)
+        disorder += sum(1 for before, after in itertools.pairwise(numbers) if after != before + 1)
     print(f"lines streamed: {streamed}")
     print(f"lines streamed twice: {doubled} (target 0); most copies of one line: {most}")
     print(f"lines missing: {missing} (target 0); breaks in order: {disorder} (target 0)")

@@ -37,10 +37,10 @@ import aiohttp
 import psutil
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
-from browser import chromium_page  # noqa: E402 - the tests' own launcher of Debian's chromium
+from browser import chromium_page
 
-from wardian_core.control.client import ControlClient  # noqa: E402
-from wardian_core.control.protocol import encode, request_frame  # noqa: E402
+from wardian_core.control.client import ControlClient
+from wardian_core.control.protocol import encode, request_frame
 
 WARDIAN = str(Path(sys.executable).parent / "wardian")
 PRINTER = ["bash", "-c", 'while :; do echo "printing $RANDOM $RANDOM $RANDOM"; sleep 0.01; done']
@@ -79,7 +79,7 @@ class Bench:
 
 def percentile_ms(samples: list[float], fraction: float) -> float:
     ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
 
 
 def line(label: str, value: str, floor: str, verdict: str) -> None:

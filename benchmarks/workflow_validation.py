@@ -21,7 +21,7 @@ from typing import Any
 from wardian_core.workflows.files import CheckedFiles, check_file
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "support"))
-from workflow_shapes import chained_workflow  # noqa: E402 - after the shared shapes join the path
+from workflow_shapes import chained_workflow
 
 TARGET_SECONDS = 1.0
 TARGET_MB = 100.0

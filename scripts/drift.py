@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from install_clis import PINS, installed, npm_install  # noqa: E402 - a sibling script, not a package
+from install_clis import PINS, installed, npm_install
 
 ROOT = Path(__file__).resolve().parent.parent
 DRIFT_DIR = ROOT / ".cache" / "drift"

@@ -68,7 +68,7 @@ def test_a_host_that_may_write_its_own_cgroup_makes_agents_cgroups_below_it(tmp_
 def test_no_cgroup2_or_no_right_to_write_says_why(tmp_path: Path) -> None:
     proc, _ = _fake_proc(tmp_path, mountinfo=HYBRID_MOUNTINFO.splitlines()[0] + "\n")
     assert probe(tmp_path / "home", proc) == CgroupSupport(None, "this system has no cgroup v2 hierarchy")
-    proc, mount = _fake_proc(tmp_path / "not-delegated")
+    proc, _mount = _fake_proc(tmp_path / "not-delegated")
     support = probe(tmp_path / "home", proc)
     assert support.folder is None and support.reason is not None and "may not make cgroups" in support.reason
     assert support.answer()["in_use"] is False

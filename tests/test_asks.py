@@ -62,7 +62,14 @@ def conn(tmp_path: Path):
 
 
 def _ask(conn, request_id: str = "ask_0123456789abcdef", **fields) -> dict:
-    values = dict(agent_uuid="u1", agent_name="coder", message="q?", until=None, asker=None, asker_verified=None)
+    values = {
+        "agent_uuid": "u1",
+        "agent_name": "coder",
+        "message": "q?",
+        "until": None,
+        "asker": None,
+        "asker_verified": None,
+    }
     return request_rows.insert_request(conn, request_id=request_id, **(values | fields))
 
 
@@ -98,7 +105,9 @@ def test_requests_list_newest_first_and_go_with_their_agent(conn) -> None:
 
 
 def _fed(matcher: TokenMatcher, *chunks: str) -> bool:
-    return any([matcher.feed(chunk) for chunk in chunks])
+    # Every chunk is fed, as the host feeds them, even after one has matched.
+    matched = [matcher.feed(chunk) for chunk in chunks]
+    return any(matched)
 
 
 def test_the_echo_of_the_prompt_is_not_the_token() -> None:

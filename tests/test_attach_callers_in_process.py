@@ -80,7 +80,10 @@ def test_a_read_only_attach_without_a_terminal_watches_until_the_agent_exits(
 
     async def watched() -> tuple[bytes, bytes]:
         command = [WARDIAN, "agent", "attach", "shown", "--read-only"]
-        attach = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        # Started off the loop: the in-process host it attaches to runs on this loop.
+        attach = await asyncio.to_thread(
+            subprocess.Popen, command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
         assert attach.stdout is not None
         shown = await asyncio.to_thread(_read_until, attach.stdout, b"hello-42")  # the recent output, replayed
         await asyncio.to_thread((tmp_path / "release").write_text, "go\n")

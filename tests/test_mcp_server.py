@@ -9,8 +9,10 @@ The host runs in the test's process (`running_host`); the MCP client runs on its
 import asyncio
 import json
 import os
+import socket
 import subprocess
 import sys
+import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -422,3 +424,38 @@ def test_the_relay_exits_when_its_client_closes_stdin_even_during_a_call(
         return server.returncode
 
     assert running_host.call(steps()) == 0
+
+
+def test_a_host_that_refuses_the_session_is_what_each_request_hears(wardian_home: Path) -> None:
+    # A host of another version answers `mcp.session` with its refusal: the relay tells each
+    # request why, at once, rather than holding the CLI's requests or retrying without end.
+    from wardian_core.control import endpoint
+    from wardian_core.control.protocol import encode, error_frame
+
+    path = endpoint.serving_socket_path(wardian_home)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(path))
+    listener.listen()
+    refusal = {"code": "not_supported", "message": "unknown request kind 'mcp.session'", "hint": "Upgrade the host."}
+
+    def old_host() -> None:
+        for _ in range(3):  # the relay looks for a new host now and then
+            connection, _ = listener.accept()
+            with connection:
+                connection.makefile("rb").readline()
+                connection.sendall(encode(error_frame(1, refusal)))
+
+    threading.Thread(target=old_host, daemon=True).start()
+    relay = subprocess.Popen([WARDIAN, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert relay.stdin is not None and relay.stdout is not None
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "0"}}
+    relay.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}).encode() + b"\n")
+    relay.stdin.flush()
+    answer = json.loads(relay.stdout.readline())
+    relay.stdin.close()
+    assert relay.wait(timeout=30) == 0
+    listener.close()
+
+    assert answer["id"] == 1 and "not_supported" in answer["error"]["message"]
+    assert "Upgrade the host." in answer["error"]["message"]

@@ -59,7 +59,8 @@ class _StreamParser:
 
 async def _until(condition: Any) -> None:
     async def poll() -> None:
-        while not condition():
+        # The conditions are states with no event of their own: polling gives the feed turns.
+        while not condition():  # noqa: ASYNC110
             await asyncio.sleep(0.01)
 
     await asyncio.wait_for(poll(), TIMEOUT)

@@ -91,7 +91,7 @@ def test_crlf_files_stay_crlf_and_a_missing_final_newline_is_handled() -> None:
 
 def test_inline_tables_are_refused_not_rewritten() -> None:
     text = '[providers]\ncodex = { sandbox_mode = "read-only" }\n'
-    with pytest.raises(UneditableError, match="providers.codex"):
+    with pytest.raises(UneditableError, match=r"providers\.codex"):
         set_value(text, ("providers", "codex", "sandbox_mode"), "never")
     with pytest.raises(UneditableError):
         remove_value(text, ("providers", "codex", "sandbox_mode"))

@@ -183,7 +183,8 @@ def test_a_slow_host_holds_the_agent_back_instead_of_growing_the_server(wardian_
         writer = server._host.writer if server._host is not None else None
         assert writer is not None
         async with asyncio.timeout(WAIT):
-            while server._host is not None and server._host.draining is None:
+            # The server signals no event when it starts draining: polled, within WAIT.
+            while server._host is not None and server._host.draining is None:  # noqa: ASYNC110
                 await asyncio.sleep(0.01)
         queued = writer.transport.get_write_buffer_size()
         # The mark, then what one read sends: the output gathered before it, the read, their headers.
@@ -353,7 +354,8 @@ def test_a_new_server_takes_every_terminal_at_its_offsets_and_the_old_one_ends(
         raw._reading.cancel()
         raw.write("b", b"\n")
         async with asyncio.timeout(WAIT):
-            while not old._records["b"].exited:
+            # A record's exit has no event of its own: polled, within WAIT.
+            while not old._records["b"].exited:  # noqa: ASYNC110
                 await asyncio.sleep(0.01)
         await raw.close()
 

@@ -41,7 +41,8 @@ def test_a_page_that_stopped_reading_holds_only_the_newest_state_and_the_latest_
             await asyncio.sleep(0)
         reading.set()
         # The held state, the notices kept, then one state for all the changes made meanwhile.
-        while not any(item.get("notice", {}).get("id") == "n999" for item in sent) or sent[-1]["op"] != "state":
+        # Sent frames are only appended: each turn of the loop lets the page send the next.
+        while not any(item.get("notice", {}).get("id") == "n999" for item in sent) or sent[-1]["op"] != "state":  # noqa: ASYNC110
             await asyncio.sleep(0)
         await page.close()
         return sent
@@ -73,7 +74,7 @@ def test_a_remote_tile_follows_its_screen_until_closed_and_never_attaches() -> N
         async def send(_: dict[str, Any]) -> None:
             pass
 
-        page = Page(send, answer, lambda: {}, lambda _: None, follow)
+        page = Page(send, answer, dict, lambda _: None, follow)
         assert page.take(json.dumps({"op": "open", "agent": "u1", "machine": "devbox"})) is None
         await asyncio.sleep(0)
         assert page.take(json.dumps({"op": "close", "agent": "u1"})) is None

@@ -10,7 +10,8 @@ from typing import Any
 from wardian_core.errors import WardianError
 
 DEFAULT_FIELDS = ("name", "uuid", "class", "provider", "workspace", "status")
-VERBOSE_FIELDS = DEFAULT_FIELDS + (
+VERBOSE_FIELDS = (
+    *DEFAULT_FIELDS,
     "pid",
     "started_at",
     "last_status_at",
@@ -18,7 +19,8 @@ VERBOSE_FIELDS = DEFAULT_FIELDS + (
     "provider_settings",
     "mcp_tools",
 )
-ALL_FIELDS = VERBOSE_FIELDS + (
+ALL_FIELDS = (
+    *VERBOSE_FIELDS,
     "status_source",
     "host_gone",
     "description",

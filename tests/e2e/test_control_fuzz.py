@@ -147,7 +147,7 @@ def _lone_surrogate(rng: random.Random) -> Frame:
 def _deep(rng: random.Random) -> Frame:
     depth = rng.choice([33, 100, 990, 5000, 100_000])
     opener, closer = rng.choice([(b"[", b"]"), (b'{"a":', b"}")])
-    nested = opener * depth + (b"1" if opener == b"[" else b"1") + closer * depth
+    nested = opener * depth + b"1" + closer * depth
     frame = _encode(_well_formed(rng))
     return Frame(frame[:-1] + b',"params":{"target":' + nested + b"}}")
 

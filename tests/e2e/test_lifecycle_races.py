@@ -72,7 +72,7 @@ def test_a_restart_queued_behind_a_forced_delete_is_not_found_and_launches_nothi
     restarted = run_wardian("agent", "restart", "v")
     assert restarted.returncode == 2, restarted.stdout
     assert restarted.error()["code"] == "not_found"
-    out, err = deleting.communicate(timeout=60)
+    _out, err = deleting.communicate(timeout=60)
     assert deleting.returncode == 0, err
     assert run_wardian("agent", "list", "--fields", "name").json()["agents"] == []
     assert carrying(agent["uuid"]) == [], "no process of the deleted agent was launched again"

@@ -197,7 +197,7 @@ class EventServer:
         server = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 - the name http.server calls
+            def do_GET(self) -> None:  # the name http.server calls
                 server.headers.append(dict(self.headers))
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")

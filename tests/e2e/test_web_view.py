@@ -47,7 +47,7 @@ class Webhook:
         hook = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - the http.server name
+            def do_POST(self) -> None:  # the name http.server calls
                 body = self.rfile.read(int(self.headers["Content-Length"]))
                 with hook._arrived:
                     hook.received.append(json.loads(body))

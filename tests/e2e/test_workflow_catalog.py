@@ -180,8 +180,8 @@ def test_show_run_reads_a_finished_run_from_state_db_without_a_host(
     run = shown.json()["run"]
     assert (run["run_id"], run["workflow_id"], run["status"]) == (run_id, "echo", "completed")
     assert run["nodes"]["say"]["state"] == "completed"
-    assert [event["kind"] for event in run["events"]][0] == "run_started"
-    assert [event["kind"] for event in run["events"]][-1] == "run_completed"
+    assert run["events"][0]["kind"] == "run_started"
+    assert run["events"][-1]["kind"] == "run_completed"
 
     other = run_wardian("workflow", "show", "ship", "--run", run_id)
     assert other.returncode == 2 and "a run of echo" in other.error()["message"]

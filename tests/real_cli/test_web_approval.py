@@ -22,7 +22,7 @@ CODEX_TURN_MS = 90_000  # a Codex turn on this shared machine: its start, the mo
 
 
 @pytest.fixture
-def wardian(codex_cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[WardianCli]:  # noqa: ANN001
+def wardian(codex_cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[WardianCli]:
     """`wardian` with the real Codex beside generic agents; the user's Codex home points at the model server."""
     wardian_home = tmp_path / "wardian-home"
     wardian_home.mkdir(exist_ok=True)

@@ -11,6 +11,7 @@ mapped to a paused agent: its session is continued; refused while the agent is l
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import socket
@@ -56,7 +57,7 @@ class Pair:
 
     def workflow(self, workflow_id: str, roles: dict[str, Any], nodes: list[dict[str, Any]], **fields: Any) -> None:
         """Write `<home>/workflows/<id>.json`: `nodes` chained in the order given."""
-        edges = [{"from": a["id"], "to": b["id"]} for a, b in zip(nodes, nodes[1:], strict=False)]
+        edges = [{"from": a["id"], "to": b["id"]} for a, b in itertools.pairwise(nodes)]
         folder = self.home / "workflows"
         folder.mkdir(parents=True, exist_ok=True)
         document = {"id": workflow_id, "roles": roles, "nodes": nodes, "edges": edges} | fields

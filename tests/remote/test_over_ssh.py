@@ -118,9 +118,9 @@ def _session_sshds(server_pid: int) -> list[int]:
 
 def test_a_killed_link_mid_wait_is_a_clear_error_and_leaves_nothing(devbox: Machine, wardian_home: Path) -> None:
     spawned_env = {**os.environ}
+    spawn = [WARDIAN, "--remote", "devbox", "agent", "spawn", "--provider", "generic", "--name", "w", "--class", "C"]
     run = subprocess.run(
-        [WARDIAN, "--remote", "devbox", "agent", "spawn", "--provider", "generic", "--name", "w", "--class", "C"]
-        + ["--workspace", str(devbox.home.parent), "--", "sh"],
+        [*spawn, "--workspace", str(devbox.home.parent), "--", "sh"],
         capture_output=True,
         text=True,
         env=spawned_env,

@@ -411,7 +411,7 @@ def running_cli(pin: PinnedCli, tmp_path: Path, server: ModelServer) -> Iterator
         cli.close()
 
 
-def _cli_fixture(name: str):  # noqa: ANN202 - a pytest fixture factory
+def _cli_fixture(name: str):
     versions = pinned_clis(name)
 
     @pytest.fixture(name=f"{name}_cli", params=versions, ids=[pin_id(pin) for pin in versions])

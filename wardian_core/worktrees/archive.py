@@ -123,7 +123,8 @@ def restore_steps(source: Path, worktree_id: str, folder: Path, branch: str, nes
     ref = archive_ref(worktree_id)
     steps = [f"git -C {_quoted(source)} worktree add --detach {_quoted(folder)} {ref}"]
     steps += [nested.restore_step(source, worktree_id, folder)] if nested_repositories else []
-    return steps + [
+    return [
+        *steps,
         f"git -C {_quoted(folder)} reset --quiet {ref}^1",
         f"git -C {_quoted(folder)} switch {branch}  # when the branch still points where HEAD was",
     ]

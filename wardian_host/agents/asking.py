@@ -163,7 +163,8 @@ class AskDesk:
         answered: asyncio.Future[dict[str, Any]],
         seen: asyncio.Future[None] | None,
         client: ClientStream,
-        timeout: float | None,
+        # The ask's --timeout, whose expiry is answered as a watch_timeout naming it.
+        timeout: float | None,  # noqa: ASYNC109
     ) -> None:
         """Until the reply (or the token) comes, the timeout passes, or the asking client leaves."""
         client_gone = asyncio.ensure_future(client.reader.read(1))

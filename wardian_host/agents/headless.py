@@ -54,7 +54,8 @@ class HeadlessRun:
         ctx: SpawnContext,
         plan: LaunchPlan,
         env: dict[str, str],
-        timeout: float,
+        # The run's timeout, whose expiry ends the process group and is recorded as the run's end.
+        timeout: float,  # noqa: ASYNC109
         on_start: Callable[[int], None] | None = None,
     ) -> dict[str, Any]:
         """`on_start` is told the process's pid (its process group's too) once it runs. A cancelled

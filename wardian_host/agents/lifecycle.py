@@ -218,7 +218,8 @@ class AgentLifecycle:
             {"agent": agent.name, "survivors": survivors},
         )
 
-    async def run_headless(self, target: str, prompt: str, resume: bool, timeout: float) -> dict[str, Any]:
+    # The run's --timeout: headless runs end their process group on it, not at a cancellation.
+    async def run_headless(self, target: str, prompt: str, resume: bool, timeout: float) -> dict[str, Any]:  # noqa: ASYNC109
         """Run the agent's provider headless once; its provider session is kept for later resumes."""
         agent = self._registry.resolve(target)
         info = self._plugins.info(agent.row["provider"])
@@ -373,7 +374,8 @@ class AgentLifecycle:
         info = self._plugins.info(params.provider)
         config = config.model_copy(update={"settings": checked_provider_settings(info, config.settings)})
         workspace = Path(params.workspace)
-        if not workspace.is_dir():
+        # One stat of the folder the caller named, as the checks after it read the disk too.
+        if not workspace.is_dir():  # noqa: ASYNC240
             raise WardianError(
                 "usage",
                 f"workspace {workspace} does not exist or is not a directory",

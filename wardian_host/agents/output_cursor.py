@@ -76,7 +76,8 @@ class OutputCursor:
         self.cursor += len(page)
         return page
 
-    async def wait(self, *others: "asyncio.Future[Any]", timeout: float | None = None, unread: int = 1) -> None:
+    # A wait that returns at `timeout` as at any other wake: the caller reads what there is.
+    async def wait(self, *others: "asyncio.Future[Any]", timeout: float | None = None, unread: int = 1) -> None:  # noqa: ASYNC109
         """Until `unread` bytes of output are unread (new output, by default) or a `wake()`, or
         one of `others` is done, or `timeout` seconds passed.
 

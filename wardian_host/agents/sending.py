@@ -216,7 +216,8 @@ class Sender:
             answer["agent"] = await _delivered_then(waiter, results[0])
         return answer
 
-    async def answer_approval(self, to: str, approval: Approval, timeout: float | None) -> dict[str, Any]:
+    # The send's --timeout, whose expiry is answered with the dialog still open.
+    async def answer_approval(self, to: str, approval: Approval, timeout: float | None) -> dict[str, Any]:  # noqa: ASYNC109
         targets = self.resolve_targets(to)
         if len(targets) != 1:
             raise WardianError("usage", "--approval needs exactly one target", "Name one agent with --to.")
@@ -268,7 +269,8 @@ class Sender:
         if remaining > 0:
             await asyncio.sleep(remaining)
 
-    async def _type_and_await_leaving(self, agent: LiveAgent, keys: bytes, timeout: float) -> bool:
+    # Its expiry is an answer (False), which the caller turns into a not-answered error.
+    async def _type_and_await_leaving(self, agent: LiveAgent, keys: bytes, timeout: float) -> bool:  # noqa: ASYNC109
         """Type `keys`; True once the agent left the dialog: another status, or another dialog."""
         opened = agent.status_evidence
         left = asyncio.ensure_future(

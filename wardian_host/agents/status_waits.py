@@ -53,7 +53,8 @@ def _timed_out(agent: LiveAgent, until: str, timeout: float | None) -> WardianEr
 async def wait_for_status(
     agent: LiveAgent,
     until: str,
-    timeout: float | None,
+    # The wait's --timeout, whose expiry is answered as a wait_timeout naming the status.
+    timeout: float | None,  # noqa: ASYNC109
     next_change: bool,
     listening: Callable[[], Awaitable[None]] | None = None,
 ) -> dict[str, Any]:
@@ -84,7 +85,8 @@ async def wait_for_status(
         agent.listeners.discard(on_status)
 
 
-async def wait_for_change(agent: LiveAgent, changed: Callable[[str], bool], timeout: float) -> bool:
+# Its expiry is an answer (False): the caller says what did not change.
+async def wait_for_change(agent: LiveAgent, changed: Callable[[str], bool], timeout: float) -> bool:  # noqa: ASYNC109
     """Wait until a status change (or a new dialog in the same status) satisfies `changed`;
     False when `timeout` passes first. The caller checks the present state before waiting."""
     done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()

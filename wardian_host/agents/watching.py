@@ -81,7 +81,8 @@ def _within_budget(answer: dict[str, Any]) -> dict[str, Any]:
 async def output_appears(
     agent: LiveAgent,
     text: str,
-    timeout: float | None,
+    # The watch's --timeout, whose expiry is answered as a watch_timeout naming the text.
+    timeout: float | None,  # noqa: ASYNC109
     prompt: str | None = None,
     since: int | None = None,
     listening: Callable[[int], Awaitable[None]] | None = None,

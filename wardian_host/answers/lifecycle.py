@@ -11,7 +11,7 @@ from wardian_host.answers.key_values import setting_pairs
 from wardian_host.answers.records import OutputOptions, agent_envelope, live_agent_envelope
 
 # The fields of a new agent in a worktree: where it works, and on which branch.
-AGENT_FIELDS = DEFAULT_FIELDS + ("worktree", "worktree_folder", "branch")
+AGENT_FIELDS = (*DEFAULT_FIELDS, "worktree", "worktree_folder", "branch")
 
 
 class SpawnOrder(NamedTuple):

@@ -30,7 +30,7 @@ def send_answer(order: SendOrder) -> dict[str, Any]:
         answering = after_waiting(order.timeout or 0, unset=CONFIRMING_SECONDS + LIFECYCLE_SECONDS / 2)
         answer = request("send", params, timeout=answering)
     if answer.get("agent") is not None:
-        answer["agent"] = live_agent(answer["agent"], VERBOSE_FIELDS + ("status_evidence",))
+        answer["agent"] = live_agent(answer["agent"], (*VERBOSE_FIELDS, "status_evidence"))
     return {"schema": SCHEMA_VERSION} | answer
 
 

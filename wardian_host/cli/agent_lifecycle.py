@@ -148,7 +148,7 @@ def update(
         "description": description,
     }
     answer = request("agent.update", params, timeout=lifecycle_timeout())
-    record = select(to_record(answer["agent"], "live"), DEFAULT_FIELDS + ("description", "launch_config"))
+    record = select(to_record(answer["agent"], "live"), (*DEFAULT_FIELDS, "description", "launch_config"))
     write_json({"schema": SCHEMA_VERSION, "agent": record, "restart_required": answer["restart_required"]})
 
 

@@ -51,9 +51,11 @@ def usage_report(groupings: tuple[str, ...], since: str | None) -> dict[str, Any
 def pretty_report(report: dict[str, Any]) -> str:
     sections = [f"since {report['since']}" if report["since"] else "all stored turns"]
     sections.append(_table("TOTAL", [{"total": "all"} | report["total"]], "total"))
-    for grouping in GROUPINGS:
-        if f"by_{grouping}" in report:
-            sections.append(_table(grouping.upper(), report[f"by_{grouping}"], grouping))
+    sections.extend(
+        _table(grouping.upper(), report[f"by_{grouping}"], grouping)
+        for grouping in GROUPINGS
+        if f"by_{grouping}" in report
+    )
     return "\n\n".join(sections)
 
 

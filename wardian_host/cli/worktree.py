@@ -18,7 +18,7 @@ from wardian_host.cli.live import request
 from wardian_host.cli.render import write_json
 from wardian_host.cli.worktree_trust import TRUST_REPO_HELP
 
-AGENT_FIELDS = DEFAULT_FIELDS + ("worktree", "worktree_folder", "branch")
+AGENT_FIELDS = (*DEFAULT_FIELDS, "worktree", "worktree_folder", "branch")
 
 
 @click.group("worktree")

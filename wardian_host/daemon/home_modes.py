@@ -56,7 +56,7 @@ class PrivateLogHandler(logging.handlers.RotatingFileHandler):
     opened through a link."""
 
     def _open(self) -> TextIOWrapper:
-        return open(  # noqa: SIM115  # logging owns the stream and closes it
+        return open(  # logging owns the stream and closes it
             self.baseFilename,
             "a",  # what a rotating handler always uses
             encoding=self.encoding,

@@ -68,7 +68,7 @@ async def _read_request(reader: asyncio.StreamReader) -> tuple[str, str, dict[st
     except asyncio.LimitOverrunError:
         raise BadRequest(413) from None
     request_line, *header_lines = head.decode("latin-1").split("\r\n")
-    method, target, _version = (request_line.split(" ") + ["", ""])[:3]
+    method, target, _version = ([*request_line.split(" "), "", ""])[:3]
     headers = {}
     for line in header_lines:
         name, _, value = line.partition(":")

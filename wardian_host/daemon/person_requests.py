@@ -49,6 +49,6 @@ class PersonRequests:
         except (WardianError, ConnectionError):
             raise  # an answer, or the page left while its terminal streamed
         # A bug in one request must not take the host down: it is logged and answered.
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             log.error("web request %s failed", kind, exc_info=True)
             raise WardianError("request_failed", f"{kind} failed: {exc}") from None

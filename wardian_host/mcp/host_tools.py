@@ -101,7 +101,7 @@ class HostTools:
         except WardianError:
             raise
         # A bug in one tool must not leave its caller waiting for ever: it is answered and logged.
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             log.error("MCP tool %s failed", name, exc_info=True)
             raise WardianError("request_failed", f"{name} failed: {exc}", "See `wardian host logs`.") from None
         finally:

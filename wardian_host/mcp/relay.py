@@ -61,15 +61,15 @@ def _interrupted_call(request_id: Any) -> bytes:
     return json.dumps({"jsonrpc": "2.0", "id": request_id, "result": result}).encode() + b"\n"
 
 
-def _request_id(line: bytes) -> tuple[bool, Any]:
-    """(whether `line` is a request that expects an answer, its id)."""
+def _request_id(line: bytes) -> tuple[bool, Any, str]:
+    """(whether `line` is a request that expects an answer, its id, its method)."""
     try:
         message = json.loads(line)
     except ValueError:
-        return False, None
+        return False, None, ""
     if isinstance(message, dict) and "method" in message and "id" in message:
-        return True, message["id"]
-    return False, None
+        return True, message["id"], str(message["method"])
+    return False, None, ""
 
 
 def _where_we_stand() -> dict[str, Any]:
@@ -132,11 +132,13 @@ class Relay:
         self._from_cli = Lines()
         self._from_host = Lines()
         self._held: list[bytes] = []  # lines written while no host listened
-        self._in_flight: dict[str, Any] = {}  # the host took these requests: json id -> id
+        # The requests the host took and has not answered: json of the id -> (id, method, line).
+        self._in_flight: dict[str, tuple[Any, str, bytes]] = {}
         # No host at the start is not waited for: the CLI hears at once that none runs. One that
         # went away is waited for (a restart), holding what the CLI writes meanwhile.
         self._host_missing_since: float | None = time.monotonic() - HOST_WAIT_SECONDS
         self._next_try = 0.0
+        self._refusal: str | None = None  # why the host refused the session, told to each request
 
     def run(self) -> int:
         self._selector.register(self._stdin_fd, selectors.EVENT_READ, "cli")
@@ -173,18 +175,18 @@ class Relay:
             else:
                 self._held.append(line)
             return
-        expects, request_id = _request_id(line)
+        expects, request_id, method = _request_id(line)
         if expects:
-            self._in_flight[json.dumps(request_id)] = request_id
+            self._in_flight[json.dumps(request_id)] = (request_id, method, line)
         try:
             self._host.sendall(line)
         except OSError:
             self._host_lost()
 
     def _refuse(self, line: bytes) -> None:
-        expects, request_id = _request_id(line)
+        expects, request_id, _ = _request_id(line)
         if expects:
-            message = f"no Wardian host runs for {self._home}: start it with `wardian host start`"
+            message = self._refusal or f"no Wardian host runs for {self._home}: start it with `wardian host start`"
             self._write(_jsonrpc_error(request_id, message))
 
     def _waited_too_long(self) -> bool:
@@ -207,6 +209,7 @@ class Relay:
         frame = json.loads(line)
         item = frame.get("stream")
         if isinstance(item, dict) and "mcp" in item:
+            self._refusal = None
             message = item["mcp"]
             if isinstance(message, dict) and "method" not in message:
                 self._in_flight.pop(json.dumps(message.get("id")), None)
@@ -215,16 +218,32 @@ class Relay:
             self._session_ended(frame)
 
     def _session_ended(self, frame: dict[str, Any]) -> None:
-        """The host ended the session (it is stopping, or refused it): as a lost host."""
+        """The host answered the session's request, which it does only to refuse it. A busy host
+        is tried again soon; any other refusal (a host of another version, of another user) is
+        what each request hears, with a look for a new host now and then."""
         error = frame.get("error")
-        if isinstance(error, dict):
-            sys.stderr.write(f"wardian mcp: the host ended the session: {error.get('message')}\n")
-        self._host_lost()
+        error = error if isinstance(error, dict) else {"code": "request_failed", "message": "the host ended it"}
+        if error.get("code") == "host_busy":
+            self._host_lost()
+            return
+        self._refusal = f"the Wardian host refused this MCP session ({error.get('code')}): {error.get('message')}"
+        if error.get("hint"):
+            self._refusal += f" {error['hint']}"
+        sys.stderr.write(f"wardian mcp: {self._refusal}\n")
+        self._host_lost(refused=True)
+        self._host_missing_since = time.monotonic() - HOST_WAIT_SECONDS  # refuse at once, not hold
+        self._refuse_held()
 
-    def _host_lost(self) -> None:
+    def _host_lost(self, refused: bool = False) -> None:
+        """The host went away: what it had taken is held for the next host (initialize, a list:
+        asking again changes nothing), but a tool call, which may have taken effect, is answered
+        `host_restarted`. When the host `refused` the session, every request waits to be refused."""
         self._close_host()
-        for request_id in self._in_flight.values():
-            self._write(_interrupted_call(request_id))
+        for request_id, method, line in self._in_flight.values():
+            if method == "tools/call" and not refused:
+                self._write(_interrupted_call(request_id))
+            else:
+                self._held.append(line)
         self._in_flight.clear()
         self._host_missing_since = time.monotonic()
 

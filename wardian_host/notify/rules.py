@@ -60,7 +60,7 @@ class NoticeRules:
         for listener in list(self._listeners):
             try:
                 listener(notice)
-            except Exception:  # noqa: BLE001 - one failing listener must not silence the others
+            except Exception:  # one failing listener must not silence the others
                 log.warning("a notice listener failed", exc_info=True)
         return notice
 

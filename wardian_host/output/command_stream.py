@@ -87,7 +87,8 @@ class CommandStream:
         # A pipe of our own rather than stdout=PIPE: asyncio's wait() also waits for the pipes to
         # close, which a descendant that left the process group could keep open forever.
         read_end, write_end = os.pipe()
-        with open(read_end, "rb", buffering=0) as pipe:
+        # Wraps the pipe just made: no disk to wait on.
+        with open(read_end, "rb", buffering=0) as pipe:  # noqa: ASYNC230
             try:
                 process = await asyncio.create_subprocess_exec(
                     *self.argv,

@@ -299,7 +299,7 @@ def _parser_calls(parser: SourceParser, ctx: SpawnContext) -> list[tuple[str, Ca
             calls.append(("quiet", lambda: parser.quiet(ctx)))
     if parser.source.format == "chunks":
         calls += [("screen", functools.partial(parser.screen, ctx, screen)) for screen in _garbled_screens()]
-    return calls + [("quiet", lambda: parser.quiet(ctx))]
+    return [*calls, ("quiet", lambda: parser.quiet(ctx))]
 
 
 def check_parse_output(plugins: Plugins, provider: str, workdir: Path, launch: LaunchConfig | None = None) -> list[str]:

@@ -19,16 +19,16 @@ def spawn_context(tmp_path: Path, provider: str, **fields: Any) -> SpawnContext:
         model=fields.pop("model", None),
         extra_args=fields.pop("extra_args", []),
     )
-    values: dict[str, Any] = dict(
-        agent_uuid=TEST_AGENT_UUID,
-        agent_name="coder",
-        class_name="Coder",
-        provider=provider,
-        workspace=workspace,
-        wardian_home=home,
-        agent_dir=home / "agents" / TEST_AGENT_UUID,
-        launch=launch,
-    )
+    values: dict[str, Any] = {
+        "agent_uuid": TEST_AGENT_UUID,
+        "agent_name": "coder",
+        "class_name": "Coder",
+        "provider": provider,
+        "workspace": workspace,
+        "wardian_home": home,
+        "agent_dir": home / "agents" / TEST_AGENT_UUID,
+        "launch": launch,
+    }
     return SpawnContext(**(values | fields))
 
 

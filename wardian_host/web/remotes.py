@@ -103,7 +103,7 @@ class RemoteRosters:
                 log.warning("web view: remotes not read: %s", error.message)
                 rosters = []
             # A bug in one read must not end the following for good: logged, and read again later.
-            except Exception:  # noqa: BLE001
+            except Exception:
                 log.error("web view: remotes not read", exc_info=True)
                 rosters = self.rosters
             if rosters != self.rosters:

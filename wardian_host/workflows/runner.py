@@ -122,7 +122,8 @@ class WorkflowRunner:
             )
         return run
 
-    async def wait(self, run_id: str, timeout: float | None) -> bool:
+    # The wait's --timeout: its expiry is an answer (False), the run goes on.
+    async def wait(self, run_id: str, timeout: float | None) -> bool:  # noqa: ASYNC109
         """True once the run ended (at once for one that is not running here)."""
         active = self._active.get(run_id)
         if active is None:

@@ -21,16 +21,16 @@ def make_ctx(tmp_path: Path, **update: object) -> SpawnContext:
     workspace = tmp_path / "proj"
     for directory in (agent_dir, common, klass, workspace):
         directory.mkdir(parents=True, exist_ok=True)
-    fields: dict[str, object] = dict(
-        agent_uuid=uuid,
-        agent_name="coder-1",
-        provider="claude",
-        workspace=workspace,
-        include_roots=[common, klass, agent_dir],
-        wardian_home=wardian_home,
-        agent_dir=agent_dir,
-        provider_session_id=SESSION,
-    )
+    fields: dict[str, object] = {
+        "agent_uuid": uuid,
+        "agent_name": "coder-1",
+        "provider": "claude",
+        "workspace": workspace,
+        "include_roots": [common, klass, agent_dir],
+        "wardian_home": wardian_home,
+        "agent_dir": agent_dir,
+        "provider_session_id": SESSION,
+    }
     if update.get("session_mode") == "resume":
         fields["resume_args"] = argv.resume_args(SESSION)  # as the host hands them over
     fields.update(update)

@@ -7,7 +7,7 @@ import pytest
 
 from wardian_codex import home, plugin, trust, tui
 from wardian_core.parsing.events import event
-from wardian_core.provider_models import PTY_SOURCE
+from wardian_core.provider_models import PTY_SOURCE, ProviderEvent
 from wardian_host.testing.repositories import repository_and_worktree
 
 USER_CONFIG = (
@@ -24,7 +24,7 @@ def user_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return codex
 
 
-def accepted(rule: str = tui.TRUST_ANSWERED):  # noqa: ANN201 - a ProviderEvent
+def accepted(rule: str = tui.TRUST_ANSWERED) -> ProviderEvent:
     return event("approval_resolved", PTY_SOURCE, rule, "? for shortcuts", answer="accepted")
 
 

@@ -5,6 +5,6 @@ from pathlib import Path
 
 sys.path.append(str(Path(__file__).resolve().parents[1]))
 
-import full_disk  # noqa: E402  # found through the line above
+import full_disk  # found through the line above
 
 full_disk.install_from_environment()

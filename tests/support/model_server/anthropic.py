@@ -114,13 +114,13 @@ def _stream(answer: Answer, model: str) -> HttpReply:
                     {"type": "content_block_start", "index": index, "content_block": {"type": "text", "text": ""}},
                 )
             )
-            for piece in chunk_text(block["text"]):
-                events.append(
-                    (
-                        "content_block_delta",
-                        {"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": piece}},
-                    )
+            events.extend(
+                (
+                    "content_block_delta",
+                    {"type": "content_block_delta", "index": index, "delta": {"type": "text_delta", "text": piece}},
                 )
+                for piece in chunk_text(block["text"])
+            )
         else:
             opening = dict(block, input={})
             events.append(

@@ -83,19 +83,19 @@ def _stream(answer: Answer, model: str) -> HttpReply:
                 },
             )
         )
-        for piece in chunk_text(answer.text):
-            events.append(
-                (
-                    "response.output_text.delta",
-                    {
-                        "type": "response.output_text.delta",
-                        "item_id": item_id,
-                        "output_index": index,
-                        "content_index": 0,
-                        "delta": piece,
-                    },
-                )
+        events.extend(
+            (
+                "response.output_text.delta",
+                {
+                    "type": "response.output_text.delta",
+                    "item_id": item_id,
+                    "output_index": index,
+                    "content_index": 0,
+                    "delta": piece,
+                },
             )
+            for piece in chunk_text(answer.text)
+        )
         item = {
             "type": "message",
             "id": item_id,

@@ -7,6 +7,7 @@ no hook tells — readiness, first-run screens that would otherwise hang silentl
 rejected approval — and an approval dialog the hooks did not report.
 """
 
+import itertools
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -129,7 +130,7 @@ def input_box_shown(rows: list[str]) -> bool:
     also after a turn, when the `? for shortcuts` hint is gone (2.1.197)."""
     return any(
         row.lstrip().startswith(PROMPT_CHAR) and above.strip() and set(above.strip()) == {RULE_CHAR}
-        for above, row in zip(rows, rows[1:], strict=False)
+        for above, row in itertools.pairwise(rows)
     )
 
 

@@ -53,7 +53,7 @@ def headless_argv(ctx: SpawnContext) -> list[str]:
     # `codex exec resume <id>` comes after exec's own flags (0.169.0 applies them to the resume).
     argv += [*ctx.launch.extra_args, *ctx.resume_args]
     # A prompt that starts with "-" must not be read as a flag.
-    return argv + ["--", ctx.prompt]
+    return [*argv, "--", ctx.prompt]
 
 
 def launch_plan(ctx: SpawnContext, env: dict[str, str]) -> LaunchPlan:

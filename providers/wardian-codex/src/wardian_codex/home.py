@@ -146,10 +146,10 @@ def project_skills(ctx: SpawnContext, codex_home: Path) -> None:
 
 def write_instructions(ctx: SpawnContext, user_home: Path, codex_home: Path) -> None:
     """`CODEX_HOME/AGENTS.md`, Codex's global instructions: the user's, then each include root's."""
-    parts = []
-    for source in [user_home / INSTRUCTION_FILE, *(root / INSTRUCTION_FILE for root in ctx.include_roots)]:
-        if source.is_file():
-            parts.append(source.read_text(encoding="utf-8", errors="replace").rstrip("\n"))
+    sources = [user_home / INSTRUCTION_FILE, *(root / INSTRUCTION_FILE for root in ctx.include_roots)]
+    parts = [
+        source.read_text(encoding="utf-8", errors="replace").rstrip("\n") for source in sources if source.is_file()
+    ]
     target = codex_home / INSTRUCTION_FILE
     if not parts:
         if target.is_file():

@@ -26,7 +26,7 @@ def _shared_options(ctx: SpawnContext) -> list[str]:
 
 def interactive_argv(ctx: SpawnContext) -> list[str]:
     argv = [EXECUTABLE, "--port", str(server.choose_port(ctx)), "--hostname", server.HOST, *_shared_options(ctx)]
-    return argv + [*ctx.launch.extra_args, str(ctx.workspace)]
+    return [*argv, *ctx.launch.extra_args, str(ctx.workspace)]
 
 
 def headless_argv(ctx: SpawnContext) -> list[str]:
@@ -34,7 +34,7 @@ def headless_argv(ctx: SpawnContext) -> list[str]:
         raise WardianError("usage", "a headless OpenCode run needs a prompt", "Give the workflow node a prompt.")
     argv = [EXECUTABLE, "run", "--format", "json", *_shared_options(ctx), *ctx.launch.extra_args]
     # After `--` a prompt starting with "-" is the message, not an option.
-    return argv + ["--", ctx.prompt]
+    return [*argv, "--", ctx.prompt]
 
 
 def launch_plan(ctx: SpawnContext, env: dict[str, str]) -> LaunchPlan:
