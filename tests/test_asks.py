@@ -90,7 +90,8 @@ def test_an_undelivered_request_takes_no_reply(conn) -> None:
     taken = request_rows.record_reply(conn, "ask_0123456789abcdef", {"status": "done"})
 
     assert taken is False
-    assert request_rows.get_request(conn, "ask_0123456789abcdef")["status"] == "undelivered"
+    stored = request_rows.get_request(conn, "ask_0123456789abcdef")
+    assert stored is not None and stored["status"] == "undelivered"
 
 
 def test_requests_list_newest_first_and_go_with_their_agent(conn) -> None:

@@ -119,7 +119,7 @@ def test_polling_lists_only_the_folders_whose_stamp_moved(tmp_path: Path, monkey
         os.utime(folder, ns=(an_hour_ago, an_hour_ago))  # settled: its time can be trusted
 
     async def scenario() -> tuple[list[bool], list[Path], list[Path], list[bytes]]:
-        lines, listed = Lines(), []
+        lines, listed = Lines(), list[Path]()
         watch = _polled_watch(root, lines, listed)
         # No await: the poller's own timer cannot run meanwhile.
         quiet = [watch._poll(), watch._poll()]
@@ -149,7 +149,7 @@ def test_polling_lists_a_folder_again_while_its_time_is_too_recent_to_trust(
     root.mkdir()
 
     async def scenario() -> list[bytes]:
-        lines, listed = Lines(), []
+        lines, listed = Lines(), list[Path]()
         watch = _polled_watch(root, lines, listed)
         (root / "rollout-1.jsonl").write_text("{}\n")
         watch._poll()

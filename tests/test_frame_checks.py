@@ -94,7 +94,7 @@ def test_invalid_parameters_read_as_field_and_problem_with_a_hint(
     error = invalid_parameters(kind, _validation_error(kind, params))
     assert error.code == "bad_request"
     assert error.message == f"invalid {kind} request: {said}"
-    assert f"`wardian {command} --help`" in error.hint
+    assert error.hint is not None and f"`wardian {command} --help`" in error.hint
     assert error.details["kind"] == kind and error.details["problems"][0]["problem"] in said
     assert "errors" not in error.details and "input" not in json.dumps(error.details)
 

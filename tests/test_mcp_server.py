@@ -259,11 +259,11 @@ def test_a_long_ask_reports_progress_until_its_answer(
     monkeypatch.setenv("WARDIAN_MCP_PROGRESS_SECONDS", "0.2")  # read by the host, which serves the tools
     answering_agent(running_host, tmp_path, "quiet")
     desk = running_host.host.desk
-    progress: list[tuple[float, str | None]] = []
+    reported_progress: list[tuple[float, str | None]] = []
     reported = asyncio.Event()
 
-    async def on_progress(done: float, total: float | None, message: str | None) -> None:
-        progress.append((done, message))
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        reported_progress.append((progress, message))
         reported.set()
 
     async def steps(session: Any) -> tuple[bool, dict[str, Any]]:
@@ -278,8 +278,11 @@ def test_a_long_ask_reports_progress_until_its_answer(
 
     assert not is_error
     assert (answer["status"], answer["reply"]["body"], answer["reply"]["source"]) == ("done", "42", "human")
-    assert progress[0][0] == pytest.approx(0.2) and progress[0][1] == "waiting for quiet to reply (0.2 s)"
-    assert [done for done, _ in progress] == sorted(done for done, _ in progress)
+    assert (
+        reported_progress[0][0] == pytest.approx(0.2)
+        and reported_progress[0][1] == "waiting for quiet to reply (0.2 s)"
+    )
+    assert [done for done, _ in reported_progress] == sorted(done for done, _ in reported_progress)
 
 
 def test_a_call_longer_than_the_budget_answers_what_to_call_next(

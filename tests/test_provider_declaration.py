@@ -26,7 +26,7 @@ default = "plain"
 
 class Declared(StandIn):
     def __init__(self, provider_info: Callable[[], ProviderInfo]) -> None:
-        self.provider_info = provider_info  # in place of StandIn's own
+        self.provider_info = provider_info  # type: ignore[method-assign]  # in place of StandIn's own
 
 
 def plugin_beside(folder: Path, declaration: str | None, **given: Any) -> Declared:

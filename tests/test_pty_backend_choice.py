@@ -38,14 +38,14 @@ def test_forcing_linux_where_it_cannot_run_is_not_supported_with_the_reason(linu
         pty_backend.chosen_backend({"WARDIAN_PTY_BACKEND": "linux"})
     assert raised.value.code == "not_supported"
     assert raised.value.details["reason"] == "this is darwin, not Linux"
-    assert "ptyprocess" in raised.value.hint
+    assert raised.value.hint is not None and "ptyprocess" in raised.value.hint
 
 
 def test_windows_has_no_backend_yet(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sys, "platform", "win32")
     with pytest.raises(WardianError) as raised:
         pty_backend.chosen_backend({})
-    assert raised.value.code == "not_supported" and "WSL" in raised.value.hint
+    assert raised.value.code == "not_supported" and "WSL" in (raised.value.hint or "")
 
 
 def test_wardian_host_start_on_windows_is_a_not_supported_envelope(wardian_home: Path) -> None:

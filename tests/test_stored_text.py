@@ -88,5 +88,5 @@ def test_a_clone_of_an_agent_stored_with_a_long_description_is_refused(
 
     error = refused(running_host, running_host.host.lifecycle.clone("old", "copy"))
 
-    assert "agent update" in error.hint
+    assert error.hint is not None and "agent update" in error.hint
     assert names(running_host) == ["old"]

@@ -76,7 +76,7 @@ def _ghost(rng: random.Random) -> str:
 def _well_formed(rng: random.Random) -> dict[str, Any]:
     kind = rng.choice(sorted(set(REQUEST_PARAMS) - UNSAFE_KINDS))
     params: dict[str, Any] = {"target": _ghost(rng)}
-    extras = {
+    extras: dict[str, dict[str, Any]] = {
         "agent.wait": {"until": "idle", "timeout": 1},
         "agent.rename": {"new_name": _ghost(rng)},
         "agent.delete": {"confirm": "x"},
@@ -85,7 +85,7 @@ def _well_formed(rng: random.Random) -> dict[str, Any]:
         "ask": {"message": "hi"},
     }
     # Kinds that name no agent: each refers to a request, run or workflow no home has.
-    elsewhere = {
+    elsewhere: dict[str, dict[str, Any]] = {
         "send": {"to": _ghost(rng), "text": "hi"},
         "reply": {"request_id": _ghost(rng), "status": "done", "body": "x"},
         "ask.wait": {"request_id": _ghost(rng), "since": 0, "timeout": 1},

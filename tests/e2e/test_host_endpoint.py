@@ -7,8 +7,9 @@ import socket
 import sqlite3
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
@@ -91,7 +92,7 @@ class _FakeHost:
 
 
 @pytest.fixture
-def fake_host(wardian_home: Path) -> Iterator[callable]:
+def fake_host(wardian_home: Path) -> Iterator[Callable[..., Any]]:
     hosts: list[_FakeHost] = []
 
     def make(reply: dict | None) -> _FakeHost:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from model_server import ModelServer
@@ -27,7 +27,7 @@ def model_calls(server: ModelServer, route_suffix: str) -> int:
     return sum(1 for request in server.model_requests() if request.route.endswith(route_suffix))
 
 
-def times(calls: int, per_call: dict[str, int | None]) -> dict[str, int | None]:
+def times(calls: int, per_call: Mapping[str, int | None]) -> dict[str, int | None]:
     """The figures of `calls` calls, each reporting `per_call` (None stays None)."""
     return {name: None if value is None else value * calls for name, value in per_call.items()}
 

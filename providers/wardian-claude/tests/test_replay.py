@@ -12,7 +12,7 @@ HEADLESS_FILES = sorted(p.relative_to(FIXTURES).as_posix() for p in FIXTURES.rgl
 HOOK_FILES = sorted(p.relative_to(FIXTURES).as_posix() for p in FIXTURES.rglob("claude-hooks-*.log"))
 
 
-def statuses(lines: list[dict]) -> list[tuple[str, str, str]]:
+def statuses(lines: list[dict]) -> list[tuple[str, str, str | None]]:
     return [
         (line["to"], line["event"], (line["evidence"] or {}).get("source"))
         for line in lines

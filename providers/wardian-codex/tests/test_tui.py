@@ -142,7 +142,7 @@ def test_the_command_dialog_is_reported_once_it_settled_with_the_command_on_scre
     assert asked.message == "Codex asks to run: touch codex_approved.txt"
     [answered] = terminal.feed_to(APPROVAL, len(APPROVAL))
     assert (answered.kind, answered.answer) == ("approval_resolved", "accepted")
-    assert answered.evidence.line.startswith("✔ You approved codex to run touch codex_approved.txt")
+    assert (answered.evidence.line or "").startswith("✔ You approved codex to run touch codex_approved.txt")
 
 
 def test_a_command_dialog_asked_for_by_a_permission_request_hook_is_named_by_it(make_ctx) -> None:
@@ -185,7 +185,7 @@ def test_each_answer_is_read_from_the_newest_answer_line(make_ctx) -> None:
     events += terminal.feed_to(data, len(data))
     # The rejected answer's line is still on screen when the second dialog is answered.
     assert "You canceled the request to run" in "".join(terminal.screen.rows())
-    assert [(event.kind, event.answer, event.evidence.line[:33]) for event in events] == [
+    assert [(event.kind, event.answer, (event.evidence.line or "")[:33]) for event in events] == [
         ("ready", None, "? for shortcuts"),
         ("approval_requested", None, "touch refused.txt"),
         ("approval_resolved", "rejected", "✗ You canceled the request to run"),

@@ -2,6 +2,7 @@
 
 import json
 from pathlib import Path
+from typing import Any
 
 from wardian_core.provider_models import OutputSource
 from wardian_gemini import parser
@@ -11,7 +12,7 @@ SESSION = "5b1c2d3e-0000-4000-8000-000000000001"
 HOOKS = OutputSource(name="gemini-hooks", kind="file", path=Path("/unused"))
 # A turn whose shell command Gemini asked about and ran once accepted, as Wardian's recorder
 # writes its payloads (compact JSON, one a line).
-TURN = [
+TURN: list[dict[str, Any]] = [
     {"hook_event_name": "SessionStart", "source": "startup"},
     {"hook_event_name": "BeforeAgent", "prompt": "make a file"},
     {"hook_event_name": "BeforeTool", "tool_name": "run_shell_command", "tool_input": {"command": "touch a"}},

@@ -159,7 +159,7 @@ def test_the_trust_dialog_asks_before_ready_and_enter_accepts_it(terminal: Termi
         TRUST_DIALOG,
         "trust dialog",
     )
-    assert asked.message.endswith("/extra"), asked.message  # the folder the dialog names
+    assert (asked.message or "").endswith("/extra"), asked.message  # the folder the dialog names
     # The box is gone and the prompt back; a cancel would say so a moment later: wait, then read.
     assert terminal.feed_to(TRUST_ACCEPTED, offset_after(TRUST_ACCEPTED, tui.READY, terminal.fed)) == []
     assert terminal.delay == tui.TRUST_SETTLE_SECONDS
@@ -216,7 +216,7 @@ def test_the_numbered_tips_above_the_question_are_not_its_options(new_folder: Te
     tips = CLEAR + b"1. Create GEMINI.md files to customize your interactions\r\n"
     box = f"│ {workspace_trust.QUESTION} │\r\n│ ● 1. Trust folder (p) │\r\n│   {workspace_trust.LAST_OPTION} │".encode()
     [asked] = new_folder.feed(tips + box)
-    assert asked.message.endswith("(1. Trust folder (p) / 3. Don't trust)"), asked.message
+    assert (asked.message or "").endswith("(1. Trust folder (p) / 3. Don't trust)"), asked.message
 
 
 def test_trusting_the_workspace_is_read_from_the_restart_then_the_new_prompt_is_ready(new_folder: Terminal) -> None:

@@ -198,7 +198,7 @@ def _handler_for(server: ModelServer) -> type[BaseHTTPRequestHandler]:
             return raw
 
         def _read_chunked(self) -> bytes:
-            parts = []
+            parts: list[bytes] = []
             while True:
                 size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
                 if size == 0:
