@@ -443,10 +443,13 @@ def test_a_host_that_refuses_the_session_is_what_each_request_hears(wardian_home
     refusal = {"code": "not_supported", "message": "unknown request kind 'mcp.session'", "hint": "Upgrade the host."}
 
     def old_host() -> None:
-        for _ in range(3):  # the relay looks for a new host now and then
-            connection, _ = listener.accept()
-            with connection:
-                connection.makefile("rb").readline()
+        while True:  # the relay looks for a new host now and then: each is refused the same
+            try:
+                connection, _ = listener.accept()
+            except OSError:
+                return  # the test closed the listener
+            with connection, connection.makefile("rb") as lines:
+                lines.readline()
                 connection.sendall(encode(error_frame(1, refusal)))
 
     threading.Thread(target=old_host, daemon=True).start()

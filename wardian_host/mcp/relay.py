@@ -149,7 +149,9 @@ class Relay:
                 if key.data == "cli" and not self._from_cli_readable():
                     self._close_host()
                     return 0
-                if key.data == "host":
+                # The same select may report the host's socket after the CLI's line made the
+                # relay drop that connection (a refusal, a write that failed): only the live one.
+                if key.data == "host" and key.fileobj is self._host:
                     self._from_host_readable()
 
     def _select_timeout(self) -> float | None:
