@@ -7,7 +7,7 @@ agent that ignores SIGHUP and SIGTERM (only SIGKILL ends it), runs `wardian host
 seconds later, and once every command has returned counts the processes still carrying the
 home, and the agents state.db does not call `off`. Target: 0 of both in every round. Prints
 each round, then the totals, and how the spawns were answered (spawned, or `host_stopping`).
-`--after-first` counts the delay from the moment the host took the first spawn: on a loaded
+`--after-first` counts the delay from the moment the host launched the first spawn's agent: on a loaded
 machine the CLIs start slower than a host with no agent stops, and a spawn that comes after
 the stop has ended rightly starts a new host (such rounds are counted apart, as `new host`).
 """

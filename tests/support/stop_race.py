@@ -5,6 +5,7 @@ Used by tests/e2e/test_stop_race.py (a few rounds) and benchmarks/stop_race.py (
 
 import json
 import os
+import selectors
 import sqlite3
 import subprocess
 import sys
@@ -35,9 +36,11 @@ class RoundOutcome:
     new_host: bool = False  # a spawn that came after the stop had ended started a host of its own
 
 
-def _spawn_args(name: str, workspace: Path) -> list[str]:
+def _spawn_args(name: str, workspace: Path, launched: Path | None) -> list[str]:
+    """`launched`: a FIFO the agent writes a line to once it runs (after its traps are set)."""
     identity = ["--class", "Coder", "--name", name, "--workspace", str(workspace)]
-    return [WARDIAN, "agent", "spawn", "--provider", "generic", *identity, "--", "bash", "-c", STUBBORN]
+    command = STUBBORN if launched is None else STUBBORN.replace("; while", f"; echo up > {launched}; while", 1)
+    return [WARDIAN, "agent", "spawn", "--provider", "generic", *identity, "--", "bash", "-c", command]
 
 
 def _not_off(wardian_home: Path) -> dict[str, str]:
@@ -68,37 +71,36 @@ def _described(pid: int) -> str:
         return f"{pid} (gone)"
 
 
-def _first_spawn_arrived(wardian_home: Path) -> None:
-    """Return once the host has taken a spawn (its row is in state.db)."""
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        conn = sqlite3.connect(wardian_home / "state.db")
-        try:
-            if conn.execute("SELECT count(*) FROM agents").fetchone()[0]:
-                return
-        finally:
-            conn.close()
-        time.sleep(0.005)
-    raise AssertionError("no spawn reached the host within 60 s")
+def _first_agent_launched(launched: Path) -> None:
+    """Return once the host has launched a spawn's agent: its line arrives on the FIFO."""
+    reader = os.open(launched, os.O_RDONLY | os.O_NONBLOCK)  # open at once, read when a writer comes
+    try:
+        with selectors.DefaultSelector() as waiting:
+            waiting.register(reader, selectors.EVENT_READ)
+            assert waiting.select(timeout=60), "no spawn's agent was launched within 60 s"
+    finally:
+        os.close(reader)
 
 
 def race_round(spawns: int = 7, delay: float = 0.15, after_first: bool = False) -> RoundOutcome:
     """Start a host, `spawns` spawns at once, and `host stop` `delay` seconds later (`after_first`:
-    `delay` seconds after the host took the first spawn, however slow the CLIs are to start)."""
+    `delay` seconds after the host launched the first spawn's agent, however slow the CLIs are to
+    start, while the others are under way)."""
     with tempfile.TemporaryDirectory(prefix="stop-race-") as scratch:
         root = Path(scratch)
         home, wardian_home, workspace = root / "home", root / "wardian-home", root / "workspace"
         for directory in (home, wardian_home, workspace):
             directory.mkdir()
+        launched = root / "launched" if after_first else None
+        if launched is not None:
+            os.mkfifo(launched)
         env = clean_environment(dict(os.environ), home, wardian_home)
         try:
             subprocess.run([WARDIAN, "host", "start"], env=env, capture_output=True, check=True, timeout=120)
-            started = [
-                subprocess.Popen(_spawn_args(f"a{index}", workspace), env=env, text=True, stdout=-1, stderr=-1)
-                for index in range(spawns)
-            ]
-            if after_first:
-                _first_spawn_arrived(wardian_home)
+            arguments = [_spawn_args(f"a{index}", workspace, launched) for index in range(spawns)]
+            started = [subprocess.Popen(argv, env=env, text=True, stdout=-1, stderr=-1) for argv in arguments]
+            if launched is not None:
+                _first_agent_launched(launched)
             time.sleep(delay)  # the race itself: the stop comes while the spawns are under way
             stopped = subprocess.run([WARDIAN, "host", "stop"], env=env, capture_output=True, timeout=120)
             answers = Counter(_answer(spawn) for spawn in started)

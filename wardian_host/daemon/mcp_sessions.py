@@ -9,9 +9,7 @@ the relay says, as a `wardian` command's own environment would.
 """
 
 import asyncio
-import contextlib
 import functools
-import logging
 import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -25,10 +23,10 @@ from wardian_host.daemon.caller_identity import Caller
 from wardian_host.daemon.control_server import RequestContext, Routes
 from wardian_host.daemon.in_host_requests import InHostClient
 from wardian_host.mcp.host_tools import HostTools
+from wardian_host.mcp.messages import error_message
 from wardian_host.mcp.relay import MAX_LINE_BYTES
-from wardian_host.mcp.session import INVALID_REQUEST, McpSession, error_message
+from wardian_host.mcp.session import INVALID_REQUEST, McpSession
 
-log = logging.getLogger(__name__)
 
 INSTRUCTIONS = (
     "Wardian's verbs for the agent you are: who you are (whoami), your peers (list_agents, show_agent, "
@@ -105,8 +103,3 @@ class McpSessions:
         finally:
             await session.close()
         return {"closed": True}
-
-    def close(self) -> None:
-        if self._threads is not None:
-            with contextlib.suppress(RuntimeError):
-                self._threads.shutdown(wait=False, cancel_futures=True)

@@ -29,6 +29,7 @@ from wardian_core import paths
 from wardian_core.control.client import ControlClient
 from wardian_core.control.protocol import MAX_FRAME_BYTES, encode, request_frame
 from wardian_core.errors import WardianError
+from wardian_host.mcp.messages import encoded, error_message, failed_call, result_message
 
 SESSION_KIND = "mcp.session"
 # A line the CLI writes may carry a message at the limit with the JSON-RPC around it; what is
@@ -45,20 +46,17 @@ HOST_GONE = -32000  # a JSON-RPC server error: no host answers this home
 
 
 def _jsonrpc_error(request_id: Any, message: str) -> bytes:
-    error = {"code": HOST_GONE, "message": message}
-    return json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error}).encode() + b"\n"
+    return encoded(error_message(request_id, HOST_GONE, message))
 
 
 def _interrupted_call(request_id: Any) -> bytes:
     """A call the host had taken when it went away: a tool error the model can act on."""
-    envelope = WardianError(
+    error = WardianError(
         "host_restarted",
         "the Wardian host restarted while this call ran; it may or may not have taken effect",
         "Check (show_agent, list_agents or show_request) before calling it again.",
-    ).envelope()
-    content = [{"type": "text", "text": json.dumps(envelope, indent=2)}]
-    result = {"content": content, "structuredContent": envelope, "isError": True}
-    return json.dumps({"jsonrpc": "2.0", "id": request_id, "result": result}).encode() + b"\n"
+    )
+    return encoded(result_message(request_id, failed_call(error)))
 
 
 def _request_id(line: bytes) -> tuple[bool, Any, str]:
@@ -110,16 +108,13 @@ def _too_long(head: bytes) -> bytes | None:
     found = _ID.search(head)
     if found is None:
         return None
-    request_id = json.loads(found.group(1))
     error = WardianError(
         "message_too_large",
         f"this request is over {MAX_LINE_BYTES} bytes, more than the host takes",
         "Send a shorter message (at most 8 MiB), or split it into several.",
         {"limit_bytes": MAX_LINE_BYTES},
-    ).envelope()
-    content = [{"type": "text", "text": json.dumps(error, indent=2)}]
-    result = {"content": content, "structuredContent": error, "isError": True}
-    return json.dumps({"jsonrpc": "2.0", "id": request_id, "result": result}).encode() + b"\n"
+    )
+    return encoded(result_message(json.loads(found.group(1)), failed_call(error)))
 
 
 class Relay:
@@ -215,7 +210,7 @@ class Relay:
             message = item["mcp"]
             if isinstance(message, dict) and "method" not in message:
                 self._in_flight.pop(json.dumps(message.get("id")), None)
-            self._write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+            self._write(encoded(message))
         elif "ok" in frame or "error" in frame:
             self._session_ended(frame)
 

@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from wardian_core.errors import WardianError
+from wardian_host.mcp.messages import Message, error_message, failed_call, result_message, tool_result
 
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 LATEST_VERSION = HANDSHAKE_VERSIONS[-1]
@@ -25,7 +26,6 @@ INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 
-Message = dict[str, Any]
 Send = Callable[[Message], Awaitable[None]]
 # (progress so far, total if known, what is being waited for): a notification to the client.
 Report = Callable[[float, float | None, str | None], Awaitable[None]]
@@ -37,30 +37,6 @@ class ToolTable(Protocol):
     def listing(self) -> list[dict[str, Any]]: ...
 
     async def call(self, name: str, arguments: dict[str, Any], report: Report) -> dict[str, Any]: ...
-
-
-def tool_result(answer: dict[str, Any], is_error: bool = False) -> dict[str, Any]:
-    """A `tools/call` result: the answer as JSON text (for clients that read text) and as
-    structured content; a failure is a tool error the model reads, never a protocol error."""
-    result: dict[str, Any] = {
-        "content": [{"type": "text", "text": json.dumps(answer, indent=2)}],
-        "structuredContent": answer,
-    }
-    if is_error:
-        result["isError"] = True
-    return result
-
-
-def failed_call(error: WardianError) -> dict[str, Any]:
-    return tool_result(error.envelope(), is_error=True)
-
-
-def error_message(request_id: Any, code: int, message: str) -> Message:
-    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}
-
-
-def result_message(request_id: Any, result: dict[str, Any]) -> Message:
-    return {"jsonrpc": "2.0", "id": request_id, "result": result}
 
 
 class McpSession:
