@@ -27,7 +27,6 @@ from wardian_host.mcp.messages import error_message
 from wardian_host.mcp.relay import MAX_LINE_BYTES
 from wardian_host.mcp.session import INVALID_REQUEST, McpSession
 
-
 INSTRUCTIONS = (
     "Wardian's verbs for the agent you are: who you are (whoami), your peers (list_agents, show_agent, "
     "agent_screen, watch_output), talking to them (send, ask, and reply to a request you were asked), "
