@@ -25,6 +25,8 @@ class NoticeRules:
         self._unseen_turn_seconds = unseen_turn_seconds
         self._listeners: list[Listener] = []
         self._pending_turns: dict[str, asyncio.TimerHandle] = {}
+        # uuid -> when its finished turn went unseen, until a look or its next status (`wardian inbox --unseen`).
+        self._unseen_turns: dict[str, str] = {}
         self._numbers = itertools.count(1)
 
     def subscribe(self, listener: Listener) -> Callable[[], None]:
@@ -69,11 +71,17 @@ class NoticeRules:
             handle.cancel()
         self._pending_turns.clear()
 
+    def unseen_turns(self) -> dict[str, str]:
+        """Each agent whose finished turn was noticed as unseen and nobody looked at since: when."""
+        return dict(self._unseen_turns)
+
     def _turn_unseen(self, uuid: str, name: str) -> None:
         self._pending_turns.pop(uuid, None)
-        self.raise_notice("unseen_turn", uuid, name, f"{name} finished a turn", "nobody has looked at it yet")
+        notice = self.raise_notice("unseen_turn", uuid, name, f"{name} finished a turn", "nobody has looked at it yet")
+        self._unseen_turns[uuid] = notice.at
 
     def _forget_turn(self, uuid: str) -> None:
+        self._unseen_turns.pop(uuid, None)
         handle = self._pending_turns.pop(uuid, None)
         if handle is not None:
             handle.cancel()
