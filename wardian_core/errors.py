@@ -38,6 +38,7 @@ EXIT_CODES: dict[str, int] = {
     "worktree_missing": 1,
     "not_a_repository": 1,
     "git_failed": 1,
+    "recording_off": 1,
     "not_found": 2,
     "not_in_session": 3,
     "db_unavailable": 4,
