@@ -5,6 +5,7 @@ import base64
 from typing import Any
 
 import pytest
+from stand_in_rows import stand_in_row
 
 from wardian_core.control.models import AttachParams
 from wardian_core.errors import WardianError
@@ -51,7 +52,7 @@ def _attach(sent: bytes) -> tuple[dict[str, Any] | WardianError, RecordingTermin
     terminals = RecordingTerminals()
 
     async def scenario() -> tuple[dict[str, Any] | WardianError, tuple[int, int]]:
-        agent = LiveAgent(row={"uuid": "u-1", "name": "a1", "status": "idle"}, buffer=OutputBuffer(64 * 1024))
+        agent = LiveAgent(row=stand_in_row(), buffer=OutputBuffer(64 * 1024))
         agent.is_running = True
         stand_in: Any = terminals  # the terminal part as attach uses it
         answer: dict[str, Any] | WardianError
@@ -101,7 +102,7 @@ def test_an_attach_frame_longer_than_the_reader_keeps_is_refused_and_skipped_to_
 
     async def scenario() -> bytes:
         client = Client(long_frame + b'{"v": 2, "id": 7}\n')
-        agent = LiveAgent(row={"uuid": "u-1", "name": "a1", "status": "idle"}, buffer=OutputBuffer(1024))
+        agent = LiveAgent(row=stand_in_row(), buffer=OutputBuffer(1024))
         agent.is_running = True
         with pytest.raises(WardianError) as refused:
             await attach(agent, RecordingTerminals(), AttachParams(target="a1"), client)  # type: ignore[arg-type]  # a stand-in terminal part

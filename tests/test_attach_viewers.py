@@ -5,6 +5,8 @@ import base64
 from collections.abc import Callable
 from typing import Any
 
+from stand_in_rows import stand_in_row
+
 from wardian_core.control.models import AttachParams
 from wardian_core.parsing import DEFAULT_COLS, DEFAULT_ROWS
 from wardian_host.agents.attaching import READ_ONLY_FRAME_SECONDS, attach
@@ -84,7 +86,7 @@ class SizedTerminals:
 
 
 def _agent(capacity: int = 1 << 20) -> LiveAgent:
-    agent = LiveAgent(row={"uuid": "u-1", "name": "a1", "status": "idle"}, buffer=OutputBuffer(capacity))
+    agent = LiveAgent(row=stand_in_row(), buffer=OutputBuffer(capacity))
     agent.is_running = True
     return agent
 

@@ -90,7 +90,7 @@ def test_the_client_connects_once_a_full_listen_queue_drains(
     refused = threading.Event()
     connect = socket.socket.connect
 
-    def observed_connect(sock: socket.socket, address: object) -> None:
+    def observed_connect(sock: socket.socket, address: str) -> None:  # the host's socket path
         try:
             connect(sock, address)
         except BlockingIOError:

@@ -1,5 +1,6 @@
 """The test command runs the checks first, over every package the issue names."""
 
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -34,10 +35,20 @@ def test_test_command_stops_before_pytest_when_a_check_fails(monkeypatch: pytest
     ran: list[str] = []
     monkeypatch.setattr(dev, "set_up", lambda: ran.append("set_up"))
     monkeypatch.setattr(dev, "install_real_clis", lambda: ran.append("install"))
-    monkeypatch.setattr(dev, "run_checks", lambda names=None: ran.append("checks") or 1)
-    monkeypatch.setattr(dev, "run", lambda *argv, **_: ran.append("pytest") or 0)
+    monkeypatch.setattr(dev, "run_checks", _noting(ran, "checks", answer=1))
+    monkeypatch.setattr(dev, "run", _noting(ran, "pytest", answer=0))
     assert dev.test([]) == 1
     assert ran == ["set_up", "checks"]
+
+
+def _noting(ran: list[str], step: str, answer: int) -> Callable[..., int]:
+    """A stand-in for one of dev.py's steps: notes `step` in `ran` and answers `answer`."""
+
+    def stand_in(*_args: object, **_kwargs: object) -> int:
+        ran.append(step)
+        return answer
+
+    return stand_in
 
 
 def _recorded_pytest_runs(monkeypatch: pytest.MonkeyPatch, codes: list[int]) -> tuple[ModuleType, list]:
@@ -98,7 +109,12 @@ def test_a_missing_test_command_is_installed_from_debian_then_retried_after_an_u
     calls: list[tuple[str, ...]] = []
     monkeypatch.setattr(dev.shutil, "which", lambda command: None if command == "zsh" else f"/usr/bin/{command}")
     monkeypatch.setattr(dev.os, "geteuid", lambda: 0)
-    monkeypatch.setattr(dev, "run", lambda *argv, **_: calls.append(argv) or (1 if len(calls) == 1 else 0))
+
+    def run(*argv: str, **_: object) -> int:
+        calls.append(argv)
+        return 1 if len(calls) == 1 else 0  # the first install fails: a stale package list
+
+    monkeypatch.setattr(dev, "run", run)
     dev.install_system_packages()
     install = ("apt-get", "install", "-y", "-qq", "--no-install-recommends", "zsh")
     assert calls == [install, ("apt-get", "update", "-qq"), install]
@@ -107,7 +123,12 @@ def test_a_missing_test_command_is_installed_from_debian_then_retried_after_an_u
 def test_nothing_is_installed_without_root_or_when_present(monkeypatch: pytest.MonkeyPatch) -> None:
     dev = _dev_script()
     calls: list[tuple[str, ...]] = []
-    monkeypatch.setattr(dev, "run", lambda *argv, **_: calls.append(argv) or 0)
+
+    def run(*argv: str, **_: object) -> int:
+        calls.append(argv)
+        return 0
+
+    monkeypatch.setattr(dev, "run", run)
     monkeypatch.setattr(dev.shutil, "which", lambda command: None if command == "zsh" else f"/usr/bin/{command}")
     monkeypatch.setattr(dev.os, "geteuid", lambda: 1000)
     dev.install_system_packages()

@@ -29,14 +29,15 @@ def log_file(tmp_path: Path) -> Path:
 T = TypeVar("T")
 
 
-def served(home: Path, scenario: Callable[[HookEndpoint], Awaitable[T]]) -> T:
-    """`scenario` against the endpoint of `home`, served in this test's own loop."""
+def served(home: Path, scenario: Callable[[int], Awaitable[T]]) -> T:
+    """`scenario` given the port of `home`'s endpoint, served in this test's own loop."""
 
     async def run() -> T:
         endpoint = HookEndpoint(home)
         await endpoint.start()
         try:
-            return await scenario(endpoint)
+            assert endpoint.port is not None  # start() sets it
+            return await scenario(endpoint.port)
         finally:
             await endpoint.close()
 
@@ -66,10 +67,10 @@ async def post(port: int, target: str, body: bytes, headers: dict[str, str]) -> 
 def test_an_agents_hook_is_appended_as_one_compact_line(tmp_path: Path, log_file: Path) -> None:
     payload = json.dumps({"hook_event_name": "Stop", "session_id": "s1"}, indent=2).encode()
 
-    async def scenario(endpoint: HookEndpoint) -> list[int]:
+    async def scenario(port: int) -> list[int]:
         target = hook_endpoint.hook_target(tmp_path, AGENT, log_file)
-        assert target is not None and target.url.startswith(f"http://127.0.0.1:{endpoint.port}/hooks/{AGENT}/")
-        return await post(endpoint.port, target.url.split(str(endpoint.port), 1)[1], payload, target.headers)
+        assert target is not None and target.url.startswith(f"http://127.0.0.1:{port}/hooks/{AGENT}/")
+        return await post(port, target.url.split(str(port), 1)[1], payload, target.headers)
 
     assert served(tmp_path, scenario) == [200, 200]
     assert log_file.read_bytes() == b'{"hook_event_name":"Stop","session_id":"s1"}\n' * 2
@@ -91,33 +92,33 @@ def test_a_caller_writes_nothing_without_its_agents_token_and_file(
     secret = hook_endpoint.home_secret(tmp_path)
     headers = {"Authorization": f"Bearer {hook_endpoint.agent_token(secret, token_of)}"} if token_of else {}
 
-    statuses = served(tmp_path, lambda endpoint: post(endpoint.port, path, b'{"hook_event_name":"Stop"}', headers))
+    statuses = served(tmp_path, lambda port: post(port, path, b'{"hook_event_name":"Stop"}', headers))
     assert statuses == [status]
     assert log_file.read_bytes() == b""
 
 
 def test_a_restarted_host_listens_where_its_agents_hooks_post(tmp_path: Path, log_file: Path) -> None:
-    async def port_and_target(endpoint: HookEndpoint) -> tuple[int | None, object]:
-        return endpoint.port, hook_endpoint.hook_target(tmp_path, AGENT, log_file)
+    async def port_and_target(port: int) -> tuple[int, object]:
+        return port, hook_endpoint.hook_target(tmp_path, AGENT, log_file)
 
     first, second = served(tmp_path, port_and_target), served(tmp_path, port_and_target)
 
-    assert first == second and first[0] is not None
+    assert first == second
     assert (paths.run_dir(tmp_path) / hook_endpoint.SECRET_FILE).stat().st_mode & 0o777 == 0o600
 
 
 def test_a_client_that_leaves_mid_body_is_no_error_and_the_next_is_served(
     tmp_path: Path, log_file: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    async def leave_then_post(endpoint: HookEndpoint) -> list[int]:
-        _reader, writer = await asyncio.open_connection("127.0.0.1", endpoint.port)
+    async def leave_then_post(port: int) -> list[int]:
+        _reader, writer = await asyncio.open_connection("127.0.0.1", port)
         writer.write(b"POST /hooks/x HTTP/1.1\r\nContent-Length: 100\r\n\r\n{")
         await writer.drain()
         writer.close()
         await writer.wait_closed()
         secret = hook_endpoint.home_secret(tmp_path)
         headers = {"Authorization": f"Bearer {hook_endpoint.agent_token(secret, AGENT)}"}
-        return await post(endpoint.port, f"/hooks/{AGENT}/cli/hooks.jsonl", b'{"hook_event_name":"Stop"}', headers)
+        return await post(port, f"/hooks/{AGENT}/cli/hooks.jsonl", b'{"hook_event_name":"Stop"}', headers)
 
     with caplog.at_level(logging.ERROR):
         assert served(tmp_path, leave_then_post) == [200, 200]

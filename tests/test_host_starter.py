@@ -27,7 +27,12 @@ def test_a_host_still_starting_is_not_taken_for_one_stopping(
     from wardian_host.cli import host_starter
 
     started: list[list[str]] = []
-    monkeypatch.setattr(host_starter, "start_process", lambda argv, *_: started.append(argv) or "ready")
+
+    def start_process(argv: list[str], *_: object) -> str:
+        started.append(argv)
+        return "ready"
+
+    monkeypatch.setattr(host_starter, "start_process", start_process)
     starting, lock = StartLock(wardian_home), HostLock(wardian_home)
     starting.acquire()
     lock.acquire()

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from wardian_core import identity
 from wardian_core.db import open_writer
+from wardian_core.db.agents import agent_row
 from wardian_core.parsing.events import event
 from wardian_core.provider_models import PTY_SOURCE, ProviderEvent
 from wardian_host.agents.live_agent import LiveAgent
@@ -16,7 +17,7 @@ from wardian_host.output.buffer import OutputBuffer
 
 def _starting_agent(conn: sqlite3.Connection, tmp_path: Path, tracker: StatusTracker, registered: bool) -> LiveAgent:
     row = identity.create_agent(conn, class_name="Coder", provider="claude", workspace=tmp_path, name="cc")
-    agent = LiveAgent(row=dict(row), buffer=OutputBuffer(1024))
+    agent = LiveAgent(row=agent_row(row), buffer=OutputBuffer(1024))
     tracker.mcp_readiness.launched(agent, registered=registered)
     tracker.set_status(agent, "starting", {"source": "host"})
     return agent
@@ -74,7 +75,7 @@ def test_tools_listed_before_the_prompt_or_no_server_given_hold_nothing(tmp_path
         tracker.mcp_readiness.listed(early)  # a CLI connecting its servers before its prompt
         tracker.apply_event(early, _ready())
         row = identity.create_agent(conn, class_name="Coder", provider="generic", workspace=tmp_path, name="sh")
-        plain = LiveAgent(row=dict(row), buffer=OutputBuffer(1024))
+        plain = LiveAgent(row=agent_row(row), buffer=OutputBuffer(1024))
         tracker.mcp_readiness.launched(plain, registered=False)
         tracker.set_status(plain, "starting", {"source": "host"})
         tracker.apply_event(plain, _ready())

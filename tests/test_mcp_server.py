@@ -200,7 +200,7 @@ def test_each_tool_answers_what_its_command_prints(running_host: InProcessHost, 
     (workflows / "chain.json").write_text(json.dumps(chained_workflow(2)))
 
     async def steps(session: Any) -> dict[str, Any]:
-        found = {}
+        found: dict[str, Any] = {}
         for tool, arguments in [
             ("list_agents", {"scope": "all", "fields": "name,provider"}),
             ("show_agent", {"agent": "oracle", "fields": "name,class"}),
@@ -210,7 +210,7 @@ def test_each_tool_answers_what_its_command_prints(running_host: InProcessHost, 
             found[tool] = (await call(session, tool, arguments))[1]
         found["cli"] = await cli_json("agent", "list", "--scope", "all", "--fields", "name,provider")
         found["cli_workflows"] = await cli_json("workflow", "list")
-        for tool, arguments in [
+        actions: list[tuple[str, dict[str, Any]]] = [  # arguments of every kind: text, numbers, flags, lists
             ("whoami", {}),
             ("agent_screen", {"agent": "oracle"}),
             ("send", {"to": "sleeper", "message": "hello"}),
@@ -222,7 +222,8 @@ def test_each_tool_answers_what_its_command_prints(running_host: InProcessHost, 
             ("kill_agent", {"agent": "sleeper"}),
             ("spawn_agent", {"provider": "generic", "class": "Helper", "name": "third", "args": ["sleep", "600"]}),
             ("run_workflow", {"workflow_id": "chain", "wait": True, "timeout": "20s"}),
-        ]:
+        ]
+        for tool, arguments in actions:
             is_error, found[tool] = await call(session, tool, arguments)
             assert not is_error, (tool, found[tool])
         request_id = found["ask"]["request_id"]

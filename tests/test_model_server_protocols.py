@@ -259,7 +259,7 @@ def test_each_request_is_stamped_when_read_and_when_answered_after_its_delay(ser
     assert delayed.answered_at - delayed.received_at >= 0.05
 
 
-def test_a_held_answer_goes_out_only_once_released_and_later_ones_pass(server):
+def test_a_held_answer_goes_out_only_once_released_and_later_ones_pass(server: ModelServer) -> None:
     import threading
 
     held = {"model": "m", "messages": [{"role": "user", "content": "x MOCK_HOLD:gate ECHO:h"}]}

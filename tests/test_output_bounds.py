@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from stand_in_rows import stand_in_row
 
 from wardian_core.control.client import ControlClient
 from wardian_core.control.models import AttachParams, WatchParams
@@ -27,7 +28,7 @@ LINE = b"x" * 1023 + b"\n"
 
 
 def _agent(capacity: int) -> LiveAgent:
-    agent = LiveAgent(row={"uuid": "u-1", "name": "a1", "status": "idle"}, buffer=OutputBuffer(capacity))
+    agent = LiveAgent(row=stand_in_row(), buffer=OutputBuffer(capacity))
     agent.is_running = True
     return agent
 
@@ -282,9 +283,12 @@ def test_an_answer_over_the_frame_limit_is_the_message_too_large_envelope(tmp_pa
 
 def test_attach_stops_reading_a_frame_over_the_limit_instead_of_hoarding_it() -> None:
     cli_end, host_end = socket.socketpair()
-    sender = threading.Thread(
-        target=lambda: (host_end.sendall(b'{"stream": "' + b"x" * MAX_FRAME_BYTES), host_end.close())
-    )
+
+    def send_and_leave() -> None:
+        host_end.sendall(b'{"stream": "' + b"x" * MAX_FRAME_BYTES)
+        host_end.close()
+
+    sender = threading.Thread(target=send_and_leave)
     sender.start()
     buffer = bytearray()
     with pytest.raises(WardianError) as raised:

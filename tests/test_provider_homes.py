@@ -33,7 +33,8 @@ def test_links_follow_the_skills_and_leave_a_clis_own_folders(tmp_path: Path) ->
 
 def test_a_stale_link_is_replaced_and_a_real_folder_kept(tmp_path: Path) -> None:
     first, second = tmp_path / "first", tmp_path / "second"
-    first.mkdir(), second.mkdir()
+    first.mkdir()
+    second.mkdir()
     target = tmp_path / "link"
     link(first, target)
     link(second, target)
@@ -50,7 +51,8 @@ def test_a_stale_link_is_replaced_and_a_real_folder_kept(tmp_path: Path) -> None
 def test_a_link_whose_folder_leads_out_of_the_home_is_refused_before_anything_is_made(tmp_path: Path) -> None:
     home, elsewhere = tmp_path / "home", tmp_path / "elsewhere"
     root = home / "classes" / "Coder"
-    root.mkdir(parents=True), elsewhere.mkdir()
+    root.mkdir(parents=True)
+    elsewhere.mkdir()
     (root / ".claude").symlink_to(elsewhere)
     with pytest.raises(WardianError) as caught:
         link(Path("..") / ".agents" / "skills", root / ".claude" / "skills", inside=home)

@@ -2,6 +2,8 @@
 
 import json
 
+from stand_in_rows import stand_in_row
+
 from wardian_core.control.models import REQUEST_PARAMS, UpdateParams
 from wardian_core.fields import LAUNCH_CONFIG_DEFAULTS, launch_config_record, to_record
 from wardian_core.models import AgentRecord
@@ -32,7 +34,7 @@ def test_stored_form_round_trips_and_keeps_provider_settings_only_when_the_agent
         "include_dirs": ["/srv/notes"],
         "session_persistence": "fresh",
     }
-    assert launch_config_of({"launch_config": stored}) == config
+    assert launch_config_of(stand_in_row(launch_config=stored)) == config
     own = config.model_copy(update={"settings": {"prompt_pattern": "$ "}})
     assert json.loads(stored_launch_config(own))["settings"] == {"prompt_pattern": "$ "}
 

@@ -20,6 +20,7 @@ from wardian_core.db import open_writer
 from wardian_core.errors import WardianError
 from wardian_core.parsing.events import event
 from wardian_core.provider_models import TURN_START_LIMIT_SECONDS, InputProfile, OutputSource
+from wardian_core.statuses import Status
 from wardian_host.agents.confirming import input_box, waits_in_box
 from wardian_host.agents.registry import AgentRegistry
 from wardian_host.agents.sending import Sender
@@ -77,7 +78,7 @@ def home(tmp_path: Path) -> SimpleNamespace:
     plugins = SimpleNamespace(info=lambda name: SimpleNamespace(input_profile=profiles[name]))
     sender = Sender(registry, plugins, terminal)  # type: ignore[arg-type]  # the parts a send uses
 
-    def agent(name: str, status: str = "idle", provider: str = "cli", running: bool = True) -> Any:
+    def agent(name: str, status: Status = "idle", provider: str = "cli", running: bool = True) -> Any:
         row = identity.create_agent(conn, class_name="Coder", provider=provider, workspace=tmp_path, name=name)
         live = registry.add(dict(row))
         tracker.set_status(live, status, {"source": "test"})
@@ -277,7 +278,12 @@ def test_the_input_box_is_the_last_run_of_marker_rows_to_the_bottom() -> None:
 def test_the_cli_waits_for_a_send_as_long_as_its_confirmation_may_take(monkeypatch: pytest.MonkeyPatch) -> None:
     asked: list[float | None] = []
     monkeypatch.delenv("WARDIAN_CONTROL_TIMEOUT", raising=False)
-    monkeypatch.setattr(send_answers, "request", lambda kind, params, timeout: asked.append(timeout) or {})
+
+    def request(kind: str, params: dict[str, Any], timeout: float | None) -> dict[str, Any]:
+        asked.append(timeout)
+        return {}
+
+    monkeypatch.setattr(send_answers, "request", request)
 
     CliRunner().invoke(send_command.send, ["hello", "--to", "cc"], catch_exceptions=False)
 

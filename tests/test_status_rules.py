@@ -2,18 +2,19 @@
 
 import re
 from pathlib import Path
+from typing import cast
 
 import pytest
 
-from wardian_core.provider_models import EVENT_KINDS
+from wardian_core.provider_models import EVENT_KINDS, EventKind
 from wardian_core.status_rules import StatusCourse, TurnEnd, next_status, status_before_dialog
-from wardian_core.statuses import STATUSES
+from wardian_core.statuses import STATUSES, Status
 
-LIVE = ("starting", "idle", "processing", "action_required", "error")
+LIVE: tuple[Status, ...] = ("starting", "idle", "processing", "action_required", "error")
 
 
 @pytest.mark.parametrize("current", STATUSES)
-def test_session_started_never_changes_status(current: str) -> None:
+def test_session_started_never_changes_status(current: Status) -> None:
     assert next_status(current, "session_started") is None
 
 
@@ -22,17 +23,17 @@ def test_ready_makes_a_starting_agent_idle() -> None:
 
 
 @pytest.mark.parametrize("current", ["idle", "processing", "action_required", "error"])
-def test_ready_changes_nothing_once_started(current: str) -> None:
+def test_ready_changes_nothing_once_started(current: Status) -> None:
     assert next_status(current, "ready") is None
 
 
 @pytest.mark.parametrize("current", ["starting", "idle", "action_required", "error"])
-def test_turn_started_means_processing(current: str) -> None:
+def test_turn_started_means_processing(current: Status) -> None:
     assert next_status(current, "turn_started") == "processing"
 
 
 @pytest.mark.parametrize("current", ["starting", "idle", "error"])
-def test_generating_means_processing(current: str) -> None:
+def test_generating_means_processing(current: Status) -> None:
     assert next_status(current, "generating") == "processing"
 
 
@@ -41,37 +42,37 @@ def test_generating_never_clears_action_required() -> None:
 
 
 @pytest.mark.parametrize("current", ["starting", "idle", "processing", "error"])
-def test_approval_requested_means_action_required(current: str) -> None:
+def test_approval_requested_means_action_required(current: Status) -> None:
     assert next_status(current, "approval_requested") == "action_required"
 
 
 @pytest.mark.parametrize("current", ["starting", "processing", "action_required", "error"])
-def test_turn_completed_means_idle(current: str) -> None:
+def test_turn_completed_means_idle(current: Status) -> None:
     assert next_status(current, "turn_completed") == "idle"
 
 
 @pytest.mark.parametrize("current", LIVE)
-def test_error_and_session_ended(current: str) -> None:
+def test_error_and_session_ended(current: Status) -> None:
     assert next_status(current, "error") == (None if current == "error" else "error")
     assert next_status(current, "session_ended") == "off"
 
 
 @pytest.mark.parametrize("current", STATUSES)
-def test_usage_reported_never_changes_status(current: str) -> None:
+def test_usage_reported_never_changes_status(current: Status) -> None:
     assert next_status(current, "usage_reported") is None
 
 
 @pytest.mark.parametrize("kind", EVENT_KINDS)
-def test_an_event_leading_to_the_current_status_is_no_change(kind: str) -> None:
+def test_an_event_leading_to_the_current_status_is_no_change(kind: EventKind) -> None:
     for current in STATUSES:
         assert next_status(current, kind) != current
 
 
 def test_unknown_event_or_status_is_a_bug_not_a_silent_no_op() -> None:
     with pytest.raises(ValueError, match="unknown provider event"):
-        next_status("idle", "thinking")
+        next_status("idle", cast(EventKind, "thinking"))  # a kind no parser may send
     with pytest.raises(ValueError, match="unknown status"):
-        next_status("busy", "ready")
+        next_status(cast(Status, "busy"), "ready")  # a status no code names
 
 
 def test_approval_resolved_returns_a_turn_to_processing() -> None:
@@ -99,7 +100,7 @@ def test_a_second_dialog_in_a_row_returns_to_the_status_before_the_first() -> No
 
 
 @pytest.mark.parametrize("current", ["starting", "idle", "processing", "error", "off", "headless"])
-def test_approval_resolved_without_a_dialog_changes_nothing(current: str) -> None:
+def test_approval_resolved_without_a_dialog_changes_nothing(current: Status) -> None:
     assert next_status(current, "approval_resolved", "idle") is None
 
 
@@ -127,7 +128,8 @@ def test_the_documented_table_names_every_event_and_status_once() -> None:
 def test_a_turns_news_after_its_end_changes_nothing_and_a_late_end_spares_the_next_turn() -> None:
     course = StatusCourse("idle")
     # One turn told by two sources: the second's start, work and end of it come after its end.
-    told = [("turn_started", "t1"), ("turn_completed", "t1"), ("turn_started", "t1"), ("generating", "t1")]
+    told: list[tuple[EventKind, str]] = [("turn_started", "t1"), ("turn_completed", "t1"), ("turn_started", "t1")]
+    told += [("generating", "t1")]
     told += [("turn_completed", "t1"), ("turn_started", "t2"), ("turn_completed", "t1")]
     expected = ["processing", "idle", None, None, None, "processing", None]
     assert [course.apply(kind, turn) for kind, turn in told] == expected

@@ -21,7 +21,7 @@ from wardian_host.output.buffer import OutputBuffer
 def test_a_dialog_replacing_the_open_one_updates_the_evidence_and_wakes_listeners(tmp_path: Path) -> None:
     conn = open_writer(tmp_path)
     row = identity.create_agent(conn, class_name="Coder", provider="claude", workspace=tmp_path, name="cc")
-    agent = LiveAgent(row=dict(row), buffer=OutputBuffer(1024))
+    agent = LiveAgent(row=agent_rows.agent_row(row), buffer=OutputBuffer(1024))
     seen: list[tuple[str, str | None]] = []
     agent.listeners.add(lambda live, status: seen.append((status, (live.status_evidence or {}).get("dialog"))))
     tracker = StatusTracker(conn, lambda *_: None)
@@ -50,7 +50,7 @@ def test_a_dialog_replacing_the_open_one_updates_the_evidence_and_wakes_listener
 def test_tool_calls_from_structured_sources_are_recorded_beside_status_changes_and_pruned(tmp_path: Path) -> None:
     conn = open_writer(tmp_path)
     row = identity.create_agent(conn, class_name="Coder", provider="claude", workspace=tmp_path, name="cc")
-    agent = LiveAgent(row=dict(row), buffer=OutputBuffer(1024))
+    agent = LiveAgent(row=agent_rows.agent_row(row), buffer=OutputBuffer(1024))
     tracker = StatusTracker(conn, lambda *_: None)
     hooks = OutputSource(name="hooks", kind="file", path=tmp_path / "hooks.jsonl")
     bash = {"tool_name": "Bash", "tool_input": {"command": "ls " + "x" * 5000}, "tool_use_id": "toolu_1"}

@@ -6,6 +6,8 @@ on from it and is never handed the rebuilt bytes it printed already (issue 46 it
 import asyncio
 from typing import Any
 
+from stand_in_rows import stand_in_row
+
 from wardian_core.control.models import WatchParams
 from wardian_host.agents.live_agent import LiveAgent
 from wardian_host.agents.watching import output_appears, watch
@@ -16,7 +18,7 @@ RING = b"".join(b"line-%d\n" % number for number in range(1, 401))
 
 def _adopted_agent(ring_start: int, ring: bytes, capacity: int = 1024 * 1024) -> LiveAgent:
     """An agent as a new host holds it right after adopting a terminal whose ring ends after `ring`."""
-    agent = LiveAgent(row={"uuid": "u-1", "name": "a1", "status": "idle"}, buffer=OutputBuffer(capacity))
+    agent = LiveAgent(row=stand_in_row(), buffer=OutputBuffer(capacity))
     agent.is_running = True
     agent.buffer.skip_to(ring_start, ring_start + len(ring))
     return agent

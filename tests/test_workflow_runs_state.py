@@ -1,5 +1,7 @@
 """A workflow run's state rebuilt from its log, the run's inputs, and an agent node's output."""
 
+from typing import Any
+
 import pytest
 
 from wardian_core.errors import WardianError
@@ -64,7 +66,7 @@ def test_a_run_totals_what_its_agent_nodes_reported() -> None:
 def test_a_node_counts_each_reported_turn_once_with_its_newest_figures() -> None:
     from wardian_core.usage_sums import reported_turns
 
-    events = [
+    events: list[dict[str, Any]] = [
         {"kind": "usage_reported", "usage": {"turn_key": "m1", "output_tokens": 1}},
         {"kind": "usage_reported", "usage": {"turn_key": "m1", "output_tokens": 70, "input_tokens": 3}},
         {"kind": "turn_completed", "message": "MOCK-REPLY"},

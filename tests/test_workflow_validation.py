@@ -249,13 +249,15 @@ DOC = (ROOT / "docs" / "workflows.md").read_text()
 
 def _problem_codes() -> set[str]:
     """Every code passed to `problem(node, field, CODE, message)` in the workflow modules."""
-    codes = set()
+    codes: set[str] = set()
     for module in ("validation.py", "files.py"):
         tree = ast.parse((ROOT / "wardian_core" / "workflows" / module).read_text())
         for call in ast.walk(tree):
             if isinstance(call, ast.Call) and getattr(call.func, "id", None) == "problem" and len(call.args) > 2:
                 code = call.args[2]
-                assert isinstance(code, ast.Constant), "a problem code is a literal, so the docs can list it"
+                assert isinstance(code, ast.Constant) and isinstance(code.value, str), (
+                    "a problem code is a literal string, so the docs can list it"
+                )
                 codes.add(code.value)
     return codes
 

@@ -34,7 +34,7 @@ EventKind = Literal[
     "session_ended",
     "usage_reported",
 ]
-EVENT_KINDS: tuple[str, ...] = get_args(EventKind)
+EVENT_KINDS: tuple[EventKind, ...] = get_args(EventKind)
 
 # Why a provider waits for a person: a tool to approve, a workspace to trust, a sign-in, a
 # question it asks, a first-run choice (theme, API key).

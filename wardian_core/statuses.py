@@ -7,4 +7,4 @@ the same list as plain data for the CLI's choices and the status rules.
 from typing import Literal, get_args
 
 Status = Literal["starting", "idle", "processing", "action_required", "error", "off", "headless"]
-STATUSES: tuple[str, ...] = get_args(Status)
+STATUSES: tuple[Status, ...] = get_args(Status)

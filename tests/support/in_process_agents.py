@@ -88,7 +88,12 @@ async def first_line(fifo: Path) -> str:
     fd = os.open(fifo, os.O_RDWR | os.O_NONBLOCK)  # read-write: opening waits for no writer, no EOF comes
     loop = asyncio.get_running_loop()
     readable: asyncio.Future[None] = loop.create_future()
-    loop.add_reader(fd, lambda: readable.done() or readable.set_result(None))
+
+    def wake() -> None:
+        if not readable.done():
+            readable.set_result(None)
+
+    loop.add_reader(fd, wake)
     try:
         await asyncio.wait_for(readable, WAIT_SECONDS)
         return os.read(fd, 4096).decode().splitlines()[0]

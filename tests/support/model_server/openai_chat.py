@@ -100,7 +100,7 @@ def _stream(answer: Answer, model: str) -> HttpReply:
             "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
         }
 
-    events = [chunk({"role": "assistant", "content": ""})]
+    events: list[tuple[str | None, Any]] = [chunk({"role": "assistant", "content": ""})]
     # With a tool call the text is left out: OpenCode 1.18 shows it as a separate message.
     if answer.text and not answer.tool_call:
         events += [chunk({"content": piece}) for piece in chunk_text(answer.text)]

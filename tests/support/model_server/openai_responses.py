@@ -96,7 +96,7 @@ def _stream(answer: Answer, model: str) -> HttpReply:
             )
             for piece in chunk_text(answer.text)
         )
-        item = {
+        item: dict[str, Any] = {
             "type": "message",
             "id": item_id,
             "role": "assistant",
