@@ -30,6 +30,30 @@ def test_mypy_covers_core_host_and_every_provider_package() -> None:
     assert targets == {ROOT / "wardian_core", ROOT / "wardian_host", *providers, example}
 
 
+def test_mypy_checks_every_test_folder_with_the_tests_config() -> None:
+    checks = _dev_script().checks()
+    folders = {ROOT / "tests", *ROOT.glob("providers/*/tests")}
+    assert len(folders) > 1, "no provider test folder found"
+    runs = {name: argv for name, argv in checks.items() if name.startswith("mypy ")}
+    assert all(argv[1:3] == ["--config-file", ROOT / "tests" / "mypy.ini"] for argv in runs.values())
+    # One run per folder: the providers' folders share module names one run refuses as duplicates.
+    assert sorted(Path(argv[3]) for argv in runs.values()) == sorted(folders)
+
+
+def test_the_pre_commit_mypy_command_runs_the_tests_checks_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    dev = _dev_script()
+    chosen: list[str] = []
+
+    def run_checks(names: list[str]) -> int:
+        chosen.extend(names)
+        return 0
+
+    monkeypatch.setattr(dev, "run_checks", run_checks)
+    monkeypatch.setattr(dev.sys, "argv", ["dev.py", "mypy"])
+    assert dev.main() == 0
+    assert chosen == [name for name in dev.checks() if name.split()[0] == "mypy"] and "mypy tests" in chosen
+
+
 def test_test_command_stops_before_pytest_when_a_check_fails(monkeypatch: pytest.MonkeyPatch) -> None:
     dev = _dev_script()
     ran: list[str] = []
