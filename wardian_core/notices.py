@@ -20,3 +20,7 @@ class Notice(BaseModel):
     title: str
     body: str
     at: str  # ISO time of the status change that raised it
+    # An `error` notice's exit code (None when the agent did not exit, or its code is unknown)
+    # and the last line it printed, escapes stripped.
+    exit_code: int | None = None
+    last_line: str | None = None

@@ -85,7 +85,9 @@ class AskDesk:
             params.message if token else prompt_with_instruction(params.message, request_id, self._mcp_server_of(agent))
         )
         listening: list[int] = []
-        with self._awaiting(agent, request_id, token, typed, None, listening) as (answered, seen):
+        # A call that waits for the reply has the turn's answer: that turn needs no other notice.
+        turn_wait = agent.turn_waits.waiting() if params.wait else contextlib.nullcontext()
+        with turn_wait, self._awaiting(agent, request_id, token, typed, None, listening) as (answered, seen):
             await asyncio.sleep(0)  # listening for the token before the first keystroke
             await self._deliver(agent, request_id, typed, asker, asker_verified)
             if not params.wait:
@@ -106,7 +108,10 @@ class AskDesk:
         agent = self._registry.resolve(record["agent_uuid"])
         if record["status"] == "pending":
             token = _until_token(record["until"])
-            with self._awaiting(agent, params.request_id, token, record["message"], params.output_from) as waits:
+            with (
+                agent.turn_waits.waiting(),
+                self._awaiting(agent, params.request_id, token, record["message"], params.output_from) as waits,
+            ):
                 await self._await_reply(agent, params.request_id, *waits, client, params.timeout)
         return self._answer(params.request_id, agent, params.since)
 

@@ -18,6 +18,7 @@ from wardian_core.process_identity import ProcessIdentity
 from wardian_core.provider_models import ProviderEvent
 from wardian_core.status_rules import TurnEnd
 from wardian_core.statuses import Status
+from wardian_host.agents.turn_waits import TurnWaits
 from wardian_host.agents.viewer_sizes import ViewerSizes
 from wardian_host.output.buffer import OutputBuffer
 from wardian_host.output.screen import LazyScreen
@@ -52,6 +53,8 @@ class LiveAgent:
     # True while a terminal of this host runs the agent (False for `headless`: alive, not ours).
     is_running: bool = False
     listeners: set[StatusListener] = field(default_factory=set)
+    # The CLI calls that wait on its turn: a turn one waited on needs no notice that nobody looked.
+    turn_waits: TurnWaits = field(default_factory=TurnWaits)
     output_listeners: set[OutputListener] = field(default_factory=set)
     # Recent events with the output cursor at the time, for `agent watch`: status changes
     # (kind `status`) and `wardian ask`'s request, delivery and reply.

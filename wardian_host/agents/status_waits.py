@@ -1,6 +1,7 @@
 """Waiting for an agent's status: one request, woken by the status change itself."""
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
@@ -75,10 +76,13 @@ async def wait_for_status(
             arrived.set_exception(_exited(changed, until))
 
     agent.listeners.add(on_status)
+    # A wait for `idle` waits on a turn's end: whoever waits has its result.
+    turn_wait = agent.turn_waits.waiting() if until == "idle" else contextlib.nullcontext()
     try:
-        if listening is not None:
-            await listening()
-        return await asyncio.wait_for(arrived, timeout)
+        with turn_wait:
+            if listening is not None:
+                await listening()
+            return await asyncio.wait_for(arrived, timeout)
     except TimeoutError:
         raise _timed_out(agent, until, timeout) from None
     finally:

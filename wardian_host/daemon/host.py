@@ -42,9 +42,11 @@ from wardian_host.daemon.control_server import ControlServer
 from wardian_host.daemon.handlers import build_handlers
 from wardian_host.daemon.hook_endpoint import HookEndpoint
 from wardian_host.daemon.host_lock import wait_until_gone
+from wardian_host.daemon.inbox_handlers import build_inbox_handlers
 from wardian_host.daemon.launcher_script import write_launcher
 from wardian_host.daemon.web_handlers import WebView
 from wardian_host.notify.rules import NoticeRules
+from wardian_host.notify.settings import NotifySettingsReader
 from wardian_host.notify.sinks import Sinks
 from wardian_host.output.feed import OutputFeed
 from wardian_host.providers.manager import Plugins, load_plugins
@@ -102,8 +104,9 @@ class Host:
         self.workflows = WorkflowRunner(
             home, self._conn, self.registry, self.lifecycle, self.lifecycle.base_env, lambda: self.web.changed()
         )
-        self.notices = NoticeRules(loop, settings.notify.unseen_turn_seconds)
-        self._sinks = Sinks(settings.notify.urls, self.plugins.notify)
+        notify_settings = NotifySettingsReader(home, settings.notify)
+        self.notices = NoticeRules(loop, lambda: notify_settings().unseen_turn_seconds)
+        self._sinks = Sinks(lambda: notify_settings().urls, self.plugins.notify)
         self.notices.subscribe(self._sinks.told)
         self.web = WebView(home, self._conn, self._agent_rows, self.notices, self._sinks, self._caller)
         handlers = build_handlers(
@@ -117,6 +120,7 @@ class Host:
             request_stop=self.request_stop,
             mcp_readiness=self.tracker.mcp_readiness,
         )
+        handlers |= build_inbox_handlers(self.registry, self._conn, self.notices, self.web.changed)
         self._server = ControlServer(home, self.web.routes(handlers))
         self._hooks = HookEndpoint(home)
 
@@ -233,7 +237,9 @@ class Host:
         return [agent.snapshot() | {"is_running": agent.is_running} for agent in self.registry.all()]
 
     def _notify_status(self, agent: LiveAgent, previous: str, current: str, event: ProviderEvent | None) -> None:
-        self.notices.status_changed(agent.uuid, agent.name, previous, current, agent.status_evidence or {})
+        awaited = agent.turn_waits.awaited(previous, current)
+        evidence = agent.status_evidence or {}
+        self.notices.status_changed(agent.uuid, agent.name, previous, current, evidence, turn_awaited=awaited)
         self.web.changed()
         ctx = build_context(self.home, agent.row)
         self.plugins.notify("status_changed", ctx=ctx, previous=previous, current=current, event=event)
