@@ -11,6 +11,7 @@ from wardian_core.control.models import REQUEST_PARAMS, CloneParams
 from wardian_core.control.protocol import PROTOCOL_VERSION
 from wardian_host.daemon.control_server import ControlServer, RequestContext, Route
 from wardian_host.daemon.handlers import build_handlers
+from wardian_host.daemon.inbox_handlers import build_inbox_handlers
 from wardian_host.daemon.web_handlers import WebView
 
 
@@ -30,6 +31,7 @@ def _host_routes(home: Path) -> dict[str, Route[Any]]:
             request_stop=lambda keep_agents: None,
             mcp_readiness=unused,
         )
+        | build_inbox_handlers(unused, unused, unused, unused)  # merged in as the host does
     )
 
 

@@ -242,6 +242,12 @@ class McpSessionParams(_Params):
     session_id: str | None = Field(None, max_length=200)
 
 
+class InboxParams(_Params):
+    """`inbox.list`: what needs a person on this machine; `unseen`: with the finished turns nobody looked at."""
+
+    unseen: bool = False
+
+
 REQUEST_PARAMS: dict[str, type[_Params]] = {
     "host.status": NoParams,
     "host.stop": HostStopParams,
@@ -278,5 +284,7 @@ REQUEST_PARAMS: dict[str, type[_Params]] = {
     "web.open": WebOpenParams,
     "web.revoke": NoParams,
     "notify.test": NoParams,
+    "inbox.list": InboxParams,
+    "inbox.seen": TargetParams,
     "mcp.session": McpSessionParams,
 }

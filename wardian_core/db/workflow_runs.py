@@ -108,3 +108,14 @@ def unfinished_runs(conn: sqlite3.Connection) -> list[str]:
         FINAL_EVENTS,
     ).fetchall()
     return [row[0] for row in rows]
+
+
+def runs_awaiting_approval(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+    """The runs not ended that asked a person for an approval (`wardian inbox`): few, however
+    many runs the log holds, so the inbox rebuilds only these."""
+    ids = conn.execute(
+        "SELECT DISTINCT run_id FROM workflow_events a WHERE a.kind = 'node_awaiting_approval' AND NOT EXISTS"
+        " (SELECT 1 FROM workflow_events e WHERE e.run_id = a.run_id AND e.kind IN"
+        " ('run_completed', 'run_failed', 'run_stopped', 'run_interrupted'))"
+    ).fetchall()
+    return [run for (run_id,) in ids if (run := get_run(conn, run_id)) is not None]

@@ -19,6 +19,7 @@ COMMANDS = {
     "send": "wardian_host.cli.send:send",
     "ask": "wardian_host.cli.ask:ask",
     "reply": "wardian_host.cli.reply:reply",
+    "inbox": "wardian_host.cli.inbox:inbox",
     "settings": "wardian_host.cli.settings:settings",
     "providers": "wardian_host.cli.providers:providers",
     "workflow": "wardian_host.cli.workflow:workflow",
