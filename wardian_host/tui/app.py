@@ -1,0 +1,453 @@
+"""The dashboard: the person's queue on top, the roster, the selected agent's screen below.
+
+Every read and every action runs in a worker thread through the CLI's own answers; the event
+loop only draws. The roster is read when the dashboard starts and every REFRESH_SECONDS (new
+agents, usage, remotes); status changes arrive as they happen from the host's event stream
+(`feed`), each followed agent on its own connection.
+"""
+
+import asyncio
+import subprocess
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.widgets import DataTable, Footer, Input, Static
+
+from wardian_core.errors import WardianError
+from wardian_host.tui import actions
+from wardian_host.tui.feed import StatusFeed
+from wardian_host.tui.forms import ConfirmKill, Notice, OneLine, Spawn, keys_notice
+from wardian_host.tui.keys import KEYS
+from wardian_host.tui.preview import PREVIEW_REDRAWS_PER_SECOND, Preview, not_shown
+from wardian_host.tui.queue import ASK, DIALOG, QueueEntry, choice_command
+from wardian_host.tui.roster import COLUMNS, HEADERS, RosterRow, evidence_text, sorted_rows
+from wardian_host.tui.sources import HostSources, Sources
+
+# The roster's full read: new agents, usage, and statuses of agents the feed does not follow
+# (remotes' are read every REMOTE_SECONDS, over ssh). Never faster than once a second.
+REFRESH_SECONDS = 2.0
+REMOTE_SECONDS = 10.0
+SORTS = ("status", "name", "class_name", "provider", "place", "machine")
+# Statuses drawn in the palette of `agent list --pretty` and the web view; NO_COLOR drops colour,
+# and the word itself says the status.
+STATUS_STYLES = {
+    "action_required": "bold magenta",
+    "error": "bold red",
+    "processing": "yellow",
+    "starting": "cyan",
+    "idle": "green",
+    "paused": "dim",
+    "off": "dim",
+    "headless": "blue",
+}
+
+AttachRunner = Callable[[list[str]], int]
+
+
+class WardianApp(App[None]):
+    TITLE = "wardian"
+    ENABLE_COMMAND_PALETTE = False  # every action has its key; `?` lists them
+    CSS = """
+    ConfirmKill, OneLine, Spawn, Notice { align: center middle; }
+    #title { height: 1; background: $primary-background; padding: 0 1; }
+    #queue { height: auto; max-height: 6; }
+    #queue-empty { height: 1; padding: 0 1; color: $text-muted; }
+    #roster { height: 1fr; min-height: 5; }
+    #filter { dock: bottom; display: none; }
+    #filter.shown { display: block; }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [Binding(key.key, key.action, key.label, show=key.footer) for key in KEYS]
+
+    def __init__(self, sources: Sources | None = None, attach_runner: AttachRunner | None = None) -> None:
+        super().__init__()
+        self.sources: Sources = sources or HostSources()
+        self.attach_runner: AttachRunner = attach_runner or subprocess.call
+        self.rows: dict[str, RosterRow] = {}
+        self.remote: dict[str, RosterRow] = {}
+        self.queue_entries: list[QueueEntry] = []
+        self.filter_text = ""
+        self.sort_by = "status"
+        self.loaded = False  # the first roster read has been drawn
+        self._feed: StatusFeed | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._preview_due = False
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="title")
+        yield DataTable(id="queue", cursor_type="row", zebra_stripes=False)
+        yield Static("Nothing needs you.", id="queue-empty")
+        yield DataTable(id="roster", cursor_type="row")
+        yield Preview(id="preview")
+        yield Input(placeholder="filter: words every shown agent has (Escape clears)", id="filter")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        queue = self.query_one("#queue", DataTable)
+        queue.add_column("needs", key="kind", width=7)
+        queue.add_column("agent", key="agent")
+        queue.add_column("what", key="summary")
+        roster = self.query_one("#roster", DataTable)
+        for column in COLUMNS:
+            roster.add_column(HEADERS.get(column, column), key=column)
+        roster.focus()
+        self._draw_title()
+        self._feed = self.sources.feed(self._heard_status, self._heard_output)
+        self.load_rows()
+        self.set_interval(REFRESH_SECONDS, self.load_rows)
+        self.load_remote_rows()
+        self.set_interval(REMOTE_SECONDS, self.load_remote_rows)
+
+    def on_unmount(self) -> None:
+        if self._feed is not None:
+            self._feed.close()
+
+    # Reading: in threads, drawn on the loop.
+
+    def _from_thread(self, callback: Callable[..., None], *args: Any) -> None:
+        """Hand a thread's result to the loop without waiting for it (a feed thread must not
+        block while the dashboard steps aside for an attach)."""
+        if self._loop is not None and not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(callback, *args)
+
+    @work(thread=True, exclusive=True, group="rows")
+    def load_rows(self) -> None:
+        try:
+            rows = self.sources.rows()
+        except WardianError as error:
+            self._from_thread(self._failed, error)
+            return
+        self._from_thread(self._apply_rows, rows)
+        self._load_queue(rows)
+
+    @work(thread=True, exclusive=True, group="remote")
+    def load_remote_rows(self) -> None:
+        try:
+            found = self.sources.remote_rows()
+        except WardianError as error:
+            self._from_thread(self._failed, error)
+            return
+        if found is not None:
+            self._from_thread(self._apply_remote, *found)
+
+    def _load_queue(self, rows: list[RosterRow]) -> None:
+        try:
+            entries = self.sources.queue(rows)
+        except WardianError as error:
+            self._from_thread(self._failed, error)
+            return
+        self._from_thread(self._apply_queue, entries)
+
+    @work(thread=True, exclusive=True, group="queue")
+    def load_queue(self) -> None:
+        self._load_queue(self.all_rows())
+
+    @work(thread=True, exclusive=True, group="preview")
+    def load_preview(self, row: RosterRow) -> None:
+        try:
+            rows = self.sources.screen(row)
+        except WardianError as error:
+            self._from_thread(self._preview_text, row, not_shown(row, error))
+            return
+        self._from_thread(self._preview_rows, row, rows)
+
+    def _apply_rows(self, rows: list[RosterRow]) -> None:
+        self.rows = {row.key: row for row in rows}
+        self.loaded = True
+        self._draw_roster()
+        if self._feed is not None:
+            self._feed.follow({row.name: row.status for row in rows if row.status != "off"})
+
+    def _apply_remote(self, rows: list[RosterRow], unreachable: list[str]) -> None:
+        self.remote = {row.key: row for row in rows}
+        self._draw_roster()
+        if unreachable:
+            self.notify(f"not reachable: {', '.join(unreachable)}", severity="warning")
+
+    def _apply_queue(self, entries: list[QueueEntry]) -> None:
+        self.queue_entries = entries
+        queue = self.query_one("#queue", DataTable)
+        queue.clear()
+        for index, entry in enumerate(entries):
+            queue.add_row(entry.kind, entry.agent, Text(entry.summary), key=str(index))
+        queue.display = bool(entries)
+        self.query_one("#queue-empty").display = not entries
+        self._draw_title()
+
+    def _failed(self, error: WardianError) -> None:
+        self.notify(f"{error.code}: {error.message}", severity="error", timeout=8)
+
+    # The feed's threads: a status changed, an agent printed.
+
+    def _heard_status(self, name: str, event: dict[str, Any]) -> None:
+        self._from_thread(self._status_changed, name, event)
+
+    def _heard_output(self, name: str) -> None:
+        self._from_thread(self._output_arrived, name)
+
+    def _status_changed(self, name: str, event: dict[str, Any]) -> None:
+        row = self.rows.get(name)
+        if row is None:
+            return
+        self.rows[name] = row.model_copy(update={"status": event["to"], "status_evidence": event.get("evidence")})
+        self._draw_roster()
+        self.load_queue()
+
+    def _output_arrived(self, name: str) -> None:
+        selected = self.selected_row()
+        if selected is None or selected.key != name or self._preview_due:
+            return
+        self._preview_due = True
+        self.set_timer(1 / PREVIEW_REDRAWS_PER_SECOND, self._redraw_preview)
+
+    def _redraw_preview(self) -> None:
+        self._preview_due = False
+        selected = self.selected_row()
+        if selected is not None:
+            self.load_preview(selected)
+
+    # Drawing.
+
+    def all_rows(self) -> list[RosterRow]:
+        return [*self.rows.values(), *self.remote.values()]
+
+    def shown_rows(self) -> list[RosterRow]:
+        rows = [row for row in self.all_rows() if row.matches(self.filter_text)]
+        return sorted_rows(rows, self.sort_by)
+
+    def _draw_roster(self) -> None:
+        roster = self.query_one("#roster", DataTable)
+        selected = self.selected_row()
+        roster.clear()
+        for row in self.shown_rows():
+            roster.add_row(*(self._cell(row, column) for column in COLUMNS), key=row.key)
+        if selected is not None and selected.key in roster.rows:
+            roster.move_cursor(row=roster.get_row_index(selected.key), animate=False)
+        self._draw_title()
+
+    @staticmethod
+    def _cell(row: RosterRow, column: str) -> Text:
+        if column == "status":
+            return Text(row.status, style=STATUS_STYLES.get(row.status, ""))
+        return Text(row.cell(column))
+
+    def _draw_title(self) -> None:
+        total = len(self.rows) + len(self.remote)
+        parts = [f"wardian · {total} agent{'s' if total != 1 else ''}"]
+        if not self.loaded:
+            parts = ["wardian · reading the roster…"]
+        parts.append(f"{len(self.queue_entries)} need you" if self.queue_entries else "none need you")
+        if self.filter_text:
+            parts.append(f"filter: {self.filter_text}")
+        parts.append(f"sort: {HEADERS.get(self.sort_by, self.sort_by)}")
+        parts.append("? keys")
+        self.query_one("#title", Static).update(Text("  ·  ".join(parts)))
+
+    def _preview_rows(self, row: RosterRow, rows: list[str]) -> None:
+        selected = self.selected_row()
+        if selected is not None and selected.key == row.key:
+            self.query_one(Preview).show_rows(f"{row.key} · {row.status}", rows)
+
+    def _preview_text(self, row: RosterRow, text: str) -> None:
+        selected = self.selected_row()
+        if selected is not None and selected.key == row.key:
+            self.query_one(Preview).show_text(f"{row.key} · {row.status}", text)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.data_table.id == "roster":
+            row = self.selected_row()
+            if row is not None:
+                self.load_preview(row)
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        """Enter on a roster row attaches; on a queue entry it selects that entry's agent."""
+        if event.data_table.id == "roster":
+            self.action_attach()
+            return
+        entry = self.selected_entry()
+        if entry is not None and entry.agent in self.query_one("#roster", DataTable).rows:
+            roster = self.query_one("#roster", DataTable)
+            roster.move_cursor(row=roster.get_row_index(entry.agent))
+            roster.focus()
+
+    # What is selected.
+
+    def selected_row(self) -> RosterRow | None:
+        roster = self.query_one("#roster", DataTable)
+        if roster.row_count == 0:
+            return None
+        key = roster.coordinate_to_cell_key(roster.cursor_coordinate).row_key.value
+        return self.rows.get(key or "") or self.remote.get(key or "")
+
+    def selected_entry(self) -> QueueEntry | None:
+        queue = self.query_one("#queue", DataTable)
+        if not self.queue_entries or queue.row_count == 0:
+            return None
+        index = queue.cursor_coordinate.row
+        return self.queue_entries[index] if index < len(self.queue_entries) else None
+
+    def _target(self) -> RosterRow | None:
+        """The agent a key acts on: the queue entry's when the queue has the focus, else the roster's."""
+        if self.focused is not None and self.focused.id == "queue":
+            entry = self.selected_entry()
+            if entry is not None:
+                return self.rows.get(entry.agent) or self.remote.get(entry.agent)
+        row = self.selected_row()
+        if row is None:
+            self.notify("no agent selected", severity="warning")
+        return row
+
+    # Acting: each in a thread, through the CLI's answers.
+
+    @work(thread=True, group="act")
+    def act(self, action: Callable[[], str]) -> None:
+        try:
+            said = action()
+        except WardianError as error:
+            self._from_thread(self._failed, error)
+            return
+        self._from_thread(self._acted, said)
+
+    def _acted(self, said: str) -> None:
+        self.notify(said, timeout=4)
+        self.load_rows()
+
+    def action_attach(self) -> None:
+        row = self._target()
+        if row is None:
+            return
+        argv = actions.attach_argv(row)
+        # A headless driver (the test pilot, a web driver) has no terminal to give up.
+        driver = self._driver
+        if driver is not None and driver.can_suspend:
+            with self.suspend():
+                self.attach_runner(argv)
+        else:
+            self.attach_runner(argv)
+        self.load_rows()
+        self.refresh()
+
+    def action_send(self) -> None:
+        row = self._target()
+        if row is not None:
+            self.push_screen(OneLine(f"Send a line to {row.key}:"), lambda text: self._send(row, text))
+
+    def _send(self, row: RosterRow, text: str | None) -> None:
+        if text:
+            self.act(lambda: actions.send_line(row, text))
+
+    def action_approve(self) -> None:
+        self._answer_dialog("accept")
+
+    def action_reject(self) -> None:
+        self._answer_dialog("reject")
+
+    def _answer_dialog(self, answer: str) -> None:
+        entry = self.selected_entry() if self.focused is not None and self.focused.id == "queue" else None
+        if entry is not None and entry.kind != DIALOG:
+            self._answer_entry(entry, answer)
+            return
+        row = self._target()
+        if row is None:
+            return
+        if row.status != "action_required":
+            self.notify(f"{row.key} waits at no dialog (it is {row.status})", severity="warning")
+            return
+        self.act(lambda: actions.approve(row, answer))
+
+    def _answer_entry(self, entry: QueueEntry, answer: str) -> None:
+        """A workflow's approval (or another kind with choices): its own command, as typed."""
+        command = choice_command(entry, answer)
+        if command is None:
+            self.notify(f"this {entry.kind} has no {answer}: {entry.command}", severity="warning")
+            return
+        self.act(lambda: actions.run_command(command))
+
+    def action_reply(self) -> None:
+        entry = self.selected_entry()
+        if entry is None or entry.kind != ASK or entry.request_id is None:
+            self.notify("select an ask in the queue to reply to it", severity="warning")
+            return
+        request_id = entry.request_id
+        prompt = f"Reply to {entry.agent}: {entry.summary}"
+        self.push_screen(OneLine(prompt), lambda body: self._reply(request_id, body))
+
+    def _reply(self, request_id: str, body: str | None) -> None:
+        if body:
+            self.act(lambda: actions.reply(request_id, body))
+
+    def _lifecycle(self, verb: str) -> None:
+        row = self._target()
+        if row is not None:
+            self.act(lambda: actions.lifecycle(verb, row))
+
+    def action_pause(self) -> None:
+        self._lifecycle("pause")
+
+    def action_resume(self) -> None:
+        self._lifecycle("resume")
+
+    def action_restart(self) -> None:
+        self._lifecycle("restart")
+
+    def action_kill(self) -> None:
+        row = self._target()
+        if row is not None:
+            self.push_screen(ConfirmKill(row.key), lambda yes: self._lifecycle_of(row, "kill", yes))
+
+    def _lifecycle_of(self, row: RosterRow, verb: str, confirmed: bool | None) -> None:
+        if confirmed:
+            self.act(lambda: actions.lifecycle(verb, row))
+
+    def action_spawn(self) -> None:
+        self.push_screen(Spawn(), self._spawn)
+
+    def _spawn(self, form: actions.SpawnForm | None) -> None:
+        if form is not None:
+            self.act(lambda: actions.spawn(form))
+
+    def action_evidence(self) -> None:
+        row = self._target()
+        if row is not None:
+            self.push_screen(Notice("Status evidence", evidence_text(row)))
+
+    def action_help(self) -> None:
+        self.push_screen(keys_notice())
+
+    def action_sort(self) -> None:
+        self.sort_by = SORTS[(SORTS.index(self.sort_by) + 1) % len(SORTS)]
+        self._draw_roster()
+
+    def action_switch(self) -> None:
+        queue = self.query_one("#queue", DataTable)
+        roster = self.query_one("#roster", DataTable)
+        if self.focused is roster and queue.display:
+            queue.focus()
+        else:
+            roster.focus()
+
+    def action_filter(self) -> None:
+        field = self.query_one("#filter", Input)
+        field.add_class("shown")
+        field.focus()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "filter":
+            self.filter_text = event.value
+            self._draw_roster()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        if event.input.id == "filter":
+            self.query_one("#roster", DataTable).focus()
+
+    def on_key(self, event: Any) -> None:
+        field = self.query_one("#filter", Input)
+        if event.key == "escape" and field.has_class("shown"):
+            field.value = ""
+            field.remove_class("shown")
+            self.query_one("#roster", DataTable).focus()
+            event.stop()

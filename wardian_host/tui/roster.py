@@ -1,0 +1,136 @@
+"""The roster as the dashboard shows it: `agent list`'s records, this machine's and the
+remotes', as rows that sort and filter."""
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from wardian_host.remote.settings import LOCAL_MACHINE
+
+# The columns shown, in order; each is a RosterRow attribute.
+COLUMNS = ("name", "status", "class_name", "provider", "place", "machine", "usage")
+HEADERS = {"class_name": "class", "place": "workspace"}
+# A sort that puts what needs a person first: the order of the queue.
+STATUS_ORDER = ("action_required", "error", "processing", "starting", "idle", "paused", "headless", "off")
+# The fields a row is built from: `agent list --fields` of these.
+LISTED_FIELDS = ("name", "uuid", "class", "provider", "workspace", "worktree", "status", "status_evidence", "usage")
+
+
+class RosterRow(BaseModel):
+    name: str
+    uuid: str
+    status: str
+    class_name: str
+    provider: str
+    place: str  # the worktree's folder when the agent works in one, else its workspace
+    machine: str = LOCAL_MACHINE
+    usage: str = ""
+    status_evidence: dict[str, Any] | None = None
+
+    @property
+    def key(self) -> str:
+        """What names the agent across machines, and what `wardian` takes: NAME or NAME@MACHINE."""
+        return self.name if self.machine == LOCAL_MACHINE else f"{self.name}@{self.machine}"
+
+    def cell(self, column: str) -> str:
+        return str(getattr(self, column))
+
+    def matches(self, text: str) -> bool:
+        """The `/` filter: every word appears in some column (case ignored)."""
+        cells = " ".join(self.cell(column) for column in COLUMNS).lower()
+        return all(word in cells for word in text.lower().split())
+
+
+def row_of(record: dict[str, Any], machine: str = LOCAL_MACHINE) -> RosterRow:
+    worktree = record.get("worktree")
+    place = worktree.get("folder") if isinstance(worktree, dict) else None
+    return RosterRow(
+        name=record["name"],
+        uuid=record.get("uuid") or "",
+        status=record.get("status") or "unknown",
+        class_name=record.get("class") or "",
+        provider=record.get("provider") or "",
+        place=_short_path(place or record.get("workspace") or ""),
+        machine=machine,
+        usage=usage_text(record.get("usage")),
+        status_evidence=record.get("status_evidence"),
+    )
+
+
+def _short_path(path: str) -> str:
+    """A home-relative path: the column is narrow in 80 columns."""
+    import os.path
+
+    home = os.path.expanduser("~")
+    return "~" + path[len(home) :] if home != "/" and path.startswith(home + "/") else path
+
+
+def usage_text(usage: dict[str, Any] | None) -> str:
+    """Turns, cost and context fill in a few characters; the tightest rate-limit window when reported."""
+    if not usage or not usage.get("turns"):
+        return ""
+    parts = [f"{usage['turns']}t"]
+    if usage.get("cost_usd") is not None:
+        parts.append(f"${usage['cost_usd']:.2f}")
+    fill = (usage.get("context") or {}).get("fill")
+    if fill is not None:
+        parts.append(f"ctx {fill:.0%}")
+    limits = [window.get("used_percent") for window in usage.get("rate_limits") or []]
+    known = [percent for percent in limits if percent is not None]
+    if known:
+        parts.append(f"limit {max(known):.0f}%")
+    return " ".join(parts)
+
+
+def local_rows() -> list[RosterRow]:
+    """This machine's agents, as `agent list --fields …` answers them (with their usage)."""
+    from wardian_host.answers.agents import AgentFilters, OutputFlags, fill_usage, listed_agents
+
+    records, _ = listed_agents(AgentFilters())
+    fill_usage(records, OutputFlags(fields_text=",".join(LISTED_FIELDS)).options())
+    return [row_of(record) for record in records]
+
+
+def remote_rows() -> tuple[list[RosterRow], list[str]]:
+    """Every configured remote's agents, as `agent list --remote all` reads them; and the remotes
+    that did not answer. Slow (ssh): never on the start-up path."""
+    from wardian_core import paths
+    from wardian_host.remote.roster import chosen_remotes, remote_rosters
+
+    remotes = chosen_remotes(paths.wardian_home(), "all")
+    rows: list[RosterRow] = []
+    unreachable: list[str] = []
+    for roster in remote_rosters(remotes, ["--fields", ",".join(LISTED_FIELDS)]):
+        if roster.error is not None:
+            unreachable.append(roster.machine)
+        rows += [row_of(record, roster.machine) for record in roster.agents]
+    return rows, unreachable
+
+
+def has_remotes() -> bool:
+    from wardian_core import paths
+    from wardian_host.remote.settings import configured_remotes
+
+    return bool(configured_remotes(paths.wardian_home()))
+
+
+def sorted_rows(rows: list[RosterRow], by: str) -> list[RosterRow]:
+    """By `status` (what needs a person first) or by any column, then by name."""
+    if by == "status":
+
+        def rank(row: RosterRow) -> tuple[int, str]:
+            order = STATUS_ORDER.index(row.status) if row.status in STATUS_ORDER else len(STATUS_ORDER)
+            return order, row.key
+
+        return sorted(rows, key=rank)
+    return sorted(rows, key=lambda row: (row.cell(by).lower(), row.key))
+
+
+def evidence_text(row: RosterRow) -> str:
+    """Why the agent has its status, as the host recorded it (source, rule, line)."""
+    evidence = row.status_evidence or {}
+    if not evidence:
+        return f"{row.key}: {row.status} (no evidence recorded)"
+    lines = [f"{row.key}: {row.status}"]
+    lines += [f"  {key}: {value}" for key, value in evidence.items() if value not in (None, "", [], {})]
+    return "\n".join(lines)

@@ -1,0 +1,69 @@
+"""Where the dashboard's data comes from: the host of this home (and the configured remotes),
+or, for a screen snapshot that must not change between runs, fixed rows."""
+
+from typing import Protocol
+
+from wardian_host.tui.feed import OutputHeard, StatusFeed, StatusHeard
+from wardian_host.tui.queue import QueueEntry, entries, from_roster
+from wardian_host.tui.roster import RosterRow
+
+
+class Sources(Protocol):
+    def rows(self) -> list[RosterRow]: ...
+
+    def remote_rows(self) -> tuple[list[RosterRow], list[str]] | None: ...
+
+    def queue(self, rows: list[RosterRow]) -> list[QueueEntry]: ...
+
+    def screen(self, row: RosterRow) -> list[str]: ...
+
+    def feed(self, on_status: StatusHeard, on_output: OutputHeard) -> StatusFeed | None: ...
+
+
+class HostSources:
+    """`agent list`'s answers, `agent screen`'s, the inbox's, and the host's event stream."""
+
+    def rows(self) -> list[RosterRow]:
+        from wardian_host.tui.roster import local_rows
+
+        return local_rows()
+
+    def remote_rows(self) -> tuple[list[RosterRow], list[str]] | None:
+        """None when no remote is configured."""
+        from wardian_host.tui.roster import has_remotes, remote_rows
+
+        return remote_rows() if has_remotes() else None
+
+    def queue(self, rows: list[RosterRow]) -> list[QueueEntry]:
+        return entries(rows)
+
+    def screen(self, row: RosterRow) -> list[str]:
+        from wardian_host.tui.preview import screen_rows
+
+        return screen_rows(row)
+
+    def feed(self, on_status: StatusHeard, on_output: OutputHeard) -> StatusFeed | None:
+        return StatusFeed(on_status, on_output)
+
+
+class FixedSources:
+    """The same rows and screen every time: no host, no feed."""
+
+    def __init__(self, rows: list[RosterRow], screens: dict[str, list[str]] | None = None) -> None:
+        self._rows = rows
+        self._screens = screens or {}
+
+    def rows(self) -> list[RosterRow]:
+        return list(self._rows)
+
+    def remote_rows(self) -> tuple[list[RosterRow], list[str]] | None:
+        return None
+
+    def queue(self, rows: list[RosterRow]) -> list[QueueEntry]:
+        return from_roster(rows)
+
+    def screen(self, row: RosterRow) -> list[str]:
+        return self._screens.get(row.key, [])
+
+    def feed(self, on_status: StatusHeard, on_output: OutputHeard) -> StatusFeed | None:
+        return None
