@@ -5,6 +5,7 @@
     python3 scripts/dev.py check   # set up, then run only the checks (ruff lint and format, mypy)
     python3 scripts/dev.py mypy    # mypy alone in the existing .venv (the pre-commit hook)
     python3 scripts/dev.py drift   # set up, then run the real-CLI suite on the newest published CLIs
+    python3 scripts/dev.py durations  # record each test's seconds from the last `test` run, for scheduling
 
 Needs only python3 (3.11+): it makes `.venv/` beside the repo, installs `wardian`
 and every provider package under `providers/` into it (editable), and runs there.
@@ -158,22 +159,18 @@ def print_summary(started: float, reports: list[Path]) -> None:
 
 # The suite mostly waits (a host starting, a CLI drawing its screen, a quiet timer), so it runs
 # in more workers than the machine has cores: on 2 cores, 4 workers cut the wall time by more
-# than half. `worksteal` hands a slow file's tests to idle workers. WARDIAN_TEST_WORKERS=0 runs
-# everything in one process (pytest-xdist's own `-n 0`).
-# The second pass is almost all real-CLI and end-to-end tests, whose CLIs (Gemini's above all)
-# time their input by the clock: it runs in half the workers, where four at once made Gemini
-# take a typed Enter as part of a paste.
-def parallel_options(share: int = 1) -> list[str]:
-    workers = int(os.environ.get("WARDIAN_TEST_WORKERS", "4")) // share
+# than half. `worksteal` hands a slow file's tests to idle workers, and each worker's share
+# starts with its longest tests (tests/support/duration_order.py, from the durations that
+# `dev.py durations` records), so no slow test starts last. Both passes run in the same
+# workers. WARDIAN_TEST_WORKERS=0 runs everything in one process (pytest-xdist's own `-n 0`).
+def parallel_options() -> list[str]:
+    workers = int(os.environ.get("WARDIAN_TEST_WORKERS", "4"))
     return ["-n", str(workers), "--dist", "worksteal"] if workers > 0 else []
 
 
-def pytest_run(
-    pytest_args: list[str], env: dict[str, str] | None = None, share: int = 1, report: Path | None = None
-) -> int:
-    options = parallel_options(share)
+def pytest_run(pytest_args: list[str], env: dict[str, str] | None = None, report: Path | None = None) -> int:
     junit = [f"--junitxml={report}"] if report is not None else []
-    code = run(PYTHON, "-m", "pytest", *junit, *options, *pytest_args, env=env, check=False)
+    code = run(PYTHON, "-m", "pytest", *junit, *parallel_options(), *pytest_args, env=env, check=False)
     if code == 5:  # pytest found no test: a hollow run is a failure here
         print("pytest collected no tests: failing the run", file=sys.stderr)
         return 1
@@ -196,9 +193,22 @@ def test(pytest_args: list[str]) -> int:
         print("+ again under WARDIAN_PTY_BACKEND=ptyprocess", flush=True)
         portable_env = os.environ | {"WARDIAN_PTY_BACKEND": "ptyprocess"}
         suites = portable_backend_suites()
-        code = pytest_run(suites, env=portable_env, share=2, report=reports[1]) or code
+        code = pytest_run(suites, env=portable_env, report=reports[1]) or code
     print_summary(started, reports if not pytest_args else reports[:1])
     return code
+
+
+def durations() -> int:
+    """Record each test's seconds from the last full run's JUnit reports, for the scheduling."""
+    sys.path.insert(0, str(ROOT / "tests" / "support"))
+    from duration_order import record_durations
+
+    reports = [REPORTS / "main.xml", REPORTS / "portable.xml"]
+    if not all(report.exists() for report in reports):
+        print(f"dev.py durations: run `dev.py test` first; it writes {', '.join(map(str, reports))}", file=sys.stderr)
+        return 1
+    print(f"dev.py durations: {record_durations(reports)} tests recorded", flush=True)
+    return 0
 
 
 def drift(pytest_args: list[str]) -> int:
@@ -216,6 +226,7 @@ def main() -> int:
         "test": lambda: test(sys.argv[2:]),
         "mypy": lambda: run_checks([name for name in checks() if name.startswith("mypy")]),  # for pre-commit
         "drift": lambda: drift(sys.argv[2:]),
+        "durations": durations,
     }
     if len(sys.argv) < 2 or sys.argv[1] not in commands:
         print(__doc__, file=sys.stderr)
