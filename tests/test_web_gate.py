@@ -7,6 +7,7 @@ import pytest
 
 from wardian_host.web.auth import COOKIE_NAME, LOGIN_SECONDS, Gate, allowed_hosts
 from wardian_host.web.login_pages import write_login_page
+from wardian_host.web.sessions import digest, read_sessions, sessions_path, write_sessions
 
 PORT = 8765
 HOST = f"127.0.0.1:{PORT}"
@@ -96,3 +97,19 @@ def test_listening_beyond_loopback_answers_to_that_address_too() -> None:
         "192.168.1.20:80",
     }
     assert "[fd00::1]:80" in allowed_hosts("fd00::1", 80)
+
+
+def test_a_session_goes_on_with_the_next_host_and_its_file_holds_no_cookie(wardian_home: Path) -> None:
+    kept: list[dict[str, float]] = []
+    keeping = Gate(allowed_hosts("127.0.0.1", PORT), IDLE, keep=lambda sessions: kept.append(dict(sessions)))
+    cookie = _cookie(keeping)
+    write_sessions(wardian_home, kept[-1])
+    assert cookie[COOKIE_NAME] not in sessions_path(wardian_home).read_text()  # only its digest
+    assert sessions_path(wardian_home).stat().st_mode & 0o777 == 0o600
+    next_host = Gate(allowed_hosts("127.0.0.1", PORT), IDLE, read_sessions(wardian_home))
+    assert next_host.refusal("GET", {"Host": HOST}, cookie) is None
+    # One unused for the idle limit is not taken up again; revoking all keeps none.
+    stale = {digest(cookie[COOKIE_NAME]): time.time() - IDLE - 1}
+    assert Gate(allowed_hosts("127.0.0.1", PORT), IDLE, stale).refusal("GET", {"Host": HOST}, cookie) == "cookie"
+    keeping.revoke_all()
+    assert kept[-1] == {}

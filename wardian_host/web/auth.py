@@ -2,21 +2,23 @@
 
 `wardian web` prints an address with a one-time login (or, with `--open`, writes it into an
 owner-only file the browser opens, so no command line carries it); the page trades it for a
-session: a random token the host keeps in memory only, so no file an agent can read derives
-it, sent back as an HttpOnly, SameSite=Strict cookie. A session unused for the idle limit
-(`web.session_idle`) ends, and `wardian web --revoke-all` ends them all; so does a host
-restart. Every request must carry a session and name an allowed `Host` (no DNS rebinding);
+session: a random token, sent back as an HttpOnly, SameSite=Strict cookie. The host keeps only
+its SHA-256 digest, in memory and in `run/web-sessions.json` for the next host (`sessions`), so
+no file an agent can read gives or derives a cookie, and open pages come back live after a host
+restart. A session unused for the idle limit (`web.session_idle`) ends, and `wardian web
+--revoke-all` ends them all. Every request must carry a session and name an allowed `Host` (no DNS rebinding);
 one that can change something (a POST, the WebSocket) must also come from a page of this
 view (`Origin`), so another site's page cannot drive an agent.
 """
 
 import contextlib
-import hmac
 import secrets
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+
+from wardian_host.web.sessions import digest
 
 COOKIE_NAME = "wardian_web"
 LOGIN_SECONDS = 60.0  # a login works this long, once
@@ -35,14 +37,41 @@ class Login:
                 self.file.unlink()
 
 
-class Gate:
-    """The checks every request passes; `hosts` are the `Host` values this view answers to."""
+# Each session's digest and when it was last used, in seconds since the epoch (what a file keeps).
+SessionUses = Mapping[str, float]
 
-    def __init__(self, hosts: set[str], idle_seconds: float) -> None:
+
+class Gate:
+    """The checks every request passes; `hosts` are the `Host` values this view answers to.
+    `kept`: the sessions a previous host kept; `keep` is told the sessions whenever one begins or
+    all end (and by the view as it stops, with their last use)."""
+
+    def __init__(
+        self,
+        hosts: set[str],
+        idle_seconds: float,
+        kept: SessionUses | None = None,
+        keep: Callable[[SessionUses], None] | None = None,
+    ) -> None:
         self.hosts = hosts
         self.idle_seconds = idle_seconds
         self._logins: dict[str, Login] = {}
-        self._sessions: dict[str, float] = {}  # session token -> when last used
+        self._sessions: dict[str, float] = {}  # a session's digest -> when last used (monotonic)
+        self._keep = keep
+        wall, now = time.time(), time.monotonic()
+        newest = sorted((kept or {}).items(), key=lambda item: item[1])[-MAX_SESSIONS:]
+        for session, used in newest:
+            if wall - used <= idle_seconds:
+                self._sessions[session] = now - max(wall - used, 0.0)
+
+    def kept_sessions(self) -> dict[str, float]:
+        """Each session's digest and when it was last used, in seconds since the epoch."""
+        wall, now = time.time(), time.monotonic()
+        return {session: wall - (now - used) for session, used in self._sessions.items()}
+
+    def _kept(self) -> None:
+        if self._keep is not None:
+            self._keep(self.kept_sessions())
 
     def new_login(self) -> str:
         """A one-time login, for the address `wardian web` prints."""
@@ -81,33 +110,40 @@ class Gate:
         if len(self._sessions) >= MAX_SESSIONS:
             del self._sessions[min(self._sessions, key=self._sessions.__getitem__)]
         session = secrets.token_urlsafe(32)
-        self._sessions[session] = time.monotonic()
+        self._sessions[digest(session)] = time.monotonic()
+        self._kept()
         return session
 
     def revoke_all(self) -> int:
         """End every session and pending login; how many sessions there were."""
         revoked = len(self._sessions)
         self._sessions.clear()
+        self._kept()
+        self.forget_logins()
+        return revoked
+
+    def forget_logins(self) -> None:
+        """Drop the pending logins and their login pages (the sessions go on)."""
         for login in self._logins.values():
             login.forget()
         self._logins.clear()
-        return revoked
 
     def touch(self, cookies: Mapping[str, str]) -> None:
         """The session is in use now (a message on its page's WebSocket)."""
-        session = cookies.get(COOKIE_NAME, "")
+        session = digest(cookies.get(COOKIE_NAME, ""))
         if session in self._sessions:
             self._sessions[session] = time.monotonic()
 
     def _session_valid(self, presented: str) -> bool:
+        # A digest is looked up, not compared: its timing tells nothing of a session's token.
         now = time.monotonic()
         for session, used in list(self._sessions.items()):
             if now - used > self.idle_seconds:
                 del self._sessions[session]
-            elif hmac.compare_digest(session, presented):
-                self._sessions[session] = now
-                return True
-        return False
+        if not presented or (session := digest(presented)) not in self._sessions:
+            return False
+        self._sessions[session] = now
+        return True
 
     def refusal(self, method: str, headers: Mapping[str, str], cookies: Mapping[str, str]) -> str | None:
         """Why a request is refused (None when it passes): `host`, `origin` or `cookie`."""

@@ -63,3 +63,11 @@ class WebRecord(BaseModel):
     pid: int
     listen: str
     port: int = Field(ge=1, le=65535)
+
+
+class KeptSessions(BaseModel):
+    """`run/web-sessions.json`: each session's SHA-256 digest and when it was last used (epoch seconds)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    sessions: dict[str, float] = Field(default_factory=dict)

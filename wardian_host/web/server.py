@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from aiohttp import WSMsgType, web
+from aiohttp import WSCloseCode, WSMsgType, web
 from pydantic import ValidationError
 
 from wardian_core import paths
@@ -27,7 +27,7 @@ from wardian_core.errors import WardianError
 from wardian_core.settings import load_settings
 from wardian_host.notify.rules import NoticeRules
 from wardian_host.remote.settings import LOCAL_MACHINE
-from wardian_host.web.auth import COOKIE_NAME, LOGIN_SECONDS, Gate, allowed_hosts
+from wardian_host.web.auth import COOKIE_NAME, LOGIN_SECONDS, Gate, SessionUses, allowed_hosts
 from wardian_host.web.connections import AcceptErrorsOncePerMinute, GuardedProtocol, WebConnection, WebConnections
 from wardian_host.web.login_pages import remove_login_pages, write_login_page
 from wardian_host.web.models import PageAction
@@ -35,6 +35,7 @@ from wardian_host.web.pages import Page, Pages, State
 from wardian_host.web.peers import holder_of
 from wardian_host.web.records import LOOPBACK, write_record
 from wardian_host.web.remotes import RemoteRosters, follow_screen, remote_args, run_remote, with_machines
+from wardian_host.web.sessions import read_sessions, write_sessions
 from wardian_host.web.terminals import Answer
 
 log = logging.getLogger(__name__)
@@ -47,6 +48,10 @@ PAGE_FRAME_BYTES = 128 * 1024
 ACTION_BODY_BYTES = 1024 * 1024
 PERSON, GONE = "", "\0gone"  # a connection's verdicts besides an agent's name, which is never either
 STATUS_OF_CODE = {"not_found": 404, "unauthorized": 401, "ambiguous": 409}
+# How long a stopping view waits for its pages to answer the WebSocket's close, then for
+# aiohttp's handlers: a page's socket is a request in progress, which aiohttp's shutdown
+# otherwise awaits for up to 60 s (a `host restart` with a page open took 45 s).
+CLOSE_SECONDS = 1.0
 
 
 def _refused(code: str, message: str, hint: str, status: int, page: bool = False) -> web.Response:
@@ -83,6 +88,7 @@ class WebServer:
         self._runner: web.AppRunner | None = None
         self._listener: asyncio.Server | None = None
         self.connections = WebConnections()
+        self._sockets: set[web.WebSocketResponse] = set()  # each open page's, closed first on stop
         self._gate: Gate | None = None
         self._unsubscribe = rules.subscribe(self.pages.notice)
         self._accept_errors = AcceptErrorsOncePerMinute()
@@ -138,7 +144,7 @@ class WebServer:
         app.router.add_get("/ws", self._websocket)
         app.router.add_post("/api/action", self._action)
         app.router.add_static("/static", STATIC, follow_symlinks=False)
-        runner = web.AppRunner(app, access_log=None, handle_signals=False)
+        runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=CLOSE_SECONDS)
         await runner.setup()
         try:
             self._listener = await self._listen(runner, listen, port)
@@ -150,7 +156,8 @@ class WebServer:
         self.port = self._listener.sockets[0].getsockname()[1]
         hosts = allowed_hosts(listen, self.port)
         if self._gate is None:
-            self._gate = Gate(hosts, load_settings(self._home).web.session_idle)
+            kept = read_sessions(self._home)
+            self._gate = Gate(hosts, load_settings(self._home).web.session_idle, kept, self._keep_sessions)
         self._gate.hosts = hosts  # sessions outlive a move to another address
         write_record(self._home, listen, self.port)
         log.info("web view serving on %s port %d", listen, self.port)
@@ -177,15 +184,31 @@ class WebServer:
         await self._remotes.stop()
         await self._stop_serving()
         if self._gate is not None:
-            self._gate.revoke_all()  # removes the login pages not used
+            self._gate.forget_logins()  # removes the login pages not used
+            self._keep_sessions(self._gate.kept_sessions())  # with their last use, for the next host
+
+    def _keep_sessions(self, sessions: SessionUses) -> None:
+        try:
+            write_sessions(self._home, sessions)
+        except OSError as exc:  # the sessions still work; only the next host will ask for a login
+            log.warning("web view sessions not kept for the next host: %s", exc)
 
     async def _stop_serving(self) -> None:
         if self._listener is not None:
             self._listener.close()
             self._listener = None
+        await self._close_pages()
         if self._runner is not None:
             runner, self._runner = self._runner, None
             await runner.cleanup()
+
+    async def _close_pages(self) -> None:
+        """Tell every open page the view is going away (1001), so its socket's handler ends now;
+        the page reconnects to the next host or address."""
+        sockets, self._sockets = list(self._sockets), set()
+        closing = [socket.close(code=WSCloseCode.GOING_AWAY, message=b"the view is moving") for socket in sockets]
+        if closing:
+            await asyncio.wait([asyncio.ensure_future(close) for close in closing], timeout=CLOSE_SECONDS)
 
     @web.middleware
     async def _check(self, request: web.Request, handler: Handler) -> web.StreamResponse:
@@ -287,8 +310,9 @@ class WebServer:
         return with_machines(self._state(), self._remotes.rosters)
 
     async def _websocket(self, request: web.Request) -> web.WebSocketResponse:
-        socket = web.WebSocketResponse(heartbeat=30.0, max_msg_size=PAGE_FRAME_BYTES)
+        socket = web.WebSocketResponse(heartbeat=30.0, max_msg_size=PAGE_FRAME_BYTES, timeout=CLOSE_SECONDS)
         await socket.prepare(request)
+        self._sockets.add(socket)
 
         async def send(item: dict[str, Any]) -> None:
             await socket.send_str(json.dumps(item))
@@ -304,6 +328,7 @@ class WebServer:
                 if message.type == WSMsgType.TEXT and (refused := page.take(message.data)) is not None:
                     await send({"op": "refused", "message": refused})
         finally:
+            self._sockets.discard(socket)
             self._gate.touch(request.cookies)
             self.pages.remove(page)
             await page.close()
