@@ -23,7 +23,7 @@ from wardian_host.tui.feed import StatusFeed
 from wardian_host.tui.forms import ConfirmKill, Notice, OneLine, Spawn, keys_notice
 from wardian_host.tui.keys import KEYS
 from wardian_host.tui.preview import PREVIEW_REDRAWS_PER_SECOND, Preview, not_shown
-from wardian_host.tui.queue import ASK, DIALOG, QueueEntry, choice_command
+from wardian_host.tui.queue import ASK, DIALOG, QueueEntry, choice_command, merged
 from wardian_host.tui.roster import COLUMNS, HEADERS, RosterRow, evidence_text, sorted_rows
 from wardian_host.tui.sources import HostSources, Sources
 
@@ -68,7 +68,9 @@ class WardianApp(App[None]):
         self.attach_runner: AttachRunner = attach_runner or subprocess.call
         self.rows: dict[str, RosterRow] = {}
         self.remote: dict[str, RosterRow] = {}
-        self.queue_entries: list[QueueEntry] = []
+        self.local_queue: list[QueueEntry] = []
+        self.remote_queue: list[QueueEntry] = []
+        self.queue_entries: list[QueueEntry] = []  # both, most urgent first, as drawn
         self.filter_text = ""
         self.sort_by = "status"
         self.loaded = False  # the first roster read has been drawn
@@ -131,8 +133,15 @@ class WardianApp(App[None]):
         except WardianError as error:
             self._from_thread(self._failed, error)
             return
-        if found is not None:
-            self._from_thread(self._apply_remote, *found)
+        if found is None:
+            return
+        self._from_thread(self._apply_remote, *found)
+        try:
+            entries = self.sources.remote_queue()
+        except WardianError as error:
+            self._from_thread(self._failed, error)
+            return
+        self._from_thread(self._apply_remote_queue, entries)
 
     def _load_queue(self, rows: list[RosterRow]) -> None:
         try:
@@ -168,8 +177,16 @@ class WardianApp(App[None]):
         if unreachable:
             self.notify(f"not reachable: {', '.join(unreachable)}", severity="warning")
 
+    def _apply_remote_queue(self, entries: list[QueueEntry]) -> None:
+        self.remote_queue = entries
+        self._draw_queue()
+
     def _apply_queue(self, entries: list[QueueEntry]) -> None:
-        self.queue_entries = entries
+        self.local_queue = entries
+        self._draw_queue()
+
+    def _draw_queue(self) -> None:
+        entries = self.queue_entries = merged(self.local_queue, self.remote_queue)
         queue = self.query_one("#queue", DataTable)
         queue.clear()
         for index, entry in enumerate(entries):

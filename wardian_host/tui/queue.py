@@ -1,9 +1,9 @@
-"""The person's queue at the top of the dashboard: what needs a person, most urgent first,
-with the keys that answer each entry.
+"""The person's queue at the top of the dashboard: `wardian inbox`'s entries, most urgent first,
+with the keys that answer each (approve or reject a dialog or a workflow's approval, reply to an
+ask, look at an agent in error).
 
-`wardian inbox` (wardian_host.answers.inbox) gives the queue, each entry with the exact command
-that answers it. Where that answer is not in this install, the queue is what the roster alone
-tells: agents waiting at a dialog, and agents in error.
+This machine's entries are asked for on each status change; the remotes' (over ssh) with their
+rosters, every few seconds.
 """
 
 from typing import Any
@@ -12,60 +12,49 @@ from pydantic import BaseModel
 
 from wardian_host.tui.roster import RosterRow
 
-# What a key can do to an entry of each kind.
 DIALOG, APPROVAL, ASK, ERROR = "dialog", "approval", "ask", "error"
+# wardian_core.inbox.URGENCY's order, for entries merged from several machines.
+URGENCY = (DIALOG, APPROVAL, ASK, ERROR, "unseen_turn")
 
 
 class QueueEntry(BaseModel):
     kind: str  # dialog, approval (a workflow's), ask, error, unseen_turn
-    agent: str  # NAME, or NAME@MACHINE
+    agent: str  # NAME, or NAME@MACHINE; empty for a workflow's approval
     summary: str
     command: str = ""  # the exact command that answers it
     request_id: str | None = None  # an ask's, for a reply
     choices: list[tuple[str, str]] = []  # each way to answer it: its label, its command
 
 
-def entries(rows: list[RosterRow]) -> list[QueueEntry]:
-    """The inbox's entries when this install has `wardian inbox`, else the roster's."""
-    try:
-        from wardian_host.answers import inbox
-    except ImportError:
-        return from_roster(rows)
-    return [from_inbox(entry) for entry in _inbox_entries(inbox)]
+def local_entries() -> list[QueueEntry]:
+    """`wardian inbox --local`: this machine's entries."""
+    from wardian_host.answers.inbox import inbox_answer
+
+    return [from_inbox(entry.model_dump()) for entry in inbox_answer().entries]
 
 
-def _inbox_entries(inbox: Any) -> list[dict[str, Any]]:
-    """`wardian inbox`'s entries as plain data: this machine's, and the remotes' when configured."""
-    answer = inbox.inbox_answer(remotes=_remote_inboxes())
-    return [entry.model_dump() for entry in answer.entries]
+def remote_entries() -> list[QueueEntry]:
+    """The configured remotes' entries, as `wardian inbox` reads them (none configured: none)."""
+    from wardian_host.remote.inboxes import remote_inboxes
+
+    return [from_inbox(entry.model_dump()) for inbox in remote_inboxes(False) for entry in inbox.entries]
 
 
-def _remote_inboxes() -> Any:
-    """The reader of the remotes' inboxes `wardian inbox` uses, when remotes are configured."""
-    from wardian_host.tui.roster import has_remotes
-
-    if not has_remotes():
-        return None
-    try:
-        from wardian_host.remote.inboxes import remote_inboxes
-    except ImportError:
-        return None
-    return remote_inboxes
+def merged(*parts: list[QueueEntry]) -> list[QueueEntry]:
+    entries = [entry for part in parts for entry in part]
+    return sorted(entries, key=lambda entry: URGENCY.index(entry.kind) if entry.kind in URGENCY else len(URGENCY))
 
 
 def from_inbox(entry: dict[str, Any]) -> QueueEntry:
-    kind = str(entry.get("kind", ""))
-    agent = entry.get("agent")
-    name = agent.get("name", "") if isinstance(agent, dict) else str(agent or "")
+    name = str(entry.get("agent") or "")
     machine = entry.get("machine")
-    if machine and machine != "local" and "@" not in name:
+    if name and machine and machine != "local":
         name = f"{name}@{machine}"
-    summary = entry.get("summary") or entry.get("question") or entry.get("message") or entry.get("title") or ""
-    choices = [(str(choice.get("label", "")), str(choice.get("command", ""))) for choice in entry.get("choices") or []]
+    choices = [(str(choice["label"]), str(choice["command"])) for choice in entry.get("choices") or []]
     return QueueEntry(
-        kind=kind,
+        kind=str(entry["kind"]),
         agent=name,
-        summary=str(summary),
+        summary=str(entry.get("summary") or ""),
         command=str(entry.get("command") or ""),
         request_id=entry.get("request_id"),
         choices=choices,
@@ -74,26 +63,18 @@ def from_inbox(entry: dict[str, Any]) -> QueueEntry:
 
 def choice_command(entry: QueueEntry, answer: str) -> str | None:
     """The command of the entry's choice that accepts (`accept`) or rejects (`reject`), if any."""
-    words = ("accept", "approve", "allow", "yes") if answer == "accept" else ("reject", "deny", "no")
-    for label, command in entry.choices:
-        if any(label.lower().startswith(word) for word in words):
-            return command
-    return None
+    words = ("accept", "approve") if answer == "accept" else ("reject",)
+    return next((command for label, command in entry.choices if label in words), None)
 
 
 def from_roster(rows: list[RosterRow]) -> list[QueueEntry]:
-    """Dialogs first, then errors: each with the command that answers it."""
+    """What the roster alone tells (fixed screens, with no host to ask): dialogs, then errors."""
     found: list[QueueEntry] = []
-    for row in rows:
-        if row.status == "action_required":
-            evidence = row.status_evidence or {}
-            question = evidence.get("message") or evidence.get("dialog") or "waits at a dialog"
-            command = f"wardian send --approval accept --to {row.key}"
-            found.append(QueueEntry(kind=DIALOG, agent=row.key, summary=str(question), command=command))
-    for row in rows:
-        if row.status == "error":
-            evidence = row.status_evidence or {}
-            why = evidence.get("message") or evidence.get("reason") or "ended in error"
-            command = f"wardian agent screen {row.key}"
-            found.append(QueueEntry(kind=ERROR, agent=row.key, summary=str(why), command=command))
+    for kind, status in ((DIALOG, "action_required"), (ERROR, "error")):
+        for row in rows:
+            if row.status == status:
+                evidence = row.status_evidence or {}
+                said = evidence.get("message") or evidence.get("reason") or status
+                summary = f"{row.key} is waiting at a dialog: {said}" if kind == DIALOG else f"{row.key}: {said}"
+                found.append(QueueEntry(kind=kind, agent=row.key, summary=str(summary)))
     return found

@@ -4,7 +4,7 @@ or, for a screen snapshot that must not change between runs, fixed rows."""
 from typing import Protocol
 
 from wardian_host.tui.feed import OutputHeard, StatusFeed, StatusHeard
-from wardian_host.tui.queue import QueueEntry, entries, from_roster
+from wardian_host.tui.queue import QueueEntry, from_roster, local_entries, remote_entries
 from wardian_host.tui.roster import RosterRow
 
 
@@ -15,13 +15,15 @@ class Sources(Protocol):
 
     def queue(self, rows: list[RosterRow]) -> list[QueueEntry]: ...
 
+    def remote_queue(self) -> list[QueueEntry]: ...
+
     def screen(self, row: RosterRow) -> list[str]: ...
 
     def feed(self, on_status: StatusHeard, on_output: OutputHeard) -> StatusFeed | None: ...
 
 
 class HostSources:
-    """`agent list`'s answers, `agent screen`'s, the inbox's, and the host's event stream."""
+    """`agent list`'s answers, `agent screen`'s, `wardian inbox`'s, and the host's event stream."""
 
     def rows(self) -> list[RosterRow]:
         from wardian_host.tui.roster import local_rows
@@ -35,7 +37,11 @@ class HostSources:
         return remote_rows() if has_remotes() else None
 
     def queue(self, rows: list[RosterRow]) -> list[QueueEntry]:
-        return entries(rows)
+        return local_entries()
+
+    def remote_queue(self) -> list[QueueEntry]:
+        """Called with the remotes' rosters, so only when remotes are configured."""
+        return remote_entries()
 
     def screen(self, row: RosterRow) -> list[str]:
         from wardian_host.tui.preview import screen_rows
@@ -61,6 +67,9 @@ class FixedSources:
 
     def queue(self, rows: list[RosterRow]) -> list[QueueEntry]:
         return from_roster(rows)
+
+    def remote_queue(self) -> list[QueueEntry]:
+        return []
 
     def screen(self, row: RosterRow) -> list[str]:
         return self._screens.get(row.key, [])
