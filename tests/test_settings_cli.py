@@ -34,6 +34,8 @@ DEFAULTS = {
     "notify.urls": None,
     "notify.unseen_turn_seconds": 60.0,
     "web.session_idle": 43200.0,
+    "recording.enabled": True,
+    "recording.max_bytes": 64 * 1024 * 1024,
 }
 
 USER_FILE = """\

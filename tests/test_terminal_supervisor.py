@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from wardian_core.pty_backend import chosen_backend
+from wardian_core.recording_format import Target
 from wardian_host.terminal.ptys import ExitCodeHandler, OutputHandler
 from wardian_host.terminal.supervisor import TerminalSupervisor
 
@@ -29,6 +30,7 @@ class _OwnerAnsweringWithTheExit:
         on_output: OutputHandler,
         on_exit: ExitCodeHandler,
         first_offset: int = 0,
+        recording: Target | None = None,
     ) -> tuple[int, int]:
         on_output(b"boom-42\r\n")
         on_exit(3)

@@ -183,6 +183,7 @@ class LaunchConfig(_Model):
     include_dirs: list[Path] = Field(default_factory=list)
     session_persistence: Literal["default", "fresh", "resume"] = "default"
     settings: dict[str, Any] = Field(default_factory=dict, description="Provider settings (settings.toml).")
+    recording: bool = Field(True, description="Record its terminal output (docs/recordings.md).")
 
 
 class McpRegistration(_Model):

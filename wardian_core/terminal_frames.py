@@ -15,7 +15,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 # Tests bump it (for a host and the server it starts) to prove an upgrade keeps every agent.
-TERMINAL_PROTOCOL_VERSION = 1 + int(os.environ.get("WARDIAN_TEST_TERMINAL_PROTOCOL_STEP", "0"))
+# 2: a launch and a handed-over terminal say where its output is recorded.
+TERMINAL_PROTOCOL_VERSION = 2 + int(os.environ.get("WARDIAN_TEST_TERMINAL_PROTOCOL_STEP", "0"))
 
 PREFIX = struct.Struct(">II")  # header length, payload length
 MAX_HEADER_BYTES = 1024 * 1024  # an environment and argv fit with room to spare
@@ -102,6 +103,10 @@ def _env(value: Any) -> dict[str, str]:
     return {_str(name): _str(each) for name, each in value.items()}
 
 
+def _optional_str(value: Any) -> str | None:
+    return None if value is None else _str(value)
+
+
 def _object(value: Any) -> dict[str, Any]:
     if type(value) is not dict:
         raise BadFrame(f"{value!r} is not an object")
@@ -159,8 +164,11 @@ HANDED_TERMINAL = Fields(
         "ring_bytes": _NON_NEGATIVE,
         "pieces": _NON_NEGATIVE,
         "has_master": _bool,
+        "recording_dir": _optional_str,
+        "recording_max_bytes": _NON_NEGATIVE,
     },
-    {"exit_code": None},
+    # A server before protocol 2 names no recording.
+    {"exit_code": None, "recording_dir": None, "recording_max_bytes": 0},
 )
 
 
@@ -181,8 +189,10 @@ CLIENT_FRAMES = _by_kind(
             "rows": _POSITIVE,
             "cols": _POSITIVE,
             "offset": _NON_NEGATIVE,
+            "recording_dir": _optional_str,
+            "recording_max_bytes": _NON_NEGATIVE,
         },
-        {"offset": 0},
+        {"offset": 0, "recording_dir": None, "recording_max_bytes": 0},
         kind="launch",
     ),
     Fields({"key": _str}, kind="write"),
@@ -247,8 +257,17 @@ def terminal_state(told: Frame, end_offset: int, rows: int, cols: int) -> Frame:
 
 
 def handed_terminal(told: Frame, rows: int, cols: int, ring_bytes: int, pieces: int, has_master: bool) -> Frame:
-    """`told` as for `terminal_state`."""
-    return {**told, "rows": rows, "cols": cols, "ring_bytes": ring_bytes, "pieces": pieces, "has_master": has_master}
+    """`told` as for `terminal_state`; no recording (the caller adds one)."""
+    return {
+        **told,
+        "rows": rows,
+        "cols": cols,
+        "ring_bytes": ring_bytes,
+        "pieces": pieces,
+        "has_master": has_master,
+        "recording_dir": None,
+        "recording_max_bytes": 0,
+    }
 
 
 def handed_over(pid: int, terminals: list[Frame], descriptors: int) -> Frame:

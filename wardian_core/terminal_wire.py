@@ -55,6 +55,8 @@ class Launch(_Frame):
     rows: int = Field(gt=0)
     cols: int = Field(gt=0)
     offset: int = Field(0, ge=0, description="The offset of its first byte of output (the host's cursor).")
+    recording_dir: str | None = Field(None, description="Where its output is recorded; None: not recorded.")
+    recording_max_bytes: int = Field(0, ge=0, description="The recording's bound, oldest segments dropped past it.")
 
 
 class Write(_Frame):
@@ -161,6 +163,8 @@ class HandedTerminal(_Frame):
     ring_bytes: int = Field(ge=0)
     pieces: int = Field(ge=0)
     has_master: bool  # an exited one's PTY is closed: no descriptor comes for it
+    recording_dir: str | None = None  # where the new server goes on recording it (protocol 2)
+    recording_max_bytes: int = Field(0, ge=0)
 
 
 class HandedOver(_Frame):

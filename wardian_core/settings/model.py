@@ -105,6 +105,21 @@ class WebSettings(Section):
     )
 
 
+class RecordingSettings(Section):
+    """Each agent's terminal output, kept with its timing (docs/recordings.md)."""
+
+    enabled: bool = Field(
+        True, description="Record every agent's terminal output; an agent spawned with --no-recording is not."
+    )
+    max_bytes: int = Field(
+        64 * MEBIBYTE,
+        ge=MEBIBYTE,
+        le=64 * 1024 * MEBIBYTE,
+        description="What each agent's recording keeps at most, in bytes (1 MiB to 64 GiB); the oldest "
+        "quarter is dropped when full.",
+    )
+
+
 class WorktreeCommandSettings(Section):
     """What runs in a new worktree and before one is removed; also a repository's .wardian/worktree.toml."""
 
@@ -172,3 +187,4 @@ class Settings(BaseModel):
     worktrees: WorktreesSettings = Field(default_factory=WorktreesSettings)
     notify: NotifySettings = Field(default_factory=NotifySettings)
     web: WebSettings = Field(default_factory=WebSettings)
+    recording: RecordingSettings = Field(default_factory=RecordingSettings)

@@ -38,6 +38,7 @@ from wardian_host.agents.adoption import ParsedOffset, Replay, take_size
 from wardian_host.agents.agent_env import agent_environment
 from wardian_host.agents.headless import HeadlessRun, check_capability
 from wardian_host.agents.live_agent import LiveAgent
+from wardian_host.agents.recording import recording_target
 from wardian_host.agents.registry import AgentRegistry
 from wardian_host.agents.relaunch import session_mode_for
 from wardian_host.agents.spawn_context import build_context, launch_config_of, stored_launch_config
@@ -181,6 +182,7 @@ class AgentLifecycle:
                 on_output=functools.partial(self._output, agent, parsing),
                 on_exit=functools.partial(self._exited, agent, parsing),
                 first_offset=first_offset,
+                recording=recording_target(self.home, agent.row),
             )
         except WardianError as error:
             if error.details.get("executable") == plan.argv[0]:

@@ -30,6 +30,7 @@ class SpawnOrder(NamedTuple):
     worktree: str | None = None  # "" for a branch named after the agent
     base: str | None = None
     trust_repo: bool = False
+    recording: bool = True
 
 
 def spawn_answer(order: SpawnOrder) -> dict[str, Any]:
@@ -45,6 +46,7 @@ def spawn_request(order: SpawnOrder) -> dict[str, Any]:
         "extra_args": list(order.args),
         "include_dirs": [resolve_workspace(from_caller(directory)) for directory in order.include_dirs],
         "session_persistence": order.session_persistence or "default",
+        "recording": order.recording,
     }
     return {
         "provider": order.provider,

@@ -32,6 +32,7 @@ LIFECYCLE_COMMANDS: dict[str, str] = {
     "watch": "wardian_host.cli.agent_watch:watch",
     "attach": "wardian_host.cli.agent_attach:attach",
     "screen": "wardian_host.cli.agent_screen:screen",
+    "recording": "wardian_host.cli.agent_recording:recording",
     "worktree": "wardian_host.cli.worktree:worktree",
 }
 

@@ -56,6 +56,7 @@ PERSISTENCES = ("default", "fresh", "resume")
     metavar="NAME=VALUE",
     help="A setting the provider declares (see `wardian providers show`), for this agent (repeatable).",
 )
+@click.option("--no-recording", is_flag=True, help="Do not record its terminal output (docs/recordings.md).")
 @worktree_options
 @click.argument("extra_args", nargs=-1, type=click.UNPROCESSED, metavar="[-- EXTRA ARGS]")
 def spawn(
@@ -71,13 +72,14 @@ def spawn(
     provider_settings: tuple[str, ...],
     worktree: str | None,
     base: str | None,
+    no_recording: bool,
     extra_args: tuple[str, ...],
 ) -> None:
     """Start a new agent (and the host, if none runs)."""
     # After `--` first: for `generic` that is the command, and --arg adds to it.
     given = (name, workspace, description, model, (*extra_args, *args), include_dirs, session_persistence)
     chosen = (provider_settings, worktree, base, trust_repo_flag())
-    params = spawn_request(SpawnOrder(provider, class_name, *given, *chosen))
+    params = spawn_request(SpawnOrder(provider, class_name, *given, *chosen, recording=not no_recording))
     settle_trust(worktree)
     ensure_host()  # only the CLI starts a host: an MCP tool is answered inside one
     write_json(spawned(params))

@@ -28,6 +28,7 @@ from wardian_core.atomic_files import open_unfollowed
 from wardian_core.control import endpoint
 from wardian_core.detached import start_detached
 from wardian_core.errors import WardianError
+from wardian_core.recording_format import Target
 from wardian_core.terminal_frames import framed
 from wardian_host.terminal.ptys import ExitCodeHandler, OutputHandler
 from wardian_host.terminal.server import process as server_process
@@ -109,6 +110,7 @@ class ServerPtys:
         on_output: OutputHandler,
         on_exit: ExitCodeHandler,
         first_offset: int = 0,
+        recording: Target | None = None,
     ) -> tuple[int, int]:
         self._next_id += 1
         answer = asyncio.get_running_loop().create_future()
@@ -116,7 +118,16 @@ class ServerPtys:
         self._followed[key] = _Followed(on_output, on_exit, first_offset)  # its output may come with the answer
         rows, cols = size
         launch = wire.Launch(
-            id=self._next_id, key=key, argv=argv, env=env, cwd=str(cwd), rows=rows, cols=cols, offset=first_offset
+            id=self._next_id,
+            key=key,
+            argv=argv,
+            env=env,
+            cwd=str(cwd),
+            rows=rows,
+            cols=cols,
+            offset=first_offset,
+            recording_dir=str(recording.folder) if recording is not None else None,
+            recording_max_bytes=recording.max_bytes if recording is not None else 0,
         )
         self._send(launch)
         try:

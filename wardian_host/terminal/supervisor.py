@@ -22,6 +22,7 @@ from typing import Protocol
 from wardian_core.parsing import DEFAULT_COLS, DEFAULT_ROWS
 from wardian_core.process_identity import TOKEN_VARIABLE, ProcessIdentity, new_token
 from wardian_core.pty_backend import Backend
+from wardian_core.recording_format import Target
 from wardian_host.terminal import agent_cgroups, process_tree
 from wardian_host.terminal.agent_cgroups import AgentCgroups
 from wardian_host.terminal.posix import resolve_executable
@@ -47,6 +48,7 @@ class PtyOwner(Protocol):
         on_output: OutputHandler,
         on_exit: ExitCodeHandler,
         first_offset: int = 0,
+        recording: Target | None = None,
     ) -> tuple[int, int]: ...
 
     def follow(self, key: str, offset: int, on_output: OutputHandler, on_exit: ExitCodeHandler) -> None: ...
@@ -117,6 +119,7 @@ class TerminalSupervisor:
         on_output: OutputHandler,
         on_exit: ExitHandler,
         first_offset: int = 0,
+        recording: Target | None = None,
     ) -> ProcessIdentity:
         """Start `argv` in a new PTY for agent `key`; returns what identifies its processes.
 
@@ -140,6 +143,7 @@ class TerminalSupervisor:
                 functools.partial(self._output, session),
                 functools.partial(self._exited, session),
                 first_offset,
+                recording,
             )
         except BaseException:
             if self._current(session):

@@ -34,6 +34,7 @@ from wardian_host.terminal.server import handover
 from wardian_host.terminal.server.framing import read_frame
 from wardian_host.terminal.server.handed_terminal import HandedTerminal
 from wardian_host.terminal.server.host_writer import HostWriter
+from wardian_host.terminal.server.recorder import Recorder
 from wardian_host.terminal.server.ring import DEFAULT_RING_BYTES, OutputRing
 
 log = logging.getLogger(__name__)
@@ -64,6 +65,7 @@ class Record:
     acked_offset: int = 0  # the end of what a host said it parsed
     exited: bool = False
     exit_code: int | None = None
+    recorder: Recorder | None = None  # None: this agent's output is not recorded
 
     def _told(self) -> frames.Frame:
         """What a host is told of it and a newer server is handed alike."""
@@ -78,7 +80,10 @@ class Record:
         }
 
     def handed(self, rows: int, cols: int, ring_bytes: int, pieces: int, has_master: bool) -> frames.Frame:
-        return frames.handed_terminal(self._told(), rows, cols, ring_bytes, pieces, has_master)
+        handed = frames.handed_terminal(self._told(), rows, cols, ring_bytes, pieces, has_master)
+        if self.recorder is not None and self.recorder.recording:
+            handed |= {"recording_dir": str(self.recorder.folder), "recording_max_bytes": self.recorder.max_bytes}
+        return handed
 
     def state(self, rows: int, cols: int) -> frames.Frame:
         return frames.terminal_state(self._told(), self.ring.end_offset, rows, cols)
@@ -213,6 +218,8 @@ class TerminalServer:
                 self._ptys.write(key, payload)
         elif kind == "resize":
             self._ptys.resize(key, frame["rows"], frame["cols"])
+            if (resized := self._records.get(key)) is not None and resized.recorder is not None:
+                resized.recorder.resize(resized.ring.end_offset, frame["rows"], frame["cols"])
         elif kind == "follow":
             self._follow(key, frame["offset"])
         elif kind == "ack":
@@ -222,6 +229,8 @@ class TerminalServer:
             record = self._records.get(key)
             if record is not None and record.exited:
                 del self._records[key]
+                if record.recorder is not None:
+                    record.recorder.close()
 
     # -- terminals --------------------------------------------------------------------------
 
@@ -249,6 +258,7 @@ class TerminalServer:
             return
         ring = OutputRing(self._ring_bytes, start_offset=offset)
         record = Record(key, terminal.pid, terminal.session_id, ring, followed=True, acked_offset=offset)
+        record.recorder = _recorder(frame, size)
         self._records[key] = record
         self._send(frames.launched(frame["id"], key, terminal.pid, terminal.session_id))
 
@@ -272,6 +282,9 @@ class TerminalServer:
         log.info("handed %d terminals to the terminal server %d", len(self._records), frame["pid"])
         self._server.close()  # accepts no more: a client connecting now is the new server's
         self._ptys.release_all()
+        for record in self._records.values():
+            if record.recorder is not None:
+                record.recorder.close()  # the new server records from here on
         self._handed_over = True
         self.stopped.set()
         return None
@@ -295,6 +308,7 @@ class TerminalServer:
             ring = OutputRing.restored(self._ring_bytes, handed["start_offset"], data, starts)
             record = Record(key, pid, session_id, ring, acked_offset=handed["acked_offset"])
             record.exited, record.exit_code = handed["exited"], handed["exit_code"]
+            record.recorder = _recorder(handed, (handed["rows"], handed["cols"]))
             self._records[key] = record
             master = received.masters.get(key)
             if master is not None:
@@ -306,6 +320,8 @@ class TerminalServer:
     def _output(self, record: Record, data: bytes) -> None:
         offset = record.ring.end_offset
         record.ring.append(data)
+        if record.recorder is not None:
+            record.recorder.output(offset, data)
         if record.followed and self._host is not None:
             self._host.writes.output(record.key, offset, data)
 
@@ -349,6 +365,12 @@ class TerminalServer:
             await link.writer.drain()
         link.draining = None
         self._ptys.resume_reading()
+
+
+def _recorder(frame: frames.Frame, size: tuple[int, int]) -> Recorder | None:
+    """The recording a launch (or a handed-over terminal) asks for, None for none."""
+    folder = frame.get("recording_dir")
+    return Recorder(Path(folder), frame["recording_max_bytes"], *size) if folder else None
 
 
 def _mismatch(hello: frames.Frame) -> WardianError:
