@@ -20,6 +20,7 @@ PageKind = Literal[
     "reply",
     "workflow.stop",
     "workflow.approve",
+    "inbox.seen",
 ]
 
 

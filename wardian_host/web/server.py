@@ -29,6 +29,7 @@ from wardian_host.notify.rules import NoticeRules
 from wardian_host.remote.settings import LOCAL_MACHINE
 from wardian_host.web.auth import COOKIE_NAME, LOGIN_SECONDS, Gate, SessionUses, allowed_hosts
 from wardian_host.web.connections import AcceptErrorsOncePerMinute, GuardedProtocol, WebConnection, WebConnections
+from wardian_host.web.inbox import inbox_route
 from wardian_host.web.login_pages import remove_login_pages, write_login_page
 from wardian_host.web.models import PageAction
 from wardian_host.web.pages import Page, Pages, State
@@ -143,6 +144,7 @@ class WebServer:
         app.router.add_post("/login", self._login_form)
         app.router.add_get("/ws", self._websocket)
         app.router.add_post("/api/action", self._action)
+        app.router.add_get("/api/inbox", inbox_route(self._answer, lambda: self._remotes.rosters))
         app.router.add_static("/static", STATIC, follow_symlinks=False)
         runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=CLOSE_SECONDS)
         await runner.setup()

@@ -336,6 +336,7 @@ function connect() {
       drawMachines(message.machines || []);
       drawAsks(message.asks);
       drawRuns(message.runs);
+      window.wardianInbox.refresh(); // the queue at the top (inbox.js) asks for what changed
     } else if (message.op === "terminal") onTerminal(message);
     else if (message.op === "closed") { const tile = tiles.get(message.agent); if (tile) tile.streaming = false; }
     else if (message.op === "notice") onNotice(message.notice);
