@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 from host_restarts import crash_host
-from ptyprocess import PtyProcess
 from pty_reading import read_while
+from ptyprocess import PtyProcess
 
 from wardian_core import recording_format as fmt
 
