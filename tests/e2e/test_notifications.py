@@ -1,0 +1,86 @@
+"""Notices reaching an Apprise address through the real `wardian` command and a real host: a
+changed `notify.urls` applies at once, a turn a CLI call waited on is not told, an error tells
+its exit code and last line, and `notify test` says why nothing went out."""
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from webhook import Webhook
+
+from wardian_host.daemon.host_lock import running_host_pid
+
+RunWardian = Callable[..., Any]
+Spawn = Callable[..., dict[str, Any]]
+WaitStatus = Callable[..., dict[str, Any]]
+
+
+@pytest.fixture
+def webhook() -> Iterator[Webhook]:
+    hook = Webhook()
+    yield hook
+    hook.close()
+
+
+def _set(run_wardian: RunWardian, key: str, value: str) -> None:
+    result = run_wardian("settings", "set", key, value)
+    assert result.returncode == 0, result.stderr
+
+
+def test_notify_urls_set_on_a_running_host_applies_at_once_and_errors_tell_code_and_line(
+    spawn: Spawn, wait_status: WaitStatus, run_wardian: RunWardian, wardian_home: Path, webhook: Webhook
+) -> None:
+    spawn("shell", "bash", "--norc")
+    wait_status("shell", "idle")
+    host = running_host_pid(wardian_home)
+    untold = run_wardian("notify", "test")
+    assert untold.returncode == 0, untold.stderr
+    answer = untold.json()["notify"]
+    assert (answer["sent"], answer["addresses"], answer["reasons"]) == (False, 0, ["notify.urls is not set"])
+    assert "wardian settings set notify.urls" in answer["hint"]
+
+    _set(run_wardian, "notify.urls", webhook.address)
+    spawn("failing", "bash", "--norc", "-c", "echo step one; echo 'fatal: disk full' >&2; exit 3")
+    told = webhook.wait_for(1)
+    assert (told[0]["title"], told[0]["message"]) == ("failing ended in error", "exit code 3: fatal: disk full")
+
+    tested = run_wardian("notify", "test").json()["notify"]
+    assert (tested["sent"], tested["addresses"], tested["reasons"], tested["hint"]) == (True, 1, [], None)
+    assert webhook.wait_for(2)[1]["title"] == "Wardian test notice"
+    assert running_host_pid(wardian_home) == host, "the settings applied without a restart"
+
+
+def test_a_bad_address_gives_apprises_reason(run_wardian: RunWardian) -> None:
+    _set(run_wardian, "notify.urls", "json://127.0.0.1:1/nobody-listens")
+    answer = run_wardian("notify", "test").json()["notify"]
+    assert (answer["sent"], answer["addresses"]) == (False, 1)
+    assert any("Connection error" in reason for reason in answer["reasons"]), answer
+    assert "notify.urls" in answer["hint"]
+    _set(run_wardian, "notify.urls", "no-such-scheme://x")
+    answer = run_wardian("notify", "test").json()["notify"]
+    assert any("Unparseable URL" in reason for reason in answer["reasons"]), answer
+
+
+def test_turns_a_cli_call_waited_on_are_not_told_as_unseen(
+    spawn: Spawn, wait_status: WaitStatus, run_wardian: RunWardian, webhook: Webhook
+) -> None:
+    _set(run_wardian, "notify.unseen_turn_seconds", "0")  # a turn nobody looks at: told at once
+    spawn("shell", "bash", "--norc")
+    wait_status("shell", "idle")
+    _set(run_wardian, "notify.urls", webhook.address)
+    waited = run_wardian("send", "echo waited-$((6*7))", "--to", "shell", "--wait-until", "idle")
+    assert waited.returncode == 0, waited.stderr
+    asked = run_wardian("ask", "shell", "echo asked-$((6*7))", "--until", "output:asked-42", "--timeout", "20s")
+    assert asked.returncode == 0, asked.stderr
+    sent = run_wardian("send", "sleep 0.5; echo watched-$((6*7))", "--to", "shell")
+    assert sent.returncode == 0, sent.stderr
+    watched = run_wardian("agent", "wait", "shell", "--until", "idle", "--next", "--timeout", "20s")
+    assert watched.returncode == 0, watched.stderr
+    # The one turn nobody waited on is told; the three before it never were.
+    assert run_wardian("send", "echo unseen-$((6*7))", "--to", "shell").returncode == 0
+    told = webhook.wait_for(1)
+    tested = run_wardian("notify", "test").json()["notify"]  # sent after any notice raised before it
+    assert tested["sent"] is True
+    told = webhook.wait_for(2)
+    assert [notice["title"] for notice in told] == ["shell finished a turn", "Wardian test notice"]
