@@ -36,6 +36,7 @@ from wardian_host.web.pages import Page, Pages, State
 from wardian_host.web.peers import holder_of
 from wardian_host.web.records import LOOPBACK, write_record
 from wardian_host.web.remotes import RemoteRosters, follow_screen, remote_args, run_remote, with_machines
+from wardian_host.web.replay import add_replay_routes
 from wardian_host.web.sessions import read_sessions, write_sessions
 from wardian_host.web.terminals import Answer
 
@@ -145,6 +146,7 @@ class WebServer:
         app.router.add_get("/ws", self._websocket)
         app.router.add_post("/api/action", self._action)
         app.router.add_get("/api/inbox", inbox_route(self._answer, lambda: self._remotes.rosters))
+        add_replay_routes(app, self._home)
         app.router.add_static("/static", STATIC, follow_symlinks=False)
         runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=CLOSE_SECONDS)
         await runner.setup()
