@@ -97,6 +97,8 @@ function makeTile(agent) {
     ["Clear", "agent.clear"], ["Kill", "agent.kill"]]) {
     actions.append(el("button", { type: "button", "data-action": kind, onclick: () => act(kind, { target: tile.agent.uuid }, tile.agent) }, label));
   }
+  // The recording is kept beside the agent, on its own machine: replay.html plays it.
+  if (!isRemote(agent)) actions.append(el("a", { class: "replay", href: `/replay?agent=${encodeURIComponent(agent.uuid)}&name=${encodeURIComponent(agent.name)}`, target: "_blank", rel: "noopener" }, "Replay"));
   tile.el.append(tile.head, tile.meta, tile.evidence, tile.dialog, tile.usage, box, send, actions);
   tileOfBox.set(box, tile);
   onScreen.observe(box);
