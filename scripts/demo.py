@@ -5,7 +5,8 @@ The agent is your `bash` (your `~/.bashrc` included), with Wardian's shell integ
 status comes from the marks the shell writes at each prompt and command, the exit code with
 them. Uses the demo home `.cache/demo-home` (its own WARDIAN_HOME), so it never touches
 your `~/.wardian`. Run again to see the same agent; stop with
-`WARDIAN_HOME=.cache/demo-home .venv/bin/wardian host stop`.
+`WARDIAN_HOME=.cache/demo-home .venv/bin/wardian host stop`. It ends with the command that opens
+the web view, where the agent's tile shows its terminal live.
 """
 
 import json
@@ -69,6 +70,9 @@ def main() -> int:
     listed = wardian("agent", "list", "--pretty", "--verbose")
     print(f"Try: WARDIAN_HOME={HOME} {WARDIAN} agent {AGENT} --verbose")
     print(f"Stop: WARDIAN_HOME={HOME} {WARDIAN} host stop")
+    # Last, so it is what a newcomer sees: the agent live in a browser.
+    print(f"Web view: WARDIAN_HOME={HOME} {WARDIAN} web --open")
+    print(f"  opens your browser on the live page; click the {AGENT} tile to type into its terminal")
     return listed.returncode
 
 

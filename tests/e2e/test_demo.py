@@ -29,6 +29,11 @@ def test_the_main_job_runs_a_shell_agent_and_a_second_run_finds_it(
             f"demo-shell ran it and is idle again because: {{'source': 'pty', 'event': 'turn_completed', {FINISHED}}}"
             in printed
         )
+        # It ends with how to open the web view on the demo agent, in the demo's own home.
+        assert printed.rstrip().splitlines()[-2:] == [
+            f"Web view: WARDIAN_HOME={wardian_home} {demo.WARDIAN} web --open",
+            "  opens your browser on the live page; click the demo-shell tile to type into its terminal",
+        ]
     agents = json.loads(run_wardian("agent", "list").stdout)["agents"]
     assert [(agent["name"], agent["status"]) for agent in agents] == [("demo-shell", "idle")]
     output = json.loads(run_wardian("agent", "watch", "demo-shell").stdout)["watch"]["output"]
