@@ -23,6 +23,8 @@ from wardian_core.notices import Notice
 from wardian_core.provider_models import (
     HomePlan,
     LaunchPlan,
+    LimitReport,
+    LimitResume,
     OutputSource,
     ParseResult,
     ProviderEvent,
@@ -146,6 +148,14 @@ def resume_args(ctx: SpawnContext, session_id: str) -> list[str]:
     """The arguments that make the provider resume `session_id` in `ctx.mode` (e.g.
     `["--resume", session_id]`); an empty list when the provider cannot resume. The host
     decides fresh or resume (relaunch rules, restart, workflows); clone is always fresh."""
+
+
+@_provider_hook()
+def limit_resume(ctx: SpawnContext, limit: LimitReport) -> LimitResume:
+    """How this CLI continues the turn `limit` cut, once it reset (see `LimitResume`): the keys
+    that leave what the CLI opened when the limit hit without taking its offer (upgrade, switch
+    the model), then the text that continues; a relaunch with the session resumed; or `wait`
+    where the CLI retries by itself. Left out: the text `continue`, typed as a prompt."""
 
 
 @_provider_hook()

@@ -33,6 +33,8 @@ EventKind = Literal[
     "error",
     "session_ended",
     "usage_reported",
+    "limit_reached",
+    "limit_retrying",
 ]
 EVENT_KINDS: tuple[EventKind, ...] = get_args(EventKind)
 
@@ -347,6 +349,47 @@ class UsageReport(_Model):
     )
 
 
+# What ran out, in the CLI's words: a plan's session (5-hour) or weekly allowance, a usage quota,
+# a rate limit (requests or tokens per minute), or one the CLI does not name.
+LimitKind = Literal["session", "weekly", "usage", "rate", "other"]
+LIMIT_KINDS: tuple[LimitKind, ...] = get_args(LimitKind)
+
+
+class LimitReport(_Model):
+    """A usage limit the CLI says it hit (`limit_reached`, `limit_retrying`).
+
+    `resets_at` is the CLI's own time (ISO 8601 UTC) at the precision it gives (a screen to the
+    minute, a rollout to the second); None where it says none. `retry_at`: when a CLI that retries
+    by itself (`limit_retrying`) makes its next attempt, when it says.
+    """
+
+    kind: LimitKind
+    resets_at: str | None = Field(None, description="When the limit resets, ISO 8601 UTC.")
+    retry_at: str | None = Field(None, description="The CLI's next attempt by itself, ISO 8601 UTC.")
+    message: str | None = Field(None, max_length=500, description="What the CLI said, as a person saw it.")
+
+
+class LimitResume(_Model):
+    """How to continue a turn a limit cut, once the limit reset (the `limit_resume` hook).
+
+    `keys`: named keys (`InputProfile`'s names: `escape`, `enter`, `down`…) typed first, to leave
+    whatever the CLI opened when the limit hit (a menu offering to upgrade or switch the model)
+    without taking its offer; then `text`, typed and submitted as a prompt, as `send` does. `resume`:
+    the agent is relaunched with its session resumed (`resume_args`) and `text` sent once it is
+    idle. `wait`: the CLI retries by itself; Wardian only watches for the retried turn.
+    """
+
+    how: Literal["text", "resume", "wait"] = "text"
+    keys: list[str] = Field(default_factory=list, max_length=20)
+    text: str | None = Field("continue", min_length=1, max_length=2000)
+
+    @model_validator(mode="after")
+    def _text_unless_waiting(self) -> Self:
+        if self.how != "wait" and self.text is None:
+            raise ValueError(f"a {self.how!r} resume types a text: give one")
+        return self
+
+
 class ProviderEvent(_Model):
     """One event of docs/architecture.md's "Events and statuses"; only the host turns events into statuses."""
 
@@ -364,6 +407,8 @@ class ProviderEvent(_Model):
     answer: Literal["accepted", "rejected", "dismissed"] | None = None
     # usage_reported: the figures.
     usage: UsageReport | None = None
+    # limit_reached and limit_retrying: which limit, and when it resets.
+    limit: LimitReport | None = None
     data: dict[str, Any] = Field(default_factory=dict)
 
     @model_validator(mode="after")
@@ -376,6 +421,8 @@ class ProviderEvent(_Model):
             raise ValueError("only approval_resolved carries an answer")
         if (self.kind == "usage_reported") != (self.usage is not None):
             raise ValueError("usage_reported, and only it, carries usage")
+        if (self.kind in ("limit_reached", "limit_retrying")) != (self.limit is not None):
+            raise ValueError("limit_reached and limit_retrying, and only they, carry a limit")
         return self
 
 

@@ -22,6 +22,10 @@ _EVENT_STATUS: dict[EventKind, Status | None] = {
     "error": "error",
     "session_ended": "off",
     "usage_reported": None,  # figures, no change of state
+    # A limit cut the turn: the CLI waits, as at rest; the agent record carries the limit.
+    "limit_reached": "idle",
+    # The CLI waits out the limit by itself, still in its turn.
+    "limit_retrying": None,
 }
 
 

@@ -1,14 +1,15 @@
-"""Reading the usage figures a CLI records: counts that may be missing, and the event carrying them.
+"""Reading the usage figures a CLI records: counts that may be missing, and the events carrying
+them and the limits it hits.
 
 A figure the record leaves out, or gives as something other than a non-negative number, is
 None ("unknown"): never 0 in its place (`wardian_core.provider_models.UsageReport`).
 """
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal
 
 from wardian_core.parsing.events import event
-from wardian_core.provider_models import OutputSource, ProviderEvent, UsageReport
+from wardian_core.provider_models import LimitReport, OutputSource, ProviderEvent, UsageReport
 
 
 def count(record: dict[str, Any], key: str) -> int | None:
@@ -71,6 +72,13 @@ def epoch_milliseconds(value: Any) -> str | None:
         return None
     seconds = epoch_time(value / 1000)
     return None if seconds is None else seconds.replace("Z", f".{int(value) % 1000:03d}Z")
+
+
+def limit_event(
+    event_kind: Literal["limit_reached", "limit_retrying"], source: OutputSource, rule: str, line: str, **report: Any
+) -> ProviderEvent:
+    """`event_kind` from `rule` on `line`; `report`: LimitReport's fields (its `kind` at least)."""
+    return event(event_kind, source, rule, line, limit=LimitReport(**report))
 
 
 def usage_event(source: OutputSource, rule: str, line: str, **report: Any) -> ProviderEvent:

@@ -29,6 +29,8 @@ from wardian_core.provider_models import (
     CONTRACT_VERSION,
     HomePlan,
     LaunchPlan,
+    LimitReport,
+    LimitResume,
     OutputSource,
     ParseResult,
     ProviderInfo,
@@ -169,6 +171,10 @@ class Plugins:
     def resume_args(self, provider: str, ctx: SpawnContext, session_id: str) -> list[str]:
         args: list[str] = self._call(provider, "resume_args", ctx=ctx, session_id=session_id)
         return args
+
+    def limit_resume(self, provider: str, ctx: SpawnContext, limit: LimitReport) -> LimitResume:
+        resume: LimitResume = self._call(provider, "limit_resume", ctx=ctx, limit=limit)
+        return resume
 
     def approval_source(self, provider: str, ctx: SpawnContext) -> list[OutputSource]:
         sources: list[OutputSource] = self._call(provider, "approval_source", ctx=ctx)
