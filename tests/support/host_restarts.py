@@ -4,12 +4,14 @@ keeps their terminals for the next host (issue 32's real-CLI restart tests)."""
 import json
 import os
 import signal
+import time
 from pathlib import Path
 from typing import Any
 
 from wardian_core.db import telemetry_positions
 from wardian_core.db.connection import reading
 from wardian_core.db.events import list_events
+from wardian_core.errors import WardianError
 from wardian_host.daemon.host_lock import running_host_pid, wait_until_gone
 
 
@@ -20,6 +22,25 @@ def crash_host(home: Path) -> int:
     os.kill(pid, signal.SIGKILL)
     assert wait_until_gone(pid, 30), f"host {pid} outlived kill -9"
     return pid
+
+
+def next_host(home: Path, old: int, timeout: float = 60) -> int:
+    """The pid of the host that follows `old`, stopped for a restart, once it serves (the old host
+    starts it as it exits; it has no event a test can await from outside, so this looks every 50 ms)."""
+    from wardian_core.control.client import ControlClient
+
+    assert wait_until_gone(old, timeout), f"host {old} is still stopping"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        pid = running_host_pid(home)
+        if pid is not None and pid != old:
+            try:
+                with ControlClient.connect(home) as client:
+                    return int(client.request("host.status", None, 10)["pid"])
+            except WardianError:
+                pass  # still starting
+        time.sleep(0.05)
+    raise AssertionError(f"no host followed host {old} within {timeout} s")
 
 
 def _stored_changes(home: Path, uuid: str) -> list[dict[str, Any]]:

@@ -47,15 +47,21 @@ def restart() -> None:
     """Restart the host; every agent goes on in the terminal server and the new host adopts it."""
     from wardian_host.cli.host_starter import start_detached
 
-    stopped = _stopped(keep_agents=True)
+    home = paths.wardian_home()
+    stopped = _stopped(keep_agents=True)  # the host starts the next one itself as it exits
     if not stopped["stopped"]:
         raise WardianError(
             "control_endpoint_timeout",
-            f"the host (pid {stopped['pid']}) was still stopping when the time was up",
-            "See `wardian host logs`; run `wardian host restart` again once it is gone.",
+            f"the host (pid {stopped['pid']}) was still stopping when the time was up; "
+            "it starts the next host itself once it is gone",
+            "Run `wardian host status` in a moment; `wardian host logs` says what held the old host.",
             {"pid": stopped["pid"]},
         )
-    start_detached(paths.wardian_home())
+    try:
+        start_detached(home)
+    except WardianError as error:
+        if error.details.get("reason") != "already_running":
+            raise  # else the host the old one started serves
     emit("host", request("host.status") | {"restarted_from": stopped["pid"]})
 
 

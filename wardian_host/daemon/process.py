@@ -9,6 +9,8 @@ import argparse
 import asyncio
 import logging
 import logging.handlers
+import os
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -20,10 +22,12 @@ from wardian_core.errors import WardianError, write_failed
 from wardian_host.daemon import home_modes
 from wardian_host.daemon.gc_schedule import FullCollections
 from wardian_host.daemon.host import Host
-from wardian_host.daemon.host_lock import HostLock, StartLock
+from wardian_host.daemon.host_lock import HostLock, StartLock, wait_until_gone
 from wardian_host.daemon.write_refusals import as_write_failed
 
 LOG_BYTES = 1024 * 1024
+# How long a host started by `host restart` waits for the old host, still stopping, to be gone.
+SUCCESSOR_WAIT_SECONDS = 300.0
 LOG_BACKUPS = 3
 
 
@@ -44,17 +48,38 @@ def configure_logging(home: Path, foreground: bool) -> None:
     )
 
 
-async def _run_host(home: Path, on_ready: Callable[[], None]) -> None:
+async def _run_host(home: Path, on_ready: Callable[[], None]) -> bool:
+    """Serve until stopped; whether it stopped for a restart."""
     collections = FullCollections(asyncio.get_running_loop())
 
     def ready() -> None:
         on_ready()  # first: the starting CLI does not wait for the collection below
         collections.start()
 
+    host = Host(home)
     try:
-        await Host(home).run(ready)
+        await host.run(ready)
     finally:
         collections.stop()
+    return host.restarting
+
+
+def _start_successor(home: Path) -> None:
+    """The next host, started by a host stopped for `host restart`: it waits for this process to be
+    gone, then serves. A restart whose CLI ran out of time waiting (a slow stop) thus still ends
+    with a host; when the CLI starts one too, the first to take the home's lock serves."""
+    argv = [sys.executable, "-m", "wardian_host.daemon", "--home", str(home), "--after", str(os.getpid())]
+    try:
+        subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            cwd="/",
+        )
+    except OSError as exc:
+        logging.getLogger(__name__).error("the next host was not started: %s", exc)
 
 
 def _prepare(home: Path, foreground: bool) -> tuple[StartLock, HostLock]:
@@ -80,8 +105,16 @@ def _prepare(home: Path, foreground: bool) -> tuple[StartLock, HostLock]:
     return starting, lock
 
 
-def serve(home: Path, foreground: bool, ready_fd: int | None) -> int:
+def serve(home: Path, foreground: bool, ready_fd: int | None, after: int | None = None) -> int:
+    """`after`: a host still stopping (`host restart` ran out of time), whose end this one awaits."""
     try:
+        if after is not None and not wait_until_gone(after, SUCCESSOR_WAIT_SECONDS):
+            raise WardianError(
+                "request_failed",
+                f"the host (pid {after}) was still running {SUCCESSOR_WAIT_SECONDS:.0f} s after it was told to stop",
+                "See `wardian host logs`; stop it with `wardian host stop`, or end its process.",
+                {"pid": after, "reason": "already_running"},
+            )
         starting, lock = _prepare(home, foreground)
     except WardianError as error:
         report(ready_fd, error.to_json())
@@ -93,8 +126,9 @@ def serve(home: Path, foreground: bool, ready_fd: int | None) -> int:
         report(ready_fd, "ready")
         starting.release()
 
+    restarting = False
     try:
-        asyncio.run(_run_host(home, on_ready))
+        restarting = asyncio.run(_run_host(home, on_ready))
     except WardianError as error:
         logging.getLogger(__name__).error("host failed: %s", error.message)
         report(ready_fd, error.to_json())
@@ -108,6 +142,8 @@ def serve(home: Path, foreground: bool, ready_fd: int | None) -> int:
         report(ready_fd, WardianError("generic", f"host crashed: {exc}").to_json())
         return 1
     finally:
+        if restarting:
+            _start_successor(home)
         lock.release()
         starting.release()  # after the host lock: a host waiting on it must find no host, not a dying one
     return 0
@@ -118,8 +154,9 @@ def main() -> None:
     parser.add_argument("--home", required=True, type=Path)
     parser.add_argument("--foreground", action="store_true")
     parser.add_argument("--ready-fd", type=int)
+    parser.add_argument("--after", type=int, help="first wait for this stopping host's process to end")
     args = parser.parse_args()
-    sys.exit(serve(args.home, args.foreground, args.ready_fd))
+    sys.exit(serve(args.home, args.foreground, args.ready_fd, args.after))
 
 
 if __name__ == "__main__":
