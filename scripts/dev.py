@@ -51,7 +51,14 @@ def demo() -> int:
 # Commands some tests run, and the Debian package of each: installed where missing, so no test
 # is skipped for want of them (CI runs as root on Debian).
 # chromium (with its driver) is the web view's browser tests', driven by Playwright at /usr/bin/chromium.
-SYSTEM_PACKAGES = {"zsh": "zsh", "chromium": "chromium", "chromedriver": "chromium-driver", "sshd": "openssh-server"}
+# asciinema plays the recordings `wardian agent recording` exports (tests/e2e/test_recordings.py).
+SYSTEM_PACKAGES = {
+    "zsh": "zsh",
+    "chromium": "chromium",
+    "chromedriver": "chromium-driver",
+    "sshd": "openssh-server",
+    "asciinema": "asciinema",
+}
 
 
 def install_system_packages() -> None:
