@@ -39,6 +39,8 @@ EXIT_CODES: dict[str, int] = {
     "not_a_repository": 1,
     "git_failed": 1,
     "recording_off": 1,
+    # An agent held by its budget: no prompt reaches it until the budget is raised or cleared.
+    "budget_reached": 1,
     "not_found": 2,
     "not_in_session": 3,
     "db_unavailable": 4,
