@@ -159,6 +159,17 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (agent, source)
     )
     """,
+    # 12: an agent's own budget (spawn's --budget, `agent budget --raise/--clear`: JSON of tokens,
+    # usd, minutes, a key present overriding settings.toml's) and its hold once its use reached it,
+    # stored so a held agent stays held across a host restart and a crash
+    """
+    CREATE TABLE budgets (
+        agent TEXT PRIMARY KEY REFERENCES agents (uuid) ON DELETE CASCADE,
+        limits TEXT NOT NULL DEFAULT '{}',
+        held TEXT,
+        updated_at TEXT NOT NULL
+    )
+    """,
 ]
 
 CURRENT_VERSION = len(MIGRATIONS)
