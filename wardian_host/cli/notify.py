@@ -12,5 +12,5 @@ def notify() -> None:
 
 @notify.command("test")
 def test() -> None:
-    """Send a test notice to every sink and open page; say whether the sinks took it."""
+    """Send a test notice to every sink and open page; say whether the sinks took it, and why not."""
     emit("notify", request("notify.test", start_host=True, timeout=60.0))
