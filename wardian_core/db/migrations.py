@@ -170,6 +170,11 @@ MIGRATIONS: list[str] = [
         updated_at TEXT NOT NULL
     )
     """,
+    # 13: the usage limit an agent waits out (`limit_reached`, `limit_retrying`): JSON of its kind,
+    # reset, source and the resume Wardian scheduled, so the schedule outlives a restart and a crash
+    """
+    ALTER TABLE agents ADD COLUMN "limit" TEXT
+    """,
 ]
 
 CURRENT_VERSION = len(MIGRATIONS)
