@@ -41,6 +41,9 @@ EXIT_CODES: dict[str, int] = {
     "recording_off": 1,
     # An agent held by its budget: no prompt reaches it until the budget is raised or cleared.
     "budget_reached": 1,
+    # `agent resume-limit` on an agent no usage limit holds; a resume that started no turn.
+    "not_limited": 1,
+    "limit_resume_failed": 1,
     "not_found": 2,
     "not_in_session": 3,
     "db_unavailable": 4,
