@@ -36,6 +36,12 @@ DEFAULTS = {
     "web.session_idle": 43200.0,
     "recording.enabled": True,
     "recording.max_bytes": 64 * 1024 * 1024,
+    "limits.resume": "auto",
+    "limits.resume_delay_min_seconds": 5.0,
+    "limits.resume_delay_max_seconds": 30.0,
+    "limits.unknown_reset_seconds": 3600.0,
+    "limits.resume_concurrency": 4,
+    "limits.turn_wait_seconds": 300.0,
 }
 
 USER_FILE = """\

@@ -7,7 +7,7 @@ real types, so `trust_workspace = "yes"` is a mistake to report, not to coerce.
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 KIBIBYTE = 1024
 MEBIBYTE = 1024 * KIBIBYTE
@@ -174,6 +174,44 @@ class McpSettings(Section):
         return [name for name in self.allowed_tools.split(",") if name]
 
 
+class LimitsSettings(Section):
+    """What Wardian does when an agent's CLI hits a usage limit (docs/limits.md)."""
+
+    resume: Literal["auto", "ask"] = Field(
+        "auto",
+        description="`auto`: continue the cut turn once the limit resets, as the provider says; `ask`: put the "
+        "agent in the person's queue (`wardian inbox`) for `wardian agent resume-limit`.",
+    )
+    resume_delay_min_seconds: float = Field(
+        5.0, ge=0, le=3600, allow_inf_nan=False, description="The least random delay after the reset before a resume."
+    )
+    resume_delay_max_seconds: float = Field(
+        30.0, ge=0, le=3600, allow_inf_nan=False, description="The most random delay after the reset before a resume."
+    )
+    unknown_reset_seconds: float = Field(
+        3600.0,
+        gt=0,
+        le=7 * 86400,
+        allow_inf_nan=False,
+        description="When the CLI says no reset time: how long after the limit hit Wardian tries to resume.",
+    )
+    resume_concurrency: int = Field(4, ge=1, le=100, description="Resumes under way at once, at most.")
+    turn_wait_seconds: float = Field(
+        300.0,
+        gt=0,
+        le=86400,
+        allow_inf_nan=False,
+        description="How long a resume waits for the turn to start: the CLI's own retry, or a relaunched CLI's "
+        "prompt; past it the resume failed.",
+    )
+
+    @model_validator(mode="after")
+    def _delays_in_order(self) -> "LimitsSettings":
+        if self.resume_delay_min_seconds > self.resume_delay_max_seconds:
+            raise ValueError("resume_delay_min_seconds is above resume_delay_max_seconds")
+        return self
+
+
 class Settings(BaseModel):
     """All of `settings.toml`; a missing file or table means the defaults."""
 
@@ -188,3 +226,4 @@ class Settings(BaseModel):
     notify: NotifySettings = Field(default_factory=NotifySettings)
     web: WebSettings = Field(default_factory=WebSettings)
     recording: RecordingSettings = Field(default_factory=RecordingSettings)
+    limits: LimitsSettings = Field(default_factory=LimitsSettings)
