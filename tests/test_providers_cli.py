@@ -176,6 +176,7 @@ def test_show_gives_the_full_record(run_wardian, provider_packages) -> None:
         "turn_start_seconds": None,  # the example declares no turn-start signal: sends unconfirmed
         "input_marker": None,
         "paste_placeholder": None,
+        "interrupt_key": None,
     }
     assert (provider["session_id_mode"], provider["instruction_file"], provider["contract_version"]) == (
         "discovered",

@@ -113,6 +113,12 @@ class InputProfile(_Model):
         "(Gemini's `[Pasted Text: 532 chars]`): a paste's own words never show there, so the host reads this "
         "to tell whether a pasted prompt still waits to be submitted.",
     )
+    interrupt_key: str | None = Field(
+        None,
+        min_length=1,
+        description="What interrupts a turn under way (Claude's Esc): a hard budget types it the moment the "
+        "agent's use reaches its budget. None: the provider declares none, and the turn is let finish.",
+    )
 
     @field_validator("paste_placeholder")
     @classmethod

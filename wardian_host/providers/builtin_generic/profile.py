@@ -13,4 +13,6 @@ INPUT_PROFILE = InputProfile(
     dialogs={},  # a command's own prompts are answered by typing, not by `send --approval`
     # A shell would run `[from p1]` as a command: what another agent sends is typed as given.
     sender_tag=False,
+    # Ctrl-C: a terminal's interrupt, which stops the foreground command of a shell or a script.
+    interrupt_key="\x03",
 )

@@ -33,6 +33,8 @@ INPUT_PROFILE = InputProfile(
     input_marker="❯",
     # 2.1.330 draws a long paste as `[Pasted text #1 +12 lines]`.
     paste_placeholder=r"\[Pasted text #\d+(?: \+\d+ lines)?\]",
+    # "esc to interrupt" under a turn under way (2.1.197, 2.1.330).
+    interrupt_key="\x1b",
 )
 
 PERMISSION_MODE = "permission_mode"
