@@ -14,10 +14,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from wardian_core.parsing.escapes import strip_escapes
 
-EntryKind = Literal["dialog", "approval", "ask", "error", "unseen_turn"]
-# Most urgent first: a dialog holds an agent mid-turn, an approval a whole run, an ask its asker;
-# an error is over already, and a finished turn waits on nobody.
-URGENCY: dict[str, int] = {"dialog": 0, "approval": 1, "ask": 2, "error": 3, "unseen_turn": 4}
+EntryKind = Literal["dialog", "approval", "ask", "budget", "error", "unseen_turn"]
+# Most urgent first: a dialog holds an agent mid-turn, an approval a whole run, an ask its asker,
+# a budget an agent between turns; an error is over already, and a finished turn waits on nobody.
+URGENCY: dict[str, int] = {"dialog": 0, "approval": 1, "ask": 2, "budget": 3, "error": 4, "unseen_turn": 5}
 LAST_LINES = 5
 LOCAL_MACHINE = "local"
 # The statuses in which an asked agent still answers its own request.
@@ -96,15 +96,18 @@ def machine_entries(
     requests: list[dict[str, Any]],
     runs: list[dict[str, Any]],
     unseen: dict[str, str] | None = None,
+    held: list[dict[str, Any]] | None = None,
 ) -> list[InboxEntry]:
     """One machine's entries, ordered. `agents`: records with status, status_evidence and
     last_status_at; `requests`: pending asks; `runs`: runs with their nodes; `unseen`: uuid → when
-    its finished turn went unseen (None: not asked for)."""
+    its finished turn went unseen (None: not asked for); `held`: agents their budget holds
+    (`wardian_core.db.budgets.held_agents`)."""
     by_uuid = {agent["uuid"]: agent for agent in agents}
     entries = [entry for agent in agents if (entry := _agent_entry(agent)) is not None]
     entries += [_ask_entry(request) for request in requests if _needs_a_person(request, by_uuid)]
     entries += [_approval_entry(run, node_id, node) for run in runs for node_id, node in _awaiting(run)]
     entries += [_unseen_entry(by_uuid[uuid], at) for uuid, at in (unseen or {}).items() if uuid in by_uuid]
+    entries += [_budget_entry(agent) for agent in held or []]
     return ordered(entries)
 
 
@@ -269,6 +272,31 @@ def _unseen_entry(agent: dict[str, Any], at: str) -> InboxEntry:
     )
 
 
+def _budget_entry(agent: dict[str, Any]) -> InboxEntry:
+    """An agent held by its budget: raising it (by what it ran out of) lets it take prompts again."""
+    name, held = agent["name"], agent["held"]
+    figure = (held.get("reached") or ["tokens"])[0]
+    step = {"tokens": "tokens=+20000", "usd": "usd=+1", "minutes": "minutes=+60"}.get(figure, "tokens=+20000")
+    raise_choice = InboxChoice(
+        label="raise",
+        command=_command("agent", "budget", name, "--raise", step),
+        action=InboxAction(kind="agent.budget", params={"target": agent["uuid"], "raise_by": step}),
+    )
+    look = InboxChoice(label="look", command=_command("agent", "budget", name, "--pretty"))
+    used, budget = held.get("used", {}), held.get("budget", {})
+    spent = ", ".join(f"{used.get(key)} of {budget.get(key)} {key}" for key in held.get("reached", []))
+    return InboxEntry(
+        id=f"{LOCAL_MACHINE}:budget:{agent['uuid']}",
+        kind="budget",
+        agent=name,
+        uuid=agent["uuid"],
+        since=held.get("at"),
+        summary=f"{name} reached its budget ({spent or figure}) and takes no prompts",
+        choices=[raise_choice, look],
+        command=raise_choice.command,
+    )
+
+
 def on_machine(entry: InboxEntry, machine: str) -> InboxEntry:
     """An entry another machine answered with, as this machine shows it: its id and commands
     name that machine (`wardian --remote NAME ...`)."""
@@ -289,7 +317,8 @@ def on_machine(entry: InboxEntry, machine: str) -> InboxEntry:
 
 
 def stored_parts(conn: sqlite3.Connection) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """What state.db holds for the inbox: the pending asks, and the runs awaiting an approval."""
+    """What state.db holds for the inbox: the pending asks, and the runs awaiting an approval
+    (the agents held by their budget: `wardian_core.db.budgets.held_agents`)."""
     from wardian_core.db.requests import list_requests
     from wardian_core.db.workflow_runs import runs_awaiting_approval
 

@@ -42,6 +42,7 @@ def local_inbox(unseen: bool = False) -> Inbox:
 
 def _stored_inbox() -> Inbox:
     """No host runs: what state.db says. No finished turn is unseen without a host to have seen it end."""
+    from wardian_core.db.budgets import held_agents
     from wardian_core.db.connection import reading
     from wardian_core.roster import load_records
 
@@ -50,11 +51,12 @@ def _stored_inbox() -> Inbox:
         agents = load_records(home)
         with reading(home) as conn:
             requests, runs = stored_parts(conn)
+            held = held_agents(conn)
     except WardianError as error:
         if error.code != "db_unavailable":
             raise
-        agents, requests, runs = [], [], []  # a home nothing ran in yet: nothing needs anyone
-    entries = machine_entries(agents, requests, runs)
+        agents, requests, runs, held = [], [], [], []  # a home nothing ran in yet: nothing needs anyone
+    entries = machine_entries(agents, requests, runs, held=held)
     notice = {
         "reason": "no_host",
         "message": "no host runs: this answer is read from state.db, and lists no finished turns",

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from wardian_core.control.models import InboxParams, TargetParams
+from wardian_core.db.budgets import held_agents
 from wardian_core.inbox import Inbox, MachineInbox, machine_entries, stored_parts
 from wardian_host.agents.registry import AgentRegistry
 from wardian_host.daemon.control_server import RequestContext, Route, Routes
@@ -33,5 +34,6 @@ def build_inbox_handlers(
 def inbox_of(registry: AgentRegistry, conn: sqlite3.Connection, notices: NoticeRules, unseen: bool) -> Inbox:
     agents = [agent.snapshot() for agent in registry.all()]
     requests, runs = stored_parts(conn)
-    entries = machine_entries(agents, requests, runs, notices.unseen_turns() if unseen else None)
+    held = held_agents(conn)
+    entries = machine_entries(agents, requests, runs, notices.unseen_turns() if unseen else None, held)
     return Inbox(entries=entries, machines=[MachineInbox(machine="local", entries=len(entries))])
