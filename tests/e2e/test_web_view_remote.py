@@ -48,6 +48,7 @@ def test_remote_agents_are_tiles_marked_with_their_machine_acted_on_over_ssh(
         assert answered.value.ok, answered.value.text()
         page.wait_for_function(f"document.querySelector('{tile} .xterm-rows')?.textContent.includes('far-42')")
         page.screenshot(path=tmp_path / "machines.png", full_page=True)
+        page.once("dialog", lambda dialog: dialog.accept())  # Kill asks first
         page.click(f"{tile} button[data-action='agent.kill']")
         page.wait_for_selector(f"{tile}[data-status=off]")
     listed = run_wardian("--remote", "devbox", "agent", "show", "far", "--fields", "status").json()["agent"]

@@ -71,3 +71,85 @@ def test_a_host_stopped_for_a_restart_starts_the_next_one_even_when_the_cli_gave
         assert client.request("host.stop", {"keep_agents": True}, 20)["agents_kept"] is True
     new = next_host(wardian_home, old)
     assert new != old and run_wardian("host", "status").json()["host"]["pid"] == new
+
+
+# 119 x and an E: a line of a PTY's 120 columns, whole only if the tile shows all of them.
+LONG_LINE = "printf '%s\\n' \"$(printf 'x%.0s' $(seq 1 119))E\"; exec cat"
+TILE_FACTS = """(uuid) => {
+  const tile = document.querySelector(`#agent-${uuid}`);
+  const rows = tile.querySelector('.xterm-rows'), box = tile.querySelector('.terminal-box');
+  const term = window.wardianView.tiles.get(uuid).term;
+  return { font: parseFloat(getComputedStyle(rows).fontSize), cols: term.cols,
+           screen: tile.querySelector('.xterm-screen').offsetWidth, box: box.clientWidth,
+           line: term.buffer.active.getLine(0).translateToString(true) };
+}"""
+
+
+def test_six_tiles_at_1400_by_900_show_whole_lines_at_a_readable_size_and_an_error_says_how_it_ended(
+    spawn: Spawn, wait_status: WaitStatus, run_wardian: RunWardian
+) -> None:
+    agents = [spawn(f"wide-{index}", "bash", "-c", LONG_LINE) for index in range(5)]
+    broken = spawn("broken", "bash", "-c", "echo compiling; echo 'fatal: out of memory'; read; exit 3")
+    for index in range(5):
+        wait_status(f"wide-{index}", "idle")
+    wait_status("broken", "idle")
+    with chromium_page(1400, 900) as page:
+        open_view(page, web_address(run_wardian))
+        first = agents[0]["uuid"]
+        page.wait_for_function(f"document.querySelector('#agent-{first} .xterm-rows')?.textContent.includes('xE')")
+        facts = page.evaluate(TILE_FACTS, first)
+        assert facts["font"] >= 11 and facts["cols"] >= 120  # the PTY's every column
+        assert 0 < facts["screen"] <= facts["box"]  # no column cut off by the tile
+        assert facts["line"] == "x" * 119 + "E"
+        assert "null" not in page.inner_text("body")
+        # An agent that ended in error shows its exit code and what it printed last.
+        run_wardian("send", "", "--to", "broken")  # its `read` returns: it exits 3
+        error_tile = f"#agent-{broken['uuid']}[data-status=error]"
+        page.wait_for_selector(f"{error_tile} .exit-code")
+        assert page.inner_text(f"{error_tile} .exit-code") == "exited with code 3"
+        assert page.inner_text(f"{error_tile} .last-output").endswith("fatal: out of memory")
+        assert "usage: none, a generic command reports no tokens or cost" in page.inner_text(error_tile)
+        assert "null" not in page.inner_text("body")
+
+
+def test_kill_asks_first_and_escape_reaches_the_agent_only_in_the_focused_view(
+    spawn: Spawn, wait_status: WaitStatus, run_wardian: RunWardian
+) -> None:
+    # stty echoctl shows an Escape that reaches the PTY as ^[ in the agent's line.
+    echo = spawn("echo", "bash", "-c", "stty echoctl; exec cat")
+    wait_status("echo", "idle")
+    tile = f"#agent-{echo['uuid']}"
+    with chromium_page() as page:
+        open_view(page, web_address(run_wardian))
+        page.wait_for_selector(f"{tile} .xterm-rows")
+        page.click(f"{tile} .tile-name")
+        page.keyboard.press("Escape")  # outside the focused view: nowhere
+        page.click(f"{tile} .terminal-box")
+        page.wait_for_selector("#enlarged:not([hidden])")
+        assert "Shift+Esc" in page.inner_text("#shrink")
+        page.keyboard.type("a")
+        page.keyboard.press("Escape")  # in the focused view: the agent's
+        page.keyboard.type("b")
+        page.keyboard.press("Enter")
+        page.wait_for_function("document.querySelector('#enlarged-terminal .xterm-rows').textContent.includes('a^[b')")
+        page.keyboard.press("Shift+Escape")  # the way out, which the agent never sees
+        page.wait_for_selector("#enlarged", state="hidden")
+        # The PTY echoed one Escape, between a and b: none before a (the one pressed outside),
+        # none after b (Shift+Escape).
+        watched = run_wardian("agent", "watch", "echo").json()["watch"]["output"]
+        assert watched.count("^[") == 1 and "a^[b" in watched
+
+        dialogs: list[str] = []
+
+        def answer(dialog: Any, accept: bool) -> None:
+            dialogs.append(dialog.message)
+            dialog.accept() if accept else dialog.dismiss()
+
+        page.once("dialog", lambda dialog: answer(dialog, False))
+        page.click(f"{tile} button[data-action='agent.kill']")
+        assert dialogs and dialogs[0].startswith("Kill echo?")
+        assert run_wardian("agent", "show", "echo", "--fields", "status").json()["agent"]["status"] != "off"
+        page.once("dialog", lambda dialog: answer(dialog, True))
+        page.click(f"{tile} button[data-action='agent.kill']")
+        page.wait_for_selector(f"{tile}[data-status=off]")
+        assert len(dialogs) == 2

@@ -8,6 +8,7 @@ from typing import Any
 from wardian_core.db.requests import list_requests
 from wardian_core.db.usage import agent_summaries
 from wardian_core.db.workflow_runs import list_runs
+from wardian_core.inbox import last_lines
 
 SHOWN_ASKS = 20
 SHOWN_RUNS = 10
@@ -22,13 +23,24 @@ def _run(run: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def ended(agent: dict[str, Any]) -> dict[str, Any] | None:
+    """How an agent that ended in `error` ended: its exit code (None when the host could not
+    learn it) and the last lines it printed, from the evidence its exit left; None otherwise."""
+    if agent.get("status") != "error":
+        return None
+    evidence = agent.get("status_evidence") or {}
+    exit_code = evidence.get("exit_code")
+    output = str(evidence.get("output_tail") or evidence.get("line") or "")
+    return {"exit_code": exit_code if isinstance(exit_code, int) else None, "last_lines": last_lines(output)}
+
+
 def page_state(agents: Callable[[], list[dict[str, Any]]], conn: sqlite3.Connection) -> dict[str, Any]:
     """`agents`: every agent's snapshot, as `agents.list` answers them, with its usage and context
     fill (`wardian_core.db.usage.agent_summaries`, as `agent show --fields usage` gives it)."""
     shown = agents()
     usage = agent_summaries(conn, [agent["uuid"] for agent in shown])
     return {
-        "agents": [agent | {"usage": usage[agent["uuid"]]} for agent in shown],
+        "agents": [agent | {"usage": usage[agent["uuid"]], "ended": ended(agent)} for agent in shown],
         "asks": list_requests(conn, limit=SHOWN_ASKS),
         "runs": [_run(run) for run in list_runs(conn, limit=SHOWN_RUNS)],
     }

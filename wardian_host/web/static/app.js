@@ -1,8 +1,17 @@
 // The Wardian web view: one WebSocket for the whole page; every change is pushed by the host.
 "use strict";
 
-const TILE_ROWS = 23; // all that a tile's 190 px box shows at font size 7: its newest row is never cut off
-const TILE_COLS = 110;
+// A tile's terminal has an agent's own width (a PTY is 120 columns until a person's focused view
+// sizes it), so every line is whole, at a size a person reads; the tile is as wide as that needs.
+const TILE_ROWS = 16;
+const TILE_COLS = 120;
+const TILE_FONT = 11;
+const FOCUSED_FONT = 14;
+// Asked before they act: each ends or wipes what the agent was doing.
+const CONFIRMED = {
+  "agent.kill": (name) => `Kill ${name}? Its process ends now; a turn under way is lost.`,
+  "agent.clear": (name) => `Clear ${name}? Its conversation starts again from nothing.`,
+};
 const STATUS_ORDER = { action_required: 0, error: 1, processing: 2, starting: 3, idle: 4, headless: 5, off: 6 };
 const SHOWN_KEY = "wardian-notices-shown";
 const tiles = new Map(); // uuid -> {agent, el, term, box, streaming}
@@ -43,6 +52,7 @@ function isRemote(agent) {
 }
 
 async function act(kind, params, agent = null) {
+  if (CONFIRMED[kind] && !confirm(CONFIRMED[kind](agent ? agent.name : params.target))) return { ok: false, declined: true };
   // Another machine's agent: the host does it there, as `wardian --remote MACHINE` does.
   const body = agent && isRemote(agent) ? { kind, params, machine: agent.machine } : { kind, params };
   const response = await fetch("/api/action", {
@@ -52,14 +62,28 @@ async function act(kind, params, agent = null) {
   });
   const answer = await response.json();
   if (!response.ok) showError(answer.error);
+  else clearError(); // what went wrong before is no longer what the page shows
   return answer;
 }
 
+let toastTimer = null;
+
 function showError(error) {
   const toast = document.getElementById("toast");
-  toast.textContent = `${error.code}: ${error.message}${error.hint ? " — " + error.hint : ""}`;
+  document.getElementById("toast-text").textContent = `${error.code}: ${error.message}${error.hint ? " — " + error.hint : ""}`;
   toast.hidden = false;
-  setTimeout(() => { toast.hidden = true; }, 8000);
+  clearTimeout(toastTimer); // each error is shown its full time, never cut short by an earlier one's
+  toastTimer = setTimeout(clearError, 8000);
+}
+
+function clearError() {
+  clearTimeout(toastTimer);
+  document.getElementById("toast").hidden = true;
+}
+
+function orDash(value) {
+  // A field the host left empty reads as a dash, never as "null" or "undefined".
+  return value === null || value === undefined || value === "" ? "—" : String(value);
 }
 
 function age(since) {
@@ -87,6 +111,7 @@ function makeTile(agent) {
   tile.evidence = el("div", { class: "evidence" });
   tile.dialog = el("div", { class: "dialog" });
   tile.usage = el("div", { class: "usage meta" });
+  tile.ended = el("div", { class: "ended" });
   const input = el("input", { placeholder: "send a message", "aria-label": "message" });
   const send = el("form", { class: "send", onsubmit: (event) => {
     event.preventDefault();
@@ -99,7 +124,7 @@ function makeTile(agent) {
   }
   // The recording is kept beside the agent, on its own machine: replay.html plays it.
   if (!isRemote(agent)) actions.append(el("a", { class: "replay", href: `/replay?agent=${encodeURIComponent(agent.uuid)}&name=${encodeURIComponent(agent.name)}`, target: "_blank", rel: "noopener" }, "Replay"));
-  tile.el.append(tile.head, tile.meta, tile.evidence, tile.dialog, tile.usage, box, send, actions);
+  tile.el.append(tile.head, tile.meta, tile.evidence, tile.dialog, tile.ended, tile.usage, box, send, actions);
   tileOfBox.set(box, tile);
   onScreen.observe(box);
   return tile;
@@ -110,7 +135,15 @@ function makeTerminal(tile) {
   // opens in the page each forced a layout of the whole grid (3x the time, measured).
   if (tile.term) return null;
   const holder = el("div", { class: "terminal-holder" });
-  tile.term = new Terminal({ rows: TILE_ROWS, cols: TILE_COLS, fontSize: 7, disableStdin: true, scrollback: 500 });
+  tile.term = new Terminal({ rows: TILE_ROWS, cols: TILE_COLS, fontSize: TILE_FONT, disableStdin: true, scrollback: 500 });
+  // The focused view's way out: Shift+Escape closes it and never reaches the agent.
+  tile.term.attachCustomKeyEventHandler((event) => {
+    if (event.key === "Escape" && event.shiftKey) {
+      if (event.type === "keydown" && enlarged === tile.agent.uuid) shrink();
+      return false;
+    }
+    return true;
+  });
   tile.fit = new FitAddon.FitAddon();
   tile.term.loadAddon(tile.fit);
   tile.term.open(holder);
@@ -120,12 +153,22 @@ function makeTerminal(tile) {
   return holder;
 }
 
+function fitGridToTerminals(tile) {
+  // The grid's columns are as wide as a tile's whole lines at TILE_FONT, measured once drawn.
+  const screen = tile.term && tile.term.element && tile.term.element.querySelector(".xterm-screen");
+  if (!screen || !screen.offsetWidth || enlarged === tile.agent.uuid) return;
+  const grid = document.getElementById("grid");
+  const wanted = screen.offsetWidth + 32; // the tile's padding, its status border and the box's scrollbar room
+  if (Number.parseFloat(grid.style.getPropertyValue("--tile-width")) !== wanted) grid.style.setProperty("--tile-width", `${wanted}px`);
+}
+
 function showTerminals(shown) {
   // Every terminal asked for first, then built: the host answers while the page builds them.
   const starting = shown.filter((tile) => tile.agent.is_running && !tile.streaming);
   for (const tile of starting) stream(tile, false);
   const holders = shown.map(makeTerminal);
   shown.forEach((tile, index) => { if (holders[index]) tile.box.append(holders[index]); });
+  if (shown.length) requestAnimationFrame(() => fitGridToTerminals(shown[0]));
 }
 
 const onScreen = new IntersectionObserver((entries) => {
@@ -154,7 +197,7 @@ function drawTile(tile) {
   badge.style.background = colour;
   tile.head.replaceChildren(el("span", { class: "tile-name" }, agent.name), badge,
     el("span", { class: "meta age", "data-since": agent.last_status_at || "" }, age(agent.last_status_at)));
-  tile.meta.textContent = `${agent.machine || LOCAL} · ${agent.class} · ${agent.provider} · ${agent.workspace}`;
+  tile.meta.textContent = [agent.machine || LOCAL, agent.class, agent.provider, agent.workspace].map(orDash).join(" · ");
   tile.evidence.textContent = evidenceText(agent.status_evidence);
   tile.dialog.replaceChildren();
   tile.dialog.hidden = agent.status !== "action_required";
@@ -165,13 +208,27 @@ function drawTile(tile) {
       el("button", { class: "approve", type: "button", onclick: () => act("send", { to: agent.uuid, approval: "accept" }, agent) }, "Approve"),
       el("button", { class: "reject", type: "button", onclick: () => act("send", { to: agent.uuid, approval: "reject" }, agent) }, "Reject"));
   }
-  tile.usage.textContent = usageText(agent.usage);
+  tile.usage.textContent = usageText(agent);
+  drawEnded(tile);
 }
 
-function usageText(usage) {
-  // What the agent cost, as the CLI reported it (`agent show --fields usage`); nothing before a turn.
-  if (!usage || !usage.turns) return "";
-  const parts = [`${usage.turns} turns`];
+function drawEnded(tile) {
+  // An agent that ended in error says how: its exit code and the last lines it printed.
+  const ended = tile.agent.ended;
+  tile.ended.hidden = tile.agent.status !== "error" || !ended;
+  if (tile.ended.hidden) return tile.ended.replaceChildren();
+  const code = ended.exit_code === null || ended.exit_code === undefined ? "exited, code unknown" : `exited with code ${ended.exit_code}`;
+  const lines = ended.last_lines.length ? ended.last_lines.join("\n") : "(it printed nothing)";
+  tile.ended.replaceChildren(el("div", { class: "exit-code" }, code), el("pre", { class: "last-output" }, lines));
+}
+
+function usageText(agent) {
+  // What the agent cost, as the CLI reported it (`agent show --fields usage`); before any, why not.
+  const usage = agent.usage;
+  if (!usage || !usage.turns) {
+    if (agent.provider === "generic") return "usage: none, a generic command reports no tokens or cost";
+    return "usage: none yet, the CLI reports it as each turn ends";
+  }  const parts = [`${usage.turns} turns`];
   if (usage.input_tokens != null) parts.push(`in ${usage.input_tokens}`);
   if (usage.output_tokens != null) parts.push(`out ${usage.output_tokens}`);
   if (usage.cost_usd != null) parts.push(`$${usage.cost_usd.toFixed(2)}`);
@@ -224,8 +281,8 @@ function drawAsks(asks) {
   const list = document.getElementById("asks");
   list.replaceChildren(...asks.map((ask) => {
     const item = el("li", { "data-request": ask.request_id },
-      el("div", {}, `${ask.agent}: ${ask.message}`),
-      el("div", { class: "meta" }, `${ask.status}${ask.reply ? " — " + ask.reply.body : ""}`));
+      el("div", {}, `${orDash(ask.agent)}: ${orDash(ask.message)}`),
+      el("div", { class: "meta" }, `${orDash(ask.status)}${ask.reply ? " — " + orDash(ask.reply.body) : ""}`));
     if (ask.status === "pending") {
       const body = el("input", { placeholder: "reply", "aria-label": "reply" });
       item.append(el("form", { class: "send", onsubmit: (event) => {
@@ -240,8 +297,8 @@ function drawAsks(asks) {
 function drawRuns(runs) {
   const list = document.getElementById("runs");
   list.replaceChildren(...runs.map((run) => el("li", { "data-run": run.run_id },
-    el("div", {}, `${run.workflow_id} · ${run.status}`),
-    el("div", { class: "meta" }, Object.entries(run.nodes).map(([id, node]) => `${id}: ${node.state}`).join(", ")))));
+    el("div", {}, `${orDash(run.workflow_id)} · ${orDash(run.status)}`),
+    el("div", { class: "meta" }, Object.entries(run.nodes).map(([id, node]) => `${id}: ${orDash(node.state)}`).join(", ")))));
 }
 
 function onTerminal(message) {
@@ -301,10 +358,10 @@ function enlarge(uuid) {
   showTerminals([tile]);
   enlarged = uuid;
   const overlay = document.getElementById("enlarged");
-  document.getElementById("enlarged-title").textContent = `${tile.agent.name} — typing goes to the agent`;
+  document.getElementById("enlarged-title").textContent = `${tile.agent.name} — typing, Escape included, goes to the agent`;
   overlay.hidden = false;
   document.getElementById("enlarged-terminal").append(tile.box);
-  tile.term.options.fontSize = 14;
+  tile.term.options.fontSize = FOCUSED_FONT;
   tile.term.options.disableStdin = false;
   tile.fit.fit();
   stream(tile, true);
@@ -316,7 +373,7 @@ function shrink() {
   enlarged = null;
   document.getElementById("enlarged").hidden = true;
   if (!tile) return;
-  tile.term.options.fontSize = 7;
+  tile.term.options.fontSize = TILE_FONT;
   tile.term.options.disableStdin = true;
   tile.term.resize(TILE_COLS, TILE_ROWS);
   tile.el.insertBefore(tile.box, tile.el.querySelector(".send"));
@@ -329,6 +386,7 @@ function connect() {
   socket.onopen = () => {
     status.textContent = "live";
     reconnectDelay = 500;
+    clearError(); // an error from before the reconnect is stale
     for (const tile of tiles.values()) tile.streaming = false; // the new socket streams afresh
   };
   socket.onmessage = (event) => {
@@ -353,6 +411,7 @@ function connect() {
 
 function setUp() {
   document.getElementById("shrink").addEventListener("click", shrink);
+  document.getElementById("toast-close").addEventListener("click", clearError);
   document.getElementById("spawn").addEventListener("submit", (event) => {
     event.preventDefault();
     const form = new FormData(event.target);
