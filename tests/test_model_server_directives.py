@@ -1,5 +1,9 @@
 """What a prompt asks of the fake model, and what it decides to answer (no network)."""
 
+import json
+import time
+
+from model_server import anthropic
 from model_server.directives import parse_directives
 from model_server.gemini import example_for_schema
 from model_server.turn import Conversation, DeclaredTool, decide
@@ -178,3 +182,26 @@ def test_a_namespaced_mcp_tool_is_called_in_its_namespace():
     call = decide(conversation(body)).tool_call
 
     assert call is not None and (call.name, call.namespace) == ("list_agents", "mcp__wardian")
+
+
+def test_limit_directive_refuses_each_call_until_its_reset_and_then_answers():
+    ahead, past = int(time.time()) + 3600, int(time.time()) - 1
+
+    limited = decide(Conversation(f"go MOCK_LIMIT:five_hour:{ahead} ECHO:t", False, ()))
+    after_reset = decide(Conversation(f"go MOCK_LIMIT:five_hour:{past} ECHO:t", False, ()))
+
+    assert limited.limit is not None and (limited.limit.name, limited.limit.resets_at) == ("five_hour", ahead)
+    assert after_reset.limit is None and after_reset.text == "MOCK-REPLY t"
+
+
+def test_anthropic_limit_is_a_429_with_the_unified_rate_limit_headers():
+    ahead = int(time.time()) + 600
+    reply = anthropic.messages({"messages": [{"role": "user", "content": f"MOCK_LIMIT:seven_day:{ahead}"}]})
+
+    assert (reply.status, reply.kind) == (429, "limit")
+    assert json.loads(reply.body)["error"]["type"] == "rate_limit_error"
+    assert reply.headers["anthropic-ratelimit-unified-status"] == "rejected"
+    assert reply.headers["anthropic-ratelimit-unified-reset"] == str(ahead)
+    assert reply.headers["anthropic-ratelimit-unified-representative-claim"] == "seven_day"
+    assert reply.headers["anthropic-ratelimit-unified-7d-reset"] == str(ahead)
+    assert 0 < int(reply.headers["retry-after"]) <= 600

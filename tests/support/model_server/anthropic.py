@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from typing import Any
 
-from .turn import Answer, Conversation, DeclaredTool, chunk_text, decide, is_context_wrapper
+from .turn import Answer, Conversation, DeclaredTool, UsageLimit, chunk_text, decide, is_context_wrapper
 from .usage import REPORTED
 from .wire import HttpReply, json_reply, sse_reply
 
 _ids = itertools.count(1)
 _USAGE = REPORTED.anthropic()
+# The short names of a limit's window in its own `anthropic-ratelimit-unified-<window>-*` headers.
+_WINDOWS = {"five_hour": "5h", "seven_day": "7d", "seven_day_opus": "7d_opus", "seven_day_sonnet": "7d_sonnet"}
+LIMIT_MESSAGE = "This request would exceed your account's rate limit. Please try again later."
 
 
 def conversation(body: dict[str, Any]) -> Conversation:
@@ -52,10 +56,40 @@ def messages(body: dict[str, Any]) -> HttpReply:
             "error": {"type": "invalid_request_error", "message": f"mock error {status} requested"},
         }
         return json_reply(payload, status, kind="error")
+    if answer.limit is not None:
+        return usage_limit(answer.limit)
     model = body.get("model", "claude-mock")
     if body.get("stream"):
         return _stream(answer, model)
     return json_reply(_message(answer, model), kind=_kind(answer))
+
+
+def usage_limit(limit: UsageLimit) -> HttpReply:
+    """A plan's (or key's) limit as Anthropic answers it: 429 `rate_limit_error`, and the unified
+    rate-limit headers Claude Code reads for which limit it is and when it resets (2.1.197,
+    2.1.332: `anthropic-ratelimit-unified-status: rejected`, `-reset`, `-representative-claim`)."""
+    payload = {
+        "type": "error",
+        "error": {"type": "rate_limit_error", "message": LIMIT_MESSAGE},
+        "request_id": f"req_mock{next(_ids):06d}",
+    }
+    reply = json_reply(payload, 429, kind="limit")
+    reset = str(limit.resets_at)
+    headers = {
+        "retry-after": str(limit.seconds_left()),
+        "anthropic-ratelimit-unified-status": "rejected",
+        "anthropic-ratelimit-unified-reset": reset,
+        "anthropic-ratelimit-unified-representative-claim": limit.name,
+        "anthropic-ratelimit-unified-fallback": "not_available",
+    }
+    window = _WINDOWS.get(limit.name)
+    if window is not None:
+        headers |= {
+            f"anthropic-ratelimit-unified-{window}-status": "rejected",
+            f"anthropic-ratelimit-unified-{window}-reset": reset,
+            f"anthropic-ratelimit-unified-{window}-utilization": "1.0",
+        }
+    return dataclasses.replace(reply, headers=headers)
 
 
 def count_tokens(body: dict[str, Any]) -> HttpReply:

@@ -9,6 +9,12 @@ one in a request counts: its newest prompt's); `MOCK_HOLD:<name>` holds every mo
 until the test calls `ModelServer.release(name)` (a turn kept open for as long as a test needs,
 with no guess at how long that is).
 
+`MOCK_LIMIT:<name>:<epoch seconds>` answers as the vendor does when a plan's or key's usage
+limit is hit, until that reset time (the test picks it); from then on the turn is answered
+as usual, so a CLI that retries, or a turn continued after the reset, goes through. `<name>`
+is the vendor's own name of the limit (Anthropic's representative claim: `five_hour`,
+`seven_day`, `seven_day_opus`…); each protocol module renders it (Anthropic's so far).
+
 In a `MOCK_TOOL` command the word `ASK_REQUEST_ID` stands for the request id of a
 `wardian ask` (`ask_` and 16 lowercase hex digits) found anywhere in the same prompt — Wardian
 appends it, in its reply instruction, after the asker's message — so no test hard-codes an id.
@@ -31,6 +37,7 @@ _ERROR = re.compile(r"MOCK_(?:HTTP_)?ERROR:(\d{3})")
 _ESCALATE = re.compile(r"MOCK_ESCALATE\b")
 _DELAY = re.compile(rb"MOCK_DELAY_MS:(\d{1,6})")
 _HOLD = re.compile(rb"MOCK_HOLD:([\w.-]+)")
+_LIMIT = re.compile(r"MOCK_LIMIT:(\w+):(\d{1,12})")
 # The command ends at the end of the line or where another directive starts, so a prompt can
 # say `MOCK_TOOL:touch a.txt ECHO:tok` and still echo its token after the tool ran.
 _TOOL = re.compile(r"MOCK_TOOL:(.+?)(?=\s+(?:ECHO:|MOCK_[A-Z_]+)|$)", re.MULTILINE)
@@ -56,6 +63,9 @@ class Directives:
     missing_request_id: bool = False
     mcp_tool: str | None = None
     mcp_arguments: str | None = None  # the JSON text, ASK_REQUEST_ID filled in
+    # MOCK_LIMIT: the vendor's name of the limit and when it resets (epoch seconds).
+    limit_name: str | None = None
+    limit_resets_at: int | None = None
 
     def reply_text(self) -> str:
         if self.missing_request_id:
@@ -73,6 +83,7 @@ def parse_directives(prompt: str) -> Directives:
     error = _ERROR.search(prompt)
     command, missing = _with_request_id(tool.group(1).strip() if tool else None, prompt)
     mcp = _MCP.search(prompt)
+    limit = _LIMIT.search(prompt)
     mcp_arguments, mcp_missing = _with_request_id(mcp.group(2) if mcp else None, prompt)
     return Directives(
         mcp_tool=mcp.group(1) if mcp and not mcp_missing else None,
@@ -82,6 +93,8 @@ def parse_directives(prompt: str) -> Directives:
         escalate=bool(_ESCALATE.search(prompt)),
         error_status=int(error.group(1)) if error else None,
         missing_request_id=missing or mcp_missing,
+        limit_name=limit.group(1) if limit else None,
+        limit_resets_at=int(limit.group(2)) if limit else None,
     )
 
 

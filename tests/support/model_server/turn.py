@@ -8,6 +8,7 @@ its own wire format.
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,15 +52,30 @@ class ToolCall:
 
 
 @dataclass(frozen=True)
+class UsageLimit:
+    """A usage limit the fake vendor enforces (MOCK_LIMIT): its name and reset, epoch seconds."""
+
+    name: str
+    resets_at: int
+
+    def seconds_left(self) -> int:
+        return max(0, self.resets_at - int(time.time()))
+
+
+@dataclass(frozen=True)
 class Answer:
     text: str | None = None
     tool_call: ToolCall | None = None
     error_status: int | None = None
+    limit: UsageLimit | None = None
     directives: Directives = field(default_factory=Directives)
 
 
 def decide(conversation: Conversation) -> Answer:
     directives = parse_directives(conversation.prompt)
+    # Until the reset every call is refused, as the vendor does; a retry after it goes through.
+    if directives.limit_name and directives.limit_resets_at and directives.limit_resets_at > time.time():
+        return Answer(limit=UsageLimit(directives.limit_name, directives.limit_resets_at), directives=directives)
     if directives.error_status is not None:
         return Answer(error_status=directives.error_status, directives=directives)
     if conversation.after_tool_result:
