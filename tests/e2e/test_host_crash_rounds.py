@@ -1,6 +1,10 @@
 """kill -9 of the host, round after round, while 20 agents print numbered lines: each time the
 next host adopts every agent from the terminal server, live and interactive, no line lost or
-doubled in `agent watch`, state.db intact — through the real `wardian` command."""
+doubled in `agent watch`, state.db intact — through the real `wardian` command.
+
+Every commit runs three rounds (each round is the same kill at a new point of the bursts, so
+three prove the adoption repeats); `benchmarks/soaks.py` runs issue 32's full ten
+(WARDIAN_CRASH_ROUNDS=10)."""
 
 import os
 import re
@@ -18,7 +22,7 @@ from wardian_host.daemon.host_lock import running_host_pid, wait_until_gone
 
 WARDIAN = str(Path(sys.executable).parent / "wardian")
 AGENTS = 20
-ROUNDS = 10
+ROUNDS = int(os.environ.get("WARDIAN_CRASH_ROUNDS", "3"))
 BURST = 50  # lines each input prints, slowly enough that the host dies in the middle of them
 
 # A prompt, then for each line typed a burst of numbered lines (numbered across bursts) and the prompt.
@@ -42,7 +46,7 @@ def _numbers(output: str) -> list[int]:
     return [int(number) for number in re.findall(r"^line-(\d+)\r?$", output, re.MULTILINE)]
 
 
-def test_ten_host_kills_leave_twenty_agents_live_with_every_line_once(
+def test_host_kills_round_after_round_leave_twenty_agents_live_with_every_line_once(
     run_wardian: Callable[..., Any], generic_spawn_args: Callable[..., list[str]], wardian_home: Path
 ) -> None:
     names = [f"burst-{index}" for index in range(AGENTS)]
