@@ -20,7 +20,7 @@ from wardian_core.parsing.settle import Settle
 from wardian_core.parsing.settled_box import BoxReport, SettledBox
 from wardian_core.provider_models import OutputSource, ParseResult, ProviderEvent
 from wardian_gemini import workspace_trust
-from wardian_gemini.profile import TOOL_DIALOG, TRUST_DIALOG
+from wardian_gemini.profile import TOOL_DIALOG, TRUST_DIALOG, WORKSPACE_TRUST_DIALOG
 
 READY = "Type your message or @path/to/file"
 APPROVAL = "Allow once"
@@ -50,9 +50,6 @@ RESUME_SETTLE_SECONDS = 2.0
 # the prompt alone is ready after this long. On a loaded machine the hook came over 5 s after
 # the prompt was drawn; ready then lied about which signal it had.
 HOOKLESS_READY_SECONDS = 15.0
-# The hook log is emptied at each launch, and each Gemini start fires one SessionStart (0.61.0):
-# the start a trust answer's restart makes is the log's second, whenever either hook was written.
-STARTS_AFTER_RESTART = 2
 # The prompt is redrawn all the time: worth a look only until ready, or to see a box gone.
 READY_MARKERS = (squeeze(READY), squeeze(RESUMING))
 BOX_MARKERS = (squeeze(APPROVAL), squeeze(TRUST))
@@ -93,7 +90,7 @@ def read_screen(
     lines = _box_lines(screen.rows)
     settled, state.settled_look = state.settled_look, False
     events, close_again = workspace_trust.look(source, lines, text, READY if READY in text else None, state.workspace)
-    _note_restart(events, state.workspace)
+    _note_restart(events, hooks_file, state.workspace)
     if state.workspace.open:
         # The prompt drawn before the question must not count as ready without its hook later.
         state.hookless.cancel()
@@ -156,22 +153,26 @@ def _ready(
     return [event("ready", source, rule, READY)], None
 
 
-def _note_restart(events: list[ProviderEvent], trust: workspace_trust.WorkspaceTrust) -> None:
-    """A trust answer restarts Gemini: ready waits for the new start (`_started_again`)."""
-    if any(item.kind == "approval_resolved" and item.answer == "accepted" for item in events):
-        trust.restarted = True
+def _note_restart(events: list[ProviderEvent], hooks_file: Path | None, trust: workspace_trust.WorkspaceTrust) -> None:
+    """A trust answer restarts Gemini: count the starts before it, so that ready waits for the next.
+
+    Counted when the question is seen, not when the answer is read: the restart can be read
+    from the screen after the new start's SessionStart was written (a look delayed under load),
+    and counting then would wait for a third start that never comes. Counted at the answer
+    only when the question found no start yet (its hook written late)."""
+    for item in events:
+        if item.kind == "approval_requested" and item.dialog == WORKSPACE_TRUST_DIALOG:
+            trust.starts_when_asked = session_starts(hooks_file)
+        elif item.kind == "approval_resolved" and item.answer == "accepted":
+            trust.starts_before_restart = trust.starts_when_asked or session_starts(hooks_file)
 
 
 def _started_again(hooks_file: Path | None, trust: workspace_trust.WorkspaceTrust) -> bool:
-    """No restart, or its new start fired SessionStart: the log's second (STARTS_AFTER_RESTART).
-
-    Not the starts counted when the question or the restart was read plus one: the first
-    start's hook can be written after either look, and the new start's before the restart is
-    read (a look delayed under load), so a count taken then is one short or one over (CI
-    waited for a third start that never came). A log with no start at all (hooks turned off)
-    waits for nothing: the prompt alone decides, as at launch."""
+    """No restart, or its new start fired SessionStart. A log with no start at all before it
+    (hooks turned off) waits for nothing: the prompt alone decides, as at launch."""
+    before = trust.starts_before_restart
     now = session_starts(hooks_file)
-    return not trust.restarted or not now or now >= STARTS_AFTER_RESTART
+    return not before or now is None or now > before
 
 
 def _trust_dialog(

@@ -12,9 +12,8 @@ closed box is a refusal at once only when the trust file records one (the answer
 trust.workspace_decision); otherwise the restart message is awaited a while, and the file
 decides when it does not come.
 
-The prompt drawn a moment before the question would look ready once Wardian's hooks (an
-extension's) fire SessionStart, which they do about when the question shows (before it, or
-about 0.5 s after it): on a folder the trust file does not decide, ready waits for the
+Wardian's hooks (an extension's) fire before the question, so the prompt drawn a moment
+before it would look ready: on a folder the trust file does not decide, ready waits for the
 question to be answered, or for the prompt to stand a while with no question. After a trust
 answer the old start's prompt comes back while Gemini restarts (its SessionEnd hooks run
 under it), and between the two starts the terminal is back in cooked mode: what is typed then
@@ -63,8 +62,11 @@ class WorkspaceTrust:
     expected: bool | None = None
     settle: Settle = field(default_factory=lambda: Settle(QUESTION_SETTLE_SECONDS))
     settled: bool = False
-    # A trust answer began Gemini's restart: the start whose prompt is ready is the next one (tui.py).
-    restarted: bool = False
+    # SessionStart records in the hook log when a trust answer began Gemini's restart: the start
+    # whose prompt is ready is the next one (tui.py). None: no restart.
+    starts_before_restart: int | None = None
+    # SessionStart records in the hook log when the question was seen (tui._note_restart).
+    starts_when_asked: int | None = None
     # The trust file's decision for the workspace: TRUST_FOLDER, DO_NOT_TRUST or None (no rule yet,
     # or a replay of bytes with no file to read).
     decision: Callable[[], str | None] = _undecided
