@@ -14,7 +14,9 @@
     on screen (a 1920x4000 window), and in a 1920x1080 window, where a tile's terminal is made
     only once it comes on screen; each beside the page and its WebSocket up with no terminal
     drawn, and beside xterm.js alone opening and drawing as many terminals of the tiles' size in
-    the same browser (no host, no network).
+    the same browser (no host, no network);
+(e) `wardian host stop` with 0, 1 and 5 pages open (target <= 2 s each), each beside the stop with
+    no page (its floor), and `wardian host restart` with two pages open, until both are live again.
 
 Chromium is Debian's (/usr/bin/chromium), driven by Playwright, as in the browser tests.
 """
@@ -303,12 +305,54 @@ def bare_terminals(page: Any, count: int) -> float:
     return float(page.evaluate(BARE_TERMINALS, count))
 
 
+def timed_cli(bench: Bench, *args: str) -> float:
+    started = time.perf_counter()
+    bench.cli(*args)
+    return time.perf_counter() - started
+
+
+def stop_with_pages(bench: Bench) -> None:
+    print("(e) host stop and restart with pages open")
+    bench.spawn("stopper", ["bash", "--norc"])
+    figures: dict[int, float] = {}
+    for count in (0, 1, 5):
+        url = bench.login()  # starts the host again after the previous round's stop
+        with chromium_page() as first:
+            pages = [first] + [first.context.new_page() for _ in range(count - 1)] if count else []
+            for index, page in enumerate(pages):
+                page.goto(url if index == 0 else url.split("?")[0])
+                page.wait_for_function("document.getElementById('connection').textContent === 'live'")
+            if not count:
+                first.goto("about:blank")
+            figures[count] = timed_cli(bench, "host", "stop")
+    for count, seconds in figures.items():
+        verdict = "ok (<= 2 s)" if seconds <= 2 else "OVER TARGET"
+        floor = f"{figures[0] * 1000:.0f} ms no page"
+        line(f"host stop, {count} page(s) open", f"{seconds * 1000:.0f} ms", floor, verdict)
+    bench.login()
+    alone = timed_cli(bench, "host", "restart")  # the floor: a restart with no page open
+    url = bench.login()
+    with chromium_page() as first:
+        pages = [first, first.context.new_page()]
+        for index, page in enumerate(pages):
+            page.goto(url if index == 0 else url.split("?")[0])
+            page.wait_for_function("document.getElementById('connection').textContent === 'live'")
+        started = time.perf_counter()
+        bench.cli("host", "restart")
+        for page in pages:  # each reconnects within its back-off (0.5 s, then 1 s)
+            page.wait_for_function("document.getElementById('connection').textContent === 'live'")
+        restart = time.perf_counter() - started
+    verdict = "ok (<= 2 s)" if restart <= 2 else "OVER TARGET"
+    floor = f"{alone * 1000:.0f} ms no page"
+    line("host restart, 2 pages open, until live again", f"{restart * 1000:.0f} ms", floor, verdict)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=200)
     parser.add_argument("--cpu-seconds", type=float, default=10.0)
     parser.add_argument("--flood-mb", type=int, default=100)
-    parser.add_argument("--sections", default="abcd")
+    parser.add_argument("--sections", default="abcde")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="wardian-web-bench-") as scratch:
         bench = Bench(Path(scratch))
@@ -322,6 +366,8 @@ def main() -> None:
                 stalled_page(bench, args.flood_mb)
             if "d" in args.sections:
                 first_load(bench)
+            if "e" in args.sections:
+                stop_with_pages(bench)
         finally:
             bench.cli("host", "stop")
 

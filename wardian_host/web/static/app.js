@@ -19,6 +19,7 @@ const tileOfBox = new WeakMap(); // a terminal box -> its tile, for the on-scree
 let socket = null;
 let enlarged = null; // uuid of the agent being typed into
 let reconnectDelay = 500;
+let reconnectTries = 0;
 
 function el(tag, props = {}, ...children) {
   const node = document.createElement(tag);
@@ -386,6 +387,7 @@ function connect() {
   socket.onopen = () => {
     status.textContent = "live";
     reconnectDelay = 500;
+    reconnectTries = 0;
     clearError(); // an error from before the reconnect is stale
     for (const tile of tiles.values()) tile.streaming = false; // the new socket streams afresh
   };
@@ -405,7 +407,9 @@ function connect() {
   socket.onclose = () => {
     status.textContent = "reconnecting…";
     setTimeout(connect, reconnectDelay); // the host restarted or the network blinked
-    reconnectDelay = Math.min(reconnectDelay * 2, 10000);
+    // Every 0.5 s for the first 10 s (a host restart takes a second or two), then backing off.
+    reconnectTries += 1;
+    if (reconnectTries > 20) reconnectDelay = Math.min(reconnectDelay * 2, 10000);
   };
 }
 
