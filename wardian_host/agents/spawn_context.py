@@ -15,8 +15,10 @@ def launch_config_of(row: AgentRow) -> LaunchConfig:
 
 
 def stored_launch_config(config: LaunchConfig) -> str:
-    """The `launch_config` column's text: every key, provider settings only when the agent has its own."""
-    return json.dumps(config.model_dump(mode="json", exclude=None if config.settings else {"settings"}))
+    """The `launch_config` column's text: every key, provider settings only when the agent has its own,
+    `recording` only when off (what every agent had before recordings reads the same)."""
+    left_out = ({"settings"} if not config.settings else set()) | ({"recording"} if config.recording else set())
+    return json.dumps(config.model_dump(mode="json", exclude=left_out or None))
 
 
 def build_context(
