@@ -42,6 +42,11 @@ DEFAULTS = {
     "limits.unknown_reset_seconds": 3600.0,
     "limits.resume_concurrency": 4,
     "limits.turn_wait_seconds": 300.0,
+    "budgets.tokens": None,
+    "budgets.usd": None,
+    "budgets.minutes": None,
+    "budgets.hard": False,
+    "budgets.count_cache_reads": False,
 }
 
 USER_FILE = """\

@@ -42,6 +42,8 @@ def _walk(model: type[BaseModel], prefix: str) -> list[SettingKey]:
         annotation = field.annotation
         if isinstance(annotation, type) and issubclass(annotation, BaseModel):
             keys.extend(_walk(annotation, f"{key}."))
+        elif typing.get_origin(annotation) is dict:
+            continue  # tables keyed by the user's own names (`budgets.classes.NAME`): edited by hand
         else:
             kind, choices = _leaf_kind(annotation)
             keys.append(

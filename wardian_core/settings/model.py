@@ -174,6 +174,49 @@ class McpSettings(Section):
         return [name for name in self.allowed_tools.split(",") if name]
 
 
+class BudgetLimits(Section):
+    """What an agent may use (docs/limits.md#budgets); unset: no limit on that figure."""
+
+    tokens: int | None = Field(
+        None,
+        ge=1,
+        le=10**15,
+        description="Tokens an agent may use: input (cache writes included) and output, cache reads only "
+        "with budgets.count_cache_reads.",
+    )
+    usd: float | None = Field(
+        None, gt=0, le=10**9, allow_inf_nan=False, description="Dollars an agent may spend, as its CLI reports cost."
+    )
+    minutes: float | None = Field(
+        None,
+        gt=0,
+        le=10**7,
+        allow_inf_nan=False,
+        description="Minutes of wall time an agent may run, counted from its spawn.",
+    )
+
+
+class BudgetOverride(BudgetLimits):
+    """A class's or an agent's own budget: what it sets replaces the home's."""
+
+    hard: bool | None = Field(None, description="Interrupt the turn that reaches the budget.")
+
+
+class BudgetsSettings(BudgetLimits):
+    """`[budgets]`: the home's budget for each agent, `[budgets.classes.NAME]` a class's,
+    `[budgets.agents.NAME]` one agent's; an agent's own (`agent spawn --budget`, `agent budget
+    --raise`) comes before them all."""
+
+    hard: bool = Field(
+        False,
+        description="Interrupt the turn that reaches a budget at once (the provider's interrupt key); "
+        "false lets it finish, then holds the agent.",
+    )
+    count_cache_reads: bool = Field(False, description="Count cache reads in a token budget too.")
+    classes: dict[str, BudgetOverride] = Field(default_factory=dict, description="Per class, by class name.")
+    agents: dict[str, BudgetOverride] = Field(default_factory=dict, description="Per agent, by agent name.")
+
+
 class LimitsSettings(Section):
     """What Wardian does when an agent's CLI hits a usage limit (docs/limits.md)."""
 
@@ -227,3 +270,4 @@ class Settings(BaseModel):
     web: WebSettings = Field(default_factory=WebSettings)
     recording: RecordingSettings = Field(default_factory=RecordingSettings)
     limits: LimitsSettings = Field(default_factory=LimitsSettings)
+    budgets: BudgetsSettings = Field(default_factory=BudgetsSettings)
