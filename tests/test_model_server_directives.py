@@ -3,7 +3,7 @@
 import json
 import time
 
-from model_server import anthropic
+from model_server import anthropic, openai_responses
 from model_server.directives import parse_directives
 from model_server.gemini import example_for_schema
 from model_server.turn import Conversation, DeclaredTool, decide
@@ -205,3 +205,21 @@ def test_anthropic_limit_is_a_429_with_the_unified_rate_limit_headers():
     assert reply.headers["anthropic-ratelimit-unified-representative-claim"] == "seven_day"
     assert reply.headers["anthropic-ratelimit-unified-7d-reset"] == str(ahead)
     assert 0 < int(reply.headers["retry-after"]) <= 600
+
+
+def test_responses_limit_is_a_429_usage_limit_reached_with_the_codex_windows():
+    ahead = int(time.time()) + 600
+    body = {"input": [{"type": "message", "role": "user", "content": f"go MOCK_LIMIT:secondary:{ahead}"}]}
+
+    reply = openai_responses.responses(body)
+
+    assert (reply.status, reply.kind) == (429, "limit")
+    error = json.loads(reply.body)["error"]
+    assert (error["type"], error["plan_type"], error["resets_at"]) == ("usage_limit_reached", "plus", ahead)
+    assert reply.headers["x-codex-active-limit"] == "codex"
+    # The weekly window ran out at the test's reset; the 5-hour one is as every answer reports it.
+    assert (reply.headers["x-codex-secondary-used-percent"], reply.headers["x-codex-secondary-reset-at"]) == (
+        "100",
+        str(ahead),
+    )
+    assert reply.headers["x-codex-primary-used-percent"] == "12.5"

@@ -13,7 +13,8 @@ with no guess at how long that is).
 limit is hit, until that reset time (the test picks it); from then on the turn is answered
 as usual, so a CLI that retries, or a turn continued after the reset, goes through. `<name>`
 is the vendor's own name of the limit (Anthropic's representative claim: `five_hour`,
-`seven_day`, `seven_day_opus`…); each protocol module renders it (Anthropic's so far).
+`seven_day`, `seven_day_opus`…; the ChatGPT backend's window for Codex: `primary`, the 5-hour
+one, or `secondary`, the weekly one); each protocol module renders it.
 
 In a `MOCK_TOOL` command the word `ASK_REQUEST_ID` stands for the request id of a
 `wardian ask` (`ask_` and 16 lowercase hex digits) found anywhere in the same prompt — Wardian

@@ -6,11 +6,14 @@ import dataclasses
 import itertools
 from typing import Any
 
-from .turn import Answer, Conversation, DeclaredTool, chunk_text, decide, is_context_wrapper
-from .usage import REPORTED, rate_limit_headers
-from .wire import HttpReply, openai_error, sse_reply
+from .turn import Answer, Conversation, DeclaredTool, UsageLimit, chunk_text, decide, is_context_wrapper
+from .usage import RATE_LIMITS, REPORTED, rate_limit_headers
+from .wire import HttpReply, json_reply, openai_error, sse_reply
 
 _ids = itertools.count(1)
+# The plan the ChatGPT backend names in a usage-limit answer: Codex words its message by it.
+LIMIT_PLAN = "plus"
+LIMIT_MESSAGE = "The usage limit has been reached"
 _TOOL_OUTPUTS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output")
 
 
@@ -52,7 +55,33 @@ def responses(body: dict[str, Any]) -> HttpReply:
     answer = decide(conversation(body))
     if answer.error_status is not None:
         return openai_error(answer.error_status)
+    if answer.limit is not None:
+        return usage_limit(answer.limit)
     return _stream(answer, body.get("model", "mock-model"))
+
+
+def usage_limit(limit: UsageLimit) -> HttpReply:
+    """A plan's limit as the ChatGPT backend answers it: 429, an error of type
+    `usage_limit_reached` with the plan and the reset (epoch seconds), and the `x-codex-*`
+    rate-limit headers with the window that ran out (`limit.name`: `primary`, the 5-hour one, or
+    `secondary`, the weekly one) at 100% until the reset. Codex (0.171.0's source,
+    `codex-api` `api_bridge`) reads exactly these: the body's type, `plan_type` and `resets_at`,
+    and the windows of the limit `x-codex-active-limit` names."""
+    payload = {
+        "error": {
+            "type": "usage_limit_reached",
+            "message": LIMIT_MESSAGE,
+            "plan_type": LIMIT_PLAN,
+            "resets_at": limit.resets_at,
+            "resets_in_seconds": limit.seconds_left(),
+        }
+    }
+    headers = {"x-codex-active-limit": "codex"}
+    for window in RATE_LIMITS:
+        if window.name == limit.name:
+            window = dataclasses.replace(window, used_percent=100.0, resets_at=limit.resets_at)
+        headers |= window.codex_headers()
+    return dataclasses.replace(json_reply(payload, 429, kind="limit"), headers=headers)
 
 
 def _stream(answer: Answer, model: str) -> HttpReply:
