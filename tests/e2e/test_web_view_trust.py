@@ -5,6 +5,7 @@ reaches an agent only in the focused view, Kill and Clear ask first, an `error` 
 its agent ended."""
 
 import json
+import socket
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -153,3 +154,21 @@ def test_kill_asks_first_and_escape_reaches_the_agent_only_in_the_focused_view(
         page.click(f"{tile} button[data-action='agent.kill']")
         page.wait_for_selector(f"{tile}[data-status=off]")
         assert len(dialogs) == 2
+
+
+def test_the_view_keeps_its_port_across_restarts_and_says_so_when_another_process_took_it(
+    run_wardian: RunWardian,
+) -> None:
+    port = int(web_address(run_wardian).split(":")[2].split("/")[0])
+    assert run_wardian("host", "restart").returncode == 0
+    kept = run_wardian("web")
+    assert kept.json()["web"]["port"] == port and "port_taken" not in kept.json()["web"]
+    assert run_wardian("host", "stop").returncode == 0
+    with socket.socket() as squatter:  # another program takes the port while no host runs
+        squatter.bind(("127.0.0.1", port))
+        squatter.listen()
+        moved = run_wardian("web")
+        assert moved.returncode == 0, moved.stderr
+        answer = moved.json()["web"]
+        assert answer["port"] != port and answer["port_taken"] == port
+        assert f"warning: port {port}, where the web view served before, is taken" in moved.stderr

@@ -10,6 +10,10 @@ import click
 from wardian_core.errors import WardianError
 from wardian_host.cli.live import emit, request
 
+PORT_WARNING = (
+    "warning: port {taken}, where the web view served before, is taken by another process: it serves on "
+    "port {port} now, so pages open at the old address need this one"
+)
 LISTEN_WARNING = (
     "warning: the web view listens on {listen}, beyond this machine's loopback: whoever reaches port {port} "
     "and holds a login address or the view's cookie can drive your agents. Prefer the default (loopback) "
@@ -60,6 +64,9 @@ def web(open_browser: bool, listen: str | None, revoke_all: bool) -> None:
     answer = request("web.open", params, start_host=True)
     if not answer["loopback"]:
         answer["warning"] = LISTEN_WARNING.format(listen=answer["listen"], port=answer["port"])
+        sys.stderr.write(answer["warning"] + "\n")
+    if "port_taken" in answer:
+        answer["warning"] = PORT_WARNING.format(taken=answer["port_taken"], port=answer["port"])
         sys.stderr.write(answer["warning"] + "\n")
     if open_browser:
         webbrowser.open(Path(answer["login_page"]).as_uri())

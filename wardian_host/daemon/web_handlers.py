@@ -107,7 +107,14 @@ class WebView:
 
     async def _open(self, params: WebOpenParams, request: RequestContext) -> dict[str, Any]:
         self._refuse_agents(request, "log in to the web view")
-        return await self._serving(params.listen, login_page=params.login_page)
+        return await self._serving(params.listen, self._recorded_port(params.listen), params.login_page)
+
+    def _recorded_port(self, listen: str | None) -> int:
+        """Where the view last served on this address (the page keeps its port), if not served yet."""
+        from wardian_host.web.records import LOOPBACK, read_record
+
+        record = read_record(self._home) if self._server is None else None
+        return record.port if record is not None and record.listen == (listen or LOOPBACK) else 0
 
     async def _revoke(self, _: NoParams, request: RequestContext) -> dict[str, Any]:
         self._refuse_agents(request, "end the web view's sessions")

@@ -97,6 +97,7 @@ class WebServer:
         logging.getLogger("asyncio").addFilter(self._accept_errors)
         self.listen = LOOPBACK
         self.port = 0
+        self.port_taken: int | None = None  # the port asked for, when another process held it
         remove_login_pages(home)
         # Sessions were once an HMAC of this file, which any agent could read: it is no longer used.
         (paths.run_dir(home) / "web.secret").unlink(missing_ok=True)
@@ -132,6 +133,8 @@ class WebServer:
         shown = f"[{self.listen}]" if ":" in self.listen else self.listen
         address = f"http://{shown}:{self.port}"
         answer = {"listen": self.listen, "port": self.port, "loopback": self.listen == LOOPBACK}
+        if self.port_taken is not None:
+            answer["port_taken"] = self.port_taken
         if not login_page:
             return {"url": f"{address}/?login={self._gate.new_login()}"} | answer
         page = self._gate.new_login_page(functools.partial(write_login_page, self._home, address))
@@ -176,11 +179,17 @@ class WebServer:
 
         loop = asyncio.get_running_loop()
         try:
-            return await loop.create_server(guarded, listen, port, reuse_address=True)
+            listener = await loop.create_server(guarded, listen, port, reuse_address=True)
         except OSError:
             if not port:
                 raise
-            return await loop.create_server(guarded, listen, 0, reuse_address=True)  # the recorded port is taken
+            # The recorded port is taken: a new one, said in the log and in `wardian web`'s answer.
+            listener = await loop.create_server(guarded, listen, 0, reuse_address=True)
+            log.warning("web view port %d is taken; serving on port %d", port, listener.sockets[0].getsockname()[1])
+            self.port_taken = port
+            return listener
+        self.port_taken = None
+        return listener
 
     async def close(self) -> None:
         self._unsubscribe()
