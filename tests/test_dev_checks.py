@@ -100,7 +100,7 @@ def test_the_full_run_repeats_the_portable_seams_tests_under_the_portable_backen
     (everything, first_env), (again, portable_env) = runs
     assert everything == (f"--junitxml={dev.REPORTS / 'main.xml'}", "-n", "4", "--dist", "worksteal")
     assert first_env is None
-    assert again[:5] == (f"--junitxml={dev.REPORTS / 'portable.xml'}", "-n", "2", "--dist", "worksteal")
+    assert again[:5] == (f"--junitxml={dev.REPORTS / 'portable.xml'}", "-n", "4", "--dist", "worksteal")
     suites = list(again[5:])
     assert suites == dev.portable_backend_suites() and "tests/e2e/test_callers.py" in suites
     assert portable_env is not None and portable_env["WARDIAN_PTY_BACKEND"] == "ptyprocess"
