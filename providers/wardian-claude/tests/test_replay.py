@@ -8,8 +8,13 @@ import pytest
 FIXTURES = Path(__file__).parent / "fixtures"
 
 PTY_FILES = sorted(p.relative_to(FIXTURES).as_posix() for p in FIXTURES.rglob("*.raw"))
-HEADLESS_FILES = sorted(p.relative_to(FIXTURES).as_posix() for p in FIXTURES.rglob("*.json*"))
+HEADLESS_FILES = sorted(
+    p.relative_to(FIXTURES).as_posix() for p in FIXTURES.rglob("*.json*") if "limits" not in p.parts
+)
 HOOK_FILES = sorted(p.relative_to(FIXTURES).as_posix() for p in FIXTURES.rglob("claude-hooks-*.log"))
+# A usage limit's hooks and transcript (interactive sources, not headless runs).
+LIMIT_HOOK_FILES = sorted(p.relative_to(FIXTURES).as_posix() for p in FIXTURES.glob("limits/*-hooks.jsonl"))
+LIMIT_TRANSCRIPTS = sorted(p.relative_to(FIXTURES).as_posix() for p in FIXTURES.glob("limits/*-transcript.jsonl"))
 
 
 def statuses(lines: list[dict]) -> list[tuple[str, str, str | None]]:
@@ -21,7 +26,8 @@ def statuses(lines: list[dict]) -> list[tuple[str, str, str | None]]:
 
 
 def test_every_fixture_is_replayed() -> None:
-    replayed = set(PTY_FILES) | set(HEADLESS_FILES) | set(HOOK_FILES)
+    replayed = set(PTY_FILES) | set(HEADLESS_FILES) | set(HOOK_FILES) | set(LIMIT_HOOK_FILES)
+    replayed |= set(LIMIT_TRANSCRIPTS)  # read by test_limits.py, whose clock keeps their limits ahead
     recorded = {p.relative_to(FIXTURES).as_posix() for p in FIXTURES.rglob("*") if p.is_file()}
     # claude.txt is `--help`; the *.txt files are the *.raw ones with escapes stripped.
     assert recorded - replayed == {p for p in recorded if p.endswith(".txt")}
@@ -32,6 +38,16 @@ def test_replayed_tui_reaches_idle_on_the_ready_prompt(wardian: Callable, fixtur
     lines = wardian("providers", "replay", "claude", str(FIXTURES / fixture), "--chunk-size", "61").lines()
 
     assert statuses(lines)[1] == ("idle", "ready", "pty")
+
+
+@pytest.mark.parametrize("fixture", LIMIT_HOOK_FILES)
+def test_replayed_limit_hooks_never_end_in_error(wardian: Callable, fixture: str) -> None:
+    lines = wardian("providers", "replay", "claude", str(FIXTURES / fixture), "--source", "claude-hooks").lines()
+
+    walked = statuses(lines)
+    assert "error" not in [to for to, _, _ in walked], walked
+    if "key-far" in fixture:  # no reset: the hook tells the limit, and the turn rests
+        assert ("idle", "limit_reached", "claude-hooks") in walked
 
 
 @pytest.mark.parametrize("fixture", [f for f in HEADLESS_FILES if "error" not in f])

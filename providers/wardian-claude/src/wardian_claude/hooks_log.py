@@ -7,6 +7,7 @@ too). Payloads of another session are ignored once the agent's session id is kno
 from dataclasses import dataclass
 from typing import Any
 
+from wardian_claude.limits import hook_limit
 from wardian_core.parsing.events import event
 from wardian_core.parsing.hook_payloads import hook_payload, tool_data, tool_summary
 from wardian_core.parsing.jsonl import text_field
@@ -80,6 +81,10 @@ def parse_hook(ctx_session_id: str | None, source: OutputSource, data: bytes, st
         return ParseResult(events=[event("turn_completed", source, rule, f"{name} {last}", message=last or None)])
     if name == "StopFailure":
         state.approval_pending = False
+        # A usage limit cut the turn (`error: "rate_limit"`): the CLI waits, no failure.
+        limited = hook_limit(source, rule, record)
+        if limited is not None:
+            return limited
         # `error` is often just "unknown" (2.1.197); the message says what the API answered.
         reason = text_field(record, "last_assistant_message") or text_field(record, "error")
         message = reason or "the turn ended with an API error"

@@ -2,16 +2,17 @@
 
 - `pty` (`tui`): the TUI's screen — readiness, first-run screens, a rejected approval.
 - `claude-hooks` (primary, `hooks_log`): the JSONL our hooks append.
-- `claude-transcript` (`usage`): the session's transcript, for each message's usage.
+- `claude-transcript` (`usage`, `limits`): the session's transcript, for each message's usage
+  and the usage limits Claude records.
 - `headless` (`headless`): `-p --output-format stream-json --verbose` lines.
 """
 
 from dataclasses import dataclass, field
 
-from wardian_claude import headless, home, hooks_log, tui, usage
+from wardian_claude import headless, home, hooks_log, limits, tui, usage
 from wardian_core import hookimpl
 from wardian_core.hookspecs import SourceParser
-from wardian_core.parsing.line_parsers import LineParser, SessionLineParser, StatefulLineParser
+from wardian_core.parsing.line_parsers import SessionLineParser, StatefulLineParser
 from wardian_core.parsing.screen import ScreenSnapshot
 from wardian_core.provider_models import HEADLESS_SOURCE, OutputSource, ParseResult, SpawnContext
 
@@ -40,5 +41,5 @@ def parser_for(ctx: SpawnContext, source: OutputSource) -> SourceParser:
     if source.name == HEADLESS_SOURCE.name:
         return StatefulLineParser(source, headless.parse_headless, usage.HeadlessUsage())
     if source.name == usage.TRANSCRIPT_SOURCE_NAME:
-        return LineParser(source, usage.parse_transcript)
+        return StatefulLineParser(source, limits.read_transcript, limits.TranscriptMemory())
     return SessionLineParser(ctx, source, hooks_log.parse_hook, hooks_log.HookState(), hooks_log.HookState.at_rest)

@@ -6,11 +6,20 @@ from wardian_claude.argv import launch_plan as build_argv
 from wardian_claude.argv import resume_args
 from wardian_claude.home import prepare as prepare_home
 from wardian_claude.home import telemetry_sources as approval_source
+from wardian_claude.limits import limit_resume
 from wardian_claude.parser import parser_for as parse_output
 from wardian_claude.profile import INPUT_PROFILE, SETTINGS
 from wardian_core.provider_declaration import declared_provider_info
 
-__all__ = ["approval_source", "build_argv", "parse_output", "prepare_home", "provider_info", "resume_args"]
+__all__ = [
+    "approval_source",
+    "build_argv",
+    "limit_resume",
+    "parse_output",
+    "prepare_home",
+    "provider_info",
+    "resume_args",
+]
 
 provider_info = declared_provider_info(
     __file__, executable=argv.EXECUTABLE, input_profile=INPUT_PROFILE, settings=SETTINGS

@@ -9,9 +9,11 @@ rejected approval — and an approval dialog the hooks did not report.
 
 import itertools
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 
 from wardian_claude.hooks_log import TOOL_DIALOG
+from wardian_claude.limits import RETRYING, retrying_on_screen
 from wardian_core.hook_recorder import ready_rule
 from wardian_core.parsing.escapes import squeeze
 from wardian_core.parsing.events import event, screen_text
@@ -33,6 +35,10 @@ UNREACHABLE = "Unable to connect to Anthropic services"
 # 2.1.197 exits (code 1) without a word. Printed after the TUI is gone: read from the stream.
 REFUSED = "Claude Code didn't start because this folder isn't trusted."
 REFUSED_MARKER = squeeze(REFUSED)
+# Claude retrying by itself at a usage limit (an API key's, a reset within about a minute): only
+# the screen says so, "Session limit reached · Retrying in 21s (3:24am) · attempt 1/10" (2.1.197),
+# "5-hour limit reached · retrying in 45s (3:26am) · attempt 1/10" (2.1.332).
+LIMIT_RETRYING_MARKER = squeeze("limit reached")
 
 
 @dataclass(frozen=True)
@@ -66,7 +72,10 @@ FIRST_RUN_SCREENS = (
 )
 # Markers worth a look at any time, and those only while a look could change something:
 # a busy turn redraws its hint with every spinner frame, and a screen look costs a replay.
-ALWAYS = tuple(squeeze(marker) for marker in (APPROVAL, UNREACHABLE, *(s.marker for s in FIRST_RUN_SCREENS)))
+ALWAYS = (
+    *(squeeze(marker) for marker in (APPROVAL, UNREACHABLE, *(s.marker for s in FIRST_RUN_SCREENS))),
+    LIMIT_RETRYING_MARKER,
+)
 # The prompt box's `❯` is the one marker every tested version draws when it takes input
 # (2.1.330 shows no `? for shortcuts` in auto mode).
 PROMPT_MARKERS = (squeeze(READY), squeeze(BUSY), PROMPT_CHAR)
@@ -99,6 +108,9 @@ class TerminalState:
     dialog_reported: bool = False
     # Watched only while a trust question is open, for the words of a refusal.
     refusal: MarkerWatch = field(default_factory=MarkerWatch)
+    # The row of the limit retry last reported, up to its attempt ("attempt 1/10"): the countdown
+    # redraws it every second, one report per attempt.
+    retry_reported: str | None = None
 
 
 def _triggers(state: TerminalState) -> tuple[str, ...]:
@@ -161,7 +173,19 @@ def read_screen(
             events += _ready(source, state, marker, hooks_file)
             call_again_after = None if state.ready or state.hookless.pending else state.hookless.start()
     events += _tool_dialog(source, text, state)
+    events += _limit_retrying(source, screen.rows, state)
     return ParseResult(events=events, call_again_after=call_again_after or _grace(text, state))
+
+
+def _limit_retrying(source: OutputSource, rows: list[str], state: TerminalState) -> list[ProviderEvent]:
+    row = next((row for row in rows if RETRYING.search(row)), None)
+    attempt = row[row.lower().find("attempt") :] if row and "attempt" in row.lower() else row
+    if row is None or attempt == state.retry_reported:
+        state.retry_reported = attempt  # gone from the screen: the next retry is a new one
+        return []
+    state.retry_reported = attempt
+    retrying = retrying_on_screen(source, row, datetime.now(UTC))
+    return [retrying] if retrying is not None else []
 
 
 def _first_run_opened(source: OutputSource, screen: FirstRunScreen, rows: list[str]) -> ProviderEvent:

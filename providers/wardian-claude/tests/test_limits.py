@@ -1,0 +1,170 @@
+"""Claude Code's usage limits read from what 2.1.197 and 2.1.332 recorded against the model
+server answering as Anthropic does at a plan's limit (tests/fixtures/limits): the hooks, the
+transcript and the screen, and how the cut turn goes on."""
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from wardian_claude import limits, parser
+from wardian_claude.tui import TerminalState, read_screen, watch_stream
+from wardian_core.parsing.screen import ScreenModel
+from wardian_core.provider_models import PTY_SOURCE, LimitReport, LimitResume, OutputSource, SpawnContext
+
+LIMITS = Path(__file__).parent / "fixtures" / "limits"
+HOOKS = OutputSource(name="claude-hooks", path=Path("hooks.jsonl"))
+TRANSCRIPT = OutputSource(name="claude-transcript", path=Path("t.jsonl"))
+# When the recordings were made: the limits they carry were still ahead.
+RECORDED = datetime(2026, 12, 2, 3, 22, tzinfo=UTC)
+
+
+def context(session_id: str) -> SpawnContext:
+    return SpawnContext(
+        **{"class": "Coder"},
+        agent_uuid="7f3e0c6a-3d2f-4e51-9c1d-0b6f1e2ac19d",
+        agent_name="cc",
+        provider="claude",
+        workspace=LIMITS,
+        wardian_home=LIMITS,
+        agent_dir=LIMITS,
+        provider_session_id=session_id,
+    )
+
+
+def hook_events(fixture: str) -> list[Any]:
+    lines = (LIMITS / fixture).read_bytes().splitlines()
+    session = json.loads(lines[0])["session_id"]
+    source_parser = parser.parser_for(context(session), HOOKS)
+    return [event for line in lines for event in source_parser.feed(line).events]
+
+
+def transcript_events(fixture: str, now: datetime = RECORDED) -> list[Any]:
+    memory = limits.TranscriptMemory(clock=lambda: now)
+    lines = (LIMITS / fixture).read_bytes().splitlines()
+    return [event for line in lines for event in limits.read_transcript(TRANSCRIPT, line, memory).events]
+
+
+def kinds(events: list[Any]) -> list[str]:
+    return [event.kind for event in events]
+
+
+@pytest.mark.parametrize("version", ["2.1.197", "2.1.332"])
+def test_a_plan_limit_is_no_error_in_the_hooks_the_transcript_tells_it(version: str) -> None:
+    # The StopFailure hook says `error: "rate_limit"`: today's `error` is gone, the transcript tells the limit.
+    assert kinds(hook_events(f"claude-{version}-plan-hooks.jsonl")) == [
+        "session_started",
+        "turn_started",
+        "session_ended",
+    ]
+
+
+def test_2_1_332_signed_in_gives_the_exact_reset_and_continues_by_itself() -> None:
+    reached, continuing = transcript_events("claude-2.1.332-plan-transcript.jsonl")
+
+    assert (reached.kind, reached.evidence.rule) == ("limit_reached", "transcript quotaLimits")
+    assert reached.limit == LimitReport(
+        kind="session",
+        resets_at="2026-12-02T05:21:45Z",
+        message="You've hit your 5-hour limit · resets 5:21am (UTC)",
+    )
+    assert (continuing.kind, continuing.evidence.rule) == ("limit_reached", "transcript auto-continue")
+    assert continuing.evidence.line == "Usage limit reached · set to continue automatically at 5:21am"
+    assert continuing.limit.retry_at == continuing.limit.resets_at == "2026-12-02T05:21:45Z"
+    # It continues by itself at the reset ("Esc to cancel"): Wardian waits, types nothing.
+    assert limits.limit_resume(continuing.limit) == LimitResume(how="wait", text=None)
+
+
+def test_2_1_197_signed_in_gives_the_reset_to_the_minute_and_waits_behind_its_menu() -> None:
+    [reached] = transcript_events("claude-2.1.197-plan-transcript.jsonl")
+
+    assert (reached.kind, reached.evidence.rule) == ("limit_reached", "transcript limit message")
+    assert reached.limit == LimitReport(
+        kind="session", resets_at="2026-12-02T05:23:00Z", message="You've hit your session limit · resets 5:23am (UTC)"
+    )
+    # Esc leaves "1. Stop and wait / 2. Upgrade your plan" without upgrading, then the turn goes on.
+    assert limits.limit_resume(reached.limit) == LimitResume(how="text", keys=["escape"], text="continue")
+
+
+@pytest.mark.parametrize("version", ["2.1.197", "2.1.332"])
+def test_a_limit_already_reset_is_history_when_the_transcript_is_read_again(version: str) -> None:
+    later = datetime(2026, 12, 2, 6, 0, tzinfo=UTC)
+    assert transcript_events(f"claude-{version}-plan-transcript.jsonl", now=later) == []
+
+
+@pytest.mark.parametrize("version", ["2.1.197", "2.1.332"])
+def test_an_api_keys_limit_far_ahead_is_a_rate_limit_with_no_reset_from_the_hook(version: str) -> None:
+    events = hook_events(f"claude-{version}-key-far-hooks.jsonl")
+
+    assert kinds(events) == ["session_started", "turn_started", "limit_reached", "session_ended"]
+    reached = events[2]
+    assert reached.evidence.rule == "hook StopFailure"
+    assert reached.limit.kind == "rate" and reached.limit.resets_at is None
+    assert reached.limit.message.startswith("API Error: Request rejected (429) · This request would exceed")
+    assert transcript_events(f"claude-{version}-key-far-transcript.jsonl") == []  # no reset: the hook's
+    assert limits.limit_resume(reached.limit).text == "continue"
+
+
+def test_another_stop_failure_is_still_an_error() -> None:
+    line = b'{"session_id":"s","hook_event_name":"StopFailure","error":"unknown","last_assistant_message":"400"}'
+    [event] = parser.parser_for(context("s"), HOOKS).feed(line).events
+    assert event.kind == "error"
+
+
+def screen_events(fixture: str) -> list[Any]:
+    """The recorded TUI fed to the parser, the screen looked at whenever it asks."""
+    raw = (LIMITS / fixture).read_bytes()
+    state, model, events = TerminalState(), ScreenModel(rows=40, cols=120), []
+    for start in range(0, len(raw), 512):
+        chunk = raw[start : start + 512]
+        model.feed(chunk)
+        result = watch_stream(PTY_SOURCE, chunk, state)
+        events += result.events
+        if result.want_screen:
+            events += read_screen(PTY_SOURCE, model.snapshot(), state, None).events
+    return [event for event in events if event.kind.startswith("limit")]
+
+
+@pytest.mark.parametrize(
+    ("version", "said"),
+    [
+        # The first frame of the countdown: a later one said "21s".
+        ("2.1.197", "Session limit reached · Retrying in 23s (3:24am) · attempt 1/10"),
+        ("2.1.332", "5-hour limit reached · retrying in 45s (3:26am) · attempt 1/10"),
+    ],
+)
+def test_an_api_keys_limit_within_a_minute_is_claude_retrying_by_itself_once_per_attempt(
+    version: str, said: str
+) -> None:
+    before = datetime.now(UTC)
+    [retrying] = screen_events(f"claude-{version}-key-retrying-tui.raw")
+
+    assert (retrying.kind, retrying.evidence.rule) == ("limit_retrying", "limit retrying")
+    assert retrying.limit.kind == "session" and retrying.limit.message == said
+    seconds = int(said.split("in ")[1].split("s")[0])
+    # The retry's time on the screen is a countdown: when it was read, plus its seconds.
+    ahead = datetime.fromisoformat(retrying.limit.retry_at) - before
+    assert timedelta(seconds=seconds - 1) <= ahead <= timedelta(seconds=seconds + 2)
+    assert limits.limit_resume(retrying.limit).how == "wait"
+
+
+@pytest.mark.parametrize("version", ["2.1.197", "2.1.332"])
+def test_a_limit_that_cut_the_turn_is_not_read_as_a_retry_on_screen(version: str) -> None:
+    assert screen_events(f"claude-{version}-plan-tui.raw") == []
+
+
+@pytest.mark.parametrize(
+    ("said", "kind", "resets_at"),
+    [
+        ("You've hit your session limit · resets 9:57pm (UTC)", "session", "2026-12-02T21:57:00Z"),
+        ("You've hit your session limit · resets 1:05am (UTC)", "session", "2026-12-03T01:05:00Z"),
+        ("You've hit your weekly limit · resets Dec 5, 5pm (Europe/Paris)", "weekly", "2026-12-05T16:00:00Z"),
+        ("You've hit your Opus limit · resets 9am (America/New_York)", "weekly", "2026-12-02T14:00:00Z"),
+        ("You've hit your session limit · resets 9:57pm (Mars/Olympus)", "session", None),
+    ],
+)
+def test_a_reset_on_screen_is_the_next_such_moment_in_utc(said: str, kind: str, resets_at: str | None) -> None:
+    assert limits.kind_in_text(said) == kind
+    assert limits.reset_in_text(said, RECORDED) == resets_at
