@@ -295,51 +295,21 @@ def test_agent_run_turn_resume_and_api_error(wardian: WardianCli) -> None:
     assert not (wardian.workspace / "headless.txt").exists()
 
 
-def test_the_agents_shell_tool_reaches_the_host_as_itself(wardian: WardianCli) -> None:
-    agent = spawn(wardian, "oc")
-    wardian.wait("oc", "idle", "ready")
-    whoami = wardian.workspace / "whoami.json"
-
-    # OpenCode has no sandbox and runs bash without asking by default.
-    wardian(
-        "send",
-        f"MOCK_TOOL:wardian host whoami > {whoami.name} ECHO:w1",
-        "--to",
-        "oc",
-        "--wait-until",
-        "idle",
-        "--timeout",
-        "60s",
-    )
-
-    caller = json.loads(whoami.read_text())["caller"]
-    tie = "cgroup" if caller["cgroups"]["in_use"] else "ancestry"  # the agent's own cgroup, where there is one
-    assert (caller["verification"], caller["tie"]) == ("verified", tie), caller
-    assert (caller["agent"]["uuid"], caller["agent"]["name"]) == (agent["uuid"], "oc"), caller
-    assert "action_required" not in [event.get("to") for event in wardian.watch("oc")["events"]]
-
-
-def test_an_ask_is_answered_by_the_agents_wardian_reply(wardian: WardianCli) -> None:
-    spawn(wardian, "oc")
-    wardian.wait("oc", "idle", "ready")
-    question = "what is six times seven? MOCK_TOOL:echo 42 | wardian reply ASK_REQUEST_ID --status done --stdin"
-
-    # OpenCode runs bash without asking by default: the ask completes with no dialog.
-    answer = ask_answer(ask_in_background("oc", question))
-
-    assert_replied_by_the_agent(answer, "42")
-    assert "action_required" not in [event.get("to") for event in wardian.watch("oc")["events"]]
-
-
-def test_usage_is_what_the_model_server_reported_for_the_sessions_calls(wardian: WardianCli) -> None:
+def test_one_agent_reports_the_servers_usage_its_shell_tool_is_itself_and_it_replies_to_an_ask(
+    wardian: WardianCli,
+) -> None:
+    """Three things of a running agent that need no fresh start, on one OpenCode (each start costs
+    10 to 25 s): its usage is what the model server reported for its session's calls, its shell
+    tool reaches the host as the agent itself, and an ask is answered by its `wardian reply`."""
     from model_server.usage import REPORTED
     from usage_checks import figures, times, usage_after
 
-    def usage() -> dict:
-        return wardian("agent", "show", "ou", "--fields", "usage")["agent"]["usage"]
+    agent = spawn(wardian, "oc")
+    wardian.wait("oc", "idle", "ready")
 
-    # The Chat Completions wire counts the cached input inside the prompt and the reasoning inside
-    # the completion; it has no cache writes, which OpenCode states as 0.
+    # Usage, from the session's first turn. The Chat Completions wire counts the cached input
+    # inside the prompt and the reasoning inside the completion; it has no cache writes, which
+    # OpenCode states as 0.
     per_call = {
         "input_tokens": REPORTED.fresh_input,
         "output_tokens": REPORTED.output,
@@ -347,13 +317,10 @@ def test_usage_is_what_the_model_server_reported_for_the_sessions_calls(wardian:
         "cache_write_tokens": 0,
         "reasoning_tokens": REPORTED.reasoning,
     }
-    spawn(wardian, "ou")
-    wardian.wait("ou", "idle", "ready")
-    wardian("send", "hello ECHO:used1", "--to", "ou", "--wait-until", "idle", "--timeout", "60s")
+    wardian("send", "hello ECHO:used1", "--to", "oc", "--wait-until", "idle", "--timeout", "60s")
     # The session's own calls declare its tools; a title request (not the session's) declares none.
     calls = sum(1 for request in wardian.cli.server.model_requests() if '"tools"' in request.body_text())
-    reported = usage_after(usage, calls)
-
+    reported = usage_after(lambda: wardian("agent", "show", "oc", "--fields", "usage")["agent"]["usage"], calls)
     assert reported["turns"] == calls >= 1
     assert figures(reported) == times(calls, per_call)
     assert reported["cost_usd"] == 0.0  # OpenCode's own table has no price for the mock model: it says 0
@@ -363,3 +330,19 @@ def test_usage_is_what_the_model_server_reported_for_the_sessions_calls(wardian:
         "fill": None,
     }
     assert reported["model"] == "mock/mock-model"
+
+    # The shell tool reaches the host as the agent. OpenCode has no sandbox and runs bash
+    # without asking by default.
+    whoami = wardian.workspace / "whoami.json"
+    command = f"MOCK_TOOL:wardian host whoami > {whoami.name} ECHO:w1"
+    wardian("send", command, "--to", "oc", "--wait-until", "idle", "--timeout", "60s")
+    caller = json.loads(whoami.read_text())["caller"]
+    tie = "cgroup" if caller["cgroups"]["in_use"] else "ancestry"  # the agent's own cgroup, where there is one
+    assert (caller["verification"], caller["tie"]) == ("verified", tie), caller
+    assert (caller["agent"]["uuid"], caller["agent"]["name"]) == (agent["uuid"], "oc"), caller
+
+    # An ask is answered by the agent's `wardian reply`, with no dialog on the way.
+    question = "what is six times seven? MOCK_TOOL:echo 42 | wardian reply ASK_REQUEST_ID --status done --stdin"
+    answer = ask_answer(ask_in_background("oc", question))
+    assert_replied_by_the_agent(answer, "42")
+    assert "action_required" not in [event.get("to") for event in wardian.watch("oc")["events"]]
