@@ -11,6 +11,7 @@ from pydantic import Base64Bytes, BaseModel, ConfigDict, Field
 from wardian_core.asks import REPLY_BODY_MAX_CHARS, ReplyStatus
 from wardian_core.control.protocol import PROTOCOL_VERSION
 from wardian_core.parsing import MAX_TERMINAL_SIDE
+from wardian_core.settings.model import BudgetLimits
 from wardian_core.statuses import Status
 
 
@@ -73,6 +74,14 @@ class SpawnParams(_Params):
         description="model, extra_args, include_dirs (absolute), session_persistence; the host validates it.",
     )
     worktree: WorktreeRequest | None = Field(None, description="Work in a new git worktree of the workspace.")
+    budget: BudgetLimits | None = Field(None, description="The agent's own budget (`--budget`), before settings'.")
+
+
+class BudgetParams(TargetParams):
+    """`agent budget NAME`: show it; `raise_by` (`tokens=+N,usd=X`) or `clear` change it."""
+
+    raise_by: str | None = Field(None, min_length=1, max_length=200)
+    clear: bool = False
 
 
 class UpdateParams(TargetParams):

@@ -151,12 +151,12 @@ class AskDesk:
         self._write(lambda: request_rows.record_delivery(self._conn, request_id, delivery, delivered))
         agent.log_event("delivery", {"request_id": request_id} | _without(delivery, "at", "cursor", "agent", "uuid"))
         if not delivered:
-            code = "not_live" if delivery["result"] == "not_live" else "request_failed"
+            code = delivery["result"] if delivery["result"] in ("not_live", "budget_reached") else "request_failed"
             raise WardianError(
                 code,
                 f"the question did not reach {agent.name}: {delivery.get('reason', delivery['result'])}",
                 f"The request is kept as undelivered (`wardian ask show {request_id}`); ask again once "
-                f"{agent.name} takes input.",
+                f"{agent.name} takes input." + (f" {delivery['hint']}" if delivery.get("hint") else ""),
                 {"request_id": request_id, "delivery": delivery},
             )
         return delivery

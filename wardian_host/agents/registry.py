@@ -2,12 +2,13 @@
 
 import json
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from wardian_core import identity
 from wardian_core.db import agents as agent_rows
 from wardian_core.db import events
+from wardian_core.errors import WardianError
 from wardian_host.agents.live_agent import LiveAgent
 from wardian_host.output.buffer import OutputBuffer
 
@@ -17,6 +18,9 @@ class AgentRegistry:
         self._conn = conn
         self.buffer_bytes = buffer_bytes
         self._agents: dict[str, LiveAgent] = {}
+        # Why no prompt may reach an agent now (its budget holds it), or None: asked by every
+        # path that types a prompt (send, ask, a workflow node, a limit's resume); set by the host.
+        self.prompt_refusal: Callable[[LiveAgent], WardianError | None] = lambda agent: None
         for row in agent_rows.list_agents(conn):
             self.add(row)
 

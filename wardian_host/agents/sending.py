@@ -28,6 +28,14 @@ def _not_received(missed: list[dict[str, Any]], answer: dict[str, Any]) -> Wardi
     and_others = "; the others received the text (see details.results)." if others else "."
     answer = answer | {"delivered": False}
     not_live = [result for result in missed if result["result"] == "not_live"]
+    held = [result for result in missed if result["result"] == "budget_reached"]
+    if held and not not_live:
+        return WardianError(
+            "budget_reached",
+            f"not every target takes prompts: {held[0]['reason']}",
+            held[0]["hint"].rstrip(".") + and_others,
+            answer,
+        )
     if not_live:
         return WardianError(
             "not_live",
@@ -125,6 +133,9 @@ class Sender:
         result: dict[str, Any] = {"agent": agent.name, "uuid": agent.uuid, "status": agent.status}
         if not agent.is_running:
             return result | {"result": "not_live", "reason": f"agent is {agent.status}: nothing to type into"}
+        refused = self._registry.prompt_refusal(agent)
+        if refused is not None:
+            return result | {"result": "budget_reached", "reason": refused.message, "hint": refused.hint}
         if agent.status in ("starting", "action_required"):
             # Text typed into a dialog would answer it; typed before the prompt, it is lost.
             dialog = (agent.status_evidence or {}).get("dialog")

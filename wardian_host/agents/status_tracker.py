@@ -34,6 +34,8 @@ class StatusTracker:
         self._observers = observers
         self._tool_calls = ToolCallLog(conn)
         self._usage = UsageLog(conn)
+        # Told of each agent whose turn figures were just stored (its budget is checked).
+        self.usage_observers: list[Callable[[LiveAgent], None]] = []
         self.mcp_readiness = McpReadiness(self._ready, mcp_ready_bound)
 
     def apply_event(self, agent: LiveAgent, event: ProviderEvent) -> None:
@@ -41,6 +43,9 @@ class StatusTracker:
             listener(event)
         self._tool_calls.record(agent.uuid, event)
         self._usage.record(agent, event)
+        if event.usage is not None:
+            for observer in list(self.usage_observers):
+                observer(agent)
         if event.kind == "session_started" and event.session_id:
             self._store_session_id(agent, event.session_id)
         if agent.turn_end.late(event.kind, event.turn):

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from wardian_core.budgets import raise_hint
 from wardian_core.clock import now_iso
 from wardian_core.control.protocol import PROTOCOL_VERSION
 from wardian_core.db import open_writer
@@ -30,6 +31,7 @@ from wardian_core.settings import load_settings
 from wardian_core.version import __version__
 from wardian_host.agents import recovery
 from wardian_host.agents.asking import AskDesk
+from wardian_host.agents.budgets import BudgetKeeper
 from wardian_host.agents.headless_watch import HeadlessWatch
 from wardian_host.agents.lifecycle import AgentLifecycle
 from wardian_host.agents.live_agent import LiveAgent
@@ -37,6 +39,7 @@ from wardian_host.agents.registry import AgentRegistry
 from wardian_host.agents.sending import Sender
 from wardian_host.agents.spawn_context import build_context
 from wardian_host.agents.status_tracker import StatusTracker
+from wardian_host.daemon.budget_handlers import build_budget_handlers
 from wardian_host.daemon.caller_identity import Caller, PeerProcess, classify_caller
 from wardian_host.daemon.control_server import ControlServer
 from wardian_host.daemon.handlers import build_handlers
@@ -100,6 +103,9 @@ class Host:
             dict(os.environ if base_env is None else base_env),
         )
         self.sender = Sender(self.registry, self.plugins, self.terminals)
+        self.budgets = BudgetKeeper(home, self._conn, self._interrupt)
+        self.registry.prompt_refusal = self.budgets.refusal
+        self.tracker.usage_observers.append(self.budgets.usage_recorded)
         self.desk = AskDesk(self._conn, self.registry, self.sender, self._mcp_server_of)
         self.workflows = WorkflowRunner(
             home, self._conn, self.registry, self.lifecycle, self.lifecycle.base_env, lambda: self.web.changed()
@@ -108,6 +114,7 @@ class Host:
         self.notices = NoticeRules(loop, lambda: notify_settings().unseen_turn_seconds)
         self._sinks = Sinks(lambda: notify_settings().urls, self.plugins.notify)
         self.notices.subscribe(self._sinks.told)
+        self.budgets.listeners.append(self._notify_budget)
         self.web = WebView(home, self._conn, self._agent_rows, self.notices, self._sinks, self._caller)
         handlers = build_handlers(
             registry=self.registry,
@@ -121,8 +128,23 @@ class Host:
             mcp_readiness=self.tracker.mcp_readiness,
         )
         handlers |= build_inbox_handlers(self.registry, self._conn, self.notices, self.web.changed)
+        handlers |= build_budget_handlers(self.registry, self.budgets, handlers["agent.spawn"])
         self._server = ControlServer(home, self.web.routes(handlers))
         self._hooks = HookEndpoint(home)
+
+    def _interrupt(self, agent: LiveAgent) -> bool:
+        """Type the provider's interrupt key (a hard budget); False when it declares none."""
+        key = self.plugins.info(agent.row["provider"]).input_profile.interrupt_key
+        if key is None:
+            return False
+        self.terminals.write(agent.uuid, key.encode())
+        return True
+
+    def _notify_budget(self, agent: LiveAgent, held: dict[str, Any] | None) -> None:
+        if held is not None:
+            title = f"{agent.name} reached its budget"
+            self.notices.raise_notice("budget", agent.uuid, agent.name, title, raise_hint(agent.name, held["reached"]))
+        self.web.changed()
 
     def _caller(self, peer: PeerProcess) -> Caller:
         """Which agent, if any, `peer` is (the web view refuses agents as `reply` does)."""
@@ -248,3 +270,5 @@ class Host:
         self.web.changed()
         ctx = build_context(self.home, agent.row)
         self.plugins.notify("status_changed", ctx=ctx, previous=previous, current=current, event=event)
+        if current == "idle":  # a turn ended: a budget of minutes is checked now too
+            self.budgets.check(agent)

@@ -131,6 +131,9 @@ async def run_agent(node: AgentNode, workflow: Workflow, run: NodeRun, parts: Ag
     try:
         player = resolve_role(node.role, workflow.roles[node.role], parts.registry)
         check_capability(player.provider, parts.lifecycle.capabilities(player.provider))
+        refused = parts.registry.prompt_refusal(player.agent) if player.agent is not None else None
+        if refused is not None:
+            raise refused
     except WardianError as error:
         raise NodeFailed(error.message, {"code": error.code}) from None
     prompt = _rendered(node.prompt, run)
