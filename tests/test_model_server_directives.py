@@ -3,7 +3,7 @@
 import json
 import time
 
-from model_server import anthropic, openai_responses
+from model_server import anthropic, openai_chat, openai_responses
 from model_server.directives import parse_directives
 from model_server.gemini import example_for_schema
 from model_server.turn import Conversation, DeclaredTool, decide
@@ -223,3 +223,33 @@ def test_responses_limit_is_a_429_usage_limit_reached_with_the_codex_windows():
         str(ahead),
     )
     assert reply.headers["x-codex-primary-used-percent"] == "12.5"
+
+
+def test_chat_completions_limit_is_a_429_rate_limit_exceeded_with_retry_after_and_the_reset():
+    ahead = int(time.time()) + 3700
+    body = {
+        "model": "mock-model",
+        "stream": True,
+        "messages": [{"role": "user", "content": f"MOCK_LIMIT:tokens:{ahead}"}],
+    }
+
+    reply = openai_chat.chat_completions(body)
+
+    assert (reply.status, reply.kind) == (429, "limit")
+    error = json.loads(reply.body)["error"]
+    assert (error["type"], error["code"]) == ("tokens", "rate_limit_exceeded")
+    assert "on tokens per day (TPD)" in error["message"] and "Please try again in 1h" in error["message"]
+    assert 3690 < int(reply.headers["retry-after"]) <= 3700
+    assert reply.headers["x-ratelimit-remaining-tokens"] == "0"
+    assert reply.headers["x-ratelimit-reset-tokens"].startswith("1h1m")
+
+
+def test_retry_after_directive_shortens_what_a_limit_says_to_wait_not_the_limit():
+    ahead = int(time.time()) + 600
+    content = f"MOCK_LIMIT:requests:{ahead} MOCK_RETRY_AFTER:1"
+
+    reply = openai_chat.chat_completions({"messages": [{"role": "user", "content": content}]})
+
+    assert (reply.status, reply.headers["retry-after"]) == (429, "1")
+    assert reply.headers["x-ratelimit-reset-requests"].startswith(("9m", "10m0s"))
+    assert [openai_chat.duration(s) for s in (9, 360, 3723)] == ["9s", "6m0s", "1h2m3s"]

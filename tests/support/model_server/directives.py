@@ -14,7 +14,11 @@ limit is hit, until that reset time (the test picks it); from then on the turn i
 as usual, so a CLI that retries, or a turn continued after the reset, goes through. `<name>`
 is the vendor's own name of the limit (Anthropic's representative claim: `five_hour`,
 `seven_day`, `seven_day_opus`…; the ChatGPT backend's window for Codex: `primary`, the 5-hour
-one, or `secondary`, the weekly one); each protocol module renders it.
+one, or `secondary`, the weekly one; OpenAI's rate limit for Chat Completions, which OpenCode's
+OpenAI-compatible provider meets: `requests` or `tokens`, per day); each protocol module renders
+it. `MOCK_RETRY_AFTER:<seconds>` makes a limit's answer say that `retry-after` in place of the
+time left to the reset (a short window past while the long one is not), so a CLI that retries by
+itself can be made to spend its retries before the reset.
 
 In a `MOCK_TOOL` command the word `ASK_REQUEST_ID` stands for the request id of a
 `wardian ask` (`ask_` and 16 lowercase hex digits) found anywhere in the same prompt — Wardian
@@ -39,6 +43,7 @@ _ESCALATE = re.compile(r"MOCK_ESCALATE\b")
 _DELAY = re.compile(rb"MOCK_DELAY_MS:(\d{1,6})")
 _HOLD = re.compile(rb"MOCK_HOLD:([\w.-]+)")
 _LIMIT = re.compile(r"MOCK_LIMIT:(\w+):(\d{1,12})")
+_RETRY_AFTER = re.compile(r"MOCK_RETRY_AFTER:(\d{1,9})")
 # The command ends at the end of the line or where another directive starts, so a prompt can
 # say `MOCK_TOOL:touch a.txt ECHO:tok` and still echo its token after the tool ran.
 _TOOL = re.compile(r"MOCK_TOOL:(.+?)(?=\s+(?:ECHO:|MOCK_[A-Z_]+)|$)", re.MULTILINE)
@@ -67,6 +72,8 @@ class Directives:
     # MOCK_LIMIT: the vendor's name of the limit and when it resets (epoch seconds).
     limit_name: str | None = None
     limit_resets_at: int | None = None
+    # MOCK_RETRY_AFTER: the seconds a limit's answer says to wait, in place of those to its reset.
+    limit_retry_after: int | None = None
 
     def reply_text(self) -> str:
         if self.missing_request_id:
@@ -85,6 +92,7 @@ def parse_directives(prompt: str) -> Directives:
     command, missing = _with_request_id(tool.group(1).strip() if tool else None, prompt)
     mcp = _MCP.search(prompt)
     limit = _LIMIT.search(prompt)
+    retry_after = _RETRY_AFTER.search(prompt)
     mcp_arguments, mcp_missing = _with_request_id(mcp.group(2) if mcp else None, prompt)
     return Directives(
         mcp_tool=mcp.group(1) if mcp and not mcp_missing else None,
@@ -96,6 +104,7 @@ def parse_directives(prompt: str) -> Directives:
         missing_request_id=missing or mcp_missing,
         limit_name=limit.group(1) if limit else None,
         limit_resets_at=int(limit.group(2)) if limit else None,
+        limit_retry_after=int(retry_after.group(1)) if retry_after else None,
     )
 
 

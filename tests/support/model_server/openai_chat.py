@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import time
 from typing import Any
 
-from .turn import Answer, Conversation, DeclaredTool, chunk_text, decide, is_context_wrapper
+from .turn import Answer, Conversation, DeclaredTool, UsageLimit, chunk_text, decide, is_context_wrapper
 from .usage import REPORTED
 from .wire import HttpReply, json_reply, openai_error, sse_reply
 
 _ids = itertools.count(1)
+# OpenAI's names of a rate limit's window in its message, by the limit's type (the error's `type`).
+_LIMIT_WINDOWS = {"requests": "requests per day (RPD)", "tokens": "tokens per day (TPD)"}
+LIMIT_ALLOWANCE = 10000
 
 
 def conversation(body: dict[str, Any]) -> Conversation:
@@ -44,9 +48,42 @@ def chat_completions(body: dict[str, Any]) -> HttpReply:
     if answer.error_status is not None:
         return openai_error(answer.error_status)
     model = body.get("model", "mock-model")
+    if answer.limit is not None:
+        return usage_limit(answer.limit, model)
     if body.get("stream"):
         return _stream(answer, model)
     return json_reply(_completion(answer, model), kind=_kind(answer))
+
+
+def usage_limit(limit: UsageLimit, model: str) -> HttpReply:
+    """A key's rate limit as OpenAI answers it: 429 `rate_limit_exceeded`, the error's type the
+    limit's (`limit.name`: `requests`, `tokens`), its message saying when to try again, and the
+    headers `retry-after` (seconds) and `x-ratelimit-{limit,remaining,reset}-<type>` (the reset as
+    a duration, `1h2m3s`). OpenCode 1.18.33's retry reads `retry-after-ms`, then `retry-after`."""
+    left = limit.seconds_left()
+    window = _LIMIT_WINDOWS.get(limit.name, f"{limit.name} per min")
+    message = (
+        f"Rate limit reached for {model} in organization org-mock on {window}: Limit {LIMIT_ALLOWANCE}, "
+        f"Used {LIMIT_ALLOWANCE}, Requested 1. Please try again in {duration(left)}. "
+        "Visit https://platform.openai.com/account/rate-limits to learn more."
+    )
+    payload = {"error": {"message": message, "type": limit.name, "param": None, "code": "rate_limit_exceeded"}}
+    headers = {
+        "retry-after": str(limit.retry_after_seconds()),
+        f"x-ratelimit-limit-{limit.name}": str(LIMIT_ALLOWANCE),
+        f"x-ratelimit-remaining-{limit.name}": "0",
+        f"x-ratelimit-reset-{limit.name}": duration(left),
+    }
+    return dataclasses.replace(json_reply(payload, 429, kind="limit"), headers=headers)
+
+
+def duration(seconds: int) -> str:
+    """Seconds as OpenAI's rate-limit headers and messages write a time: `6m0s`, `1h2m3s`, `9s`."""
+    hours, rest = divmod(seconds, 3600)
+    minutes, seconds = divmod(rest, 60)
+    if hours:
+        return f"{hours}h{minutes}m{seconds}s"
+    return f"{minutes}m{seconds}s" if minutes else f"{seconds}s"
 
 
 def _kind(answer: Answer) -> str:

@@ -57,9 +57,13 @@ class UsageLimit:
 
     name: str
     resets_at: int
+    retry_after: int | None = None  # MOCK_RETRY_AFTER: what `retry-after` says, not the time left
 
     def seconds_left(self) -> int:
         return max(0, self.resets_at - int(time.time()))
+
+    def retry_after_seconds(self) -> int:
+        return self.seconds_left() if self.retry_after is None else self.retry_after
 
 
 @dataclass(frozen=True)
@@ -75,7 +79,8 @@ def decide(conversation: Conversation) -> Answer:
     directives = parse_directives(conversation.prompt)
     # Until the reset every call is refused, as the vendor does; a retry after it goes through.
     if directives.limit_name and directives.limit_resets_at and directives.limit_resets_at > time.time():
-        return Answer(limit=UsageLimit(directives.limit_name, directives.limit_resets_at), directives=directives)
+        limit = UsageLimit(directives.limit_name, directives.limit_resets_at, directives.limit_retry_after)
+        return Answer(limit=limit, directives=directives)
     if directives.error_status is not None:
         return Answer(error_status=directives.error_status, directives=directives)
     if conversation.after_tool_result:
