@@ -32,6 +32,7 @@ ALL_FIELDS = (
     "worktree_folder",
     "branch",
     "usage",
+    "limit",
 )
 # What an agent launches with when its stored configuration leaves a key out; a test
 # checks these against `wardian_core.provider_models.LaunchConfig`.
@@ -75,6 +76,9 @@ def to_record(row: dict[str, Any], status_source: str) -> dict[str, Any]:
     settings = record["provider_settings"]
     if isinstance(settings, str):
         record["provider_settings"] = json.loads(settings) if settings else None
+    limit = record["limit"]
+    if isinstance(limit, str):
+        record["limit"] = json.loads(limit) if limit else None
     record["status_source"] = status_source
     return record
 

@@ -6,6 +6,7 @@ requests of `wardian ask`, the workflow runs and the finished turns nobody has l
 notice rules' `unseen_turn`). One machine's entries are built here; `Inbox` gathers machines.
 """
 
+import json
 import shlex
 import sqlite3
 from typing import Any, Literal
@@ -14,10 +15,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from wardian_core.parsing.escapes import strip_escapes
 
-EntryKind = Literal["dialog", "approval", "ask", "budget", "error", "unseen_turn"]
+EntryKind = Literal["dialog", "approval", "ask", "budget", "error", "unseen_turn", "limit"]
 # Most urgent first: a dialog holds an agent mid-turn, an approval a whole run, an ask its asker,
 # a budget an agent between turns; an error is over already, and a finished turn waits on nobody.
 URGENCY: dict[str, int] = {"dialog": 0, "approval": 1, "ask": 2, "budget": 3, "error": 4, "unseen_turn": 5}
+# A usage limit waiting for a person's resume holds an agent between turns, as a budget does.
+URGENCY["limit"] = URGENCY["budget"]
 LAST_LINES = 5
 LOCAL_MACHINE = "local"
 # The statuses in which an asked agent still answers its own request.
@@ -116,7 +119,42 @@ def _agent_entry(agent: dict[str, Any]) -> InboxEntry | None:
         return _dialog_entry(agent)
     if agent["status"] == "error":
         return _error_entry(agent)
+    limit = _limit(agent)
+    if limit is not None and limit.get("resume") in ("ask", "failed"):
+        return _limit_entry(agent, limit)
     return None
+
+
+def _limit(agent: dict[str, Any]) -> dict[str, Any] | None:
+    """The agent's usage limit: JSON text in a host's snapshot, a dict in a record."""
+    limit = agent.get("limit")
+    if isinstance(limit, str):
+        parsed: dict[str, Any] | None = json.loads(limit) if limit else None
+        return parsed
+    return limit if isinstance(limit, dict) else None
+
+
+def _limit_entry(agent: dict[str, Any], limit: dict[str, Any]) -> InboxEntry:
+    """An agent a usage limit cut, to resume by hand (`limits.resume = "ask"`, or a resume that failed)."""
+    name = agent["name"]
+    resume = InboxChoice(
+        label="resume",
+        command=_command("agent", "resume-limit", name),
+        action=InboxAction(kind="agent.resume_limit", params={"target": agent["uuid"]}),
+    )
+    look = InboxChoice(label="look", command=_command("agent", "screen", name))
+    resets = limit.get("resets_at") or "at a time its CLI did not say"
+    why = f"its resume failed: {limit.get('failure')}" if limit.get("resume") == "failed" else f"resets {resets}"
+    return InboxEntry(
+        id=f"{LOCAL_MACHINE}:limit:{agent['uuid']}",
+        kind="limit",
+        agent=name,
+        uuid=agent["uuid"],
+        since=limit.get("reached_at"),
+        summary=f"{name} hit its {limit.get('kind', 'usage')} limit ({why}); resume it when you choose",
+        choices=[resume, look],
+        command=resume.command,
+    )
 
 
 def _command(*words: str) -> str:

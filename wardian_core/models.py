@@ -92,6 +92,11 @@ class AgentRecord(BaseModel):
         description="Whether its CLI has Wardian's MCP tools: `connected` (it listed them), `waiting` (not yet), "
         "`missing` (not within the bound after its prompt), `not_registered`; null when no host says.",
     )
+    limit: dict[str, Any] | None = Field(
+        None,
+        description="The usage limit it waits out (kind, resets_at, source, state, the resume scheduled: "
+        "`wardian_core.limits.AgentLimit`); null when it is not limited.",
+    )
 
 
 class ErrorBody(BaseModel):

@@ -7,8 +7,9 @@ from pydantic import BaseModel, ConfigDict
 
 # waiting: the agent waits on a person (a dialog); error: it ended in `error`; unseen_turn: a turn
 # finished that nobody looked at within `notify.unseen_turn_seconds`; test: `wardian notify test`;
-# budget: an agent's use reached its budget, and Wardian holds it.
-NoticeKind = Literal["waiting", "error", "unseen_turn", "test", "budget"]
+# limit: a usage limit cut its turn, and each step of its resume (docs/limits.md); budget: an
+# agent's use reached its budget, and Wardian holds it.
+NoticeKind = Literal["waiting", "error", "unseen_turn", "test", "limit", "budget"]
 
 
 class Notice(BaseModel):

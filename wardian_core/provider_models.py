@@ -389,6 +389,16 @@ class LimitResume(_Model):
     keys: list[str] = Field(default_factory=list, max_length=20)
     text: str | None = Field("continue", min_length=1, max_length=2000)
 
+    @field_validator("keys")
+    @classmethod
+    def _named_keys(cls, keys: list[str]) -> list[str]:
+        from wardian_core.named_keys import NAMED_KEYS
+
+        unknown = [key for key in keys if key not in NAMED_KEYS]
+        if unknown:
+            raise ValueError(f"unknown key name(s) {', '.join(unknown)}; the names are {', '.join(NAMED_KEYS)}")
+        return keys
+
     @model_validator(mode="after")
     def _text_unless_waiting(self) -> Self:
         if self.how != "wait" and self.text is None:

@@ -40,6 +40,7 @@ AgentRow = TypedDict(
         "worktree": str | None,
         "worktree_folder": str | None,
         "branch": str | None,
+        "limit": str | None,
     },
 )
 AGENT_COLUMNS = tuple(AgentRow.__annotations__)

@@ -15,6 +15,7 @@ from wardian_core.db import agents as agent_rows
 from wardian_core.provider_models import ProviderEvent
 from wardian_core.status_rules import next_status, status_before_dialog
 from wardian_core.statuses import Status
+from wardian_host.agents.limits import LimitRecord
 from wardian_host.agents.live_agent import LiveAgent
 from wardian_host.agents.mcp_readiness import READY_BOUND_SECONDS, McpReadiness
 from wardian_host.agents.tool_calls import ToolCallLog
@@ -36,6 +37,7 @@ class StatusTracker:
         self._usage = UsageLog(conn)
         # Told of each agent whose turn figures were just stored (its budget is checked).
         self.usage_observers: list[Callable[[LiveAgent], None]] = []
+        self.limits = LimitRecord(conn)
         self.mcp_readiness = McpReadiness(self._ready, mcp_ready_bound)
 
     def apply_event(self, agent: LiveAgent, event: ProviderEvent) -> None:
@@ -51,6 +53,7 @@ class StatusTracker:
         if agent.turn_end.late(event.kind, event.turn):
             log.debug("agent %s: %s of turn %s, which has ended: no change", agent.name, event.kind, event.turn)
             return
+        self.limits.apply_event(agent, event)
         target = next_status(agent.status, event.kind, agent.status_before_dialog)
         if target is None and not self._another_dialog(agent, event):
             return
@@ -102,6 +105,8 @@ class StatusTracker:
         agent.status_before_dialog = status_before_dialog(agent.status_before_dialog, previous, status)
         agent.dialog_opened_at = time.monotonic() if status == "action_required" else None
         agent.log_event("status", {"from": previous, "to": status, "evidence": evidence}, changed_at)
+        if status in ("off", "error"):
+            self.limits.agent_ended(agent, status)
         log.info("agent %s: %s -> %s (%s)", agent.name, previous, status, evidence)
         self._notify(agent)
         self._observers(agent, previous, status, event)

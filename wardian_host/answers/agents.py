@@ -26,6 +26,8 @@ class AgentFilters(NamedTuple):
     status: str | None = None
     class_name: str | None = None
     workspace: str | None = None
+    # Only agents waiting out a usage limit (their `limit` set).
+    limited: bool = False
 
 
 def shown_agent(
@@ -74,6 +76,8 @@ def listed_agents(filters: AgentFilters) -> tuple[list[dict[str, Any]], dict[str
     home = paths.wardian_home()
     wanted = {"status": filters.status, "class_name": filters.class_name, "workspace": filters.workspace}
     records = list_agents(home, scope=filters.scope, environ=caller_environ(), cwd=caller_cwd(), **wanted)
+    if filters.limited:
+        records = [record for record in records if record.get("limit")]
     return records, persisted_notice(home, records)
 
 

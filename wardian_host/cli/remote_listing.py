@@ -52,4 +52,5 @@ def _list_args(filters: AgentFilters, options: OutputOptions) -> list[str]:
     flags = {"--scope": filters.scope, "--status": filters.status, "--class": filters.class_name}
     flags["--workspace"] = filters.workspace
     args = [part for flag, value in flags.items() if value is not None for part in (flag, value)]
+    args += ["--limited"] if filters.limited else []
     return [*args, "--fields", ",".join(options.columns())]

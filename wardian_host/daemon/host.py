@@ -23,17 +23,22 @@ from wardian_core.db import open_writer
 from wardian_core.db.empty_file import take_notice
 from wardian_core.db.events import prune_events
 from wardian_core.db.usage import prune_usage
+from wardian_core.errors import WardianError
+from wardian_core.limits import AgentLimit
 from wardian_core.mcp_registration import registered_or_why_not
 from wardian_core.mcp_tools import SERVER_NAME
 from wardian_core.provider_models import ProviderEvent
 from wardian_core.pty_backend import chosen_backend
 from wardian_core.settings import load_settings
+from wardian_core.settings.model import LimitsSettings
 from wardian_core.version import __version__
 from wardian_host.agents import recovery
 from wardian_host.agents.asking import AskDesk
 from wardian_host.agents.budgets import BudgetKeeper
 from wardian_host.agents.headless_watch import HeadlessWatch
 from wardian_host.agents.lifecycle import AgentLifecycle
+from wardian_host.agents.limit_continuing import Continuing
+from wardian_host.agents.limit_resumer import LimitResumer, plan_for
 from wardian_host.agents.live_agent import LiveAgent
 from wardian_host.agents.registry import AgentRegistry
 from wardian_host.agents.sending import Sender
@@ -47,7 +52,9 @@ from wardian_host.daemon.hook_endpoint import HookEndpoint
 from wardian_host.daemon.host_lock import wait_until_gone
 from wardian_host.daemon.inbox_handlers import build_inbox_handlers
 from wardian_host.daemon.launcher_script import write_launcher
+from wardian_host.daemon.limit_handlers import build_limit_handlers
 from wardian_host.daemon.web_handlers import WebView
+from wardian_host.notify.limit_words import limit_words
 from wardian_host.notify.rules import NoticeRules
 from wardian_host.notify.settings import NotifySettingsReader
 from wardian_host.notify.sinks import Sinks
@@ -106,6 +113,8 @@ class Host:
         self.budgets = BudgetKeeper(home, self._conn, self._interrupt)
         self.registry.prompt_refusal = self.budgets.refusal
         self.tracker.usage_observers.append(self.budgets.usage_recorded)
+        self._limits_settings = settings.limits
+        self.limit_resumer = self._limit_resumer()
         self.desk = AskDesk(self._conn, self.registry, self.sender, self._mcp_server_of)
         self.workflows = WorkflowRunner(
             home, self._conn, self.registry, self.lifecycle, self.lifecycle.base_env, lambda: self.web.changed()
@@ -115,6 +124,7 @@ class Host:
         self._sinks = Sinks(lambda: notify_settings().urls, self.plugins.notify)
         self.notices.subscribe(self._sinks.told)
         self.budgets.listeners.append(self._notify_budget)
+        self.tracker.limits.listeners.append(self._notify_limit)
         self.web = WebView(home, self._conn, self._agent_rows, self.notices, self._sinks, self._caller)
         handlers = build_handlers(
             registry=self.registry,
@@ -129,8 +139,36 @@ class Host:
         )
         handlers |= build_inbox_handlers(self.registry, self._conn, self.notices, self.web.changed)
         handlers |= build_budget_handlers(self.registry, self.budgets, handlers["agent.spawn"])
+        handlers |= build_limit_handlers(self.registry, self.limit_resumer)
         self._server = ControlServer(home, self.web.routes(handlers))
         self._hooks = HookEndpoint(home)
+
+    def _limit_resumer(self) -> LimitResumer:
+        """Resumes of the turns usage limits cut, typed as `send` types, relaunched as `restart` does."""
+        continuing = Continuing(
+            self.tracker.limits,
+            self.sender,
+            self.terminals.write,
+            lambda agent: self.plugins.info(agent.row["provider"]).input_profile.submit_key,
+            lambda agent: self.lifecycle.restart(agent.uuid),
+        )
+        plan = plan_for(lambda agent: build_context(self.home, agent.row), self.plugins.limit_resume)
+        return LimitResumer(self.registry, self.tracker.limits, continuing, plan, self._limits)
+
+    def _limits(self) -> LimitsSettings:
+        """The `limits.*` settings now (read at each use, as `notify.*`); a file that no longer
+        validates leaves the last good values in force."""
+        try:
+            self._limits_settings = load_settings(self.home).limits
+        except WardianError as error:
+            log.warning("limits settings kept as they were: %s", error.message)
+        return self._limits_settings
+
+    def _notify_limit(self, agent: LiveAgent, step: str, payload: dict[str, Any], limit: AgentLimit | None) -> None:
+        words = limit_words(step, agent.name, payload, limit.kind if limit else None)
+        if words is not None:
+            self.notices.raise_notice("limit", agent.uuid, agent.name, *words)
+        self.web.changed()
 
     def _interrupt(self, agent: LiveAgent) -> bool:
         """Type the provider's interrupt key (a hard budget); False when it declares none."""
@@ -182,6 +220,7 @@ class Host:
             self.lifecycle.adopt_all(self._ptys.welcome.terminals)
         recovery.reconcile(self.registry, self.tracker, self._conn)
         self._headless_watch.start()
+        self.limit_resumer.start()  # the schedule a previous host stored with each limit
         self.workflows.interrupt_leftovers()
         self._prune()
         write_launcher(self.home)
@@ -193,6 +232,7 @@ class Host:
         log.info("host stopping")
         self.lifecycle.stop_launching()  # before the workflows' stop yields: no spawn slips in meanwhile
         await self._headless_watch.close()
+        self.limit_resumer.close()
         await self.workflows.stop_all()
         if not self._keep_agents:
             await self.lifecycle.stop_all()

@@ -68,7 +68,10 @@ def list_agents(params: ListAgentsParams) -> Answer:
     from wardian_host.answers.records import OutputOptions, agents_envelope
 
     options = OutputOptions.from_flags(params.fields, None, params.verbose, False)
-    records, notice = listed_agents(AgentFilters(params.scope, params.status, params.class_name, params.workspace))
+    if params.limited and params.fields is None:
+        options = options._replace(fields=(*options.columns(), "limit"))
+    filters = AgentFilters(params.scope, params.status, params.class_name, params.workspace, params.limited)
+    records, notice = listed_agents(filters)
     return agents_envelope(records, options, notice)
 
 

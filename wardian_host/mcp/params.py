@@ -38,6 +38,7 @@ class ListAgentsParams(Filters):
     status: Status | None = Field(None, description="Only agents with this status.")
     class_name: str | None = Field(None, alias="class", description="Only agents of this class.")
     workspace: str | None = Field(None, description="Only agents in exactly this workspace (implies scope all).")
+    limited: bool = Field(False, description="Only agents waiting out a usage limit (their `limit` set).")
 
 
 class ShowAgentParams(Filters):

@@ -53,7 +53,7 @@ class NoticeRules:
             self.raise_notice("waiting", uuid, name, f"{name} is waiting for you", f"{what}")
         elif current == "error":
             self._error(uuid, name, evidence)
-        elif previous == "processing" and current == "idle" and not turn_awaited:
+        elif previous == "processing" and current == "idle" and not turn_awaited and not _limit_cut(evidence):
             delay = self._unseen_turn_seconds()
             self._pending_turns[uuid] = self._loop.call_later(delay, self._turn_unseen, uuid, name)
 
@@ -126,6 +126,11 @@ class NoticeRules:
         handle = self._pending_turns.pop(uuid, None)
         if handle is not None:
             handle.cancel()
+
+
+def _limit_cut(evidence: dict[str, object]) -> bool:
+    """A turn a usage limit cut did not finish: its `limit` notices tell it (docs/limits.md)."""
+    return evidence.get("event") == "limit_reached"
 
 
 def last_printed_line(output_tail: object) -> str | None:

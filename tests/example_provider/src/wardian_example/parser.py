@@ -6,7 +6,7 @@ from wardian_core import hookimpl
 from wardian_core.parsing.escapes import TerminalText
 from wardian_core.parsing.events import event
 from wardian_core.parsing.jsonl import json_object, text_field
-from wardian_core.parsing.usage import count, usage_event
+from wardian_core.parsing.usage import count, limit_event, usage_event
 from wardian_core.provider_models import EventKind, OutputSource, ParseResult
 
 HEADLESS_EVENTS: dict[str, EventKind] = {
@@ -116,6 +116,12 @@ class HookLogParser:
                     done,
                     usage_event(self.source, "event=turn_completed", line, turn_key=turn, output_tokens=tokens),
                 ]
+            )
+        if name in ("limit_reached", "limit_retrying"):
+            report = {key: text_field(record, key) for key in ("resets_at", "retry_at", "message")}
+            kind_of_limit = text_field(record, "kind") or "other"
+            return ParseResult(
+                events=[limit_event(name, self.source, f"event={name}", line, kind=kind_of_limit, **report)]
             )
         kind = HOOK_EVENTS.get(str(name))
         if kind is None:

@@ -3,7 +3,7 @@
 
 from wardian_core import hookimpl
 from wardian_core.provider_declaration import declared_provider_info
-from wardian_core.provider_models import OutputSource, SpawnContext
+from wardian_core.provider_models import LimitReport, LimitResume, OutputSource, SpawnContext
 from wardian_example import argv, home
 from wardian_example.argv import launch_plan as build_argv
 from wardian_example.argv import resume_args
@@ -11,7 +11,15 @@ from wardian_example.home import prepare as prepare_home
 from wardian_example.parser import parse_output
 from wardian_example.profile import INPUT_PROFILE
 
-__all__ = ["approval_source", "build_argv", "parse_output", "prepare_home", "provider_info", "resume_args"]
+__all__ = [
+    "approval_source",
+    "build_argv",
+    "limit_resume",
+    "parse_output",
+    "prepare_home",
+    "provider_info",
+    "resume_args",
+]
 
 provider_info = declared_provider_info(__file__, executable=argv.EXECUTABLE, input_profile=INPUT_PROFILE)
 
@@ -28,3 +36,13 @@ def approval_source(ctx: SpawnContext) -> list[OutputSource]:
         path = home.example_home(ctx) / f"approvals-{ctx.provider_session_id}.jsonl"
         sources.append(OutputSource(name="approvals", kind="file", path=path))
     return sources
+
+
+@hookimpl
+def limit_resume(ctx: SpawnContext, limit: LimitReport) -> LimitResume:
+    """The CLI's limit menu takes the next key: Escape leaves it (any other key takes its upgrade
+    offer), then `continue` goes on. The setting `limit_resume` picks another way, for tests."""
+    how = ctx.launch.settings.get("limit_resume", "text")
+    if how == "wait":
+        return LimitResume(how="wait", text=None)
+    return LimitResume(how="resume" if how == "resume" else "text", keys=["escape"], text="continue")
