@@ -54,7 +54,7 @@ def test_usage_totals_per_agent_class_provider_and_day(
     assert len(report["by_day"]) == 2 and sum(row["turns"] for row in report["by_day"]) == 3
 
     recent = run_wardian("usage", "--since", "24h", "--by", "agent").json()["usage"]
-    assert set(recent) == {"since", "total", "by_agent"}
+    assert set(recent) == {"since", "total", "by_agent", "budgets"}
     assert [(row["agent"], row["turns"]) for row in recent["by_agent"]] == [("ada", 1), ("bob", 1)]
 
 
@@ -102,3 +102,42 @@ def test_agent_show_and_list_give_usage_when_asked(
         ("bob", 1, None),
     ]
     assert "usage" not in run_wardian("agent", "show", "ada").json()["agent"]  # only when asked
+
+
+def test_usage_shows_each_budget_beside_its_use_and_bars_with_pretty(
+    wardian_home: Path, seed_agent: Callable[..., dict[str, Any]], run_wardian: Callable[..., Any]
+) -> None:
+    _seed(wardian_home, seed_agent)
+    (wardian_home / "settings.toml").write_text("[budgets.classes.Coder]\ntokens = 5080\nusd = 2.0\n")
+    budgets = run_wardian("usage").json()["usage"]["budgets"]
+    assert [
+        (row["agent"], row["used"]["tokens"], row["budget"]["tokens"], row["left"]["tokens"]) for row in budgets
+    ] == [
+        ("ada", 2540, 5080, 2540)  # bob's class has no budget: not listed
+    ]
+    assert budgets[0]["sources"] == {"tokens": "class", "usd": "class"} and budgets[0]["reached"] == []
+
+    pretty = run_wardian("usage", "--pretty").stdout
+    assert "ada  takes prompts" in pretty
+    assert "tokens   [##########----------]  50%  2540 of 5080, 2540 left" in pretty
+    assert "usd      [#####---------------]  25%  0.5 of 2, 1.5 left" in pretty
+
+    shown = run_wardian("agent", "budget", "ada").json()  # no host: read from state.db
+    assert (shown["agent"], shown["left"]["usd"], shown["held"]) == ("ada", 1.5, None)
+    assert run_wardian("agent", "budget", "ada", "--pretty").stdout.startswith("ada  takes prompts\n  tokens")
+
+
+def test_agent_budget_refuses_a_bad_raise_before_asking_any_host(
+    wardian_home: Path, seed_agent: Callable[..., dict[str, Any]], run_wardian: Callable[..., Any]
+) -> None:
+    _seed(wardian_home, seed_agent)
+    for args, code in (
+        (("--raise", "tokens=lots"), "usage"),
+        (("--raise", "tokens=+0"), "validation_failed"),
+        (("--raise", "tokens=+5", "--clear"), "usage"),
+    ):
+        result = run_wardian("agent", "budget", "ada", *args)
+        assert result.returncode == 1
+        assert result.error()["code"] == code and result.error()["hint"], args
+    # A valid raise needs the host that holds the agent.
+    assert run_wardian("agent", "budget", "ada", "--raise", "tokens=+5").error()["code"] == "app_not_running"

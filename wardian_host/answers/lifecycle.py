@@ -3,6 +3,7 @@ after a change (kill, pause, resume, ...), and an agent once it has a status (`a
 
 from typing import Any, NamedTuple
 
+from wardian_core.budgets import spawn_limits
 from wardian_core.errors import WardianError
 from wardian_core.fields import DEFAULT_FIELDS, to_record
 from wardian_core.identity import resolve_workspace
@@ -31,6 +32,7 @@ class SpawnOrder(NamedTuple):
     base: str | None = None
     trust_repo: bool = False
     recording: bool = True
+    budget: str | None = None  # `--budget tokens=N,usd=X,minutes=M`
 
 
 def spawn_answer(order: SpawnOrder) -> dict[str, Any]:
@@ -48,7 +50,8 @@ def spawn_request(order: SpawnOrder) -> dict[str, Any]:
         "session_persistence": order.session_persistence or "default",
         "recording": order.recording,
     }
-    return {
+    budget = {"budget": spawn_limits(order.budget)} if order.budget is not None else {}
+    return budget | {
         "provider": order.provider,
         "class": order.class_name,
         "workspace": resolve_workspace(from_caller(order.workspace) if order.workspace else caller_cwd()),

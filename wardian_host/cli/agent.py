@@ -33,6 +33,7 @@ LIFECYCLE_COMMANDS: dict[str, str] = {
     "attach": "wardian_host.cli.agent_attach:attach",
     "screen": "wardian_host.cli.agent_screen:screen",
     "recording": "wardian_host.cli.agent_recording:recording",
+    "budget": "wardian_host.cli.agent_budget:budget",
     "worktree": "wardian_host.cli.worktree:worktree",
 }
 

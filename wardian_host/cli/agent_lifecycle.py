@@ -57,6 +57,7 @@ PERSISTENCES = ("default", "fresh", "resume")
     help="A setting the provider declares (see `wardian providers show`), for this agent (repeatable).",
 )
 @click.option("--no-recording", is_flag=True, help="Do not record its terminal output (docs/recordings.md).")
+@click.option("--budget", metavar="tokens=N,usd=X,minutes=M", help="Its own budget, before settings.toml's [budgets].")
 @worktree_options
 @click.argument("extra_args", nargs=-1, type=click.UNPROCESSED, metavar="[-- EXTRA ARGS]")
 def spawn(
@@ -73,13 +74,14 @@ def spawn(
     worktree: str | None,
     base: str | None,
     no_recording: bool,
+    budget: str | None,
     extra_args: tuple[str, ...],
 ) -> None:
     """Start a new agent (and the host, if none runs)."""
     # After `--` first: for `generic` that is the command, and --arg adds to it.
     given = (name, workspace, description, model, (*extra_args, *args), include_dirs, session_persistence)
     chosen = (provider_settings, worktree, base, trust_repo_flag())
-    params = spawn_request(SpawnOrder(provider, class_name, *given, *chosen, recording=not no_recording))
+    params = spawn_request(SpawnOrder(provider, class_name, *given, *chosen, recording=not no_recording, budget=budget))
     settle_trust(worktree)
     ensure_host()  # only the CLI starts a host: an MCP tool is answered inside one
     write_json(spawned(params))

@@ -45,7 +45,25 @@ def usage_report(groupings: tuple[str, ...], since: str | None) -> dict[str, Any
         report: dict[str, Any] = {"since": start, "total": totals(conn, None, start)[0]}
         for grouping in groupings:
             report[f"by_{grouping}"] = totals(conn, grouping, start)  # type: ignore[arg-type]  # a GROUPINGS name
+        report["budgets"] = budgets_beside(conn)
     return report
+
+
+def budgets_beside(conn: Any) -> list[dict[str, Any]]:
+    """Each agent with a budget (or held by one): its budget, what it used since its spawn, what is
+    left (`wardian agent budget NAME`'s answer, without the schema)."""
+    from wardian_core.db.agents import list_agents
+    from wardian_core.db.budgets import agent_budget
+    from wardian_core.settings import load_settings
+
+    settings = load_settings(paths.wardian_home()).budgets
+    answers = [agent_budget(conn, settings, dict(row)) for row in list_agents(conn)]
+    return [
+        answer
+        for answer in answers
+        if answer["held"]
+        or any(v is not None for k, v in answer["budget"].items() if k in ("tokens", "usd", "minutes"))
+    ]
 
 
 def pretty_report(report: dict[str, Any]) -> str:
@@ -56,6 +74,12 @@ def pretty_report(report: dict[str, Any]) -> str:
         for grouping in GROUPINGS
         if f"by_{grouping}" in report
     )
+    if report.get("budgets"):
+        from wardian_host.cli.budget_bars import pretty_budget
+
+        sections.append(
+            "BUDGETS (use since spawn)\n" + "\n".join(pretty_budget(answer) for answer in report["budgets"])
+        )
     return "\n\n".join(sections)
 
 
