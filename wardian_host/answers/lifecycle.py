@@ -103,4 +103,17 @@ def wait_answer(target: str, until: str, timeout: float | None, next_change: boo
     def again(heard: dict[str, Any], remaining: float | None) -> tuple[str, dict[str, Any]]:
         return "agent.wait", params | {"timeout": remaining, "arrived_after": heard.get("waiting_after")}
 
-    return live_agent_envelope(across_restarts(("agent.wait", params), timeout, {}, again, 10))
+    snapshot = across_restarts(("agent.wait", params), timeout, {}, again, 10)
+    return with_limit(live_agent_envelope(snapshot), snapshot)
+
+
+def with_limit(answer: dict[str, Any], snapshot: dict[str, Any]) -> dict[str, Any]:
+    """A wait's answer for an agent waiting out a usage limit: the limit beside its status, and,
+    when it is idle because the limit cut its turn, `idle_reason: "limit"` (not a finished turn)."""
+    limit = to_record(snapshot, "live")["limit"]
+    if limit is None:
+        return answer
+    answer["agent"]["limit"] = limit
+    if snapshot["status"] == "idle" and limit.get("state") == "cut":
+        answer["idle_reason"] = "limit"
+    return answer

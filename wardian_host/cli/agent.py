@@ -35,6 +35,7 @@ LIFECYCLE_COMMANDS: dict[str, str] = {
     "recording": "wardian_host.cli.agent_recording:recording",
     "budget": "wardian_host.cli.agent_budget:budget",
     "worktree": "wardian_host.cli.worktree:worktree",
+    "resume-limit": "wardian_host.cli.agent_limit:resume_limit",
 }
 
 
@@ -80,6 +81,7 @@ def show(reference: str | None, fields_text: str | None, field: str | None, verb
 @click.option("--class", "class_name", metavar="CLASS", help="Only agents of this class.")
 @click.option("--workspace", metavar="PATH", help="Only agents in exactly this workspace (implies --scope all).")
 @click.option("--remote", metavar="all|NAME[,NAME]", help="Also other machines' agents, each row with its machine.")
+@click.option("--limited", is_flag=True, help="Only agents waiting out a usage limit; adds the `limit` field.")
 @output_options
 def list_command(
     scope: str | None,
@@ -87,6 +89,7 @@ def list_command(
     class_name: str | None,
     workspace: str | None,
     remote: str | None,
+    limited: bool,
     fields_text: str | None,
     field: str | None,
     verbose: bool,
@@ -94,11 +97,14 @@ def list_command(
 ) -> None:
     """List agents, filtered by scope, status, class or workspace."""
     options = OutputOptions.from_flags(fields_text, field, verbose, pretty)
+    if limited and fields_text is None and field is None:
+        options = options._replace(fields=(*options.columns(), "limit"))
+    filters = AgentFilters(scope, status, class_name, workspace, limited)
     if remote is not None:
         from wardian_host.cli.remote_listing import list_across
 
-        list_across(remote, AgentFilters(scope, status, class_name, workspace), options)
+        list_across(remote, filters, options)
         return
-    records, notice = listed_agents(AgentFilters(scope, status, class_name, workspace))
+    records, notice = listed_agents(filters)
     fill_usage(records, options)
     emit_agents(records, options, notice)
