@@ -4,6 +4,7 @@
 from wardian_codex import argv, home, trust, tui
 from wardian_codex.argv import build_argv, resume_args
 from wardian_codex.home import prepare as prepare_home
+from wardian_codex.limits import limit_resume
 from wardian_codex.parser import parser_for as parse_output
 from wardian_codex.profile import INPUT_PROFILE
 from wardian_codex.sessions import telemetry_sources as approval_source
@@ -14,6 +15,7 @@ from wardian_core.provider_models import ProviderEvent, SpawnContext
 __all__ = [
     "approval_source",
     "build_argv",
+    "limit_resume",
     "parse_output",
     "prepare_home",
     "provider_info",

@@ -5,9 +5,11 @@ Read line by line, remembering the model the turn runs on (`turn_context`).
 """
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
+from wardian_codex import limits
 from wardian_codex.profile import EXEC_DIALOG
 from wardian_codex.usage import rate_limit_windows, token_figures
 from wardian_core.parsing.events import event, in_turn
@@ -24,6 +26,9 @@ class RolloutState:
     # The turn the lines belong to: most name it (`turn_id`); a `response_item` (a tool's output)
     # is of the turn named last.
     turn: str | None = None
+    # The last `rate_limits` a `token_count` recorded: a usage limit's error names no window,
+    # the snapshot Codex wrote from the refusal's headers just before it does.
+    rate_limits: dict[str, Any] = field(default_factory=dict)
 
 
 def parse_rollout(source: OutputSource, data: bytes, state: RolloutState) -> ParseResult:
@@ -78,6 +83,7 @@ def _parse_record(
         )
         return ParseResult(events=[requested])
     if payload_type == "token_count":
+        state.rate_limits = object_field(payload, "rate_limits") or state.rate_limits
         reported = token_count(source, payload, line, state, iso_time(record.get("timestamp")))
         return ParseResult(events=[reported] if reported else [])
     if payload_type in EXEC_EVENTS:
@@ -88,14 +94,24 @@ def _parse_record(
         return ParseResult()
     if payload_type == "task_complete":
         if payload.get("error"):
-            message = api_error_message(payload["error"])
-            return ParseResult(events=[event("error", source, f"{rule} with error", line, message=message)])
+            return ParseResult(events=[failed(source, rule, f"{rule} with error", line, payload["error"], state)])
         return ParseResult(events=[event("turn_completed", source, rule, line)])
     if payload_type == "turn_aborted":
         return ParseResult(events=[event("turn_completed", source, rule, line, message=text_field(payload, "reason"))])
     if payload_type == "error":  # stream_error is a retry notice, not a failure
-        return ParseResult(events=[event("error", source, rule, line, message=api_error_message(payload))])
+        return ParseResult(events=[failed(source, rule, rule, line, payload, state)])
     return ParseResult()
+
+
+def failed(
+    source: OutputSource, rule: str, error_rule: str, line: str, error: dict[str, Any], state: RolloutState
+) -> ProviderEvent:
+    """A turn's error: a plan's usage limit cuts the turn, which waits for the reset (0.171.0 says
+    so in `task_complete`'s error; an `error` event may say it too); any other error fails it."""
+    if limits.is_usage_limit(error):
+        now = datetime.now(UTC)
+        return limits.limit_reached(source, f"{rule} usage limit", line, error, state.rate_limits, now)
+    return event("error", source, error_rule, line, message=api_error_message(error))
 
 
 def token_count(
