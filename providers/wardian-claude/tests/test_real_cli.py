@@ -495,3 +495,44 @@ def test_a_turn_outlives_a_host_restart_mid_turn(
     transcripts = [position for path, position in positions.items() if "/projects/" in path]
     assert transcripts and all(0 < each["start"] == each["read"] for each in transcripts), positions
     claude_cli.assert_only_model_server_was_called()
+
+
+# The current pin only: the hold is Wardian's, and the figures it counts are the usage test's.
+@pytest.mark.parametrize("claude_cli", CURRENT, ids=[pin_id(pin) for pin in CURRENT], indirect=True)
+def test_a_budget_holds_the_agent_after_the_turn_that_passes_it_until_raised(
+    wardian: Callable, agent: Callable, claude_cli: Any, wardian_home: Path
+) -> None:
+    from usage_checks import model_calls, usage_after
+
+    # 1310 tokens a model call (model_server.usage: fresh input, cache writes, output; cache reads
+    # not counted): the turn that passes 2000 is the first or the second.
+    (wardian_home / "settings.toml").write_text("[budgets.agents.cb]\ntokens = 2000\n")
+    agent("cb")
+
+    def budget() -> dict[str, Any]:
+        return dict(wardian("agent", "budget", "cb").json())
+
+    for turn in range(1, 3):
+        send_and_wait(wardian, "cb", f"spend ECHO:spent{turn}")
+        calls = model_calls(claude_cli.server, "/messages")
+        usage_after(lambda: wardian("agent", "show", "cb", "--fields", "usage").json()["agent"]["usage"], calls)
+        if budget()["used"]["tokens"] >= 2000:
+            break
+    shown = budget()
+    assert (
+        shown["held"] is not None
+        and shown["reached"] == ["tokens"]
+        and shown["sources"] == {"tokens": "agent_settings"}
+    )
+
+    refused = wardian("send", "after ECHO:refused", "--to", "cb")
+    error = json.loads(refused.stderr)["error"]
+    assert refused.returncode == 1 and error["code"] == "budget_reached"
+    assert "wardian agent budget cb --raise tokens=+" in error["hint"]
+    assert not any("ECHO:refused" in request.body.decode() for request in claude_cli.server.model_requests())
+
+    raised = wardian("agent", "budget", "cb", "--raise", "tokens=+20000").json()
+    assert raised["held"] is None and raised["left"]["tokens"] > 0
+    send_and_wait(wardian, "cb", "raised ECHO:delivered")
+    assert "ECHO:delivered" in claude_cli.server.model_requests()[-1].body.decode()
+    claude_cli.assert_only_model_server_was_called()
