@@ -21,6 +21,7 @@ PageKind = Literal[
     "workflow.stop",
     "workflow.approve",
     "inbox.seen",
+    "agent.resume_limit",
     "agent.budget",
 ]
 

@@ -31,7 +31,8 @@ NO_TERMINAL = ("off", "headless")  # a roster row's statuses with no screen to r
 
 # The agent verbs a page may use on a remote agent, as the CLI spells them.
 AGENT_VERBS = {"agent.kill": "kill", "agent.pause": "pause", "agent.resume": "resume",
-               "agent.restart": "restart", "agent.clear": "clear"}  # fmt: skip
+               "agent.restart": "restart", "agent.clear": "clear",
+               "agent.resume_limit": "resume-limit"}  # fmt: skip
 
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 
