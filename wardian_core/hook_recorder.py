@@ -8,27 +8,41 @@ hook at it with the JSONL file the host follows (the provider's `approval_source
 import shlex
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
 SCRIPT_NAME = "record_hook.py"
 # How the recorder writes a SessionStart: compact JSON, so a byte search finds it.
 SESSION_START = b'"hook_event_name":"SessionStart"'
+# The recorder adds the pid of the process that ran the hook: the CLI itself, since its shell
+# (`bash -c <command>`) execs a lone command. It tells the starts of a CLI that relaunches
+# itself in the same terminal apart (Gemini CLI 0.61.0 after a trust answer), where the
+# payloads (same session id, source `startup`) cannot. A recorder whose CLI exited before it
+# looked names the process that adopted it (init or a subreaper, seen live as pid 1): one
+# that started before the CLI.
+CLI_PID_FIELD = "wardian_cli_pid"
 
 # Appends the payload the CLI writes to stdin as one JSON line, in one write, so hooks that
 # run at the same time cannot interleave their lines. A payload already on one line (Claude
 # Code, Codex and Gemini CLI write them so) goes as it came: importing json (and re with it)
-# was most of the recorder's start-up, paid by every hook. Only another shape is parsed.
+# was most of the recorder's start-up, paid by every hook. Only another shape is parsed. The
+# CLI's pid (CLI_PID_FIELD) goes in before the closing brace.
 RECORDER_SCRIPT = '''\
 """Written by Wardian: appends one hook payload (stdin) to the JSONL file in argv[1]."""
 import os, sys
+cli_pid = os.getppid()  # before the read: the CLI may exit once it wrote the payload
 data = sys.stdin.buffer.read().strip()
 if b"\\n" in data or not (data.startswith(b"{") and data.endswith(b"}")):
     import json
     try:
         record = json.loads(data)
     except ValueError:
+        record = None
+    if not isinstance(record, dict):
         record = {"hook_event_name": "unreadable", "raw": data.decode("utf-8", "replace")[:2000]}
     data = json.dumps(record, separators=(",", ":")).encode()
 data = data.replace(b'"hook_event_name": "', b'"hook_event_name":"')
+pid = b'"wardian_cli_pid":%d}' % cli_pid
+data = data[:-1] + (pid if data == b"{}" else b"," + pid)
 fd = os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
 try:
     os.write(fd, data + b"\\n")
@@ -106,3 +120,33 @@ def ready_rule(log_file: Path | None, hookless_expired: bool, hookless_seconds: 
     if hookless_expired:
         return f"ready prompt, no SessionStart hook within {hookless_seconds:g} s"
     return None  # the hook's arrival asks for another look
+
+
+class SessionRecord(NamedTuple):
+    """A SessionStart or SessionEnd in a hook log."""
+
+    event: str
+    # The CLI process that fired it (CLI_PID_FIELD); None from a writer that cannot know it (the
+    # host's HTTP endpoint) or a log of another Wardian.
+    cli_pid: int | None
+
+
+def session_records(log_file: Path | None) -> list[SessionRecord] | None:
+    """The log's SessionStart and SessionEnd records in the order written; None when there is no
+    log (a replay of recorded bytes)."""
+    from wardian_core.parsing.jsonl import json_object
+
+    if log_file is None:
+        return None
+    try:
+        lines = log_file.read_bytes().splitlines()
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return []
+    records = []
+    for record in filter(None, map(json_object, lines)):
+        event, pid = record.get("hook_event_name"), record.get(CLI_PID_FIELD)
+        if event in ("SessionStart", "SessionEnd"):
+            records.append(SessionRecord(event, pid if type(pid) is int else None))
+    return records

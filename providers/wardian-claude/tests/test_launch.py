@@ -3,11 +3,13 @@
 import json
 import subprocess
 from pathlib import Path
+from unittest.mock import ANY
 
 import pytest
 
 from wardian_claude import argv, home
 from wardian_core.errors import WardianError
+from wardian_core.hook_recorder import CLI_PID_FIELD
 from wardian_core.provider_models import LaunchConfig, SpawnContext
 
 SESSION = "0f6f3c1e-8a0d-4b7e-9a53-2b9d4f0c6a11"
@@ -135,7 +137,7 @@ def test_hook_settings_record_every_payload_to_the_agents_jsonl(tmp_path: Path) 
         subprocess.run(command, shell=True, input=json.dumps(payload, indent=2).encode(), check=True)
 
     lines = home.hooks_file(ctx).read_text().splitlines()
-    assert [json.loads(line) for line in lines] == [payload, payload]
+    assert [json.loads(line) for line in lines] == [payload | {CLI_PID_FIELD: ANY}] * 2
 
 
 def test_hooks_post_to_the_hosts_endpoint_when_it_serves_them_but_session_start(tmp_path: Path) -> None:

@@ -10,10 +10,12 @@ import subprocess
 import tomllib
 import tracemalloc
 from pathlib import Path
+from unittest.mock import ANY
 
 import tomli_w
 
 from wardian_codex import hooks, hooks_log, parser, plugin
+from wardian_core.hook_recorder import CLI_PID_FIELD
 from wardian_core.provider_models import OutputSource, ParseResult
 from wardian_host.testing.rests import rests_of
 
@@ -59,7 +61,7 @@ def test_the_hook_command_appends_each_payload_as_one_line(make_ctx) -> None:
     for _ in range(2):
         subprocess.run(command, shell=True, input=json.dumps(payload, indent=2).encode(), check=True)
     lines = hooks.hooks_file(ctx).read_text().splitlines()
-    assert [json.loads(line) for line in lines] == [payload, payload]
+    assert [json.loads(line) for line in lines] == [payload | {CLI_PID_FIELD: ANY}] * 2
 
 
 def test_an_interactive_launch_starts_an_empty_log_and_keeps_others_trust(make_ctx) -> None:

@@ -5,7 +5,9 @@ import os
 import subprocess
 from functools import partial
 from pathlib import Path
+from unittest.mock import ANY
 
+from wardian_core.hook_recorder import CLI_PID_FIELD
 from wardian_core.provider_models import OutputSource
 from wardian_gemini import home, hooks_log, plugin, trust
 from wardian_host.testing.repositories import repository_and_worktree
@@ -55,7 +57,8 @@ def test_the_hook_command_appends_each_payload(make_ctx, tmp_path: Path, monkeyp
     command = hooks["AfterAgent"][0]["hooks"][0]["command"]
     payload = {"session_id": SESSION, "hook_event_name": "AfterAgent"}
     subprocess.run(command, shell=True, input=json.dumps(payload).encode(), check=True)
-    assert [json.loads(line) for line in home.hooks_file(ctx).read_text().splitlines()] == [payload]
+    recorded = [json.loads(line) for line in home.hooks_file(ctx).read_text().splitlines()]
+    assert recorded == [payload | {CLI_PID_FIELD: ANY}]  # with the pid of the Gemini that ran it
     # The hook log first; the session log's folder (usage.py) after it.
     assert plugin.approval_source(ctx=ctx)[0] == OutputSource(
         name="gemini-hooks", kind="file", path=home.hooks_file(ctx)
