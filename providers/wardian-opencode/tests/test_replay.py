@@ -35,6 +35,15 @@ EVENTS = {
         TURN[1],
     ],
     "recordings/opencode-events-api-error.sse": [("processing", "turn_started"), ("error", "error")],
+    # A limit retried past (no status of its own), one given up on (idle, not error), `continue`.
+    "recordings/opencode-events-limit.sse": [
+        *TURN,
+        *TURN,
+        ("processing", "turn_started"),
+        ("idle", "limit_reached"),
+        *TURN,
+    ],
+    "recordings/opencode-events-limit-day-ahead.sse": TURN[:1],
 }
 # A recording of the TUI alone has no event stream: ready, and no turn. Its permission panels
 # were answered within a second: in reads of 512 bytes 0.3 s apart they never settle (the stream

@@ -3,9 +3,10 @@ structured account of the agent's session (OpenCode 1.18.33).
 
 Each event is `{"type": …, "properties": {…}}`. Read here: `session.created` (the session id,
 `ses_…`; a child session of a subagent names its `parentID` and is not the agent's),
-`session.status` (`busy` / `idle` / `retry`) and `session.idle`, `permission.asked` (the tool,
-its patterns, the request id) and `permission.replied` (`once`, `always` or `reject`),
-`session.error` (an API error; an abort by Esc is no error), tool parts of
+`session.status` (`busy` / `idle` / `retry`: a usage limit it retries by itself, limits.py) and
+`session.idle`, `permission.asked` (the tool, its patterns, the request id) and
+`permission.replied` (`once`, `always` or `reject`), `session.error` (an API error, or the limit
+it gave up on after its retries; an abort by Esc is no error), tool parts of
 `message.part.updated`, and assistant messages' usage in `message.updated` (usage.py). Events of
 other sessions (another TUI tab, a subagent) are ignored.
 """
@@ -16,6 +17,7 @@ from typing import Any
 from wardian_core.parsing.events import event
 from wardian_core.parsing.jsonl import api_error_message, json_object, object_field, text_field
 from wardian_core.provider_models import OutputSource, ParseResult, ProviderEvent
+from wardian_opencode import limits
 from wardian_opencode.permissions import PermissionLedger
 from wardian_opencode.profile import PERMISSION_DIALOG
 from wardian_opencode.usage import message_usage
@@ -33,6 +35,8 @@ class EventsState:
     user_messages: set[str] = field(default_factory=set)
     # Shared with the screen's panel fallback (permissions.py).
     permissions: PermissionLedger = field(default_factory=PermissionLedger)
+    # When a limit's "try again in …" counts from, where the answer's own date is not told.
+    clock: limits.Clock = limits.now
 
 
 def parse_event(known_session: str | None, source: OutputSource, data: bytes, state: EventsState) -> ParseResult:
@@ -78,6 +82,11 @@ def _status(source: OutputSource, properties: dict[str, Any], line: str, state: 
         return [event("turn_started", source, rule, line)]
     if status == "idle":
         return _turn_end(source, rule, line, state)
+    if status == "retry":
+        # Still in its turn (a host that came back mid-retry must not take the next busy for a new one).
+        state.busy = True
+        retrying = limits.retrying(source, object_field(properties, "status"), line, state.clock)
+        return [retrying] if retrying else []
     return []
 
 
@@ -141,9 +150,12 @@ def _error(source: OutputSource, properties: dict[str, Any], line: str, state: E
     error = object_field(properties, "error")
     if text_field(error, "name") == ABORTED:
         return []  # the turn's end follows as session.idle
-    message = api_error_message(object_field(error, "data")) or text_field(error, "name")
     # The session.status idle that follows belongs to this failed turn: it is no turn_completed.
     state.busy = False
+    reached = limits.gave_up(source, error, line, state.clock)
+    if reached is not None:
+        return [reached]
+    message = api_error_message(object_field(error, "data")) or text_field(error, "name")
     return [event("error", source, "session.error", line, message=message)]
 
 
