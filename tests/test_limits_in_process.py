@@ -207,3 +207,33 @@ def test_twenty_agents_limited_together_resume_once_each_at_most_the_concurrency
         assert kinds == list(LIMIT_STEPS), (agent.name, kinds)  # each resumed once, none failed
         intervals.append((steps[2]["timestamp"], steps[3]["timestamp"]))
     assert _most_at_once(intervals) <= 3, sorted(intervals)
+
+
+async def retrying(host: InProcessHost, agent: LiveAgent, line: str) -> dict[str, Any]:
+    """Its CLI hits a limit it retries by itself (`line`: the stand-in's `retrying …`); the step."""
+    delivered = await host.host.sender.deliver(agent, line, None, True)
+    assert delivered["result"] == "delivered", delivered
+    return await logged(agent, "limit_retrying")
+
+
+def test_a_cli_retrying_by_itself_is_watched_and_its_retry_recorded(
+    example_host: InProcessHost, tmp_path: Path, wardian_home: Path
+) -> None:
+    limits_settings(wardian_home, turn_wait_seconds=1.0)
+    retried, stuck = example_agents(example_host, tmp_path, "retried", "stuck")
+
+    step = example_host.call(retrying(example_host, retried, "retrying 1"))
+    assert (step["limit"]["state"], step["limit"]["kind"]) == ("retrying", "rate")
+    resumed = example_host.call(logged(retried, "limit_resumed"))
+    assert resumed["by"] == "cli" and limit_of(retried) is None
+    assert all(entry["kind"] != "limit_resume_started" for entry in retried.event_log)  # nothing typed
+
+    example_host.call(retrying(example_host, stuck, "retrying 1 never"))
+    assert stuck.status == "processing"  # still in its turn
+    failed = example_host.call(logged(stuck, "limit_resume_failed"))
+    assert "retry started no turn" in failed["reason"]
+    limit = limit_of(stuck)
+    assert limit is not None and limit.resume == "failed"
+    host = example_host.host
+    entries = inbox_of(host.registry, host._conn, host.notices, False).entries
+    assert [(entry.kind, entry.agent) for entry in entries] == [("limit", "stuck")]

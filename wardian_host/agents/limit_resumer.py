@@ -94,7 +94,7 @@ class LimitResumer:
                 {"agent": agent.name, "status": agent.status},
             )
         self._cancel_timer(agent)
-        failure = await self._resume(agent, limit.reached_at)
+        failure = await self._resume(agent, limit.reached_at, asked=True)
         if failure is not None:
             raise WardianError(
                 "limit_resume_failed",
@@ -147,8 +147,9 @@ class LimitResumer:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _resume(self, agent: LiveAgent, reached_at: str) -> str | None:
-        """One resume of the limit that hit at `reached_at`, in a slot; why it failed, or None."""
+    async def _resume(self, agent: LiveAgent, reached_at: str, asked: bool = False) -> str | None:
+        """One resume of the limit that hit at `reached_at`, in a slot; why it failed, or None.
+        `asked`: a person's `resume-limit`, which continues even a CLI that retries by itself."""
         async with self._slots:
             await self._slots.wait_for(lambda: self._under_way < self._settings().resume_concurrency)
             self._under_way += 1
@@ -156,6 +157,9 @@ class LimitResumer:
             limit = limit_of(agent)
             if limit is None or limit.reached_at != reached_at:
                 return None  # resumed meanwhile (by the CLI, a person), or another limit hit since
+            if limit.state == "retrying" and not asked:
+                # Its time is the bound on the CLI's own retry, already waited out.
+                return self._failed(agent, f"the CLI's own retry started no turn by {limit.resume_at}")
             return await self._attempt(agent, limit)
         finally:
             async with self._slots:
@@ -167,7 +171,7 @@ class LimitResumer:
         self._limits.store(agent, limit)
         settings = self._settings()
         try:
-            plan = LimitResume(how="wait", text=None) if limit.state == "retrying" else self._plan_of(agent, limit)
+            plan = self._plan_of(agent, limit)
             self._limits.step(agent, "limit_resume_started", {"attempt": limit.attempts, "how": plan.how}, limit)
             await self._continuing.resume(agent, limit, plan, settings.turn_wait_seconds)
         except ResumeFailed as failed:
