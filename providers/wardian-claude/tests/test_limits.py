@@ -82,7 +82,7 @@ def test_2_1_197_signed_in_gives_the_reset_to_the_minute_and_waits_behind_its_me
 
     assert (reached.kind, reached.evidence.rule) == ("limit_reached", "transcript limit message")
     assert reached.limit == LimitReport(
-        kind="session", resets_at="2026-12-02T05:23:00Z", message="You've hit your session limit · resets 5:23am (UTC)"
+        kind="session", resets_at="2026-12-02T05:24:00Z", message="You've hit your session limit · resets 5:23am (UTC)"
     )
     # Esc leaves "1. Stop and wait / 2. Upgrade your plan" without upgrading, then the turn goes on.
     assert limits.limit_resume(reached.limit) == LimitResume(how="text", keys=["escape"], text="continue")
@@ -158,13 +158,15 @@ def test_a_limit_that_cut_the_turn_is_not_read_as_a_retry_on_screen(version: str
 @pytest.mark.parametrize(
     ("said", "kind", "resets_at"),
     [
-        ("You've hit your session limit · resets 9:57pm (UTC)", "session", "2026-12-02T21:57:00Z"),
-        ("You've hit your session limit · resets 1:05am (UTC)", "session", "2026-12-03T01:05:00Z"),
-        ("You've hit your weekly limit · resets Dec 5, 5pm (Europe/Paris)", "weekly", "2026-12-05T16:00:00Z"),
-        ("You've hit your Opus limit · resets 9am (America/New_York)", "weekly", "2026-12-02T14:00:00Z"),
+        ("You've hit your session limit · resets 9:57pm (UTC)", "session", "2026-12-02T21:58:00Z"),
+        ("You've hit your session limit · resets 1:05am (UTC)", "session", "2026-12-03T01:06:00Z"),
+        # The minute it was said in: a reset seconds ahead, not tomorrow's.
+        ("You've hit your session limit · resets 3:22am (UTC)", "session", "2026-12-02T03:23:00Z"),
+        ("You've hit your weekly limit · resets Dec 5, 5pm (Europe/Paris)", "weekly", "2026-12-05T16:01:00Z"),
+        ("You've hit your Opus limit · resets 9am (America/New_York)", "weekly", "2026-12-02T14:01:00Z"),
         ("You've hit your session limit · resets 9:57pm (Mars/Olympus)", "session", None),
     ],
 )
-def test_a_reset_on_screen_is_the_next_such_moment_in_utc(said: str, kind: str, resets_at: str | None) -> None:
+def test_a_reset_on_screen_is_the_end_of_the_next_such_minute(said: str, kind: str, resets_at: str | None) -> None:
     assert limits.kind_in_text(said) == kind
     assert limits.reset_in_text(said, RECORDED) == resets_at

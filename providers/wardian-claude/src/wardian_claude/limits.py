@@ -66,8 +66,9 @@ def kind_in_text(text: str) -> LimitKind:
 
 
 def reset_in_text(text: str, now: datetime) -> str | None:
-    """The reset Claude shows, to the minute, as ISO 8601 UTC: the next such moment after `now`
-    (a time of day alone is today's, else tomorrow's)."""
+    """The reset Claude shows as ISO 8601 UTC. Claude cuts the seconds ("resets 5:23am" for
+    5:23:40): the end of that minute, the first moment the limit surely reset, and the next such
+    moment from `now` on (a time of day alone is this minute's or later today, else tomorrow)."""
     found = _RESETS.search(text)
     if found is None:
         return None
@@ -82,9 +83,9 @@ def reset_in_text(text: str, now: datetime) -> str | None:
         moment = moment.replace(month=_MONTHS.index(found["month"].lower()) + 1, day=int(found["day"]))
         if moment < local_now - timedelta(days=1):
             moment = moment.replace(year=moment.year + 1)
-    elif moment <= local_now:
+    elif moment < local_now.replace(second=0, microsecond=0):
         moment += timedelta(days=1)
-    return _iso(moment)
+    return _iso(moment + timedelta(minutes=1))
 
 
 def hook_limit(source: OutputSource, rule: str, record: dict[str, Any]) -> ParseResult | None:
