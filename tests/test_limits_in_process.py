@@ -90,6 +90,24 @@ async def logged(agent: LiveAgent, kind: str, timeout: float = WAIT_SECONDS) -> 
     return entry
 
 
+async def on_screen(agent: LiveAgent, text: str) -> str:
+    """The agent's screen once it shows `text`, looked at again after each output (awaited)."""
+    printed = asyncio.Event()
+
+    def on_output(_: int, __: bytes) -> None:
+        printed.set()
+
+    agent.output_listeners.add(on_output)
+    try:
+        async with asyncio.timeout(WAIT_SECONDS):
+            while text not in (screen := "\n".join((await agent.screen.snapshot()).rows)):
+                await printed.wait()
+                printed.clear()
+        return screen
+    finally:
+        agent.output_listeners.discard(on_output)
+
+
 def stored_steps(home: Path, agent: LiveAgent) -> list[dict[str, Any]]:
     events = read_state(home, lambda conn: list_events(conn, agent.uuid))
     return [event for event in events if event["kind"].startswith("limit_")]
@@ -141,7 +159,7 @@ def test_after_the_reset_wardian_types_the_providers_keys_then_its_text_and_the_
 
     assert resumed["by"] == "wardian" and resumed["attempts"] == 1
     assert limit_of(agent) is None and agent.snapshot()["limit"] is None
-    screen = "\n".join(example_host.call(agent.screen.snapshot()).rows)
+    screen = example_host.call(on_screen(agent, "you said: continue"))
     # Escape left the CLI's menu without taking its offer; `continue` then started a turn.
     assert "menu closed" in screen and "you said: continue" in screen and "offer taken" not in screen
     steps = stored_steps(wardian_home, agent)
@@ -237,3 +255,22 @@ def test_a_cli_retrying_by_itself_is_watched_and_its_retry_recorded(
     host = example_host.host
     entries = inbox_of(host.registry, host._conn, host.notices, False).entries
     assert [(entry.kind, entry.agent) for entry in entries] == [("limit", "stuck")]
+
+
+def test_a_provider_that_resumes_by_relaunch_gets_its_session_back_then_the_text(
+    example_host: InProcessHost, tmp_path: Path, wardian_home: Path
+) -> None:
+    limits_settings(wardian_home)
+    params = spawn_params(tmp_path, "relaunched", settings={"limit_resume": "resume"})
+    example_host.call(example_host.host.lifecycle.spawn(params.model_copy(update={"provider": "example"})))
+    wait_until(example_host, "relaunched", "idle")
+    agent = example_host.host.registry.resolve("relaunched")
+    first_pid = agent.row["pid"]
+
+    example_host.call(limited(example_host, agent, 1))
+    resumed = example_host.call(logged(agent, "limit_resumed", 60))
+
+    assert resumed["by"] == "wardian" and agent.row["pid"] != first_pid  # a new process took the turn on
+    started = next(entry for entry in agent.event_log if entry["kind"] == "limit_resume_started")
+    assert started["how"] == "resume"
+    assert not any(entry["kind"] == "limit_cleared" for entry in agent.event_log)  # its relaunch is no end

@@ -56,10 +56,12 @@ class Continuing:
             return
         with self._limits.resuming(agent, "wardian"):
             if plan.how == "resume":
+                # A fresh process shows no menu of the old one's: its keys would be typed as text.
                 await self._relaunched(agent, turn_wait)
             elif not agent.is_running:
                 raise ResumeFailed(f"agent is {agent.status}: nothing to type into")
-            await self._type_keys(agent, plan.keys)
+            else:
+                await self._type_keys(agent, plan.keys)
             await self._type_text(agent, plan.text or "continue", turn_wait)
 
     async def _relaunched(self, agent: LiveAgent, turn_wait: float) -> None:
