@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from wardian_core import hook_recorder
 from wardian_core.provider_models import ProviderEvent
 from wardian_gemini import home, plugin, tui, workspace_trust
 from wardian_gemini.profile import TOOL_DIALOG, TRUST_DIALOG, WORKSPACE_TRUST_DIALOG
@@ -23,6 +24,12 @@ TOOL_ACCEPTED = (FIXTURES / "gemini-tui-tool-accepted.raw").read_bytes()
 WORKSPACE_ACCEPTED = (FIXTURES / "gemini-tui-workspace-trust-accepted.raw").read_bytes()
 WORKSPACE_REJECTED = (FIXTURES / "gemini-tui-workspace-trust-rejected.raw").read_bytes()
 SESSION_START = {"hook_event_name": "SessionStart", "session_id": "s-1", "source": "startup"}
+# A trust answer restarts Gemini as a new process (0.61.0: the one that asked exits 199, its
+# relaunching parent starts another, with the same arguments and so the same session id): the
+# Gemini that asked, started before the question was seen, and the one started after the answer.
+ASKING, RESTARTED = 4101, 4202
+QUESTION_SEEN_AT = 100.0
+STARTED_AT = {ASKING: 90.0, RESTARTED: 101.5}
 
 
 def launched(terminal: Terminal, workspace_trusted: bool = True) -> Terminal:
@@ -42,15 +49,36 @@ def terminal(make_ctx) -> Terminal:
     return launched(Terminal(plugin, make_ctx))
 
 
+def started_after(pid: int, moment: float) -> bool:
+    """As `process_start.started_after` tells of the two Gemini processes; any other is gone."""
+    return pid in STARTED_AT and STARTED_AT[pid] > moment
+
+
 @pytest.fixture
 def new_folder(make_ctx) -> Terminal:
-    return launched(Terminal(plugin, make_ctx), workspace_trusted=False)
+    terminal = launched(Terminal(plugin, make_ctx), workspace_trusted=False)
+    terminal.parser.state.workspace.clock = lambda: QUESTION_SEEN_AT
+    terminal.parser.state.workspace.started_after = started_after
+    return terminal
 
 
-def session_start_hook_fired(terminal: Terminal, source: str = "startup", times: int = 1) -> None:
-    """The hook log as after `times` starts (Gemini restarted in the same terminal after a trust answer)."""
-    line = json.dumps(SESSION_START | {"source": source}, separators=(",", ":"))  # as the recorder writes it
-    home.hooks_file(terminal.ctx).write_text((line + "\n") * times)
+def hook_fired(terminal: Terminal, event: str = "SessionStart", pid: int | None = ASKING, **fields: str) -> None:
+    """A line of the hook log as the recorder appends it: the payload, then the pid of the Gemini
+    process that ran the hook (none from a writer that cannot know it)."""
+    record: dict[str, object] = {**SESSION_START, "hook_event_name": event, "timestamp": "2026-12-02T03:00:00.000Z"}
+    record |= fields | ({hook_recorder.CLI_PID_FIELD: pid} if pid else {})
+    with home.hooks_file(terminal.ctx).open("a") as log:
+        log.write(json.dumps(record, separators=(",", ":")) + "\n")
+
+
+def session_start_hook_fired(terminal: Terminal, source: str = "startup") -> None:
+    hook_fired(terminal, source=source)
+
+
+def old_start_ended(terminal: Terminal, times: int = 3) -> None:
+    """The SessionEnds of the Gemini that asked, as it exits to restart (live: three of them)."""
+    for _ in range(times):
+        hook_fired(terminal, "SessionEnd", ASKING, reason="exit")
 
 
 def look(terminal: Terminal) -> list:
@@ -184,7 +212,9 @@ def test_esc_on_the_trust_dialog_is_a_rejection_read_from_the_chat(terminal: Ter
 
 
 # The workspace's own question, on a folder the user's trust file does not decide. Live (0.61.0,
-# Wardian's hooks an extension's) SessionStart fires as the prompt is first drawn, before the question.
+# Wardian's hooks an extension's) the first start's SessionStart fires about when the question
+# shows: as the prompt is first drawn, about 0.5 s after the question, or not at all when the
+# answer comes before its hooks are set up.
 
 
 def asked_about_the_workspace(new_folder: Terminal, recording: bytes) -> ProviderEvent:
@@ -195,6 +225,26 @@ def asked_about_the_workspace(new_folder: Terminal, recording: bytes) -> Provide
     [asked] = new_folder.feed_to(recording, offset_after(recording, workspace_trust.LAST_OPTION))
     assert new_folder.quiet() == [], "the wait for a question ends with the question"
     return asked
+
+
+def asked_before_any_hook(new_folder: Terminal) -> None:
+    """Up to the question, the hook log still empty."""
+    [asked] = new_folder.feed_to(WORKSPACE_ACCEPTED, offset_after(WORKSPACE_ACCEPTED, workspace_trust.LAST_OPTION))
+    assert (asked.kind, asked.dialog) == ("approval_requested", WORKSPACE_TRUST_DIALOG)
+
+
+def restart_read(new_folder: Terminal) -> None:
+    [answered] = new_folder.feed_to(WORKSPACE_ACCEPTED, offset_after(WORKSPACE_ACCEPTED, workspace_trust.RESTARTING))
+    assert (answered.kind, answered.answer) == ("approval_resolved", "accepted")
+
+
+def prompt_read(new_folder: Terminal) -> list[ProviderEvent]:
+    """The prompt below the restart message: the old start's, drawn again, or the restarted one's."""
+    return new_folder.feed_to(WORKSPACE_ACCEPTED, offset_after(WORKSPACE_ACCEPTED, tui.READY, new_folder.fed))
+
+
+def ready_after_hook(events: list[ProviderEvent]) -> bool:
+    return [(e.kind, e.evidence.rule) for e in events] == [("ready", "ready prompt after hook SessionStart")]
 
 
 def test_the_workspace_question_asks_with_its_options_before_ready(new_folder: Terminal) -> None:
@@ -230,10 +280,11 @@ def test_trusting_the_workspace_is_read_from_the_restart_then_the_new_prompt_is_
     # The restarted Gemini draws below the old box, which stays on screen: it is not asked again.
     # Its prompt is ready once the new start's SessionStart fired: before it, what was typed would
     # be echoed by a terminal back in cooked mode between the two starts, and lost.
-    assert new_folder.feed_to(WORKSPACE_ACCEPTED, offset_after(WORKSPACE_ACCEPTED, tui.READY, new_folder.fed)) == []
-    session_start_hook_fired(new_folder, times=2)
-    [ready] = look(new_folder)
-    assert (ready.kind, ready.evidence.rule) == ("ready", "ready prompt after hook SessionStart")
+    assert prompt_read(new_folder) == []
+    old_start_ended(new_folder)
+    assert look(new_folder) == [], "the old start's SessionEnds: the new one is awaited"
+    hook_fired(new_folder, pid=RESTARTED)
+    assert ready_after_hook(look(new_folder))
     assert new_folder.feed_to(WORKSPACE_ACCEPTED, len(WORKSPACE_ACCEPTED)) == []
 
 
@@ -242,11 +293,80 @@ def test_a_restart_read_after_the_new_start_fired_its_hook_is_ready_at_its_promp
     SessionStart was in the log: the starts counted then included the new one, and ready waited
     for a third start that never came (the agent stayed `starting` at its prompt)."""
     asked_about_the_workspace(new_folder, WORKSPACE_ACCEPTED)
-    session_start_hook_fired(new_folder, times=2)
-    [answered] = new_folder.feed_to(WORKSPACE_ACCEPTED, offset_after(WORKSPACE_ACCEPTED, workspace_trust.RESTARTING))
-    assert (answered.kind, answered.answer) == ("approval_resolved", "accepted")
-    [ready] = new_folder.feed_to(WORKSPACE_ACCEPTED, offset_after(WORKSPACE_ACCEPTED, tui.READY, new_folder.fed))
-    assert (ready.kind, ready.evidence.rule) == ("ready", "ready prompt after hook SessionStart")
+    old_start_ended(new_folder)
+    hook_fired(new_folder, pid=RESTARTED)
+    restart_read(new_folder)
+    assert ready_after_hook(prompt_read(new_folder))
+
+
+def test_a_first_start_hook_after_the_question_then_a_late_restart_is_ready_at_its_prompt(
+    new_folder: Terminal,
+) -> None:
+    """Live the question is on screen about 0.5 s before the first start's SessionStart fires, and
+    the restart message can be read after the restarted Gemini's SessionStart too."""
+    asked_before_any_hook(new_folder)
+    session_start_hook_fired(new_folder)  # the first start's, late
+    old_start_ended(new_folder)
+    hook_fired(new_folder, pid=RESTARTED)
+    restart_read(new_folder)
+    assert ready_after_hook(prompt_read(new_folder))
+
+
+def test_the_restarted_start_alone_in_the_log_is_ready_at_its_prompt(new_folder: Terminal) -> None:
+    """Answered before the first start set up its hooks, the first start fires none: the restarted
+    start's SessionStart is the log's only record. CI read the restart message after it was
+    written, counted it as the old start's, and waited for a second start that never came."""
+    asked_before_any_hook(new_folder)
+    hook_fired(new_folder, pid=RESTARTED)
+    restart_read(new_folder)
+    assert ready_after_hook(prompt_read(new_folder))
+
+
+def test_a_restart_read_before_any_hook_waits_for_the_restarted_start(new_folder: Terminal) -> None:
+    asked_before_any_hook(new_folder)
+    restart_read(new_folder)
+    assert prompt_read(new_folder) == []
+    hook_fired(new_folder, pid=RESTARTED)
+    assert ready_after_hook(look(new_folder))
+
+
+def test_the_old_start_s_session_start_after_the_restart_message_is_not_the_new_start(new_folder: Terminal) -> None:
+    """The first start can finish setting up during its exit, past the point where it would fire
+    SessionEnd: its SessionStart, written after the restart message was read and with no
+    SessionEnd, is still the old start's (its process, started before the question)."""
+    asked_before_any_hook(new_folder)
+    restart_read(new_folder)
+    assert prompt_read(new_folder) == []
+    hook_fired(new_folder, pid=ASKING, timestamp="2026-12-02T03:00:09.000Z")
+    assert look(new_folder) == [], "the old start's prompt, its terminal about to go back to cooked mode"
+    hook_fired(new_folder, pid=RESTARTED, timestamp="2026-12-02T03:00:12.000Z")
+    assert ready_after_hook(look(new_folder))
+
+
+def test_the_old_start_s_session_end_written_before_its_start_is_no_new_start(new_folder: Terminal) -> None:
+    """The hooks of one start run at once, each in its own recorder: their lines can come in
+    either order."""
+    asked_before_any_hook(new_folder)
+    restart_read(new_folder)
+    assert prompt_read(new_folder) == []
+    old_start_ended(new_folder, times=1)
+    session_start_hook_fired(new_folder)
+    assert look(new_folder) == []
+    hook_fired(new_folder, pid=RESTARTED)
+    assert ready_after_hook(look(new_folder))
+
+
+def test_starts_whose_process_cannot_be_told_go_by_the_log_order(new_folder: Terminal) -> None:
+    """Records without the pid of the Gemini that fired them (a writer that cannot know it): the
+    new start is a SessionStart after the old start's SessionEnd."""
+    asked_before_any_hook(new_folder)
+    hook_fired(new_folder, pid=None)
+    restart_read(new_folder)
+    assert prompt_read(new_folder) == []
+    hook_fired(new_folder, "SessionEnd", pid=None, reason="exit")
+    assert look(new_folder) == []
+    hook_fired(new_folder, pid=None)
+    assert ready_after_hook(look(new_folder))
 
 
 def gemini_decided(terminal: Terminal, level: str) -> None:
@@ -293,9 +413,8 @@ def test_a_prompt_drawn_before_the_restart_message_is_no_refusal_when_gemini_wro
         workspace_trust.ACCEPTED_RULE,
     )
     assert new_folder.feed(b"\r\n" + tui.READY.encode()) == [], "the restarted Gemini's start is awaited"
-    session_start_hook_fired(new_folder, times=2)
-    [ready] = look(new_folder)
-    assert (ready.kind, ready.evidence.rule) == ("ready", "ready prompt after hook SessionStart")
+    hook_fired(new_folder, pid=RESTARTED)
+    assert ready_after_hook(look(new_folder))
 
 
 def test_a_closed_box_the_trust_file_trusts_is_accepted_when_no_restart_message_came(new_folder: Terminal) -> None:

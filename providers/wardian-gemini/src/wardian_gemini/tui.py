@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from wardian_core.hook_recorder import ready_rule, session_starts
+from wardian_core.hook_recorder import ready_rule, session_records
 from wardian_core.parsing.escapes import squeeze
 from wardian_core.parsing.events import event, screen_text
 from wardian_core.parsing.markers import MarkerWatch
@@ -20,7 +20,7 @@ from wardian_core.parsing.settle import Settle
 from wardian_core.parsing.settled_box import BoxReport, SettledBox
 from wardian_core.provider_models import OutputSource, ParseResult, ProviderEvent
 from wardian_gemini import workspace_trust
-from wardian_gemini.profile import TOOL_DIALOG, TRUST_DIALOG, WORKSPACE_TRUST_DIALOG
+from wardian_gemini.profile import TOOL_DIALOG, TRUST_DIALOG
 
 READY = "Type your message or @path/to/file"
 APPROVAL = "Allow once"
@@ -90,7 +90,7 @@ def read_screen(
     lines = _box_lines(screen.rows)
     settled, state.settled_look = state.settled_look, False
     events, close_again = workspace_trust.look(source, lines, text, READY if READY in text else None, state.workspace)
-    _note_restart(events, hooks_file, state.workspace)
+    workspace_trust.note(events, state.workspace)
     if state.workspace.open:
         # The prompt drawn before the question must not count as ready without its hook later.
         state.hookless.cancel()
@@ -136,7 +136,7 @@ def _ready(
     waiting, look_again = workspace_trust.ready_wait(state.workspace)
     if waiting:
         return [], look_again
-    if not _started_again(hooks_file, state.workspace):
+    if not workspace_trust.new_start_began(session_records(hooks_file), state.workspace):
         return [], None  # the new start's SessionStart asks for another look (hooks_log.py)
     if state.workspace.settled and not state.workspace.answered:
         rule += f", no trust question within {workspace_trust.QUESTION_SETTLE_SECONDS:g} s"
@@ -151,28 +151,6 @@ def _ready(
     state.hookless.cancel()
     state.resume_settle.cancel()
     return [event("ready", source, rule, READY)], None
-
-
-def _note_restart(events: list[ProviderEvent], hooks_file: Path | None, trust: workspace_trust.WorkspaceTrust) -> None:
-    """A trust answer restarts Gemini: count the starts before it, so that ready waits for the next.
-
-    Counted when the question is seen, not when the answer is read: the restart can be read
-    from the screen after the new start's SessionStart was written (a look delayed under load),
-    and counting then would wait for a third start that never comes. Counted at the answer
-    only when the question found no start yet (its hook written late)."""
-    for item in events:
-        if item.kind == "approval_requested" and item.dialog == WORKSPACE_TRUST_DIALOG:
-            trust.starts_when_asked = session_starts(hooks_file)
-        elif item.kind == "approval_resolved" and item.answer == "accepted":
-            trust.starts_before_restart = trust.starts_when_asked or session_starts(hooks_file)
-
-
-def _started_again(hooks_file: Path | None, trust: workspace_trust.WorkspaceTrust) -> bool:
-    """No restart, or its new start fired SessionStart. A log with no start at all before it
-    (hooks turned off) waits for nothing: the prompt alone decides, as at launch."""
-    before = trust.starts_before_restart
-    now = session_starts(hooks_file)
-    return not before or now is None or now > before
 
 
 def _trust_dialog(

@@ -19,12 +19,21 @@ answer the old start's prompt comes back while Gemini restarts (its SessionEnd h
 under it), and between the two starts the terminal is back in cooked mode: what is typed then
 is echoed and lost. So ready waits for the new start's SessionStart, which Gemini fires with
 its input already in raw mode.
+
+The restart is a new process: the answering one exits 199 and Gemini's relaunching parent
+starts another. Its SessionStart is told from the old one's by the process that fired it
+(`new_start_began`), not by the log's order or count: the old start can fire SessionStart
+before or after the question, before or after the restart message, with or without its
+SessionEnds (none at all when the answer came before its hooks were set up), and a look can
+read the restart message after the new start's SessionStart is already in the log.
 """
 
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from wardian_core.hook_recorder import SessionRecord
+from wardian_core.parsing import process_start
 from wardian_core.parsing.escapes import squeeze
 from wardian_core.parsing.events import event
 from wardian_core.parsing.settle import Settle
@@ -62,11 +71,15 @@ class WorkspaceTrust:
     expected: bool | None = None
     settle: Settle = field(default_factory=lambda: Settle(QUESTION_SETTLE_SECONDS))
     settled: bool = False
-    # SessionStart records in the hook log when a trust answer began Gemini's restart: the start
-    # whose prompt is ready is the next one (tui.py). None: no restart.
-    starts_before_restart: int | None = None
-    # SessionStart records in the hook log when the question was seen (tui._note_restart).
-    starts_when_asked: int | None = None
+    # When the question was seen (process_start.process_clock): the Gemini that asked started
+    # before it; the one a trust answer restarts it as, after it (the answer is typed once the
+    # question was reported).
+    asked_at: float | None = None
+    # A trust answer began Gemini's restart: the prompt is ready once the new start's SessionStart
+    # fired (new_start_began).
+    restarted: bool = False
+    clock: Callable[[], float] = process_start.process_clock
+    started_after: Callable[[int, float], bool | None] = process_start.started_after
     # The trust file's decision for the workspace: TRUST_FOLDER, DO_NOT_TRUST or None (no rule yet,
     # or a replay of bytes with no file to read).
     decision: Callable[[], str | None] = _undecided
@@ -79,6 +92,34 @@ def ready_wait(state: WorkspaceTrust) -> tuple[bool, float | None]:
     if not state.expected or state.answered or state.settled:
         return False, None
     return True, None if state.settle.pending else state.settle.start()
+
+
+def note(events: list[ProviderEvent], state: WorkspaceTrust) -> None:
+    """The question's time, and a trust answer's restart, from the events of a look."""
+    for item in events:
+        if item.kind == "approval_requested" and item.dialog == DIALOG:
+            state.asked_at = state.clock()
+        elif item.kind == "approval_resolved" and item.answer == "accepted":
+            state.restarted = True
+
+
+def new_start_began(records: list[SessionRecord] | None, state: WorkspaceTrust) -> bool:
+    """No restart, or the restarted Gemini fired SessionStart: one fired by a live process that
+    started after the question was seen. `records`: the hook log's; None with no log (a replay)
+    and none at all (the user's hooks off) wait for nothing: the prompt decides, as at launch."""
+    starts = [record.cli_pid for record in records or [] if record.event == "SessionStart"]
+    if not state.restarted or not starts:
+        return True
+    told = [state.started_after(pid, state.asked_at) if pid and state.asked_at is not None else None for pid in starts]
+    if any(told):
+        return True
+    if None not in told:
+        return False
+    # A start whose process cannot be told (no pid in its record, no access to the process): the
+    # log's order decides, a SessionStart after the old start's SessionEnd. Blind to an old start
+    # that fired no SessionEnd, so only a fallback.
+    events = [record.event for record in records or []]
+    return events[-1] == "SessionStart" and "SessionEnd" in events
 
 
 def look(
