@@ -122,12 +122,12 @@ def test_misspelled_hook_is_refused_with_a_suggestion(register_test_plugins: Cal
     assert plugins.plugin_names() == ["generic"]
 
 
-def test_provider_for_another_contract_version_is_refused(register_test_plugins: Callable[..., Plugins]) -> None:
-    plugins = register_test_plugins("old-contract")
+def test_provider_declaring_another_contract_version_is_refused(register_test_plugins: Callable[..., Plugins]) -> None:
+    plugins = register_test_plugins("old-contract", "generic")
     failure = failure_of(plugins, "old-contract")
-    assert failure.stage == "info"
-    assert "contract version 99" in failure.error
-    assert plugins.provider_names() == []
+    assert (failure.stage, failure.contract_version) == ("contract", 2)
+    assert failure.error == "built for contract version 2; this wardian implements version 3"
+    assert plugins.provider_names() == ["generic"]
 
 
 def test_info_of_a_broken_plugin_explains_why_it_is_unavailable(register_test_plugins: Callable[..., Plugins]) -> None:
@@ -135,7 +135,7 @@ def test_info_of_a_broken_plugin_explains_why_it_is_unavailable(register_test_pl
     with pytest.raises(WardianError) as caught:
         plugins.info("old-contract")
     assert caught.value.code == "request_failed"
-    assert "could not be loaded (info): built for contract version 99" in caught.value.message
+    assert "could not be loaded (contract): built for contract version 2" in caught.value.message
 
 
 def test_unknown_provider_is_not_found_and_the_hint_lists_known_ones() -> None:

@@ -12,6 +12,7 @@ from wardian_host.providers.manager import Plugins
 
 DECLARATION = """
 name = "declared"
+contract_version = 3
 display_name = "Declared CLI"
 session_id_mode = "discovered"
 capabilities = ["interactive", "resume"]
@@ -75,3 +76,21 @@ def test_a_missing_or_malformed_declaration_breaks_that_provider_only_when_asked
     plugins.register(malformed, "malformed")
     stages = {failure.name: (failure.stage, failure.error.split(":")[0]) for failure in plugins.failures}
     assert stages == {"declared": ("info", "FileNotFoundError"), "malformed": ("info", "ValidationError")}
+
+
+def test_the_contract_version_is_the_one_the_provider_declares(tmp_path: Path) -> None:
+    # A field contract 2 had and 3 has not: the gate names the versions, not a schema error.
+    declaration = DECLARATION.replace("contract_version = 3", 'contract_version = 2\nparser_state = "dict"')
+    plugins = Plugins()
+    plugins.register(plugin_beside(tmp_path, declaration), "declared")
+    [failure] = plugins.failures
+    assert (failure.stage, failure.contract_version) == ("contract", 2)
+    assert failure.error == f"built for contract version 2; this wardian implements version {CONTRACT_VERSION}"
+
+
+def test_a_declaration_without_a_contract_version_says_which_to_declare(tmp_path: Path) -> None:
+    plugins = Plugins()
+    plugins.register(plugin_beside(tmp_path, DECLARATION.replace("contract_version = 3\n", "")), "declared")
+    [failure] = plugins.failures
+    assert failure.stage == "info"
+    assert f"declares no contract_version; add `contract_version = {CONTRACT_VERSION}`" in failure.error

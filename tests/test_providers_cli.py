@@ -87,7 +87,11 @@ def test_broken_plugins_are_reported_and_agent_list_still_works(run_wardian, pro
         "import: ImportError: wardian_broken needs the library frobnicate, which is not installed"
     )
     assert "parse_outputs" in listed["broken-hook"]["error"]
-    assert "pip install -U wardian-broken-providers" in listed["old-contract"]["hint"]
+    assert listed["old-contract"]["hint"] == (
+        "wardian-broken-providers is built for provider contract version 2; this wardian implements version 3. "
+        "Install a release of wardian-broken-providers built for contract 3, or a wardian that implements "
+        "contract 2, or leave it out with WARDIAN_PLUGINS."
+    )
 
     seed_agent(name="survivor")
     agents = run_wardian("agent", "list", "--scope", "all")
@@ -187,11 +191,18 @@ def test_show_gives_the_full_record(run_wardian, provider_packages) -> None:
     assert provider["executable_override_variable"] == "WARDIAN_EXAMPLE_EXECUTABLE"
 
 
-def test_show_of_a_broken_plugin_says_why(run_wardian, provider_packages) -> None:
+def test_show_of_an_installed_provider_built_for_another_contract_names_both_versions(
+    run_wardian, provider_packages
+) -> None:
+    # Its provider.toml, installed with its package, says `contract_version = 2`.
     provider = run_wardian("providers", "show", "old-contract").json()["provider"]
-    assert provider["readiness"] == "broken_plugin"
-    assert provider["failure_stage"] == "info"
-    assert "contract version 99" in provider["error"]
+    assert (provider["readiness"], provider["failure_stage"], provider["contract_version"]) == (
+        "broken_plugin",
+        "contract",
+        2,
+    )
+    assert provider["error"] == "contract: built for contract version 2; this wardian implements version 3"
+    assert "contract version 2; this wardian implements version 3" in provider["hint"]
 
 
 def test_show_of_an_unknown_provider_is_not_found(run_wardian) -> None:

@@ -8,6 +8,10 @@ party fills in a file rather than copying a constructor call.
 What the provider's code also reads (the executable its argv starts with, the input profile,
 settings whose values its code checks) is handed in by the plugin module instead, so each
 fact has one home.
+
+The declaration also says which contract the provider was built for (`contract_version`): it
+is the provider's own fact, read from its own package, so a provider built for another
+contract is refused by the host's gate rather than stamped with the installed version.
 """
 
 import tomllib
@@ -53,9 +57,19 @@ def declared_provider_info(
     @hookimpl(specname="provider_info")
     def provider_info() -> ProviderInfo:
         declared = _declared(path)
-        clashing = sorted(set(declared) & {*given, "contract_version"})
+        clashing = sorted(set(declared) & set(given))
         if clashing:
             raise ValueError(f"{path} declares {', '.join(clashing)}, which its plugin module gives")
-        return ProviderInfo.model_validate({**declared, **given, "contract_version": CONTRACT_VERSION})
+        built_for = declared.get("contract_version")
+        if type(built_for) is not int:
+            raise ValueError(
+                f"{path} declares no contract_version; add `contract_version = {CONTRACT_VERSION}` "
+                f"if the provider is built for this wardian's contract"
+            )
+        if built_for != CONTRACT_VERSION:
+            # Not validated against this contract's models, whose fields may differ from those it
+            # was built for: the host's gate then names both versions instead of a schema error.
+            return ProviderInfo.model_construct(**declared, **given)
+        return ProviderInfo.model_validate({**declared, **given})
 
     return provider_info

@@ -118,8 +118,23 @@ def _mcp(home: Path, info: ProviderInfo) -> dict[str, Any]:
     return {"registered": registered, "why": why}
 
 
+def _contract_hint(failure: PluginFailure) -> str:
+    """Both versions, and the two ways to make them meet."""
+    from wardian_core.provider_models import CONTRACT_VERSION
+
+    package = failure.package or f"the package that provides {failure.name!r}"
+    return (
+        f"{package} is built for provider contract version {failure.contract_version}; this wardian "
+        f"implements version {CONTRACT_VERSION}. Install a release of {package} built for contract "
+        f"{CONTRACT_VERSION}, or a wardian that implements contract {failure.contract_version}, "
+        f"or leave it out with WARDIAN_PLUGINS."
+    )
+
+
 def _broken_record(failure: PluginFailure) -> dict[str, Any]:
-    if failure.stage == "missing":
+    if failure.stage == "contract":
+        hint = _contract_hint(failure)
+    elif failure.stage == "missing":
         hint = f"Install the package that provides {failure.name!r}, or take it out of WARDIAN_PLUGINS."
     elif failure.package:
         hint = (
@@ -136,7 +151,7 @@ def _broken_record(failure: PluginFailure) -> dict[str, Any]:
         "entry_point": None,
         "hooks": [],
         "capabilities": [],
-        "contract_version": None,
+        "contract_version": failure.contract_version,
         "executable": None,
         "executable_path": None,
         "executable_source": None,

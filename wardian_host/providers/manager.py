@@ -15,7 +15,7 @@ import inspect
 import logging
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any, get_origin
 
@@ -72,9 +72,9 @@ class PluginFailure:
 
     `stage`: `missing` (allow-listed, not installed), `import`, `register` (pluggy
     refused a hook's signature), `validate` (a hook with no spec, e.g. misspelled, or
-    provider hooks without `provider_info`), `info` (`provider_info` raised, answered
-    badly or for another contract version), or the name of the hook that raised when
-    called.
+    provider hooks without `provider_info`), `info` (`provider_info` raised or answered
+    badly), `contract` (built for another contract version: `contract_version` says which),
+    or the name of the hook that raised when called.
     """
 
     name: str
@@ -85,6 +85,8 @@ class PluginFailure:
     # A hook that raises again is counted, with its latest error, not recorded anew:
     # a host that runs for weeks keeps one record per plugin and hook.
     count: int = 1
+    # For `contract`: the contract version the provider declares it was built for.
+    contract_version: int | None = None
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,15 @@ class PluginRecord:
     package: str | None
     package_version: str | None
     hooks: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class _Problem:
+    """Why a plugin is refused at registration: its failure's stage, error and extra fields."""
+
+    stage: str
+    error: str
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def _describe(exc: BaseException) -> str:
@@ -293,15 +304,14 @@ class Plugins:
             return
         problem = self._validation_problem(plugin) or self._provider_problem(name, plugin)
         if problem is not None:
-            stage, error = problem
             self._manager.unregister(plugin)
             self._infos.pop(name, None)
-            self._load_failures.append(PluginFailure(name, stage, error, *package))
+            self._load_failures.append(PluginFailure(name, problem.stage, problem.error, *package, **problem.extra))
             return
         hooks = tuple(sorted(caller.name for caller in self._manager.get_hookcallers(plugin) or []))
         self._records[name] = PluginRecord(name, origin, *package, hooks)
 
-    def _validation_problem(self, plugin: object) -> tuple[str, str] | None:
+    def _validation_problem(self, plugin: object) -> _Problem | None:
         """What pluggy's `check_pending` would say about this plugin alone."""
         for caller in self._manager.get_hookcallers(plugin) or []:
             if caller.has_spec():
@@ -310,19 +320,20 @@ class Plugins:
                 known = hookspecs.PROVIDER_HOOKS + hookspecs.OBSERVER_HOOKS
                 close = difflib.get_close_matches(caller.name, known, n=1)
                 suggestion = f"; did you mean {close[0]!r}?" if close else ""
-                return "validate", f"unknown hook {caller.name!r}{suggestion} (known hooks: {', '.join(known)})"
+                listed = ", ".join(known)
+                return _Problem("validate", f"unknown hook {caller.name!r}{suggestion} (known hooks: {listed})")
         return None
 
-    def _provider_problem(self, name: str, plugin: object) -> tuple[str, str] | None:
+    def _provider_problem(self, name: str, plugin: object) -> _Problem | None:
         implemented = {caller.name for caller in self._manager.get_hookcallers(plugin) or []}
         if "provider_info" not in implemented:
             provider_hooks = sorted(implemented & set(hookspecs.PROVIDER_HOOKS))
             if provider_hooks:
-                return "validate", f"implements {', '.join(provider_hooks)} but not provider_info"
+                return _Problem("validate", f"implements {', '.join(provider_hooks)} but not provider_info")
             return None  # an observer-only plugin
         missing = sorted(hookspecs.REQUIRED_HOOKS - implemented)
         if missing:
-            return "validate", f"a provider must implement {', '.join(missing)}"
+            return _Problem("validate", f"a provider must implement {', '.join(missing)}")
         try:
             answers = self._manager.subset_hook_caller(
                 "provider_info",
@@ -330,14 +341,15 @@ class Plugins:
             )()
             info = _adapter_for(ProviderInfo).validate_python(answers[0] if answers else None)
         except (Exception, SystemExit) as exc:  # noqa: BLE001 - a raising provider_info marks the plugin broken
-            return "info", _describe(exc)
+            return _Problem("info", _describe(exc))
         if info.contract_version != CONTRACT_VERSION:
-            return "info", (
+            error = (
                 f"built for contract version {info.contract_version}; this wardian implements "
                 f"version {CONTRACT_VERSION}"
             )
+            return _Problem("contract", error, {"contract_version": info.contract_version})
         if info.name != name:
-            return "info", f"provider_info names it {info.name!r} but its entry point is {name!r}"
+            return _Problem("info", f"provider_info names it {info.name!r} but its entry point is {name!r}")
         self._infos[name] = info
         return None
 
