@@ -6,21 +6,24 @@
   modules their entry points name, imported from the source trees and handed to
   `Plugins.register`; no install, no discovery.
 - A test that needs them found through their entry points (discovery itself, or a `wardian`
-  subprocess) asks for `provider_packages`: pip installs both, offline, once a session
-  (each xdist worker its own), into a directory that test gets on `sys.path` and
-  `PYTHONPATH` (`install_provider_packages` does it when the test says). Other tests never
-  see them.
+  subprocess) asks for `provider_packages`: `pip wheel` builds each with its declared
+  backend, offline, once a session for all xdist workers (`build_wheel`, keyed by the
+  source's digest), and pip installs the wheels into a directory that test gets on
+  `sys.path` and `PYTHONPATH` (`install_provider_packages` does it when the test says).
+  Other tests never see them.
 
 Test modules load this with:
     sys.path.insert(0, str(Path(__file__).parent / "example_provider"))
     pytest_plugins = ["wardian_test_packages"]
 """
 
+import hashlib
 import importlib
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
@@ -71,22 +74,76 @@ def register_test_plugins(monkeypatch: pytest.MonkeyPatch) -> Callable[..., Plug
     return register
 
 
-def install(sources: tuple[Path, ...], target: Path, scratch: Path) -> None:
-    """`pip install` of each distribution, built by its declared backend from a copy (a build
-    writes beside its sources), offline: the backend is the test environment's setuptools."""
-    left_out = shutil.ignore_patterns("build", "*.egg-info")
-    copies = [shutil.copytree(source, scratch / source.name, ignore=left_out) for source in sources]
-    command = [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps"]
-    command += ["--no-index", "--no-build-isolation", "--no-compile", "--target", str(target), *map(str, copies)]
+LEFT_OUT = ("build", "dist", "__pycache__", ".pytest_cache")
+
+
+def _left_out(name: str) -> bool:
+    return name in LEFT_OUT or name.endswith((".egg-info", ".pyc"))
+
+
+def source_hash(source: Path) -> str:
+    """A digest of the files a build reads: a changed source builds anew, an unchanged one is reused."""
+    digest = hashlib.sha256()
+    for path in sorted(source.rglob("*")):
+        relative = path.relative_to(source)
+        if path.is_file() and not any(_left_out(part) for part in relative.parts):
+            digest.update(relative.as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:16]
+
+
+def _pip(*args: str) -> None:
+    command = [sys.executable, "-m", "pip", "--disable-pip-version-check", "--no-input", *args]
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
-        pytest.fail(f"pip could not install the test providers:\n{done.stderr}")
+        pytest.fail(f"`pip {' '.join(args)}` failed:\n{done.stdout}\n{done.stderr}")
+
+
+def build_wheel(source: Path, cache: Path) -> Path:
+    """The wheel of the distribution at `source`, built by `pip wheel` with its declared backend
+    (the test environment's setuptools: offline, no build isolation), from a copy because a
+    build writes beside its sources. Kept in `cache` under the source's digest."""
+    built = cache / f"{source.name}-{source_hash(source)}"
+    if not built.exists():
+        scratch = Path(tempfile.mkdtemp(prefix=f"{source.name}-", dir=cache))
+        copy = shutil.copytree(source, scratch / "source", ignore=lambda _, names: [n for n in names if _left_out(n)])
+        _pip(
+            "wheel",
+            "--quiet",
+            "--no-deps",
+            "--no-index",
+            "--no-build-isolation",
+            "--wheel-dir",
+            str(scratch / "wheel"),
+            str(copy),
+        )
+        try:
+            # Workers building the same source at once: the first rename wins, the others reuse it.
+            (scratch / "wheel").rename(built)
+        except OSError:
+            if not built.exists():
+                raise
+    [wheel] = built.glob("*.whl")
+    return wheel
 
 
 @pytest.fixture(scope="session")
-def provider_packages_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def wheel_cache(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> Path:
+    """Where this session's test wheels are built: one directory all xdist workers share."""
+    base = tmp_path_factory.getbasetemp()
+    cache = (base.parent if worker_id != "master" else base) / "test-wheels"
+    cache.mkdir(exist_ok=True)
+    return cache
+
+
+def install(wheels: list[Path], target: Path) -> None:
+    """`pip install --target` of built wheels, offline."""
+    _pip("install", "--quiet", "--no-deps", "--no-index", "--no-compile", "--target", str(target), *map(str, wheels))
+
+
+@pytest.fixture(scope="session")
+def provider_packages_dir(tmp_path_factory: pytest.TempPathFactory, wheel_cache: Path) -> Path:
     target = tmp_path_factory.mktemp("provider-packages")
-    install(DISTRIBUTIONS, target, tmp_path_factory.mktemp("provider-sources"))
+    install([build_wheel(source, wheel_cache) for source in DISTRIBUTIONS], target)
     return target
 
 
