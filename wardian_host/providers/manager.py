@@ -3,6 +3,9 @@
 Plugins are found through the entry-point group `wardian` only, and each is
 registered under its entry-point name; built-ins (`generic`) come the same way.
 `WARDIAN_PLUGINS=a,b` limits what loads (empty: nothing; unset: everything).
+`WARDIAN_TRACE_PLUGINS=1` writes a line for every hook and parser call: the provider,
+the call, its duration and whether it raised, to the host's log in the host and to
+stderr in a command.
 A plugin that fails to import, fails validation or raises is recorded in
 `Plugins.failures` and never breaks a command that does not need it.
 
@@ -14,7 +17,10 @@ import difflib
 import inspect
 import logging
 import os
-from collections.abc import Callable, Mapping
+import sys
+import time
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any, get_origin
@@ -39,8 +45,18 @@ from wardian_core.provider_models import (
 
 GROUP = "wardian"
 ALLOW_LIST_VARIABLE = "WARDIAN_PLUGINS"
+TRACE_VARIABLE = "WARDIAN_TRACE_PLUGINS"
 
 log = logging.getLogger("wardian.plugins")
+trace_log = logging.getLogger("wardian.plugins.trace")
+
+
+def _write_trace(line: str) -> None:
+    # The host configures logging (its log file); a command does not, and says it on stderr.
+    if logging.getLogger().handlers:
+        trace_log.info("%s", line)
+    else:
+        sys.stderr.write(f"wardian: {line}\n")
 
 
 def _answer_type(hook: str) -> Any:
@@ -123,8 +139,9 @@ def _allow_list(value: str | None) -> set[str] | None:
 class Plugins:
     """The loaded plugins and the one way the host calls them."""
 
-    def __init__(self, allowed: set[str] | None = None) -> None:
+    def __init__(self, allowed: set[str] | None = None, trace: bool = False) -> None:
         self._allowed = allowed
+        self._trace = trace
         self._manager = pluggy.PluginManager(GROUP)
         self._manager.add_hookspecs(hookspecs)
         self._records: dict[str, PluginRecord] = {}
@@ -206,23 +223,24 @@ class Plugins:
         self._check_arguments(hook, kwargs)
         self.info(provider)
         caller = self._provider_caller(provider, hook)
-        answers = self._guarded(provider, hook, hook, lambda: caller(**kwargs))
+        answers = self._guarded(provider, hook, hook, hook, lambda: caller(**kwargs))
         return self._validated(provider, hook, answers[0] if answers else None)
 
     def parser_call(self, provider: str, method: str, call: Callable[[], Any]) -> ParseResult:
         """Call `method` of a parser `provider` answered from `parse_output`, guarded as a hook is:
         what it raises is counted against `parse_output` and becomes `request_failed`."""
-        answer = self._guarded(provider, "parse_output", f"its parser's {method}", call)
+        answer = self._guarded(provider, "parse_output", f"parser.{method}", f"its parser's {method}", call)
         if answer is None:
             return ParseResult()
         result: ParseResult = self._checked(provider, "parse_output", answer, ParseResult)
         return result
 
-    def _guarded(self, provider: str, hook: str, what: str, call: Callable[[], Any]) -> Any:
-        """`call()`; a `WardianError` passes through, any other exception is recorded and
-        becomes `request_failed` carrying the plugin's error."""
+    def _guarded(self, provider: str, hook: str, traced: str, what: str, call: Callable[[], Any]) -> Any:
+        """`call()`, traced as `traced`; a `WardianError` passes through, any other exception is
+        recorded and becomes `request_failed` carrying the plugin's error."""
         try:
-            return call()
+            with self._traced(provider, traced):
+                return call()
         except WardianError:
             raise
         except Exception as exc:
@@ -234,6 +252,23 @@ class Plugins:
                 f"(`wardian providers show {provider}`).",
                 {"provider": provider, "hook": hook, "error": _describe(exc)},
             ) from exc
+
+    @contextmanager
+    def _traced(self, provider: str, call: str) -> Iterator[None]:
+        """With WARDIAN_TRACE_PLUGINS=1: one line per call, after it, saying how long it took."""
+        if not self._trace:
+            yield
+            return
+        started = time.perf_counter()
+        outcome = "ok"
+        try:
+            yield
+        except BaseException as exc:
+            outcome = f"raised {type(exc).__name__}"
+            raise
+        finally:
+            elapsed = (time.perf_counter() - started) * 1000
+            _write_trace(f"plugin call: provider={provider} call={call} ms={elapsed:.3f} {outcome}")
 
     def _provider_caller(self, provider: str, hook: str) -> Any:
         """A hook caller that reaches `provider` only; built once, as parsers are called per output batch."""
@@ -252,7 +287,8 @@ class Plugins:
         for name in dict.fromkeys(implementers):
             others = [plugin for other, plugin in self._manager.list_name_plugin() if other != name]
             try:
-                self._manager.subset_hook_caller(hook, remove_plugins=others)(**kwargs)
+                with self._traced(name, hook):
+                    self._manager.subset_hook_caller(hook, remove_plugins=others)(**kwargs)
             except Exception as exc:  # noqa: BLE001 - an observer plugin's failure is reported, not fatal
                 log.warning("plugin %s failed in %s: %s", name, hook, _describe(exc))
                 self._record_failure(name, hook, exc)
@@ -335,10 +371,11 @@ class Plugins:
         if missing:
             return _Problem("validate", f"a provider must implement {', '.join(missing)}")
         try:
-            answers = self._manager.subset_hook_caller(
-                "provider_info",
-                remove_plugins=[p for other, p in self._manager.list_name_plugin() if other != name],
-            )()
+            with self._traced(name, "provider_info"):
+                answers = self._manager.subset_hook_caller(
+                    "provider_info",
+                    remove_plugins=[p for other, p in self._manager.list_name_plugin() if other != name],
+                )()
             info = _adapter_for(ProviderInfo).validate_python(answers[0] if answers else None)
         except (Exception, SystemExit) as exc:  # noqa: BLE001 - a raising provider_info marks the plugin broken
             return _Problem("info", _describe(exc))
@@ -410,7 +447,7 @@ def load_plugins(environ: Mapping[str, str] | None = None) -> Plugins:
     """Load the plugins of the entry-point group `wardian` that the allow-list admits."""
     env = os.environ if environ is None else environ
     allowed = _allow_list(env.get(ALLOW_LIST_VARIABLE))
-    plugins = Plugins(allowed)
+    plugins = Plugins(allowed, trace=env.get(TRACE_VARIABLE, "") not in ("", "0"))
     found: dict[str, EntryPoint] = {}
     for entry_point in entry_points(group=GROUP):
         first = found.setdefault(entry_point.name, entry_point)
