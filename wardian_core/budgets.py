@@ -157,10 +157,18 @@ def _bad_value(text: str, option: str, reason: str) -> WardianError:
     )
 
 
+# What a person's one tap (the web view's tile, the queue) or the hint's command adds to a figure.
+RAISE_STEPS = {"tokens": "tokens=+20000", "usd": "usd=+1", "minutes": "minutes=+60"}
+
+
+def raise_step(hit: list[str] | None = None) -> str:
+    """`--raise`'s text for the first figure that ran out (tokens when none is named)."""
+    return RAISE_STEPS.get((hit or ["tokens"])[0], RAISE_STEPS["tokens"])
+
+
 def raise_hint(name: str, hit: list[str] | None = None) -> str:
     """How a person lifts an agent's hold: the command the refusal, the queue and the notice give."""
-    figure = (hit or ["tokens"])[0]
-    step = {"tokens": "tokens=+20000", "usd": "usd=+1", "minutes": "minutes=+60"}[figure]
+    step = raise_step(hit)
     return (
         f"Raise its budget with `wardian agent budget {name} --raise {step}` "
         f"(or lift it: `wardian agent budget {name} --clear`); it then takes prompts again."

@@ -125,7 +125,11 @@ class Host:
         self.notices.subscribe(self._sinks.told)
         self.budgets.listeners.append(self._notify_budget)
         self.tracker.limits.listeners.append(self._notify_limit)
-        self.web = WebView(home, self._conn, self._agent_rows, self.notices, self._sinks, self._caller)
+        self.web = WebView(
+            home, self._conn, self._agent_rows, self.notices, self._sinks, self._caller, self.budgets.settings
+        )
+        # A turn's figures move its tile's budget bars, whether or not its status changed with them.
+        self.tracker.usage_observers.append(lambda _: self.web.changed())
         handlers = build_handlers(
             registry=self.registry,
             lifecycle=self.lifecycle,

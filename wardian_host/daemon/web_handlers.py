@@ -21,6 +21,7 @@ from wardian_host.notify.rules import NoticeRules
 from wardian_host.notify.sinks import Sinks
 
 if TYPE_CHECKING:
+    from wardian_core.settings.model import BudgetsSettings
     from wardian_host.web.server import WebServer
 
 log = logging.getLogger(__name__)
@@ -33,6 +34,7 @@ CHANGING_KINDS = {
     "agent.delete",
     "agent.update",
     "agent.clone",
+    "agent.budget",
     "ask",
     "reply",
     "workflow.run",
@@ -50,6 +52,7 @@ class WebView:
         notices: NoticeRules,
         sinks: Sinks,
         callers: Callable[[PeerProcess], Caller],
+        budgets: Callable[[], "BudgetsSettings"] | None = None,
     ) -> None:
         self._home = home
         self._conn = conn
@@ -57,6 +60,7 @@ class WebView:
         self._notices = notices
         self._sinks = sinks
         self._callers = callers  # the classifier `wardian reply` uses, for the CLI and the view's connections
+        self._budgets = budgets  # the `[budgets]` in force, for each tile's bars
         self._routes: Routes = {}
         self._server: WebServer | None = None
 
@@ -99,7 +103,7 @@ class WebView:
             self._server = WebServer(
                 self._home,
                 requests.answer,
-                lambda: page_state(self._agents, self._conn),
+                lambda: page_state(self._agents, self._conn, self._budgets),
                 self._notices,
                 self._agent_of,
             )

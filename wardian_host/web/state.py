@@ -9,6 +9,8 @@ from wardian_core.db.requests import list_requests
 from wardian_core.db.usage import agent_summaries
 from wardian_core.db.workflow_runs import list_runs
 from wardian_core.inbox import last_lines
+from wardian_core.settings.model import BudgetsSettings
+from wardian_host.web.budgets import page_budget
 
 SHOWN_ASKS = 20
 SHOWN_RUNS = 10
@@ -34,13 +36,26 @@ def ended(agent: dict[str, Any]) -> dict[str, Any] | None:
     return {"exit_code": exit_code if isinstance(exit_code, int) else None, "last_lines": last_lines(output)}
 
 
-def page_state(agents: Callable[[], list[dict[str, Any]]], conn: sqlite3.Connection) -> dict[str, Any]:
+def page_state(
+    agents: Callable[[], list[dict[str, Any]]],
+    conn: sqlite3.Connection,
+    budgets: Callable[[], BudgetsSettings] | None = None,
+) -> dict[str, Any]:
     """`agents`: every agent's snapshot, as `agents.list` answers them, with its usage and context
-    fill (`wardian_core.db.usage.agent_summaries`, as `agent show --fields usage` gives it)."""
+    fill (`wardian_core.db.usage.agent_summaries`, as `agent show --fields usage` gives it) and
+    its use against its budget (`web.budgets.page_budget`; None without one). `budgets`: the
+    `[budgets]` settings in force (the host's budget keeper's)."""
     shown = agents()
     usage = agent_summaries(conn, [agent["uuid"] for agent in shown])
+    settings = budgets() if budgets is not None else None
+
+    def budget(agent: dict[str, Any]) -> dict[str, Any] | None:
+        return page_budget(conn, settings, agent) if settings is not None else None
+
     return {
-        "agents": [agent | {"usage": usage[agent["uuid"]], "ended": ended(agent)} for agent in shown],
+        "agents": [
+            agent | {"usage": usage[agent["uuid"]], "ended": ended(agent), "budget": budget(agent)} for agent in shown
+        ],
         "asks": list_requests(conn, limit=SHOWN_ASKS),
         "runs": [_run(run) for run in list_runs(conn, limit=SHOWN_RUNS)],
     }
