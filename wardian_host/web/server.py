@@ -2,8 +2,9 @@
 
 Routes: `/` (the page; `/?login=<one-time>` trades the login for a session cookie),
 `POST /login` (the same, from `wardian web --open`'s login page), `/static/...` (the page's
-script, styles and the vendored xterm.js), `/ws` (the page's one WebSocket) and
-`POST /api/action` (a person's action, answered by the control endpoint's routes). Every
+script, styles and the vendored xterm.js), `/ws` (the page's one WebSocket),
+`POST /api/action` (a person's action, answered by the control endpoint's routes), and the
+page's reads `GET /api/inbox` (the person's queue) and `GET /api/spend` (the spend chart). Every
 connection is counted first (`connections`); every request passes the gate (`auth.Gate`),
 then, once per connection, the caller check: a connection from a process of an agent (the
 rule `wardian reply` uses) is refused, so an agent cannot act as a person here. The access
@@ -38,6 +39,7 @@ from wardian_host.web.records import LOOPBACK, write_record
 from wardian_host.web.remotes import RemoteRosters, follow_screen, remote_args, run_remote, with_machines
 from wardian_host.web.replay import add_replay_routes
 from wardian_host.web.sessions import read_sessions, write_sessions
+from wardian_host.web.spend import spend_route
 from wardian_host.web.terminals import Answer
 
 log = logging.getLogger(__name__)
@@ -149,6 +151,7 @@ class WebServer:
         app.router.add_get("/ws", self._websocket)
         app.router.add_post("/api/action", self._action)
         app.router.add_get("/api/inbox", inbox_route(self._answer, lambda: self._remotes.rosters))
+        app.router.add_get("/api/spend", spend_route(self._home))
         add_replay_routes(app, self._home)
         app.router.add_static("/static", STATIC, follow_symlinks=False)
         runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=CLOSE_SECONDS)
