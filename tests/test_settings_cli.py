@@ -346,3 +346,17 @@ def test_a_deeply_nested_file_is_reported_and_never_rewritten(run_wardian, setti
         assert error["code"] == "validation_failed" and "nests deeper than 32 levels" in error["message"]
         assert error["hint"] and "Traceback" not in result.stderr
         assert settings_path.read_text() == deep
+
+
+def test_a_rule_between_two_keys_is_judged_against_the_files_values_not_the_defaults(
+    run_wardian, settings_path
+) -> None:
+    ok(run_wardian("settings", "set", "limits.resume_delay_min_seconds", "1"))
+    # 2 is below the least delay's default (5) but above the file's (1): a valid pair.
+    assert ok(run_wardian("settings", "set", "limits.resume_delay_max_seconds", "2"))["value"] == 2.0
+    kept = settings_path.read_bytes()
+
+    refused = run_wardian("settings", "set", "limits.resume_delay_max_seconds", "0.5")
+    assert refused.error()["code"] == "validation_failed"
+    assert "resume_delay_min_seconds is above resume_delay_max_seconds" in refused.error()["message"]
+    assert settings_path.read_bytes() == kept

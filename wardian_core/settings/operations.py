@@ -70,18 +70,23 @@ def unset_setting(home: Path, key: str) -> dict[str, Any]:
 
 
 def _check_alone(setting: keys.SettingKey, value: Any) -> None:
-    """Reject a bad value on its own merits, before the file is even read."""
+    """Reject a bad value on its own merits, before the file is even read. A rule between keys
+    (a least delay above a most) is judged against the file's other values, by the whole file's
+    validation after the edit, never against their defaults."""
     document: dict[str, Any] = {}
     _place(document, setting.path, value)
     try:
         Settings.model_validate(document)
     except ValidationError as error:
+        own = [problem for problem in error.errors() if tuple(problem["loc"]) == setting.path]
+        if not own:
+            return
         details: dict[str, Any] = {"key": setting.key, "value": value}
         if setting.choices:
             details["choices"] = list(setting.choices)
         raise WardianError(
             "validation_failed",
-            f"invalid value {value!r} for {setting.key}: {error.errors()[0]['msg']}",
+            f"invalid value {value!r} for {setting.key}: {own[0]['msg']}",
             f"Run `wardian settings get {setting.key}` to see the current value.",
             details,
         ) from None
