@@ -3,7 +3,7 @@
 import json
 import time
 
-from model_server import anthropic, openai_chat, openai_responses
+from model_server import anthropic, gemini, openai_chat, openai_responses
 from model_server.directives import parse_directives
 from model_server.gemini import example_for_schema
 from model_server.turn import Conversation, DeclaredTool, decide
@@ -253,3 +253,33 @@ def test_retry_after_directive_shortens_what_a_limit_says_to_wait_not_the_limit(
     assert (reply.status, reply.headers["retry-after"]) == (429, "1")
     assert reply.headers["x-ratelimit-reset-requests"].startswith(("9m", "10m0s"))
     assert [openai_chat.duration(s) for s in (9, 360, 3723)] == ["9s", "6m0s", "1h2m3s"]
+
+
+def test_gemini_limit_is_a_429_resource_exhausted_with_code_assists_quota_and_retry_info():
+    ahead = int(time.time()) + 600
+    body = {"contents": [{"role": "user", "parts": [{"text": f"go MOCK_LIMIT:QUOTA_EXHAUSTED:{ahead}"}]}]}
+
+    reply = gemini.generate_content(body, "gemini-2.5-pro", stream=True)
+
+    assert (reply.status, reply.kind) == (429, "limit")
+    error = json.loads(reply.body)["error"]
+    assert (error["code"], error["status"]) == (429, "RESOURCE_EXHAUSTED")
+    info, retry = error["details"]
+    # What Gemini CLI 0.61.0 takes as a terminal quota with a reset: Code Assist's reason and domain.
+    assert (info["reason"], info["domain"]) == ("QUOTA_EXHAUSTED", "cloudcode-pa.googleapis.com")
+    assert info["@type"] == "type.googleapis.com/google.rpc.ErrorInfo"
+    assert retry["@type"] == "type.googleapis.com/google.rpc.RetryInfo"
+    assert 590 < int(retry["retryDelay"].removesuffix("s")) <= 600
+
+
+def test_gemini_api_keys_daily_quota_is_a_quota_failure_and_the_router_is_still_answered():
+    ahead = int(time.time()) + 600
+    prompt = f"MOCK_LIMIT:GenerateRequestsPerDayPerProjectPerModel:{ahead}"
+    body = {"contents": [{"role": "user", "parts": [{"text": prompt}]}]}
+    router = body | {"generationConfig": {"responseJsonSchema": {"type": "object", "properties": {}}}}
+
+    failure = json.loads(gemini.generate_content(body, "gemini-2.5-pro", stream=False).body)["error"]["details"][0]
+
+    assert failure["@type"] == "type.googleapis.com/google.rpc.QuotaFailure"
+    assert failure["violations"][0]["quotaId"] == "GenerateRequestsPerDayPerProjectPerModel"
+    assert gemini.generate_content(router, "gemini-2.5-flash-lite", stream=False).status == 200

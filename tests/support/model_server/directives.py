@@ -15,8 +15,10 @@ as usual, so a CLI that retries, or a turn continued after the reset, goes throu
 is the vendor's own name of the limit (Anthropic's representative claim: `five_hour`,
 `seven_day`, `seven_day_opus`…; the ChatGPT backend's window for Codex: `primary`, the 5-hour
 one, or `secondary`, the weekly one; OpenAI's rate limit for Chat Completions, which OpenCode's
-OpenAI-compatible provider meets: `requests` or `tokens`, per day); each protocol module renders
-it. `MOCK_RETRY_AFTER:<seconds>` makes a limit's answer say that `retry-after` in place of the
+OpenAI-compatible provider meets: `requests` or `tokens`, per day; Google's for Gemini CLI: an
+`ErrorInfo` reason in capitals, `QUOTA_EXHAUSTED` (Code Assist's, a signed-in plan's quota), or a
+`QuotaFailure` quota id, `GenerateRequestsPerDayPerProjectPerModel` (an API key's)); each protocol
+module renders it. `MOCK_RETRY_AFTER:<seconds>` makes a limit's answer say that `retry-after` in place of the
 time left to the reset (a short window past while the long one is not), so a CLI that retries by
 itself can be made to spend its retries before the reset.
 

@@ -1,19 +1,25 @@
 """Gemini `generateContent` and `streamGenerateContent?alt=sse` (Gemini CLI).
 
 Gemini CLI 0.61 first asks its model router with a JSON-schema `generateContent`; that call is
-answered with an object that satisfies the schema, never with a tool call.
+answered with an object that satisfies the schema, never with a tool call (nor with a limit: a
+plan's quota is per model, and the router's small model is not the one that ran out).
 """
 
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from typing import Any
 
-from .turn import Conversation, DeclaredTool, chunk_text, decide, is_context_wrapper
+from .turn import Conversation, DeclaredTool, UsageLimit, chunk_text, decide, is_context_wrapper
 from .usage import REPORTED
 from .wire import HttpReply, json_reply, sse_reply
 
 _USAGE = REPORTED.gemini()
+# Where Google's error details say a Code Assist (signed-in plan) quota lives; Gemini CLI 0.61.0
+# trusts an ErrorInfo's reason only from these domains (`isCloudCodeDomain`).
+CODE_ASSIST_DOMAIN = "cloudcode-pa.googleapis.com"
+_RPC = "type.googleapis.com/google.rpc."
 
 
 def conversation(body: dict[str, Any]) -> Conversation:
@@ -48,6 +54,8 @@ def generate_content(body: dict[str, Any], model: str, stream: bool) -> HttpRepl
         text = json.dumps(example_for_schema(schema))
         return _reply([{"text": text}], model, stream, kind="schema")
     answer = decide(conversation(body))
+    if answer.limit is not None:
+        return usage_limit(answer.limit, model)
     if answer.error_status is not None:
         status = answer.error_status
         payload = {
@@ -63,6 +71,39 @@ def generate_content(body: dict[str, Any], model: str, stream: bool) -> HttpRepl
         parts = [{"functionCall": {"name": answer.tool_call.name, "args": answer.tool_call.arguments}}]
         return _reply(parts, model, stream, kind)
     return _reply([{"text": answer.text or ""}], model, stream, kind)
+
+
+def usage_limit(limit: UsageLimit, model: str) -> HttpReply:
+    """A quota run out, as Google answers it: 429 `RESOURCE_EXHAUSTED` with `google.rpc` details
+    and a `RetryInfo` giving the time left. `limit.name` in capitals is an `ErrorInfo` reason from
+    Code Assist, the signed-in plan's backend (`QUOTA_EXHAUSTED`: Gemini CLI 0.61.0 calls it
+    terminal and shows "Usage limit reached … Access resets at <now + retryDelay>"); otherwise it
+    is a `QuotaFailure` quota id, the Gemini API key's (`GenerateRequestsPerDayPerProjectPerModel`:
+    terminal, "Usage limit reached" with no reset; a `PerMinute` one it retries by itself)."""
+    left = limit.retry_after_seconds()
+    details: list[dict[str, Any]] = []
+    if limit.name.isupper():
+        metadata = {"model": model, "quotaResetDelay": f"{left}s", "quotaResetTimeStamp": _rfc3339(limit.resets_at)}
+        details.append(
+            {"@type": _RPC + "ErrorInfo", "reason": limit.name, "domain": CODE_ASSIST_DOMAIN, "metadata": metadata}
+        )
+        message = f"You have reached your quota for {model}. Your quota will reset after {left}s."
+    else:
+        violation = {
+            "quotaMetric": "generativelanguage.googleapis.com/generate_content_requests",
+            "quotaId": limit.name,
+            "quotaDimensions": {"location": "global", "model": model},
+            "quotaValue": "1000",
+        }
+        details.append({"@type": _RPC + "QuotaFailure", "violations": [violation]})
+        message = "You exceeded your current quota, please check your plan and billing details."
+    details.append({"@type": _RPC + "RetryInfo", "retryDelay": f"{left}s"})
+    payload = {"error": {"code": 429, "message": message, "status": "RESOURCE_EXHAUSTED", "details": details}}
+    return json_reply(payload, 429, kind="limit")
+
+
+def _rfc3339(epoch: int) -> str:
+    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 _STATUS_NAMES = {
