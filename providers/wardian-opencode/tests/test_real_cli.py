@@ -12,9 +12,11 @@ import base64
 import json
 import os
 import subprocess
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -295,12 +297,13 @@ def test_agent_run_turn_resume_and_api_error(wardian: WardianCli) -> None:
     assert not (wardian.workspace / "headless.txt").exists()
 
 
-def test_one_agent_reports_the_servers_usage_its_shell_tool_is_itself_and_it_replies_to_an_ask(
+def test_one_agent_reports_usage_is_itself_replies_to_an_ask_and_waits_out_a_usage_limit(
     wardian: WardianCli,
 ) -> None:
-    """Three things of a running agent that need no fresh start, on one OpenCode (each start costs
+    """Four things of a running agent that need no fresh start, on one OpenCode (each start costs
     10 to 25 s): its usage is what the model server reported for its session's calls, its shell
-    tool reaches the host as the agent itself, and an ask is answered by its `wardian reply`."""
+    tool reaches the host as the agent itself, an ask is answered by its `wardian reply`, and a
+    usage limit is waited out (`assert_a_usage_limit_is_waited_out`)."""
     from model_server.usage import REPORTED
     from usage_checks import figures, times, usage_after
 
@@ -346,3 +349,75 @@ def test_one_agent_reports_the_servers_usage_its_shell_tool_is_itself_and_it_rep
     answer = ask_answer(ask_in_background("oc", question))
     assert_replied_by_the_agent(answer, "42")
     assert "action_required" not in [event.get("to") for event in wardian.watch("oc")["events"]]
+
+    assert_a_usage_limit_is_waited_out(wardian)
+
+
+# Far enough ahead for the turn's first model call to come before the reset on a loaded machine.
+LIMIT_AHEAD_SECONDS = 15
+
+
+def iso(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def epoch(moment: str) -> float:
+    return datetime.fromisoformat(moment.replace("Z", "+00:00")).timestamp()
+
+
+def limit_steps(wardian: WardianCli, kind: str) -> list[dict]:
+    return [event for event in wardian.watch("oc")["events"] if event["kind"] == kind]
+
+
+def user_texts(body: str) -> list[str]:
+    return [json.dumps(m["content"]) for m in json.loads(body)["messages"] if m["role"] == "user"]
+
+
+def assert_a_usage_limit_is_waited_out(wardian: WardianCli) -> None:
+    """OpenCode 1.18.33 against the model server answering as OpenAI does at a key's limit (429,
+    `retry-after`, `x-ratelimit-*`): it waits out `retry-after` by itself and its retry after the
+    reset goes on with the turn; given a `retry-after` shorter than the reset it spends its five
+    retries and gives up, and Wardian types `continue` once the limit reset."""
+    server = wardian.cli.server
+    # The ask was answered by a tool during its turn: that turn may still be ending.
+    wardian("agent", "wait", "oc", "--until", "idle", "--timeout", "60s")
+    reset = int(time.time()) + LIMIT_AHEAD_SECONDS
+    prompt = f"limited MOCK_LIMIT:tokens:{reset} ECHO:lim1"
+    wardian("send", prompt, "--to", "oc", "--wait-until", "idle", "--timeout", "90s")
+
+    retrying = limit_steps(wardian, "limit_retrying")
+    first = retrying[0]["limit"]
+    assert (first["kind"], first["state"]) == ("rate", "retrying"), retrying
+    # OpenCode's next attempt: the server's retry-after (the seconds left) after its answer.
+    assert abs(epoch(first["retry_at"]) - reset) < 2, (reset, retrying)
+    assert [step["by"] for step in limit_steps(wardian, "limit_resumed")] == ["cli"]
+    assert [r.reply_status for r in server.model_requests() if "ECHO:lim1" in r.body_text()][-2:] == [429, 200]
+    assert_by_events(wardian.show("oc"), "turn_completed", "session.status idle")
+    wardian.output_shows("oc", "MOCK-REPLY lim1")
+
+    # A retry-after of 1 s before a reset further ahead: five retries, then OpenCode gives up.
+    wardian("settings", "set", "limits.resume_delay_min_seconds", "1")
+    wardian("settings", "set", "limits.resume_delay_max_seconds", "5")
+    reset = int(time.time()) + LIMIT_AHEAD_SECONDS
+    prompt = f"cut MOCK_LIMIT:requests:{reset} MOCK_RETRY_AFTER:1 ECHO:lim2"
+    wardian("send", prompt, "--to", "oc", "--wait-until", "idle", "--timeout", "90s")
+
+    rested = wardian("agent", "oc", "--fields", "status,status_evidence,limit")["agent"]
+    assert_by_events(rested, "limit_reached", "session.error 429")
+    limit = rested["limit"]
+    # The reset the server gave: its answer's date plus x-ratelimit-reset-requests, not its
+    # retry-after (a second later where the server's clock ticked between the two).
+    assert (limit["kind"], limit["state"]) == ("rate", "cut"), rested
+    assert limit["resets_at"] in (iso(reset), iso(reset + 1)), (reset, rested)
+    assert limit["message"].startswith("Rate limit reached for mock-model")
+    assert len(limit_steps(wardian, "limit_retrying")) == len(retrying) + 5
+    assert [r.reply_status for r in server.model_requests() if "ECHO:lim2" in r.body_text()] == [429] * 6
+
+    # Once it reset (plus 1-5 s) Wardian types `continue`: the next idle is that turn's end.
+    wardian("agent", "wait", "oc", "--until", "idle", "--next", "--timeout", "90s", timeout=120)
+    assert [step["by"] for step in limit_steps(wardian, "limit_resumed")] == ["cli", "wardian"]
+    continued = server.model_requests()[-1]
+    *_, cut, typed = user_texts(continued.body_text())
+    assert (continued.reply_status, "ECHO:lim2" in cut, "continue" in typed) == (200, True, True), typed
+    assert_by_events(wardian.show("oc"), "turn_completed", "session.status idle")
+    assert "error" not in [event.get("to") for event in wardian.watch("oc")["events"]]
