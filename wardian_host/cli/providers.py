@@ -127,3 +127,28 @@ def replay_command(name: str, file: Path, source: str, pairs: tuple[str, ...], c
     )
     for line in lines:
         sys.stdout.write(json.dumps(line) + "\n")
+
+
+@providers.command("new")
+@click.argument("name")
+@click.option(
+    "--dir",
+    "directory",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Where to write the package (default: ./wardian-NAME); a new or empty folder.",
+)
+def new_command(name: str, directory: Path | None) -> None:
+    """Write provider package NAME from Wardian's template: it installs, checks and tests as written."""
+    from wardian_host.providers.scaffold import write_provider_package
+
+    written = write_provider_package(name, directory)
+    _write({"schema": SCHEMA_VERSION, "provider": written.model_dump()})
+
+
+@providers.command("check")
+@click.argument("name")
+def check_command(name: str) -> None:
+    """Run Wardian's conformance checks on installed provider NAME, as its `pytest` does."""
+    from wardian_host.providers.checking import check_provider
+
+    _write({"schema": SCHEMA_VERSION, "check": check_provider(name)})

@@ -26,9 +26,7 @@ import functools
 import random
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, ClassVar, Literal
-
-import pytest
+from typing import Any, ClassVar, Literal, TypeVar
 
 from wardian_core.errors import WardianError
 from wardian_core.parsing.screen import ScreenModel, ScreenSnapshot
@@ -45,6 +43,21 @@ from wardian_core.provider_models import (
 )
 from wardian_host.providers.manager import Plugins, load_plugins
 from wardian_host.providers.source_parser import SourceParser
+
+_Function = TypeVar("_Function", bound=Callable[..., Any])
+
+
+def _plain(function: _Function) -> _Function:
+    return function
+
+
+try:
+    import pytest
+
+    # pytest.fixture is overloaded; here it is only ever a bare decorator.
+    _fixture: Callable[[_Function], _Function] = pytest.fixture  # type: ignore[assignment]
+except ImportError:  # `wardian providers check` runs these checks where pytest is not installed
+    _fixture = _plain
 
 CONFORMANCE_AGENT_UUID = "00000000-0000-4000-8000-00000000c0de"
 CONFORMANCE_SESSION_ID = "conformance-session-0001"
@@ -339,6 +352,19 @@ def _started_parser(
 CHECKS = (check_provider_info, check_build_argv, check_resume_launch, check_other_hooks, check_parse_output)
 
 
+def conformance_problems(
+    provider: str, workdir: Path, launch: LaunchConfig | None = None, plugins: Plugins | None = None
+) -> dict[str, list[str]]:
+    """Each check's name and the problems it found in `provider` (none: it conforms)."""
+    plugins = plugins or load_provider(provider)
+    found = {"loads": check_loads(plugins, provider)}
+    if not found["loads"]:
+        found[check_provider_info.__name__] = check_provider_info(plugins, provider)
+        for check in CHECKS[1:]:
+            found[check.__name__] = check(plugins, provider, workdir, launch)
+    return found
+
+
 def run_conformance(
     provider: str, workdir: Path, launch: LaunchConfig | None = None, plugins: Plugins | None = None
 ) -> None:
@@ -346,12 +372,7 @@ def run_conformance(
 
     `plugins`: where `provider` is registered already (`Plugins.register`, a test's plugin
     object); by default it is loaded alone through its installed entry point."""
-    plugins = plugins or load_provider(provider)
-    problems = check_loads(plugins, provider)
-    if not problems:
-        problems += check_provider_info(plugins, provider)
-        for check in CHECKS[1:]:
-            problems += check(plugins, provider, workdir, launch)
+    problems = [each for found in conformance_problems(provider, workdir, launch, plugins).values() for each in found]
     if problems:
         raise AssertionError(f"provider {provider!r} does not conform:\n- " + "\n- ".join(problems))
 
@@ -362,7 +383,7 @@ class ProviderConformance:
     provider: ClassVar[str] = ""
     launch: ClassVar[LaunchConfig | None] = None
 
-    @pytest.fixture
+    @_fixture
     def conformance_plugins(self) -> Plugins:
         assert self.provider, "set `provider` to your entry-point name"
         return load_provider(self.provider)
