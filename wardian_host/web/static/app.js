@@ -112,6 +112,7 @@ function makeTile(agent) {
   tile.evidence = el("div", { class: "evidence" });
   tile.dialog = el("div", { class: "dialog" });
   tile.usage = el("div", { class: "usage meta" });
+  tile.budget = el("div", { class: "budget", hidden: "" });
   tile.ended = el("div", { class: "ended" });
   const input = el("input", { placeholder: "send a message", "aria-label": "message" });
   const send = el("form", { class: "send", onsubmit: (event) => {
@@ -125,7 +126,7 @@ function makeTile(agent) {
   }
   // The recording is kept beside the agent, on its own machine: replay.html plays it.
   if (!isRemote(agent)) actions.append(el("a", { class: "replay", href: `/replay?agent=${encodeURIComponent(agent.uuid)}&name=${encodeURIComponent(agent.name)}`, target: "_blank", rel: "noopener" }, "Replay"));
-  tile.el.append(tile.head, tile.meta, tile.evidence, tile.dialog, tile.ended, tile.usage, box, send, actions);
+  tile.el.append(tile.head, tile.meta, tile.evidence, tile.dialog, tile.ended, tile.usage, tile.budget, box, send, actions);
   tileOfBox.set(box, tile);
   onScreen.observe(box);
   return tile;
@@ -198,6 +199,7 @@ function drawTile(tile) {
   badge.style.background = colour;
   tile.head.replaceChildren(el("span", { class: "tile-name" }, agent.name), badge,
     el("span", { class: "meta age", "data-since": agent.last_status_at || "" }, age(agent.last_status_at)));
+  if (agent.budget && agent.budget.held) tile.head.append(el("span", { class: "held-badge", title: agent.budget.command }, "held"));
   tile.meta.textContent = [agent.machine || LOCAL, agent.class, agent.provider, agent.workspace].map(orDash).join(" · ");
   tile.evidence.textContent = evidenceText(agent.status_evidence);
   tile.dialog.replaceChildren();
@@ -210,6 +212,7 @@ function drawTile(tile) {
       el("button", { class: "reject", type: "button", onclick: () => act("send", { to: agent.uuid, approval: "reject" }, agent) }, "Reject"));
   }
   tile.usage.textContent = usageText(agent);
+  window.wardianBudgets.draw(tile.budget, agent, act); // budgets.js: a bar per budgeted figure, the hold
   drawEnded(tile);
 }
 
@@ -399,6 +402,7 @@ function connect() {
       drawAsks(message.asks);
       drawRuns(message.runs);
       window.wardianInbox.refresh(); // the queue at the top (inbox.js) asks for what changed
+      window.wardianSpend.refresh(); // the spend chart (spend.js), at most every few seconds
     } else if (message.op === "terminal") onTerminal(message);
     else if (message.op === "closed") { const tile = tiles.get(message.agent); if (tile) tile.streaming = false; }
     else if (message.op === "notice") onNotice(message.notice);
