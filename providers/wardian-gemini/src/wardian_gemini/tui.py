@@ -19,7 +19,7 @@ from wardian_core.parsing.screen import ScreenSnapshot
 from wardian_core.parsing.settle import Settle
 from wardian_core.parsing.settled_box import BoxReport, SettledBox
 from wardian_core.provider_models import OutputSource, ParseResult, ProviderEvent
-from wardian_gemini import workspace_trust
+from wardian_gemini import limits, workspace_trust
 from wardian_gemini.profile import TOOL_DIALOG, TRUST_DIALOG
 
 READY = "Type your message or @path/to/file"
@@ -71,6 +71,7 @@ class TerminalState:
     resume_banner_seen: bool = False
     resume_settle: Settle = field(default_factory=lambda: Settle(RESUME_SETTLE_SECONDS))
     resume_settled: bool = False
+    limit: limits.LimitDialog = field(default_factory=limits.LimitDialog)
 
 
 def watch_stream(data: bytes, state: TerminalState) -> ParseResult:
@@ -78,6 +79,8 @@ def watch_stream(data: bytes, state: TerminalState) -> ParseResult:
     markers = BOX_MARKERS + (READY_MARKERS if dialog_open or not state.ready else ())
     markers += (squeeze(NOT_ADDED),) if state.trust_open else ()
     markers += () if state.workspace.answered else workspace_trust.MARKERS
+    # The usage-limit dialog (limits.py); once told, the prompt's return lets the next one be told.
+    markers += limits.MARKERS + (READY_MARKERS if state.limit.shown else ())
     return ParseResult(want_screen=state.stream.saw_any(data, markers))
 
 
@@ -99,6 +102,7 @@ def read_screen(
     events += trust_events
     box_events, call_again = state.box.events(source, APPROVAL in text, settled, APPROVAL_BOX)
     events += box_events
+    events += limits.look(source, lines, state.limit)
     if resumed and not state.ready and any(RESUMING_ROW.match(row.strip()) for row in screen.rows):
         state.resume_banner_seen = True
         state.resume_settle.cancel()
