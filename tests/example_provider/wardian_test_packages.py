@@ -98,30 +98,28 @@ def _pip(*args: str) -> None:
         pytest.fail(f"`pip {' '.join(args)}` failed:\n{done.stdout}\n{done.stderr}")
 
 
+def _build_into(source: Path, scratch: Path) -> None:
+    copy = shutil.copytree(source, scratch / "source", ignore=lambda _, names: [n for n in names if _left_out(n)])
+    wheel_dir = str(scratch / "wheel")
+    _pip("wheel", "--quiet", "--no-deps", "--no-index", "--no-build-isolation", "--wheel-dir", wheel_dir, str(copy))
+
+
 def build_wheel(source: Path, cache: Path) -> Path:
     """The wheel of the distribution at `source`, built by `pip wheel` with its declared backend
     (the test environment's setuptools: offline, no build isolation), from a copy because a
     build writes beside its sources. Kept in `cache` under the source's digest."""
     built = cache / f"{source.name}-{source_hash(source)}"
     if not built.exists():
-        scratch = Path(tempfile.mkdtemp(prefix=f"{source.name}-", dir=cache))
-        copy = shutil.copytree(source, scratch / "source", ignore=lambda _, names: [n for n in names if _left_out(n)])
-        _pip(
-            "wheel",
-            "--quiet",
-            "--no-deps",
-            "--no-index",
-            "--no-build-isolation",
-            "--wheel-dir",
-            str(scratch / "wheel"),
-            str(copy),
-        )
+        scratch = Path(tempfile.mkdtemp(prefix=f".{source.name}-", dir=cache))
         try:
+            _build_into(source, scratch)
             # Workers building the same source at once: the first rename wins, the others reuse it.
             (scratch / "wheel").rename(built)
         except OSError:
             if not built.exists():
                 raise
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
     [wheel] = built.glob("*.whl")
     return wheel
 
