@@ -33,7 +33,7 @@
   }
 
   function hourLabel(iso) {
-    return new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+    return new Date(iso).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hourCycle: "h23" });
   }
 
   function hourTitle(hour) {
@@ -63,6 +63,7 @@
     const height = TOKENS_HEIGHT + (withCost ? GAP + USD_HEIGHT : 0) + LABELS_HEIGHT;
     const svg = shape("svg", { class: "spend-chart", viewBox: `0 0 ${WIDTH} ${height}`, role: "img",
       "aria-label": `tokens${withCost ? " and dollars" : ""} per hour, last 24 hours` });
+    svg.append(shape("line", { class: "spend-axis", x1: 0, x2: WIDTH, y1: TOKENS_HEIGHT, y2: TOKENS_HEIGHT }));
     const most = bars(svg, spend.hours, (hour) => hour.tokens, 0, TOKENS_HEIGHT, "tokens");
     svg.append(shape("text", { class: "spend-scale", x: 2, y: 10 }, `${tokens(most)} tokens/h`));
     if (withCost) {
