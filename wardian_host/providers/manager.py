@@ -20,7 +20,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any, get_origin
@@ -49,6 +49,7 @@ TRACE_VARIABLE = "WARDIAN_TRACE_PLUGINS"
 
 log = logging.getLogger("wardian.plugins")
 trace_log = logging.getLogger("wardian.plugins.trace")
+_UNTRACED = nullcontext()
 
 
 def _write_trace(line: str) -> None:
@@ -253,12 +254,13 @@ class Plugins:
                 {"provider": provider, "hook": hook, "error": _describe(exc)},
             ) from exc
 
+    def _traced(self, provider: str, call: str) -> AbstractContextManager[None]:
+        """With WARDIAN_TRACE_PLUGINS=1: one line per call, after it, saying how long it took.
+        Off, one shared do-nothing context: parsers are called for every output batch."""
+        return self._timed(provider, call) if self._trace else _UNTRACED
+
     @contextmanager
-    def _traced(self, provider: str, call: str) -> Iterator[None]:
-        """With WARDIAN_TRACE_PLUGINS=1: one line per call, after it, saying how long it took."""
-        if not self._trace:
-            yield
-            return
+    def _timed(self, provider: str, call: str) -> Iterator[None]:
         started = time.perf_counter()
         outcome = "ok"
         try:
