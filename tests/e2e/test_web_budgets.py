@@ -9,6 +9,7 @@ path a real CLI's do: parser, usage table, budget check, page state. Proves the 
 the real CLIs' figures are proven in their real-CLI suites.
 """
 
+import http.client
 import json
 import os
 import sys
@@ -121,3 +122,8 @@ def test_a_tile_shows_its_use_against_its_budget_a_held_one_is_raised_and_the_ch
         assert page.query_selector(f"{held} .held-badge") is None
 
     assert run_wardian("send", "hello", "--to", "capped").returncode == 0
+    # The chart's source is behind the view's gate: no session, no spend.
+    port = int(url.split(":")[2].split("/")[0])
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    connection.request("GET", "/api/spend", headers={"Host": f"127.0.0.1:{port}"})
+    assert connection.getresponse().status == 401
