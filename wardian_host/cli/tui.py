@@ -17,6 +17,13 @@ def tui() -> None:
             "Run it in a terminal (over SSH too); for scripts use `wardian agent list` and `wardian agent watch`.",
             {"stdin_tty": sys.stdin.isatty(), "stdout_tty": sys.stdout.isatty()},
         )
-    from wardian_host.tui.app import WardianApp
+    from concurrent.futures import ThreadPoolExecutor
 
-    WardianApp().run()
+    from wardian_host.tui.roster import local_rows
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        first_rows = pool.submit(local_rows)  # read while Textual is imported
+        from wardian_host.tui.app import WardianApp
+        from wardian_host.tui.sources import HostSources
+
+        WardianApp(HostSources(first_rows)).run()

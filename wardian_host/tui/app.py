@@ -6,7 +6,6 @@ agents, usage, remotes); status changes arrive as they happen from the host's ev
 (`feed`), each followed agent on its own connection.
 """
 
-import asyncio
 import subprocess
 from collections.abc import Callable
 from typing import Any, ClassVar
@@ -15,6 +14,7 @@ from rich.text import Text
 from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.widgets import DataTable, Footer, Input, Static
 
 from wardian_core.errors import WardianError
@@ -48,6 +48,15 @@ STATUS_STYLES = {
 AttachRunner = Callable[[list[str]], int]
 
 
+class ThreadResult(Message):
+    """What a worker thread or a feed thread hands to the app, drawn on its loop."""
+
+    def __init__(self, callback: Callable[..., None], args: tuple[Any, ...]) -> None:
+        super().__init__()
+        self.callback = callback
+        self.args = args
+
+
 class WardianApp(App[None]):
     TITLE = "wardian"
     ENABLE_COMMAND_PALETTE = False  # every action has its key; `?` lists them
@@ -57,10 +66,13 @@ class WardianApp(App[None]):
     #queue { height: auto; max-height: 6; }
     #queue-empty { height: 1; padding: 0 1; color: $text-muted; }
     #roster { height: 1fr; min-height: 5; }
-    #filter { dock: bottom; display: none; }
-    #filter.shown { display: block; }
+    /* Always there (a row of its own): a widget shown only on `/` could not take the focus
+       before the keys typed right after it arrive. */
+    #filter { height: 1; border: none; padding: 0 1; }
     """
-    BINDINGS: ClassVar[list[BindingType]] = [Binding(key.key, key.action, key.label, show=key.footer) for key in KEYS]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(key.key, key.action, key.label, show=key.footer, priority=key.key == "tab") for key in KEYS
+    ]
 
     def __init__(self, sources: Sources | None = None, attach_runner: AttachRunner | None = None) -> None:
         super().__init__()
@@ -75,7 +87,6 @@ class WardianApp(App[None]):
         self.sort_by = "status"
         self.loaded = False  # the first roster read has been drawn
         self._feed: StatusFeed | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
         self._preview_due = False
 
     def compose(self) -> ComposeResult:
@@ -84,19 +95,18 @@ class WardianApp(App[None]):
         yield Static("Nothing needs you.", id="queue-empty")
         yield DataTable(id="roster", cursor_type="row")
         yield Preview(id="preview")
-        yield Input(placeholder="filter: words every shown agent has (Escape clears)", id="filter")
+        yield Input(placeholder="/ filters the roster by words (Escape clears)", id="filter")
         yield Footer()
 
     def on_mount(self) -> None:
-        self._loop = asyncio.get_running_loop()
         queue = self.query_one("#queue", DataTable)
         queue.add_column("needs", key="kind", width=7)
         queue.add_column("agent", key="agent")
         queue.add_column("what", key="summary")
         roster = self.query_one("#roster", DataTable)
-        for column in COLUMNS:
-            roster.add_column(HEADERS.get(column, column), key=column)
         roster.focus()
+        # No blinking cursor: over SSH each blink is a redraw, and a snapshot must not catch it mid-blink.
+        self.query_one("#filter", Input).cursor_blink = False
         self._draw_title()
         self._feed = self.sources.feed(self._heard_status, self._heard_output)
         self.load_rows()
@@ -111,10 +121,14 @@ class WardianApp(App[None]):
     # Reading: in threads, drawn on the loop.
 
     def _from_thread(self, callback: Callable[..., None], *args: Any) -> None:
-        """Hand a thread's result to the loop without waiting for it (a feed thread must not
-        block while the dashboard steps aside for an attach)."""
-        if self._loop is not None and not self._loop.is_closed():
-            self._loop.call_soon_threadsafe(callback, *args)
+        """Hand a thread's result to the app as a message: it does not wait (a feed thread must
+        not block while the dashboard steps aside for an attach), and it is dropped once the
+        app has closed."""
+        self.post_message(ThreadResult(callback, args))
+
+    def on_thread_result(self, message: "ThreadResult") -> None:
+        if self.is_running:
+            message.callback(*message.args)
 
     @work(thread=True, exclusive=True, group="rows")
     def load_rows(self) -> None:
@@ -168,8 +182,9 @@ class WardianApp(App[None]):
         self.rows = {row.key: row for row in rows}
         self.loaded = True
         self._draw_roster()
-        if self._feed is not None:
-            self._feed.follow({row.name: row.status for row in rows if row.status != "off"})
+        if self._feed is not None:  # after the roster is on screen: its threads start in the meantime
+            live = {row.name: row.status for row in rows if row.status != "off"}
+            self.call_after_refresh(self._feed.follow, live)
 
     def _apply_remote(self, rows: list[RosterRow], unreachable: list[str]) -> None:
         self.remote = {row.key: row for row in rows}
@@ -239,8 +254,15 @@ class WardianApp(App[None]):
     def _draw_roster(self) -> None:
         roster = self.query_one("#roster", DataTable)
         selected = self.selected_row()
-        roster.clear()
-        for row in self.shown_rows():
+        # Columns too, each as wide as its widest cell: DataTable's own measure of a redrawn
+        # table sometimes kept an older, narrower width and cut names.
+        roster.clear(columns=True)
+        shown = self.shown_rows()
+        for column in COLUMNS:
+            header = HEADERS.get(column, column)
+            width = max([len(header), *(len(row.cell(column)) for row in shown)])
+            roster.add_column(header, key=column, width=width)
+        for row in shown:
             roster.add_row(*(self._cell(row, column) for column in COLUMNS), key=row.key)
         if selected is not None and selected.key in roster.rows:
             roster.move_cursor(row=roster.get_row_index(selected.key), animate=False)
@@ -258,8 +280,9 @@ class WardianApp(App[None]):
         if not self.loaded:
             parts = ["wardian · reading the roster…"]
         parts.append(f"{len(self.queue_entries)} need you" if self.queue_entries else "none need you")
-        if self.filter_text:
-            parts.append(f"filter: {self.filter_text}")
+        typing = self.focused is not None and self.focused.id == "filter"
+        if self.filter_text or typing:
+            parts.append(f"filter: {self.filter_text}" + ("_" if typing else ""))
         parts.append(f"sort: {HEADERS.get(self.sort_by, self.sort_by)}")
         parts.append("? keys")
         self.query_one("#title", Static).update(Text("  ·  ".join(parts)))
@@ -440,6 +463,10 @@ class WardianApp(App[None]):
         self._draw_roster()
 
     def action_switch(self) -> None:
+        """Tab: between the queue and the roster (the filter has `/`); in a form, its next field."""
+        if len(self.screen_stack) > 1:
+            self.screen.focus_next()
+            return
         queue = self.query_one("#queue", DataTable)
         roster = self.query_one("#roster", DataTable)
         if self.focused is roster and queue.display:
@@ -448,9 +475,13 @@ class WardianApp(App[None]):
             roster.focus()
 
     def action_filter(self) -> None:
-        field = self.query_one("#filter", Input)
-        field.add_class("shown")
-        field.focus()
+        self.set_focus(self.query_one("#filter", Input))  # at once: the next keys typed are the filter's
+
+    def on_descendant_focus(self) -> None:
+        self._draw_title()  # says when the keys typed go to the filter
+
+    def on_descendant_blur(self) -> None:
+        self._draw_title()
 
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id == "filter":
@@ -463,8 +494,7 @@ class WardianApp(App[None]):
 
     def on_key(self, event: Any) -> None:
         field = self.query_one("#filter", Input)
-        if event.key == "escape" and field.has_class("shown"):
+        if event.key == "escape" and field.has_focus:
             field.value = ""
-            field.remove_class("shown")
             self.query_one("#roster", DataTable).focus()
             event.stop()

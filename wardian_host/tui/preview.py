@@ -39,12 +39,25 @@ class Preview(Static):
     Preview { height: 1fr; min-height: 3; border: round $secondary; padding: 0 1; }
     """
 
+    _rows: list[str] | None = None
+
     def show_rows(self, title: str, rows: list[str]) -> None:
         self.border_title = title
-        height = max(self.size.height - 2, 1)  # inside the border
+        self._rows = rows
+        self._draw()
+
+    def on_resize(self) -> None:
+        if self._rows is not None:
+            self._draw()
+
+    def _draw(self) -> None:
+        """The bottom of the screen, where a CLI's prompt and dialogs are, as many rows as fit."""
+        rows = self._rows or []
+        height = max(self.content_size.height, 1)
         # Text, not markup: an agent's screen may hold `[` anywhere.
         self.update(Text("\n".join(rows[-height:]) if rows else "(a blank screen)"))
 
     def show_text(self, title: str, text: str) -> None:
         self.border_title = title
+        self._rows = None
         self.update(Text(text))

@@ -5,11 +5,13 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from wardian_host.remote.settings import LOCAL_MACHINE
-
+# `wardian_host.remote.settings.LOCAL_MACHINE`, not imported: it loads the settings' models,
+# 170 ms of a start that must stay under half a second.
+LOCAL_MACHINE = "local"
 # The columns shown, in order; each is a RosterRow attribute.
 COLUMNS = ("name", "status", "class_name", "provider", "place", "machine", "usage")
 HEADERS = {"class_name": "class", "place": "workspace"}
+PLACE_WIDTH = 16
 # A sort that puts what needs a person first: the order of the queue.
 STATUS_ORDER = ("action_required", "error", "processing", "starting", "idle", "paused", "headless", "off")
 # The fields a row is built from: `agent list --fields` of these.
@@ -58,11 +60,12 @@ def row_of(record: dict[str, Any], machine: str = LOCAL_MACHINE) -> RosterRow:
 
 
 def _short_path(path: str) -> str:
-    """A home-relative path: the column is narrow in 80 columns."""
+    """Home-relative, and its end alone when long: every column fits in 80."""
     import os.path
 
     home = os.path.expanduser("~")
-    return "~" + path[len(home) :] if home != "/" and path.startswith(home + "/") else path
+    shown = "~" + path[len(home) :] if home != "/" and path.startswith(home + "/") else path
+    return shown if len(shown) <= PLACE_WIDTH else "…" + shown[-(PLACE_WIDTH - 1) :]
 
 
 def usage_text(usage: dict[str, Any] | None) -> str:

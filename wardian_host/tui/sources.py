@@ -1,6 +1,7 @@
 """Where the dashboard's data comes from: the host of this home (and the configured remotes),
 or, for a screen snapshot that must not change between runs, fixed rows."""
 
+from concurrent.futures import Future
 from typing import Protocol
 
 from wardian_host.tui.feed import OutputHeard, StatusFeed, StatusHeard
@@ -23,12 +24,19 @@ class Sources(Protocol):
 
 
 class HostSources:
-    """`agent list`'s answers, `agent screen`'s, `wardian inbox`'s, and the host's event stream."""
+    """`agent list`'s answers, `agent screen`'s, `wardian inbox`'s, and the host's event stream.
+
+    `first_rows`: the first roster read, started before Textual was imported (`wardian tui`
+    reads it meanwhile, the host answering while the import runs)."""
+
+    def __init__(self, first_rows: "Future[list[RosterRow]] | None" = None) -> None:
+        self._first_rows = first_rows
 
     def rows(self) -> list[RosterRow]:
         from wardian_host.tui.roster import local_rows
 
-        return local_rows()
+        first, self._first_rows = self._first_rows, None
+        return first.result() if first is not None else local_rows()
 
     def remote_rows(self) -> tuple[list[RosterRow], list[str]] | None:
         """None when no remote is configured."""

@@ -1,0 +1,66 @@
+"""The dashboard's queue: a dialog a CLI waits at is at the top, and `a` on it approves it with
+the provider's own keys (the example provider's stand-in CLI asks before running a tool)."""
+
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from in_process_agents import spawn_params, wait_until
+from textual.pilot import Pilot
+from tui_driving import driven, screen_text, until
+
+from wardian_host.testing.in_process import InProcessHost
+from wardian_host.testing.reaping import reap_home
+from wardian_host.tui.app import WardianApp
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "example_provider"))
+pytest_plugins = ["wardian_test_packages"]
+
+FAKE_CLIS = Path(__file__).parents[1] / "e2e" / "fake_clis"
+
+
+@pytest.fixture
+def example_host(
+    wardian_home: Path, register_test_plugins: Any, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[InProcessHost]:
+    """A host of the test's home whose providers are `generic` and `example` (its CLI on PATH)."""
+    monkeypatch.setenv("PATH", f"{FAKE_CLIS}{os.pathsep}{os.environ['PATH']}")
+    host = InProcessHost(wardian_home, plugins=register_test_plugins("generic", "example"))
+    try:
+        yield host
+    finally:
+        try:
+            host.close()
+        finally:
+            reap_home(wardian_home)
+
+
+def example_agent(host: InProcessHost, workspace: Path, name: str) -> None:
+    params = spawn_params(workspace, name).model_copy(update={"provider": "example"})
+    host.call(host.host.lifecycle.spawn(params))
+    wait_until(host, name, "idle")
+
+
+def test_a_dialog_heads_the_queue_and_a_approves_it(example_host: InProcessHost, tmp_path: Path) -> None:
+    example_agent(example_host, tmp_path, "asker")
+
+    async def steps(pilot: Pilot[Any]) -> tuple[str, str]:
+        app = pilot.app
+        assert isinstance(app, WardianApp)
+        await pilot.press("s", *"tool touch accepted.txt", "enter")  # a line sent, as `wardian send` sends it
+        await until(pilot, lambda: any(entry.kind == "dialog" for entry in app.queue_entries), "the dialog")
+        queued = screen_text(app)
+        await pilot.press("tab")  # to the queue
+        await pilot.press("a")
+        await until(pilot, lambda: app.rows["asker"].status == "idle", "the dialog answered")
+        return queued, screen_text(app)
+
+    queued, after = example_host.call(driven(WardianApp(), steps))
+    assert "dialog   asker" in queued and "waiting at a dialog" in queued
+    assert (tmp_path / "accepted.txt").exists()
+    evidence = example_host.host.registry.resolve("asker").status_evidence or {}
+    assert evidence.get("answer") == "accepted"
+    assert "Nothing needs you." in after

@@ -1,0 +1,61 @@
+"""Snapshots of the dashboard's screens at 80×24, from fixed rows (no host: nothing moves
+between runs). UPDATE_TUI_SNAPSHOTS=1 writes them anew; read the diff before committing."""
+
+import asyncio
+import os
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from tui_driving import driven, screen_text, settled
+
+from wardian_host.tui.app import WardianApp
+from wardian_host.tui.roster import RosterRow
+from wardian_host.tui.sources import FixedSources
+
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+ROWS = [
+    RosterRow(name="reviewer", uuid="1", status="action_required", class_name="Reviewer", provider="claude",
+              place="~/src/shop", usage="4t $0.31 ctx 22%", status_evidence={"message": "asks to run Bash"}),
+    RosterRow(name="builder", uuid="2", status="processing", class_name="Coder", provider="codex",
+              place="~/src/shop-wt/api", usage="12t ctx 61% limit 40%"),
+    RosterRow(name="tester", uuid="3", status="error", class_name="Tester", provider="gemini",
+              place="~/src/shop", status_evidence={"message": "exit 2"}),
+    RosterRow(name="docs", uuid="4", status="idle", class_name="Writer", provider="opencode", place="~/src/site"),
+    RosterRow(name="shell", uuid="5", status="off", class_name="Coder", provider="generic", place="~/src/shop"),
+]  # fmt: skip
+SCREENS = {"reviewer": ["Bash command", "", "  rm -rf build/", "", "Do you want to proceed?", "❯ 1. Yes", "  2. No"]}
+
+
+def snapshot(name: str, keys: tuple[str, ...] = ()) -> None:
+    async def steps(pilot: Pilot[Any]) -> str:
+        if keys:
+            await pilot.press(*keys)
+            await settled(pilot)
+        return screen_text(pilot.app)
+
+    shown = asyncio.run(driven(WardianApp(FixedSources(ROWS, SCREENS)), steps))
+    kept = SNAPSHOTS / f"{name}.txt"
+    if os.environ.get("UPDATE_TUI_SNAPSHOTS") == "1":
+        kept.parent.mkdir(exist_ok=True)
+        kept.write_text(shown + "\n")
+    assert shown + "\n" == kept.read_text(), f"{name} changed; the screen now:\n{shown}"
+
+
+Shot = Callable[[], Awaitable[None]]
+
+
+@pytest.mark.parametrize(
+    ("name", "keys"),
+    [
+        ("dashboard", ()),
+        ("keys", ("question_mark",)),
+        ("kill_confirmation", ("down", "K")),
+        ("filtered", ("slash", *"shop")),
+        ("evidence", ("e",)),
+    ],
+)
+def test_screen_at_80x24(name: str, keys: tuple[str, ...]) -> None:
+    snapshot(name, keys)
