@@ -11,7 +11,7 @@ import pytest
 from wardian_core import terminal_wire as wire
 from wardian_host.terminal import server_client
 from wardian_host.terminal.server.framing import read_frame
-from wardian_host.terminal.server_client import ServerPtys, ack_frame
+from wardian_host.terminal.server_client import ServerPtys
 
 WAIT = 20.0
 WELCOME = wire.Welcome(
@@ -27,7 +27,7 @@ class _Server:
 
     async def next_frame(self) -> wire.ClientFrame:
         async with asyncio.timeout(WAIT):
-            frame, _ = await read_frame(self.reader, wire.CLIENT_FRAMES.validate_json)
+            frame, _ = await read_frame(self.reader, wire.decode_client)
         return frame
 
 
@@ -88,8 +88,9 @@ def test_an_ack_held_for_the_turn_goes_before_any_later_frame() -> None:
 
 
 @pytest.mark.parametrize("key", ["0b6f6f7e-4c1e-4a59-9b0e-2d3c1f7a9e11", "a", 'quo"te\\', "é\n☃"])
-def test_the_ack_built_without_its_model_reads_as_that_model(key: str) -> None:
-    encoded = ack_frame(key, 123456789)
+def test_the_ack_built_without_its_frame_reads_as_that_frame(key: str) -> None:
+    encoded = wire.encode_ack(key, 123456789)
     header_size, payload_size = wire.check_prefix(encoded[: wire.PREFIX.size])
     assert payload_size == 0 and len(encoded) == wire.PREFIX.size + header_size
-    assert wire.CLIENT_FRAMES.validate_json(encoded[wire.PREFIX.size :]) == wire.Ack(key=key, offset=123456789)
+    assert wire.decode_client(encoded[wire.PREFIX.size :]) == wire.Ack(key=key, offset=123456789)
+    assert encoded == wire.encode(wire.Ack(key=key, offset=123456789))

@@ -2,8 +2,9 @@
 
 import asyncio
 import json
+from typing import Any
 
-from wardian_core import terminal_frames as frames
+from wardian_core import terminal_wire as wire
 from wardian_host.terminal.server.host_writer import FLUSH_BYTES, HostWriter
 
 WINDOW = 0.2  # long enough that "within the window" does not depend on the machine's speed
@@ -31,15 +32,13 @@ class _Socket:
         self.wrote.set()
 
 
-def _frames(write: bytes) -> list[tuple[frames.Frame, bytes]]:
+def _frames(write: bytes) -> list[tuple[dict[str, Any], bytes]]:
     """The frames of one write, decoded as the host reads them."""
     found = []
     while write:
-        header_size, payload_size = frames.check_prefix(write[: frames.PREFIX.size])
-        header_end = frames.PREFIX.size + header_size
-        found.append(
-            (json.loads(write[frames.PREFIX.size : header_end]), write[header_end : header_end + payload_size])
-        )
+        header_size, payload_size = wire.check_prefix(write[: wire.PREFIX.size])
+        header_end = wire.PREFIX.size + header_size
+        found.append((json.loads(write[wire.PREFIX.size : header_end]), write[header_end : header_end + payload_size]))
         write = write[header_end + payload_size :]
     return found
 
@@ -90,7 +89,7 @@ def test_any_other_frame_goes_out_at_once_behind_the_output_gathered_before_it()
         writer.output("a", 0, b"x")
         await asyncio.sleep(0)
         writer.output("a", 1, b"last words")
-        writer.frame(frames.exited("a", 3))
+        writer.frame(wire.Exited("a", 3))
         assert [_frames(write) for write in socket.writes[1:]] == [
             [
                 ({"kind": "output", "key": "a", "offset": 1}, b"last words"),
@@ -112,8 +111,8 @@ def test_a_flood_goes_out_a_read_at_a_time_and_never_more_than_a_read_and_the_ga
         writer.output("a", 101, b"z" * FLUSH_BYTES)
         # the gathered bytes first, then the read that would take them past the bound: at once
         assert [len(write) for write in socket.writes[1:]] == [
-            len(frames.encode(frames.output("a", 1), b"y" * 100)),
-            len(frames.encode(frames.output("a", 101), b"z" * FLUSH_BYTES)),
+            len(wire.encode(wire.Output("a", 1), b"y" * 100)),
+            len(wire.encode(wire.Output("a", 101), b"z" * FLUSH_BYTES)),
         ]
 
     asyncio.run(scenario())
@@ -145,7 +144,7 @@ def test_what_is_gathered_for_a_host_that_went_away_is_dropped() -> None:
         await asyncio.sleep(WINDOW * 1.5)
         assert len(socket.writes) == 1
         socket.closing = True
-        writer.frame(frames.exited("a", 0))  # a closing connection takes nothing
+        writer.frame(wire.Exited("a", 0))  # a closing connection takes nothing
         assert len(socket.writes) == 1
 
     asyncio.run(scenario())

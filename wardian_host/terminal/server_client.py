@@ -21,15 +21,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from wardian_core import terminal_wire as wire
 from wardian_core.atomic_files import open_unfollowed
 from wardian_core.control import endpoint
 from wardian_core.detached import start_detached
 from wardian_core.errors import WardianError
 from wardian_core.recording_format import Target
-from wardian_core.terminal_frames import framed
 from wardian_host.terminal.ptys import ExitCodeHandler, OutputHandler
 from wardian_host.terminal.server import process as server_process
 from wardian_host.terminal.server.framing import FrameSplitter, read_frame
@@ -87,7 +84,7 @@ class ServerPtys:
         try:
             endpoint.check_same_user(endpoint.peer_uid(writer.get_extra_info("socket")), os.getuid(), "terminal server")
             writer.write(wire.encode(wire.Hello(v=wire.TERMINAL_PROTOCOL_VERSION)))
-            first, _ = await read_frame(reader, wire.SERVER_FRAMES.validate_json)
+            first, _ = await read_frame(reader, wire.decode_server)
         except BaseException:
             writer.close()
             raise
@@ -190,7 +187,7 @@ class ServerPtys:
             self._acks_due = None
         acks, self._acks = self._acks, {}
         if acks and not self._writer.is_closing():
-            self._writer.write(b"".join(ack_frame(key, offset) for key, offset in acks.items()))
+            self._writer.write(b"".join(wire.encode_ack(key, offset) for key, offset in acks.items()))
 
     async def _read_frames(self) -> None:
         """Every frame a read brings, handled before the next read: with busy agents a read
@@ -200,9 +197,9 @@ class ServerPtys:
         try:
             while data := await self._reader.read(READ_BYTES):
                 for header, payload in splitter.feed(data):
-                    self._dispatch(wire.SERVER_FRAMES.validate_json(header), payload)
+                    self._dispatch(wire.decode_server(header), payload)
             reason = f"end of stream, {splitter.pending} bytes into a frame" if splitter.pending else "end of stream"
-        except (ConnectionError, ValidationError, wire.FrameTooLarge) as exc:
+        except (ConnectionError, wire.BadFrame, wire.FrameTooLarge) as exc:
             reason = str(exc) or type(exc).__name__
         log.error("the terminal server's connection ended: %s", reason)
         self._lost()
@@ -251,12 +248,6 @@ class ServerPtys:
         """The next offset this host expects of `key` (what it handed on so far)."""
         followed = self._followed.get(key)
         return followed.next_offset if followed is not None else None
-
-
-def ack_frame(key: str, offset: int) -> bytes:
-    """`wire.encode(wire.Ack(key=key, offset=offset))` without building the model: it is built
-    once per parse (tests check the server reads it as that model)."""
-    return framed(b'{"kind":"ack","key":%s,"offset":%d}' % (json.dumps(key).encode(), offset))
 
 
 async def _open(home: Path) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:

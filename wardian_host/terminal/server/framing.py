@@ -1,8 +1,7 @@
 """Reading frames of the terminal wire (`wardian_core.terminal_wire`) from a stream.
 
-`read_frame` reads one: `decode` turns its header into a frame, the models' `validate_json`
-on the host, the plain `terminal_frames.decode_client` on the server (which never imports
-pydantic). `FrameSplitter` cuts whole frames out of what a stream read brought, for a reader
+`read_frame` reads one: `decode` turns its header into a frame (`decode_server` on the host,
+`decode_client` on the server). `FrameSplitter` cuts whole frames out of what a stream read brought, for a reader
 that takes many at a time (the host, from a server gathering busy agents' output).
 """
 
@@ -10,14 +9,14 @@ import asyncio
 from collections.abc import Callable
 from typing import TypeVar
 
-from wardian_core import terminal_frames as frames
+from wardian_core import terminal_wire as wire
 
 Frame = TypeVar("Frame")
 
 
 async def read_frame(reader: asyncio.StreamReader, decode: Callable[[bytes], Frame]) -> tuple[Frame, bytes]:
     """The next frame, as `decode` reads its header, and its payload; IncompleteReadError at the end."""
-    header_size, payload_size = frames.check_prefix(await reader.readexactly(frames.PREFIX.size))
+    header_size, payload_size = wire.check_prefix(await reader.readexactly(wire.PREFIX.size))
     header = await reader.readexactly(header_size)
     payload = await reader.readexactly(payload_size) if payload_size else b""
     return decode(header), payload
@@ -34,9 +33,9 @@ class FrameSplitter:
         pending = self._pending
         pending += data
         whole, at = [], 0
-        while len(pending) - at >= frames.PREFIX.size:
-            header_size, payload_size = frames.check_prefix(pending, at)
-            header_at = at + frames.PREFIX.size
+        while len(pending) - at >= wire.PREFIX.size:
+            header_size, payload_size = wire.check_prefix(pending, at)
+            header_at = at + wire.PREFIX.size
             end = header_at + header_size + payload_size
             if end > len(pending):
                 break

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from wardian_core import terminal_frames as frames
+from wardian_core import terminal_wire as wire
 from wardian_core.control import endpoint
 from wardian_core.errors import WardianError
 
@@ -35,7 +35,7 @@ OFFSET = struct.Struct(">Q")
 class Handing:
     """What the running server hands over: the answer, its descriptors, each terminal's ring."""
 
-    answer: frames.Frame  # a `handed_over`
+    answer: wire.HandedOver
     descriptors: list[int]
     rings: list[tuple[memoryview, list[int]]]  # (bytes from start_offset, where its appends began)
 
@@ -44,7 +44,7 @@ class Handing:
 class Received:
     """What a new server took over, its descriptors its own (close-on-exec)."""
 
-    answer: frames.Frame  # the `handed_over` that came
+    answer: wire.HandedOver  # the one that came
     lock_fd: int
     listener: socket.socket
     masters: dict[str, int]  # by terminal key, for those that have one
@@ -55,7 +55,7 @@ def hand_over(connection_fd: int, handing: Handing) -> None:
     """Send `handing` on the connection `connection_fd` (the old server's side)."""
     with socket.socket(fileno=os.dup(connection_fd)) as sock:
         sock.settimeout(HANDOVER_SECONDS)  # a new server that stops reading cannot hold this one forever
-        sock.sendall(frames.encode(handing.answer))
+        sock.sendall(wire.encode(handing.answer))
         for start in range(0, len(handing.descriptors), DESCRIPTORS_PER_MESSAGE):
             socket.send_fds(sock, [BATCH_MARK], handing.descriptors[start : start + DESCRIPTORS_PER_MESSAGE])
         for data, starts in handing.rings:
@@ -81,28 +81,30 @@ def _take_over(path: Path) -> Received:
         sock.settimeout(HANDOVER_SECONDS)
         sock.connect(os.fspath(path))
         endpoint.check_same_user(endpoint.peer_uid(sock), os.getuid(), "running terminal server")
-        sock.sendall(frames.encode(frames.hand_over(os.getpid())))
+        sock.sendall(wire.encode(wire.HandOver(wire.TERMINAL_PROTOCOL_VERSION, os.getpid())))
         answer = _answer(sock)
-        descriptors = _descriptors(sock, answer["descriptors"])
+        descriptors = _descriptors(sock, answer.descriptors)
         try:
-            rings = [_ring(sock, terminal) for terminal in answer["terminals"]]
+            rings = [_ring(sock, terminal) for terminal in answer.terminals]
         except BaseException:
             for fd in descriptors:
                 os.close(fd)
             raise
     lock_fd, listener_fd, *masters = descriptors
-    keys = [terminal["key"] for terminal in answer["terminals"] if terminal["has_master"]]
+    keys = [terminal.key for terminal in answer.terminals if terminal.has_master]
     listener = socket.socket(fileno=listener_fd)
     return Received(answer, lock_fd, listener, dict(zip(keys, masters, strict=True)), rings)
 
 
-def _answer(sock: socket.socket) -> frames.Frame:
+def _answer(sock: socket.socket) -> wire.HandedOver:
     """The `handed_over` that came; a `refused` is raised, any other frame is a BadFrame."""
-    header_size, payload_size = frames.check_prefix(_exactly(sock, frames.PREFIX.size))
-    answer = frames.decode(_exactly(sock, header_size), frames.HANDOVER_ANSWERS)
+    header_size, payload_size = wire.check_prefix(_exactly(sock, wire.PREFIX.size))
+    answer = wire.decode(_exactly(sock, header_size), wire.HANDOVER_ANSWERS)
     _exactly(sock, payload_size)
-    if answer["kind"] == "refused":
-        raise WardianError.from_envelope({"error": answer["error"]})
+    if isinstance(answer, wire.Refused):
+        raise WardianError.from_envelope({"error": answer.error})
+    if not isinstance(answer, wire.HandedOver):  # none: HANDOVER_ANSWERS reads only the two
+        raise wire.BadFrame(f"a {answer.kind!r} frame is no answer to a handover")
     return answer
 
 
@@ -126,9 +128,9 @@ def _descriptors(sock: socket.socket, count: int) -> list[int]:
     return taken
 
 
-def _ring(sock: socket.socket, terminal: frames.Frame) -> tuple[bytes, list[int]]:
-    data = _exactly(sock, terminal["ring_bytes"])
-    starts = _exactly(sock, OFFSET.size * terminal["pieces"])
+def _ring(sock: socket.socket, terminal: wire.HandedTerminal) -> tuple[bytes, list[int]]:
+    data = _exactly(sock, terminal.ring_bytes)
+    starts = _exactly(sock, OFFSET.size * terminal.pieces)
     return data, [start for (start,) in OFFSET.iter_unpack(starts)]
 
 

@@ -14,7 +14,7 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from wardian_core import terminal_frames as frames
+from wardian_core import terminal_wire as wire
 
 # How long output may wait for more to go with it: well under what a person notices in an
 # echo, and a fifth of what a busy agent's parse waits anyway (the host's parse window).
@@ -68,9 +68,9 @@ class HostWriter:
             else:
                 self._due = self._loop.call_at(due, self.flush)
 
-    def frame(self, frame: frames.Frame, payload: bytes = b"") -> None:
+    def frame(self, frame: wire.Frame, payload: bytes = b"") -> None:
         """Any frame, at once, after the output gathered so far."""
-        self._write([*self._gathered_frames(), frames.encode(frame, payload)])
+        self._write([*self._gathered_frames(), wire.encode(frame, payload)])
 
     def flush(self) -> None:
         """What is gathered, now."""
@@ -86,7 +86,7 @@ class HostWriter:
     def _gathered_frames(self) -> list[bytes]:
         self._cancel_due()
         encoded = [
-            frames.encode(frames.output(key, gathered.offset), b"".join(gathered.pieces))
+            wire.encode_output(key, gathered.offset, b"".join(gathered.pieces))
             for key, gathered in self._gathered.items()
         ]
         self._gathered.clear()

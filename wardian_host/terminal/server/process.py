@@ -85,7 +85,7 @@ def serve(home: Path, ready_fd: int | None, take_over: bool = False) -> int:
             received = handover.take_over(socket_path(home))
             handover.claim_lock(received.lock_fd)
             taken = received.lock_fd
-            logging.getLogger(__name__).info("took over %d terminals", len(received.answer["terminals"]))
+            logging.getLogger(__name__).info("took over %d terminals", len(received.answer.terminals))
         if isinstance(taken, str):
             raise already_running(taken)
         asyncio.run(_serve(home, ready_fd, taken, received))

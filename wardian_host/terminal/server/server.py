@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from wardian_core import terminal_frames as frames
+from wardian_core import terminal_wire as wire
 from wardian_core.clock import now_iso
 from wardian_core.control import endpoint
 from wardian_core.errors import WardianError
@@ -67,7 +67,7 @@ class Record:
     exit_code: int | None = None
     recorder: Recorder | None = None  # None: this agent's output is not recorded
 
-    def _told(self) -> frames.Frame:
+    def _told(self) -> dict[str, Any]:
         """What a host is told of it and a newer server is handed alike."""
         return {
             "key": self.key,
@@ -79,14 +79,21 @@ class Record:
             "exit_code": self.exit_code,
         }
 
-    def handed(self, rows: int, cols: int, ring_bytes: int, pieces: int, has_master: bool) -> frames.Frame:
-        handed = frames.handed_terminal(self._told(), rows, cols, ring_bytes, pieces, has_master)
-        if self.recorder is not None and self.recorder.recording:
-            handed |= {"recording_dir": str(self.recorder.folder), "recording_max_bytes": self.recorder.max_bytes}
-        return handed
+    def handed(self, rows: int, cols: int, ring_bytes: int, pieces: int, has_master: bool) -> wire.HandedTerminal:
+        recording = self.recorder if self.recorder is not None and self.recorder.recording else None
+        return wire.HandedTerminal(
+            **self._told(),
+            rows=rows,
+            cols=cols,
+            ring_bytes=ring_bytes,
+            pieces=pieces,
+            has_master=has_master,
+            recording_dir=str(recording.folder) if recording is not None else None,
+            recording_max_bytes=recording.max_bytes if recording is not None else 0,
+        )
 
-    def state(self, rows: int, cols: int) -> frames.Frame:
-        return frames.terminal_state(self._told(), self.ring.end_offset, rows, cols)
+    def state(self, rows: int, cols: int) -> wire.TerminalState:
+        return wire.TerminalState(**self._told(), end_offset=self.ring.end_offset, rows=rows, cols=cols)
 
 
 @dataclass(eq=False)
@@ -143,17 +150,17 @@ class TerminalServer:
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             refusal = self._stranger(writer)
-            hello = (await read_frame(reader, frames.decode_client))[0] if refusal is None else {}
-            if refusal is None and hello["kind"] == "hand_over":
+            hello = (await read_frame(reader, wire.decode_client))[0] if refusal is None else None
+            if refusal is None and isinstance(hello, wire.HandOver):
                 refusal = self._hand_over(writer, hello)
                 if refusal is None:
                     return
-            if refusal is None and (hello["kind"] != "hello" or hello["v"] != frames.TERMINAL_PROTOCOL_VERSION):
+            if refusal is None and (not isinstance(hello, wire.Hello) or hello.v != wire.TERMINAL_PROTOCOL_VERSION):
                 refusal = _mismatch(hello)
             # Checked after the last await before the host is taken on: two hosts cannot both pass.
             refusal = refusal or self._host_connected()
             if refusal is not None:
-                writer.write(frames.encode(frames.refused(refusal.envelope()["error"])))
+                writer.write(wire.encode(wire.Refused(refusal.envelope()["error"])))
                 await writer.drain()
                 return
             await self._serve_host(reader, writer)
@@ -184,10 +191,10 @@ class TerminalServer:
         self._host = link
         writer.transport.set_write_buffer_limits(high=HIGH_WATER_BYTES, low=LOW_WATER_BYTES)
         try:
-            writer.write(frames.encode(self._welcome()))
+            writer.write(wire.encode(self._welcome()))
             while True:
-                frame, payload = await read_frame(reader, frames.decode_client)
-                if frame["kind"] == "shutdown":
+                frame, payload = await read_frame(reader, wire.decode_client)
+                if isinstance(frame, wire.Shutdown):
                     self.stopped.set()
                     return
                 self._handle(frame, payload)
@@ -205,36 +212,36 @@ class TerminalServer:
         pty = self._ptys.get(key)
         return (pty.rows, pty.cols) if pty is not None else (1, 1)  # an exited one's: no PTY left
 
-    def _welcome(self) -> frames.Frame:
+    def _welcome(self) -> wire.Welcome:
         states = [record.state(*self._size(record.key)) for record in self._records.values()]
-        return frames.welcome(os.getpid(), __version__, self.started_at, self._backend, states)
+        protocol = wire.TERMINAL_PROTOCOL_VERSION
+        return wire.Welcome(protocol, os.getpid(), __version__, self.started_at, self._backend, states)
 
-    def _handle(self, frame: frames.Frame, payload: bytes) -> None:
-        kind, key = frame["kind"], frame.get("key", "")
-        if kind == "launch":
+    def _handle(self, frame: wire.ClientFrame, payload: bytes) -> None:
+        if isinstance(frame, wire.Launch):
             self._launch(frame)
-        elif kind == "write":
-            if self._ptys.get(key) is not None:
-                self._ptys.write(key, payload)
-        elif kind == "resize":
-            self._ptys.resize(key, frame["rows"], frame["cols"])
-            if (resized := self._records.get(key)) is not None and resized.recorder is not None:
-                resized.recorder.resize(resized.ring.end_offset, frame["rows"], frame["cols"])
-        elif kind == "follow":
-            self._follow(key, frame["offset"])
-        elif kind == "ack":
-            if (acked := self._records.get(key)) is not None:
-                acked.acked_offset = max(acked.acked_offset, frame["offset"])
-        elif kind == "release":
-            record = self._records.get(key)
+        elif isinstance(frame, wire.Write):
+            if self._ptys.get(frame.key) is not None:
+                self._ptys.write(frame.key, payload)
+        elif isinstance(frame, wire.Resize):
+            self._ptys.resize(frame.key, frame.rows, frame.cols)
+            if (resized := self._records.get(frame.key)) is not None and resized.recorder is not None:
+                resized.recorder.resize(resized.ring.end_offset, frame.rows, frame.cols)
+        elif isinstance(frame, wire.Follow):
+            self._follow(frame.key, frame.offset)
+        elif isinstance(frame, wire.Ack):
+            if (acked := self._records.get(frame.key)) is not None:
+                acked.acked_offset = max(acked.acked_offset, frame.offset)
+        elif isinstance(frame, wire.Release):
+            record = self._records.get(frame.key)
             if record is not None and record.exited:
-                del self._records[key]
+                del self._records[frame.key]
                 if record.recorder is not None:
                     record.recorder.close()
 
     # -- terminals --------------------------------------------------------------------------
 
-    def _launch(self, frame: frames.Frame) -> None:
+    def _launch(self, frame: wire.Launch) -> None:
         record: Record | None = None
 
         def on_output(data: bytes) -> None:
@@ -245,24 +252,23 @@ class TerminalServer:
             assert record is not None
             self._exited(record, exit_code)
 
-        key, argv, offset = frame["key"], frame["argv"], frame["offset"]
+        key, size = frame.key, (frame.rows, frame.cols)
         try:
-            size = (frame["rows"], frame["cols"])
-            terminal = self._ptys.open(key, argv, frame["env"], Path(frame["cwd"]), size, on_output, on_exit)
+            terminal = self._ptys.open(key, frame.argv, frame.env, Path(frame.cwd), size, on_output, on_exit)
         except WardianError as error:
-            self._send(frames.launch_failed(frame["id"], error.envelope()["error"]))
+            self._send(wire.LaunchFailed(frame.id, error.envelope()["error"]))
             return
         except OSError as exc:
-            failure = WardianError("request_failed", f"cannot start {argv[0]!r}: {exc.strerror or exc}")
-            self._send(frames.launch_failed(frame["id"], failure.envelope()["error"]))
+            failure = WardianError("request_failed", f"cannot start {frame.argv[0]!r}: {exc.strerror or exc}")
+            self._send(wire.LaunchFailed(frame.id, failure.envelope()["error"]))
             return
-        ring = OutputRing(self._ring_bytes, start_offset=offset)
-        record = Record(key, terminal.pid, terminal.session_id, ring, followed=True, acked_offset=offset)
-        record.recorder = _recorder(frame, size)
+        ring = OutputRing(self._ring_bytes, start_offset=frame.offset)
+        record = Record(key, terminal.pid, terminal.session_id, ring, followed=True, acked_offset=frame.offset)
+        record.recorder = _recorder(frame.recording_dir, frame.recording_max_bytes, size)
         self._records[key] = record
-        self._send(frames.launched(frame["id"], key, terminal.pid, terminal.session_id))
+        self._send(wire.Launched(frame.id, key, terminal.pid, terminal.session_id))
 
-    def _hand_over(self, writer: asyncio.StreamWriter, frame: frames.Frame) -> WardianError | None:
+    def _hand_over(self, writer: asyncio.StreamWriter, frame: wire.HandOver) -> WardianError | None:
         """Hand every terminal to the newer server asking (see `handover`), then end; in one
         go, with no await: no PTY is read, no host taken on, between the snapshot and the send."""
         if self._lock_fd is None or self._server is None:
@@ -279,7 +285,7 @@ class TerminalServer:
         finally:
             for data, _ in handing.rings:
                 data.release()  # the rings may grow again
-        log.info("handed %d terminals to the terminal server %d", len(self._records), frame["pid"])
+        log.info("handed %d terminals to the terminal server %d", len(self._records), frame.pid)
         self._server.close()  # accepts no more: a client connecting now is the new server's
         self._ptys.release_all()
         for record in self._records.values():
@@ -298,24 +304,24 @@ class TerminalServer:
             data, starts = record.ring.kept()
             terminals.append(record.handed(*self._size(record.key), len(data), len(starts), pty is not None))
             rings.append((data, starts))
-        answer = frames.handed_over(os.getpid(), terminals, len(descriptors))
+        answer = wire.HandedOver(wire.TERMINAL_PROTOCOL_VERSION, os.getpid(), terminals, len(descriptors))
         return handover.Handing(answer, descriptors, rings)
 
     def _adopt(self, received: handover.Received) -> None:
         """Take on the terminals an older server handed over, at the same offsets."""
-        for handed, (data, starts) in zip(received.answer["terminals"], received.rings, strict=True):
-            key, pid, session_id = handed["key"], handed["pid"], handed["session_id"]
-            ring = OutputRing.restored(self._ring_bytes, handed["start_offset"], data, starts)
-            record = Record(key, pid, session_id, ring, acked_offset=handed["acked_offset"])
-            record.exited, record.exit_code = handed["exited"], handed["exit_code"]
-            record.recorder = _recorder(handed, (handed["rows"], handed["cols"]))
+        for handed, (data, starts) in zip(received.answer.terminals, received.rings, strict=True):
+            key, pid, session_id, size = handed.key, handed.pid, handed.session_id, (handed.rows, handed.cols)
+            ring = OutputRing.restored(self._ring_bytes, handed.start_offset, data, starts)
+            record = Record(key, pid, session_id, ring, acked_offset=handed.acked_offset)
+            record.exited, record.exit_code = handed.exited, handed.exit_code
+            record.recorder = _recorder(handed.recording_dir, handed.recording_max_bytes, size)
             self._records[key] = record
             master = received.masters.get(key)
             if master is not None:
                 terminal = HandedTerminal(master, pid, session_id)
                 on_output = functools.partial(self._output, record)
                 on_exit = functools.partial(self._exited, record)
-                self._ptys.adopt(key, terminal, (handed["rows"], handed["cols"]), on_output, on_exit)
+                self._ptys.adopt(key, terminal, size, on_output, on_exit)
 
     def _output(self, record: Record, data: bytes) -> None:
         offset = record.ring.end_offset
@@ -328,7 +334,7 @@ class TerminalServer:
     def _exited(self, record: Record, exit_code: int | None) -> None:
         record.exited, record.exit_code = True, exit_code
         if record.followed and self._host is not None:
-            self._send(frames.exited(record.key, exit_code))
+            self._send(wire.Exited(record.key, exit_code))
         self._stop_if_unneeded()
 
     def _stop_if_unneeded(self) -> None:
@@ -340,15 +346,15 @@ class TerminalServer:
     def _follow(self, key: str, offset: int) -> None:
         record = self._records.get(key)
         if record is None:
-            self._send(frames.exited(key, None))  # unknown here: ended with a server before
+            self._send(wire.Exited(key, None))  # unknown here: ended with a server before
             return
         for start, piece in record.ring.pieces_from(offset):  # each as it was read: see agents/adoption
-            self._send(frames.output(key, start), piece)
+            self._send(wire.Output(key, start), piece)
         record.followed = True
         if record.exited:
-            self._send(frames.exited(key, record.exit_code))
+            self._send(wire.Exited(key, record.exit_code))
 
-    def _send(self, frame: frames.Frame, payload: bytes = b"") -> None:
+    def _send(self, frame: wire.ServerFrame, payload: bytes = b"") -> None:
         if self._host is not None:
             self._host.writes.frame(frame, payload)  # nothing, once its connection is closing
 
@@ -367,17 +373,16 @@ class TerminalServer:
         self._ptys.resume_reading()
 
 
-def _recorder(frame: frames.Frame, size: tuple[int, int]) -> Recorder | None:
+def _recorder(folder: str | None, max_bytes: int, size: tuple[int, int]) -> Recorder | None:
     """The recording a launch (or a handed-over terminal) asks for, None for none."""
-    folder = frame.get("recording_dir")
-    return Recorder(Path(folder), frame["recording_max_bytes"], *size) if folder else None
+    return Recorder(Path(folder), max_bytes, *size) if folder else None
 
 
-def _mismatch(hello: frames.Frame) -> WardianError:
-    theirs = hello["v"] if hello["kind"] == "hello" else None
+def _mismatch(hello: wire.ClientFrame | None) -> WardianError:
+    theirs = hello.v if isinstance(hello, wire.Hello) else None
     return WardianError(
         "protocol_mismatch",
-        f"this terminal server speaks protocol {frames.TERMINAL_PROTOCOL_VERSION}, the host {theirs}",
+        f"this terminal server speaks protocol {wire.TERMINAL_PROTOCOL_VERSION}, the host {theirs}",
         "Run `wardian host restart`: the new host hands the terminals to a server of its own version.",
-        {"server": frames.TERMINAL_PROTOCOL_VERSION, "host": theirs},
+        {"server": wire.TERMINAL_PROTOCOL_VERSION, "host": theirs},
     )
