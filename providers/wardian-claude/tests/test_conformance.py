@@ -1,6 +1,6 @@
 """Wardian's conformance suite, run on the installed `claude` entry point."""
 
-from wardian_host.testing.conformance import ProviderConformance
+from wardian_core.provider.testing import ProviderConformance
 
 
 class TestConformance(ProviderConformance):

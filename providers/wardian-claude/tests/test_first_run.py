@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from wardian_cli import WardianCli, never_asked, new_repository
 
-from wardian_host.testing.reaping import reap_home
+from wardian_core.provider.testing import reap_home
 
 pytestmark = pytest.mark.real_cli
 

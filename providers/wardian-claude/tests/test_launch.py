@@ -8,9 +8,8 @@ from unittest.mock import ANY
 import pytest
 
 from wardian_claude import argv, home
-from wardian_core.errors import WardianError
-from wardian_core.hook_recorder import CLI_PID_FIELD
-from wardian_core.provider_models import LaunchConfig, SpawnContext
+from wardian_core.provider import LaunchConfig, SpawnContext, WardianError
+from wardian_core.provider.home import CLI_PID_FIELD
 
 SESSION = "0f6f3c1e-8a0d-4b7e-9a53-2b9d4f0c6a11"
 
@@ -141,11 +140,11 @@ def test_hook_settings_record_every_payload_to_the_agents_jsonl(tmp_path: Path) 
 
 
 def test_hooks_post_to_the_hosts_endpoint_when_it_serves_them_but_session_start(tmp_path: Path) -> None:
-    from wardian_core import hook_endpoint
+    from wardian_core.provider.testing import home_secret, is_agent_token, record_port
 
     ctx = make_ctx(tmp_path)
-    secret = hook_endpoint.home_secret(ctx.wardian_home)  # what a host serving hooks leaves in run/
-    hook_endpoint.record_port(ctx.wardian_home, 40123)
+    secret = home_secret(ctx.wardian_home)  # what a host serving hooks leaves in run/
+    record_port(ctx.wardian_home, 40123)
     home.prepare(ctx)
 
     settings = json.loads(home.settings_file(ctx).read_text())
@@ -155,7 +154,7 @@ def test_hooks_post_to_the_hosts_endpoint_when_it_serves_them_but_session_start(
     assert {handler["type"] for handler in handlers.values()} == {"http"}
     assert {handler["url"] for handler in handlers.values()} == {url}
     token = handlers["Stop"]["headers"]["Authorization"].removeprefix("Bearer ")
-    assert hook_endpoint.is_agent_token(secret, ctx.agent_uuid, token)
+    assert is_agent_token(secret, ctx.agent_uuid, token)
     assert home.settings_file(ctx).stat().st_mode & 0o777 == 0o600
 
 

@@ -11,8 +11,8 @@ import pytest
 
 from wardian_claude import limits, parser
 from wardian_claude.tui import TerminalState, read_screen, watch_stream
-from wardian_core.parsing.screen import ScreenModel
-from wardian_core.provider_models import PTY_SOURCE, LimitReport, LimitResume, OutputSource, SpawnContext
+from wardian_core.provider import PTY_SOURCE, LimitReport, LimitResume, OutputSource, SpawnContext
+from wardian_core.provider.testing import ScreenModel
 
 LIMITS = Path(__file__).parent / "fixtures" / "limits"
 HOOKS = OutputSource(name="claude-hooks", path=Path("hooks.jsonl"))

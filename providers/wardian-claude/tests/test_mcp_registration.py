@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from wardian_claude import argv, home, mcp
-from wardian_host.testing.contexts import mcp_registration, spawn_context
+from wardian_core.provider.testing import mcp_registration, spawn_context
 
 REGISTRATION = mcp_registration("whoami", "reply")
 

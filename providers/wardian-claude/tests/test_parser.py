@@ -9,9 +9,8 @@ import pytest
 
 from wardian_claude import parser
 from wardian_claude.tui import HOOKLESS_READY_SECONDS, SCREEN_APPROVAL_GRACE_SECONDS
-from wardian_core.parsing.screen import ScreenModel
-from wardian_core.provider_models import HEADLESS_SOURCE, PTY_SOURCE, OutputSource, ParseResult, SpawnContext
-from wardian_host.testing.rests import rests_of
+from wardian_core.provider import HEADLESS_SOURCE, PTY_SOURCE, OutputSource, ParseResult, SpawnContext
+from wardian_core.provider.testing import ScreenModel, rests_of
 
 FIXTURES = Path(__file__).parent / "fixtures"
 HOOKS = OutputSource(name="claude-hooks", path=Path("hooks.jsonl"))

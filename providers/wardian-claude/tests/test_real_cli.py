@@ -19,7 +19,7 @@ from wardian_cli import ask_answer, ask_in_background, assert_replied_by_the_age
 from wardian_claude import argv as claude_argv
 from wardian_core.db.connection import reading
 from wardian_core.db.events import list_events
-from wardian_core.provider_models import SpawnContext
+from wardian_core.provider import SpawnContext
 
 pytestmark = pytest.mark.real_cli
 

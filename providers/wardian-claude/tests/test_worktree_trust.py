@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from wardian_claude.trust import carry_to_worktree
-from wardian_host.testing.repositories import repository_and_worktree
+from wardian_core.provider.testing import repository_and_worktree
 
 
 @pytest.fixture

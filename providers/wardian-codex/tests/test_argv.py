@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from wardian_codex import argv, plugin
-from wardian_core.errors import WardianError
+from wardian_core.provider import WardianError
 
 THREAD = "01a2002d-bdb3-7ee1-918a-96982cc53b81"
 

@@ -1,6 +1,6 @@
 """Wardian's provider conformance suite, on the installed `codex` entry point."""
 
-from wardian_host.testing.conformance import ProviderConformance
+from wardian_core.provider.testing import ProviderConformance
 
 
 class TestCodexConformance(ProviderConformance):

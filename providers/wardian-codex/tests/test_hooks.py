@@ -15,9 +15,9 @@ from unittest.mock import ANY
 import tomli_w
 
 from wardian_codex import hooks, hooks_log, parser, plugin
-from wardian_core.hook_recorder import CLI_PID_FIELD
-from wardian_core.provider_models import OutputSource, ParseResult
-from wardian_host.testing.rests import rests_of
+from wardian_core.provider import OutputSource, ParseResult
+from wardian_core.provider.home import CLI_PID_FIELD
+from wardian_core.provider.testing import rests_of
 
 FIXTURE = Path(__file__).parent / "fixtures" / "codex-hooks-tui-approval.jsonl"
 THREAD = "01a20592-21a7-7ad2-8ece-818c8e21955b"

@@ -10,10 +10,8 @@ from pathlib import Path
 import pytest
 
 from wardian_codex import limits, plugin
-from wardian_core.provider_models import LimitReport, LimitResume, OutputSource
-from wardian_core.status_rules import next_status
-from wardian_host.providers.manager import Plugins
-from wardian_host.testing.terminal_replay import Terminal, kinds
+from wardian_core.provider import LimitReport, LimitResume, OutputSource
+from wardian_core.provider.testing import Plugins, Terminal, kinds, next_status
 
 FIXTURES = Path(__file__).parent / "fixtures"
 # Two turns cut by the 5-hour window (resets 1796185881, then 1796185873), then `continue`, answered.

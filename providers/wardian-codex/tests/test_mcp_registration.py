@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from wardian_codex import home
-from wardian_core.provider_models import McpRegistration
-from wardian_host.testing.contexts import mcp_registration, spawn_context
+from wardian_core.provider import McpRegistration
+from wardian_core.provider.testing import mcp_registration, spawn_context
 
 REGISTRATION = mcp_registration("whoami", "reply")
 

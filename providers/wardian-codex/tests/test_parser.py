@@ -7,8 +7,8 @@ import pytest
 
 from wardian_codex import plugin
 from wardian_codex.hooks import HOOKS_SOURCE
-from wardian_core.provider_models import HEADLESS_SOURCE, PTY_SOURCE, OutputSource
-from wardian_core.status_rules import StatusCourse
+from wardian_core.provider import HEADLESS_SOURCE, PTY_SOURCE, OutputSource
+from wardian_core.provider.testing import StatusCourse
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

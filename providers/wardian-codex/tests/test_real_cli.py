@@ -31,9 +31,9 @@ from wardian_cli import (
 )
 
 from wardian_codex import plugin
-from wardian_core.provider_models import LaunchConfig, SpawnContext
+from wardian_core.provider import LaunchConfig, SpawnContext
+from wardian_core.provider.testing import reap_home
 from wardian_host.terminal import process_tree
-from wardian_host.testing.reaping import reap_home
 
 pytestmark = pytest.mark.real_cli
 

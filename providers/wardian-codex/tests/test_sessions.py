@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from wardian_codex import plugin
-from wardian_core.provider_models import OutputSource, ParseResult
+from wardian_core.provider import OutputSource, ParseResult
 
 THREAD = "01a2002d-bdb3-7ee1-918a-96982cc53b81"
 

@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 
 from wardian_codex import home, plugin, trust, tui
-from wardian_core.parsing.events import event
-from wardian_core.provider_models import PTY_SOURCE, ProviderEvent
-from wardian_host.testing.repositories import repository_and_worktree
+from wardian_core.provider import PTY_SOURCE, ProviderEvent
+from wardian_core.provider.parsing import event
+from wardian_core.provider.testing import repository_and_worktree
 
 USER_CONFIG = (
     '# my own settings\nmodel = "user-model"  # keep this comment\n[projects."/elsewhere"]\ntrust_level = "trusted"\n'

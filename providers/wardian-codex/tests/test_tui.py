@@ -6,8 +6,7 @@ from pathlib import Path
 
 from wardian_codex import plugin, tui
 from wardian_codex.profile import APPROVAL_SETTLE_SECONDS, READY_WITHOUT_SIGNAL_SECONDS, TRUST_SETTLE_SECONDS
-from wardian_core.status_rules import StatusCourse
-from wardian_host.testing.terminal_replay import Terminal, kinds, offset_after
+from wardian_core.provider.testing import StatusCourse, Terminal, kinds, offset_after
 
 FIXTURES = Path(__file__).parent / "fixtures"
 # A thread id, as Codex names its lock file and rollout.

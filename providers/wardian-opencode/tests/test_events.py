@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from wardian_core.parsing.sse import EventParser
-from wardian_core.provider_models import OutputSource
+from wardian_core.provider import OutputSource, SpawnContext
+from wardian_core.provider.parsing import EventParser
 from wardian_opencode import events
 from wardian_opencode.profile import PERMISSION_DIALOG
 
@@ -15,11 +15,11 @@ RECORDINGS = Path(__file__).parent / "fixtures" / "recordings"
 SOURCE = OutputSource(name="opencode-events", kind="sse", url="http://127.0.0.1:1/event")
 
 
-def replay(name: str, known_session: str | None = None) -> list:
-    state = events.EventsState()
+def replay(name: str, ctx: SpawnContext | None = None) -> list:
+    parser = events.OpenCodeEvents(SOURCE, ctx)
     found = []
     for data in EventParser().feed((RECORDINGS / name).read_bytes()):
-        found += events.parse_event(known_session, SOURCE, data, state).events
+        found += parser.feed(data).events
     return found
 
 
@@ -78,16 +78,16 @@ def test_an_api_error_is_an_error_and_the_idle_after_it_ends_no_turn() -> None:
     assert found[-1].message == "mock error 400 requested"
 
 
-def test_events_of_another_session_are_not_the_agents() -> None:
+def test_events_of_another_session_are_not_the_agents(make_ctx) -> None:
     # A resumed agent knows its session: a stream about another one tells it nothing.
-    assert replay("opencode-events-approval.sse", known_session="ses_someone_else") == []
+    assert replay("opencode-events-approval.sse", make_ctx(provider_session_id="ses_someone_else")) == []
 
 
 def test_a_child_session_of_a_subagent_does_not_become_the_agents() -> None:
-    state = events.EventsState()
+    parser = events.OpenCodeEvents(SOURCE)
     child = b'{"type":"session.created","properties":{"info":{"id":"ses_child","parentID":"ses_root"}}}'
-    assert events.parse_event(None, SOURCE, child, state).events == []
-    assert state.session_id is None
+    assert parser.feed(child).events == []
+    assert parser.session_id is None
 
 
 @pytest.mark.parametrize(
@@ -95,4 +95,4 @@ def test_a_child_session_of_a_subagent_does_not_become_the_agents() -> None:
     [b"", b"{", b"[]", b'{"type":7}', b'{"type":"session.status","properties":[]}', b"\xff", b'{"type":"x"}'],
 )
 def test_malformed_events_never_raise(data: bytes) -> None:
-    assert events.parse_event("ses_1", SOURCE, data, events.EventsState()).events == []
+    assert events.OpenCodeEvents(SOURCE).feed(data).events == []

@@ -3,7 +3,7 @@
 
 import json
 
-from wardian_core.provider_models import OutputSource
+from wardian_core.provider import OutputSource
 from wardian_opencode import events
 
 SOURCE = OutputSource(name="opencode-events", kind="sse", url="http://127.0.0.1:1/event")
@@ -19,10 +19,11 @@ def status(kind: str) -> dict:
 
 
 def rules(*records: dict) -> list[tuple[str, str]]:
-    state = events.EventsState(session_id=SESSION)
+    parser = events.OpenCodeEvents(SOURCE)
+    parser.session_id = SESSION
     found = []
     for record in records:
-        found += events.parse_event(SESSION, SOURCE, json.dumps(record).encode(), state).events
+        found += parser.feed(json.dumps(record).encode()).events
     return [(event.kind, event.evidence.rule) for event in found]
 
 

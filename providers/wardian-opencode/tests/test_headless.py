@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from wardian_core.provider_models import HEADLESS_SOURCE
-from wardian_opencode.headless import HeadlessState, parse_headless
+from wardian_core.provider import HEADLESS_SOURCE
+from wardian_opencode.headless import OpenCodeHeadless
 
 FIXTURES = Path(__file__).parent / "fixtures" / "shared"
 
@@ -33,10 +33,10 @@ EXPECTED = {
 
 
 def replay(name: str) -> list:
-    state = HeadlessState()
+    parser = OpenCodeHeadless(HEADLESS_SOURCE)
     events = []
     for line in (FIXTURES / name).read_bytes().splitlines():
-        events += parse_headless(HEADLESS_SOURCE, line, state).events
+        events += parser.feed(line).events
     return events
 
 
@@ -65,9 +65,9 @@ def test_each_step_reports_its_calls_usage_under_its_message() -> None:
     # Recorded from OpenCode 1.18.33 against the model server: each call 1500 prompt tokens of which
     # 300 cached, 70 output of which 9 reasoning; OpenCode counts the output without the reasoning.
     recording = Path(__file__).parents[3] / "tests" / "real_cli" / "recordings" / "opencode"
-    state = HeadlessState()
+    parser = OpenCodeHeadless(HEADLESS_SOURCE)
     lines = (recording / "opencode-headless-tool.jsonl").read_bytes().splitlines()
-    reports = [e.usage for line in lines for e in parse_headless(HEADLESS_SOURCE, line, state).events if e.usage]
+    reports = [e.usage for line in lines for e in parser.feed(line).events if e.usage]
     assert len(reports) == 2 and len({report.turn_key for report in reports}) == 2  # one per step's message
     report = reports[0]
     assert (report.input_tokens, report.cache_read_tokens, report.cache_write_tokens) == (1200, 300, 0)
@@ -83,7 +83,7 @@ def test_an_api_error_carries_the_apis_message() -> None:
 
 @pytest.mark.parametrize("line", [b"", b"not json", b"[1,2]", b'{"type":"step_finish","part":7}', b"\xff\xfe"])
 def test_bad_lines_never_raise(line: bytes) -> None:
-    events = parse_headless(HEADLESS_SOURCE, line, HeadlessState()).events
+    events = OpenCodeHeadless(HEADLESS_SOURCE).feed(line).events
     assert all(event.kind in ("turn_completed", "session_started", "usage_reported") for event in events)
 
 

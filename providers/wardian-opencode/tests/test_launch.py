@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from wardian_core.errors import WardianError
+from wardian_core.provider import WardianError
 from wardian_opencode import plugin, server
 
 

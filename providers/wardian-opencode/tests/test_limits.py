@@ -12,9 +12,9 @@ same: OpenCode set its next attempt a day later.
 from datetime import UTC, datetime
 from pathlib import Path
 
-from wardian_core.parsing.sse import EventParser
-from wardian_core.provider_models import LimitReport, LimitResume, OutputSource, ProviderEvent
-from wardian_core.status_rules import next_status
+from wardian_core.provider import LimitReport, LimitResume, OutputSource, ProviderEvent
+from wardian_core.provider.parsing import EventParser
+from wardian_core.provider.testing import next_status
 from wardian_opencode import events, limits
 
 RECORDINGS = Path(__file__).parent / "fixtures" / "recordings"
@@ -24,10 +24,10 @@ TOLD = datetime(2026, 12, 2, 3, 33, 20, tzinfo=UTC)
 
 
 def replay(name: str, told: datetime = TOLD) -> list[ProviderEvent]:
-    state = events.EventsState(clock=lambda: told)
+    parser = events.OpenCodeEvents(SOURCE, clock=lambda: told)
     found: list[ProviderEvent] = []
     for data in EventParser().feed((RECORDINGS / name).read_bytes()):
-        found += events.parse_event(None, SOURCE, data, state).events
+        found += parser.feed(data).events
     return [event for event in found if event.kind not in ("generating", "usage_reported")]
 
 
@@ -99,12 +99,13 @@ def status_line(status: dict[str, object]) -> bytes:
 
 
 def test_a_retry_for_an_overloaded_server_is_no_limit_and_a_host_back_mid_retry_starts_no_turn() -> None:
-    state = events.EventsState(session_id="ses_1", clock=lambda: TOLD)
+    parser = events.OpenCodeEvents(SOURCE, clock=lambda: TOLD)
+    parser.session_id = "ses_1"
     overloaded = {"type": "retry", "attempt": 1, "message": "Provider is overloaded", "next": 1796182400000}
 
-    assert events.parse_event(None, SOURCE, status_line(overloaded), state).events == []
+    assert parser.feed(status_line(overloaded)).events == []
     # Retrying, the session is in its turn: the busy of the next attempt starts none.
-    assert events.parse_event(None, SOURCE, status_line({"type": "busy"}), state).events == []
+    assert parser.feed(status_line({"type": "busy"})).events == []
 
 
 def test_the_reset_of_an_answer_without_windows_is_its_retry_after_or_its_message() -> None:

@@ -3,8 +3,8 @@
 import json
 from pathlib import Path
 
-from wardian_core.provider_models import McpRegistration
-from wardian_host.testing.contexts import mcp_registration, spawn_context
+from wardian_core.provider import McpRegistration
+from wardian_core.provider.testing import mcp_registration, spawn_context
 from wardian_opencode import home
 
 REGISTRATION = mcp_registration("whoami")

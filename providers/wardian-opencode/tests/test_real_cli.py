@@ -34,8 +34,8 @@ from wardian_cli import (
     new_repository,
 )
 
-from wardian_core.parsing.escapes import squeeze, strip_escapes
-from wardian_host.testing.reaping import reap_home
+from wardian_core.provider.parsing import squeeze, strip_escapes
+from wardian_core.provider.testing import reap_home
 
 pytestmark = pytest.mark.real_cli
 

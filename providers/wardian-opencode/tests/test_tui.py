@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from wardian_host.testing.terminal_replay import Terminal, kinds, offset_after
+from wardian_core.provider.testing import Terminal, kinds, offset_after
 from wardian_opencode import plugin, tui
 from wardian_opencode.profile import PERMISSION_DIALOG
 
@@ -46,4 +46,4 @@ def test_a_panel_gone_before_it_settled_is_the_streams_to_tell(terminal: Termina
     terminal.feed_to(TUI, offset_after(TUI, "Allow once"))
     terminal.feed_to(TUI, offset_after(TUI, "no output"))  # answered within the settle delay
     assert terminal.quiet() == [], "never reported by the screen: no closing of its own"
-    assert terminal.delay is None and not terminal.parser.state.panel.shown
+    assert terminal.delay is None and not terminal.parser.panel.shown

@@ -7,11 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from wardian_core.hookspecs import SourceParser
-from wardian_core.parsing.sse import EventParser
-from wardian_core.provider_models import ProviderEvent, SpawnContext
-from wardian_core.status_rules import StatusCourse
-from wardian_host.testing.terminal_replay import Terminal, kinds, offset_after
+from wardian_core.provider import ProviderEvent, SourceParser, SpawnContext
+from wardian_core.provider.parsing import EventParser
+from wardian_core.provider.testing import StatusCourse, Terminal, kinds, offset_after
 from wardian_opencode import plugin, server
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -6,9 +6,7 @@ from collections.abc import Mapping
 
 from wardian_claude import home, mcp
 from wardian_claude.profile import permission_mode
-from wardian_core import hookimpl
-from wardian_core.errors import WardianError
-from wardian_core.provider_models import LaunchPlan, SpawnContext
+from wardian_core.provider import LaunchPlan, SpawnContext, WardianError, hookimpl
 
 EXECUTABLE = "claude"
 HEADLESS_FLAGS = ["--output-format", "stream-json", "--verbose"]

@@ -4,9 +4,8 @@
 from typing import Any
 
 from wardian_claude.usage import HeadlessUsage
-from wardian_core.parsing.events import event
-from wardian_core.parsing.jsonl import json_object, text_field
-from wardian_core.provider_models import OutputSource, ParseResult
+from wardian_core.provider import OutputSource, ParseResult
+from wardian_core.provider.parsing import event, json_object, text_field
 
 
 def _content_summary(message: Any) -> str:

@@ -13,11 +13,16 @@ from pathlib import Path
 from wardian_claude import mcp
 from wardian_claude.trust import carry_to_worktree, claude_config_file, trust_folder
 from wardian_claude.usage import TRANSCRIPT_SOURCE_NAME, transcript_file
-from wardian_core import hookimpl, paths
-from wardian_core.hook_endpoint import HookTarget, hook_target
-from wardian_core.hook_recorder import install_recorder, write_if_changed
-from wardian_core.provider_homes import SKILLS_FOLDER, link
-from wardian_core.provider_models import HomePlan, OutputSource, SpawnContext
+from wardian_core.provider import HomePlan, OutputSource, SpawnContext, hookimpl
+from wardian_core.provider.home import (
+    SKILLS_FOLDER,
+    HookTarget,
+    hook_target,
+    include_root_folders,
+    install_recorder,
+    link,
+    write_if_changed,
+)
 
 HOOKS_SOURCE_NAME = "claude-hooks"
 # Every hook event the parser reads (plus Notification and the failure variants, kept for
@@ -82,7 +87,7 @@ def prepare(ctx: SpawnContext) -> HomePlan:
             link_skills(root, ctx.wardian_home)
     if ctx.mode == "interactive":
         config_file = claude_config_file(os.environ)
-        for folder in paths.include_root_folders(ctx.wardian_home):
+        for folder in include_root_folders(ctx.wardian_home):
             trust_folder(config_file, folder)
         carry_to_worktree(config_file, ctx.workspace)
     # Claude reads CLAUDE.md from --add-dir roots only with this set (2.1.197).

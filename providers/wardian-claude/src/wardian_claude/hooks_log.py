@@ -8,11 +8,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from wardian_claude.limits import hook_limit
-from wardian_core.parsing.events import event
-from wardian_core.parsing.hook_payloads import hook_payload, tool_data, tool_summary
-from wardian_core.parsing.jsonl import text_field
 from wardian_core.parsing.line_parsers import holds_only_the_known_session
-from wardian_core.provider_models import EventKind, OutputSource, ParseResult, ProviderEvent
+from wardian_core.provider import EventKind, OutputSource, ParseResult, ProviderEvent
+from wardian_core.provider.parsing import event, hook_payload, text_field, tool_data, tool_summary
 
 # The dialog of a tool approval; its keys are in profile.py.
 TOOL_DIALOG = "tool"

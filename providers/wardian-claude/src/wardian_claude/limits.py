@@ -25,17 +25,16 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from wardian_claude.usage import parse_transcript
-from wardian_core import hookimpl
-from wardian_core.parsing.jsonl import json_object, object_field, text_field
-from wardian_core.parsing.usage import epoch_time, limit_event
-from wardian_core.provider_models import (
+from wardian_core.provider import (
     LimitKind,
     LimitReport,
     LimitResume,
     OutputSource,
     ParseResult,
     ProviderEvent,
+    hookimpl,
 )
+from wardian_core.provider.parsing import epoch_time, json_object, limit_event, object_field, text_field
 
 # The StopFailure hook's `error` and the transcript's `error` for a limit (2.1.197, 2.1.332).
 RATE_LIMIT_ERROR = "rate_limit"

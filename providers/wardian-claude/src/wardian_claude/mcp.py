@@ -5,9 +5,8 @@
 import json
 from pathlib import Path
 
-from wardian_core.hook_recorder import write_if_changed
-from wardian_core.mcp_tools import stdio_server
-from wardian_core.provider_models import McpRegistration, SpawnContext
+from wardian_core.provider import McpRegistration, SpawnContext
+from wardian_core.provider.home import stdio_server, write_if_changed
 
 
 def config_file(ctx: SpawnContext) -> Path:

@@ -10,11 +10,9 @@
 from dataclasses import dataclass, field
 
 from wardian_claude import headless, home, hooks_log, limits, tui, usage
-from wardian_core import hookimpl
-from wardian_core.hookspecs import SourceParser
 from wardian_core.parsing.line_parsers import SessionLineParser, StatefulLineParser
-from wardian_core.parsing.screen import ScreenSnapshot
-from wardian_core.provider_models import HEADLESS_SOURCE, OutputSource, ParseResult, SpawnContext
+from wardian_core.provider import HEADLESS_SOURCE, OutputSource, ParseResult, SourceParser, SpawnContext, hookimpl
+from wardian_core.provider.parsing import ScreenSnapshot
 
 
 @dataclass

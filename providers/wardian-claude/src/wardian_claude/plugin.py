@@ -9,7 +9,7 @@ from wardian_claude.home import telemetry_sources as approval_source
 from wardian_claude.limits import limit_resume
 from wardian_claude.parser import parser_for as parse_output
 from wardian_claude.profile import INPUT_PROFILE, SETTINGS
-from wardian_core.provider_declaration import declared_provider_info
+from wardian_core.provider import declared_provider_info
 
 __all__ = [
     "approval_source",

@@ -1,6 +1,6 @@
 """How the host types into Claude Code's TUI and answers its dialogs, and the settings it takes."""
 
-from wardian_core.provider_models import DialogKeys, InputProfile, ProviderSetting
+from wardian_core.provider import DialogKeys, InputProfile, ProviderSetting
 
 # The tool dialog lists "1. Yes" (preselected) first in every tested version; what follows
 # differs: "3. No" (2.1.197), "3. Yes, and switch to auto mode", "4. No" (2.1.330). So a

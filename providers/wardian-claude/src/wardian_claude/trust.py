@@ -14,8 +14,7 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 
-from wardian_core.atomic_files import write_atomically
-from wardian_core.worktrees.checkout import linked_worktree
+from wardian_core.provider.home import linked_worktree, write_atomically
 
 
 def claude_config_file(environ: Mapping[str, str]) -> Path:

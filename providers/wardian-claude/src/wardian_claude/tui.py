@@ -14,13 +14,9 @@ from pathlib import Path
 
 from wardian_claude.hooks_log import TOOL_DIALOG
 from wardian_claude.limits import RETRYING, retrying_on_screen
-from wardian_core.hook_recorder import ready_rule
-from wardian_core.parsing.escapes import squeeze
-from wardian_core.parsing.events import event, screen_text
-from wardian_core.parsing.markers import MarkerWatch
-from wardian_core.parsing.screen import ScreenSnapshot
-from wardian_core.parsing.settle import Settle
-from wardian_core.provider_models import ApprovalReason, OutputSource, ParseResult, ProviderEvent
+from wardian_core.provider import ApprovalReason, OutputSource, ParseResult, ProviderEvent
+from wardian_core.provider.home import ready_rule
+from wardian_core.provider.parsing import MarkerWatch, ScreenSnapshot, Settle, event, screen_text, squeeze
 
 READY = "? for shortcuts"
 APPROVAL = "Do you want to proceed?"

@@ -13,9 +13,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from wardian_core.parsing.jsonl import json_object, object_field, text_field
-from wardian_core.parsing.usage import amount, count, iso_time, plus, usage_event
-from wardian_core.provider_models import OutputSource, ParseResult, ProviderEvent, SpawnContext
+from wardian_core.provider import OutputSource, ParseResult, ProviderEvent, SpawnContext
+from wardian_core.provider.parsing import (
+    amount,
+    count,
+    iso_time,
+    json_object,
+    object_field,
+    plus,
+    text_field,
+    usage_event,
+)
 
 TRANSCRIPT_SOURCE_NAME = "claude-transcript"
 # Claude cuts a longer folder name and appends a hash of the path (2.1.197, 2.1.330).

@@ -1,9 +1,7 @@
 """Launch and resume arguments of `codex`: interactive TUI, `exec --json` headless runs."""
 
 from wardian_codex import home
-from wardian_core import hookimpl
-from wardian_core.errors import WardianError
-from wardian_core.provider_models import LaunchPlan, SpawnContext
+from wardian_core.provider import LaunchPlan, SpawnContext, WardianError, hookimpl
 
 EXECUTABLE = "codex"
 # Flags only `codex exec` takes; they go right after `exec` (0.169.0 refuses them elsewhere).

@@ -9,10 +9,8 @@ Commentary (`agent_message`) is never a status change. turn.completed's `usage` 
 from dataclasses import dataclass
 
 from wardian_codex.usage import token_figures
-from wardian_core.parsing.events import event
-from wardian_core.parsing.jsonl import api_error_message, json_object, object_field, text_field
-from wardian_core.parsing.usage import usage_event
-from wardian_core.provider_models import OutputSource, ParseResult, ProviderEvent
+from wardian_core.provider import OutputSource, ParseResult, ProviderEvent
+from wardian_core.provider.parsing import api_error_message, event, json_object, object_field, text_field, usage_event
 
 
 @dataclass

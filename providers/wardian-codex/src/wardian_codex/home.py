@@ -20,11 +20,8 @@ from typing import Any
 import tomli_w
 
 from wardian_codex import hooks, mcp, reach
-from wardian_core import hookimpl
-from wardian_core.mcp_tools import SERVER_NAME
-from wardian_core.provider_homes import assigned_skills, link, link_skills
-from wardian_core.provider_models import HomePlan, SpawnContext
-from wardian_core.worktrees.checkout import linked_worktree
+from wardian_core.provider import HomePlan, SpawnContext, hookimpl
+from wardian_core.provider.home import SERVER_NAME, assigned_skills, link, link_skills, linked_worktree
 
 SHARED_FILES = ("auth.json", "cap_sid")
 # Windows elevated-sandbox support (Codex's `.sandbox*` folders): the secrets and helper

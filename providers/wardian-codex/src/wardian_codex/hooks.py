@@ -14,8 +14,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from wardian_core.hook_recorder import install_recorder, write_if_changed
-from wardian_core.provider_models import SpawnContext
+from wardian_core.provider import SpawnContext
+from wardian_core.provider.home import install_recorder, write_if_changed
 
 HOOKS_SOURCE = "codex-hooks"
 HOOKS_CONFIG = "hooks.json"

@@ -15,11 +15,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from wardian_core.parsing.events import event, in_turn
-from wardian_core.parsing.hook_payloads import hook_payload, tool_data, tool_summary
-from wardian_core.parsing.jsonl import lines_newest_first, text_field
 from wardian_core.parsing.line_parsers import holds_only_the_known_session
-from wardian_core.provider_models import OutputSource, ParseResult
+from wardian_core.provider import OutputSource, ParseResult
+from wardian_core.provider.parsing import (
+    event,
+    hook_payload,
+    in_turn,
+    lines_newest_first,
+    text_field,
+    tool_data,
+    tool_summary,
+)
 
 # Events after which an earlier PermissionRequest is no longer waiting.
 _ANSWERED_BY = ("PostToolUse", "UserPromptSubmit", "Stop", "SessionEnd")

@@ -24,15 +24,8 @@ import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from wardian_core import hookimpl
-from wardian_core.parsing.jsonl import object_field, text_field
-from wardian_core.parsing.usage import epoch_time, limit_event
-from wardian_core.provider_models import (
-    LimitKind,
-    LimitResume,
-    OutputSource,
-    ProviderEvent,
-)
+from wardian_core.provider import LimitKind, LimitResume, OutputSource, ProviderEvent, hookimpl
+from wardian_core.provider.parsing import epoch_time, limit_event, object_field, text_field
 
 # `codex_error_info` of a turn a plan's limit cut (0.171.0).
 USAGE_LIMIT_ERROR = "usage_limit_exceeded"

@@ -4,7 +4,7 @@ per tool (`tools.<tool>.approval_mode = "approve"`, Codex 0.169)."""
 
 from typing import Any
 
-from wardian_core.provider_models import SpawnContext
+from wardian_core.provider import SpawnContext
 
 # Codex waits 10 s for a server to start by default; an MCP SDK import on a busy machine can
 # take longer than that, and a server that missed it is left out of the session.

@@ -12,11 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from wardian_codex import headless, hooks, hooks_log, rollout, sessions, tui
-from wardian_core import hookimpl
-from wardian_core.hookspecs import SourceParser
 from wardian_core.parsing.line_parsers import SessionLineParser, StatefulLineParser
-from wardian_core.parsing.screen import ScreenSnapshot
-from wardian_core.provider_models import HEADLESS_SOURCE, OutputSource, ParseResult, SpawnContext
+from wardian_core.provider import HEADLESS_SOURCE, OutputSource, ParseResult, SourceParser, SpawnContext, hookimpl
+from wardian_core.provider.parsing import ScreenSnapshot
 
 
 @dataclass

@@ -8,9 +8,7 @@ from wardian_codex.limits import limit_resume
 from wardian_codex.parser import parser_for as parse_output
 from wardian_codex.profile import INPUT_PROFILE
 from wardian_codex.sessions import telemetry_sources as approval_source
-from wardian_core import hookimpl
-from wardian_core.provider_declaration import declared_provider_info
-from wardian_core.provider_models import ProviderEvent, SpawnContext
+from wardian_core.provider import ProviderEvent, SpawnContext, declared_provider_info, hookimpl
 
 __all__ = [
     "approval_source",

@@ -1,6 +1,6 @@
 """How Wardian types into Codex's TUI and answers its dialogs."""
 
-from wardian_core.provider_models import DialogKeys, InputProfile
+from wardian_core.provider import DialogKeys, InputProfile
 
 # Codex 0.169.0 drops a key that arrives within ~0.1 s of its approval dialog being drawn
 # (0.3 s later always works). The parser therefore reports the dialog only after it has been

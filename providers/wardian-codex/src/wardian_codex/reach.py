@@ -22,8 +22,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from wardian_core import paths
-from wardian_core.provider_models import SpawnContext
+from wardian_core.provider import SpawnContext
+from wardian_core.provider.home import bin_dir
 
 RULES_FILE = Path("rules") / "wardian.rules"
 RULES = (
@@ -39,9 +39,9 @@ def shell_path(ctx: SpawnContext, user_config: Mapping[str, Any], env: Mapping[s
     user_set = policy.get("set") if isinstance(policy, dict) else None
     base = user_set.get("PATH") if isinstance(user_set, dict) else None
     base = base if isinstance(base, str) else env.get("PATH", os.defpath)
-    bin_dir = str(paths.bin_dir(ctx.wardian_home))
-    rest = [folder for folder in base.split(os.pathsep) if folder and folder != bin_dir]
-    return os.pathsep.join([bin_dir, *rest])
+    wardian_bin = str(bin_dir(ctx.wardian_home))
+    rest = [folder for folder in base.split(os.pathsep) if folder and folder != wardian_bin]
+    return os.pathsep.join([wardian_bin, *rest])
 
 
 def config_entries(ctx: SpawnContext, user_config: Mapping[str, Any], env: Mapping[str, str]) -> dict[str, Any]:

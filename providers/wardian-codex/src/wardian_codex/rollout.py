@@ -12,10 +12,19 @@ from typing import Any
 from wardian_codex import limits
 from wardian_codex.profile import EXEC_DIALOG
 from wardian_codex.usage import rate_limit_windows, token_figures
-from wardian_core.parsing.events import event, in_turn
-from wardian_core.parsing.jsonl import api_error_message, json_object, object_field, text_field
-from wardian_core.parsing.usage import count, iso_time, plus, usage_event
-from wardian_core.provider_models import OutputSource, ParseResult, ProviderEvent
+from wardian_core.provider import OutputSource, ParseResult, ProviderEvent
+from wardian_core.provider.parsing import (
+    api_error_message,
+    count,
+    event,
+    in_turn,
+    iso_time,
+    json_object,
+    object_field,
+    plus,
+    text_field,
+    usage_event,
+)
 
 EXEC_EVENTS = ("exec_command_begin", "exec_command_start", "exec_command_output_delta", "exec_command_end")
 

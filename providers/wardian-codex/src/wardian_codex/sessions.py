@@ -14,9 +14,8 @@ from pathlib import Path
 
 from wardian_codex import hooks
 from wardian_codex.home import agent_codex_home
-from wardian_core import hookimpl
-from wardian_core.parsing.events import event
-from wardian_core.provider_models import OutputSource, ParseResult, SpawnContext
+from wardian_core.provider import OutputSource, ParseResult, SpawnContext, hookimpl
+from wardian_core.provider.parsing import event
 
 LOCKS_SOURCE = "thread-locks"
 SESSIONS_SOURCE = "sessions"

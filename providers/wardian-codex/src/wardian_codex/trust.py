@@ -18,9 +18,8 @@ from typing import Any
 
 import tomli_w
 
-from wardian_core.atomic_files import write_atomically
-from wardian_core.provider_models import ProviderEvent
-from wardian_core.worktrees.checkout import linked_worktree
+from wardian_core.provider import ProviderEvent
+from wardian_core.provider.home import linked_worktree, write_atomically
 
 log = logging.getLogger(__name__)
 

@@ -19,13 +19,17 @@ from wardian_codex.profile import (
     TRUST_DIALOG,
     TRUST_SETTLE_SECONDS,
 )
-from wardian_core.parsing.escapes import squeeze
-from wardian_core.parsing.events import event, screen_text
-from wardian_core.parsing.hook_payloads import tool_data, tool_summary
-from wardian_core.parsing.markers import MarkerWatch
-from wardian_core.parsing.screen import ScreenSnapshot
-from wardian_core.parsing.settle import Settle
-from wardian_core.provider_models import OutputSource, ParseResult, ProviderEvent
+from wardian_core.provider import OutputSource, ParseResult, ProviderEvent
+from wardian_core.provider.parsing import (
+    MarkerWatch,
+    ScreenSnapshot,
+    Settle,
+    event,
+    screen_text,
+    squeeze,
+    tool_data,
+    tool_summary,
+)
 
 READY = "? for shortcuts"
 # Codex's terminal state signal (an OSC 7501 sequence, `state=idle:app=codex`): sent once its

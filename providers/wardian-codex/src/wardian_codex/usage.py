@@ -8,9 +8,8 @@ Codex states no cost.
 
 from typing import Any
 
-from wardian_core.parsing.jsonl import object_field
-from wardian_core.parsing.usage import count, epoch_time, less
-from wardian_core.provider_models import RateLimitWindow
+from wardian_core.provider import RateLimitWindow
+from wardian_core.provider.parsing import count, epoch_time, less, object_field
 
 RATE_LIMIT_WINDOWS = ("primary", "secondary")
 

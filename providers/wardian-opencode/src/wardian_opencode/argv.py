@@ -1,9 +1,7 @@
 """Launch and resume arguments of OpenCode (checked against 1.18.33): the TUI with its server on
 Wardian's port, and `opencode run --format json` headless."""
 
-from wardian_core import hookimpl
-from wardian_core.errors import WardianError
-from wardian_core.provider_models import LaunchPlan, SpawnContext
+from wardian_core.provider import LaunchPlan, SpawnContext, WardianError, hookimpl
 from wardian_opencode import server
 
 EXECUTABLE = "opencode"

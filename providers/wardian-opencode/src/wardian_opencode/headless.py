@@ -9,67 +9,60 @@ never waits for a person: a permission set to `ask` is rejected on the spot (the
 in `error`).
 """
 
-from dataclasses import dataclass
 from typing import Any
 
-from wardian_core.parsing.events import event
-from wardian_core.parsing.jsonl import api_error_message, json_object, object_field, text_field
-from wardian_core.provider_models import OutputSource, ParseResult, ProviderEvent
+from wardian_core.provider import OutputSource, ParseResult, ProviderEvent, SpawnContext
+from wardian_core.provider.parsing import JsonLinesParser, api_error_message, object_field, text_field
 from wardian_opencode.usage import call_usage
 
 # The step that ends with this reason is followed by another: the turn goes on.
 TOOL_CALLS = "tool-calls"
 
 
-@dataclass
-class HeadlessState:
-    session_id: str | None = None
-    turn_started: bool = False
+class OpenCodeHeadless(JsonLinesParser):
+    """A run's stdout: its session, its turn's steps, tools and usage."""
 
+    def __init__(self, source: OutputSource, ctx: SpawnContext | None = None) -> None:
+        super().__init__(source, ctx)
+        self.session_id: str | None = None
+        self.turn_started = False
 
-def parse_headless(source: OutputSource, data: bytes, state: HeadlessState) -> ParseResult:
-    return ParseResult(events=_events(source, data, state))
+    def read(self, record: dict[str, Any], line: str) -> ParseResult:
+        return ParseResult(events=self._events(record, line))
 
+    def _events(self, record: dict[str, Any], line: str) -> list[ProviderEvent]:
+        kind = text_field(record, "type")
+        rule = f"type={kind}"
+        events = self._session(record, line)
+        if kind == "step_start" and not self.turn_started:
+            self.turn_started = True
+            return [*events, self.event("turn_started", rule, line)]
+        if kind in ("step_start", "text", "tool_use"):
+            return [*events, self.event("generating", rule, line, **_tool(record))]
+        if kind == "step_finish":
+            part = object_field(record, "part")
+            reason = text_field(part, "reason")
+            message = text_field(part, "messageID")
+            reported = call_usage(self.source, f"{rule} tokens", line, message, part, None, record.get("timestamp"))
+            events += [reported] if reported else []
+            if reason == TOOL_CALLS:
+                return [*events, self.event("generating", f"{rule} reason={reason}", line)]
+            self.turn_started = False
+            return [*events, self.event("turn_completed", f"{rule} reason={reason}", line)]
+        if kind == "error":
+            self.turn_started = False
+            error = object_field(record, "error")
+            message = api_error_message(object_field(error, "data")) or text_field(error, "name")
+            return [*events, self.event("error", rule, line, message=message)]
+        return events
 
-def _events(source: OutputSource, data: bytes, state: HeadlessState) -> list[ProviderEvent]:
-    record = json_object(data)
-    if record is None:
-        return []
-    line = data.decode("utf-8", "replace")
-    kind = text_field(record, "type")
-    rule = f"type={kind}"
-    events = _session(source, record, line, state)
-    if kind == "step_start" and not state.turn_started:
-        state.turn_started = True
-        return [*events, event("turn_started", source, rule, line)]
-    if kind in ("step_start", "text", "tool_use"):
-        return [*events, event("generating", source, rule, line, **_tool(record))]
-    if kind == "step_finish":
-        part = object_field(record, "part")
-        reason = text_field(part, "reason")
-        message = text_field(part, "messageID")
-        reported = call_usage(source, f"{rule} tokens", line, message, part, None, record.get("timestamp"))
-        events += [reported] if reported else []
-        if reason == TOOL_CALLS:
-            return [*events, event("generating", source, f"{rule} reason={reason}", line)]
-        state.turn_started = False
-        return [*events, event("turn_completed", source, f"{rule} reason={reason}", line)]
-    if kind == "error":
-        state.turn_started = False
-        message = api_error_message(object_field(object_field(record, "error"), "data")) or text_field(
-            object_field(record, "error"), "name"
-        )
-        return [*events, event("error", source, rule, line, message=message)]
-    return events
-
-
-def _session(source: OutputSource, record: dict[str, Any], line: str, state: HeadlessState) -> list[ProviderEvent]:
-    """The first record naming a session starts it (a resumed run names the one it resumed)."""
-    session_id = text_field(record, "sessionID")
-    if not session_id or session_id == state.session_id:
-        return []
-    state.session_id = session_id
-    return [event("session_started", source, "sessionID", line, session_id=session_id)]
+    def _session(self, record: dict[str, Any], line: str) -> list[ProviderEvent]:
+        """The first record naming a session starts it (a resumed run names the one it resumed)."""
+        session_id = text_field(record, "sessionID")
+        if not session_id or session_id == self.session_id:
+            return []
+        self.session_id = session_id
+        return [self.event("session_started", "sessionID", line, session_id=session_id)]
 
 
 def _tool(record: dict[str, Any]) -> dict[str, Any]:

@@ -16,11 +16,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from wardian_core import hookimpl
-from wardian_core.errors import WardianError
-from wardian_core.hook_recorder import write_if_changed
-from wardian_core.provider_homes import assigned_skills, link, link_skills
-from wardian_core.provider_models import HomePlan, SpawnContext
+from wardian_core.provider import HomePlan, SpawnContext, WardianError, hookimpl
+from wardian_core.provider.home import assigned_skills, link, link_skills, write_if_changed
 from wardian_opencode import mcp, server
 from wardian_opencode.config_files import read_config
 

@@ -26,10 +26,8 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from wardian_core import hookimpl
-from wardian_core.parsing.jsonl import object_field, text_field
-from wardian_core.parsing.usage import epoch_milliseconds, limit_event
-from wardian_core.provider_models import LimitKind, LimitReport, LimitResume, OutputSource, ProviderEvent
+from wardian_core.provider import LimitKind, LimitReport, LimitResume, OutputSource, ProviderEvent, hookimpl
+from wardian_core.provider.parsing import epoch_milliseconds, limit_event, object_field, text_field
 
 Clock = Callable[[], datetime]
 # The status code of an answer at a limit, whatever the vendor.

@@ -5,7 +5,7 @@ user's `permission` says otherwise, so the cooperation tools need no allowance o
 
 from typing import Any
 
-from wardian_core.provider_models import McpRegistration
+from wardian_core.provider import McpRegistration
 
 
 def with_server(config: dict[str, Any], registration: McpRegistration | None) -> dict[str, Any]:

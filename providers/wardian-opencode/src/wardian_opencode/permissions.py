@@ -11,7 +11,7 @@ rejected permission: the turn ends 20 ms after the answer).
 from dataclasses import dataclass, field
 from weakref import WeakValueDictionary
 
-from wardian_core.provider_models import SpawnContext
+from wardian_core.provider import SpawnContext
 from wardian_opencode import server
 
 

@@ -1,6 +1,6 @@
 """How Wardian types into OpenCode's TUI and answers its permission panel (checked on 1.18.33)."""
 
-from wardian_core.provider_models import DialogKeys, InputProfile, ProviderSetting
+from wardian_core.provider import DialogKeys, InputProfile, ProviderSetting
 
 # The permission panel: "Allow once" (selected), "Allow always", "Reject".
 PERMISSION_DIALOG = "permission"

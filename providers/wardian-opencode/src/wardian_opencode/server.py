@@ -13,7 +13,7 @@ import secrets
 import socket
 from pathlib import Path
 
-from wardian_core.provider_models import OutputSource, SpawnContext
+from wardian_core.provider import OutputSource, SpawnContext
 
 EVENTS_SOURCE = "opencode-events"
 HOST = "127.0.0.1"

@@ -5,14 +5,8 @@ readiness (the server has no event for a drawn TUI) and reports a permission pan
 did not tell of (still there after a settle delay; permissions.py), and its closing.
 """
 
-from dataclasses import dataclass, field
-
-from wardian_core.parsing.escapes import squeeze
-from wardian_core.parsing.events import event, screen_text
-from wardian_core.parsing.markers import MarkerWatch
-from wardian_core.parsing.screen import ScreenSnapshot
-from wardian_core.parsing.settled_box import BoxReport, SettledBox
-from wardian_core.provider_models import OutputSource, ParseResult
+from wardian_core.provider import OutputSource, ParseResult, SpawnContext
+from wardian_core.provider.parsing import BoxReport, ScreenParser, SettledBox, squeeze
 from wardian_opencode.permissions import PermissionLedger
 from wardian_opencode.profile import PERMISSION_DIALOG
 
@@ -34,49 +28,41 @@ READY_MARKERS = (squeeze(READY),)
 PANEL_MARKERS = (squeeze(PANEL), squeeze(PANEL_CHOICES))
 
 
-@dataclass
-class TerminalState:
-    stream: MarkerWatch = field(default_factory=MarkerWatch)
-    ready: bool = False
-    panel: SettledBox = field(default_factory=lambda: SettledBox(PANEL_SETTLE_SECONDS))
-    settled_look: bool = False
-    # What the event stream told of permissions, and how much of it had been told at the last
-    # look that showed no panel.
-    permissions: PermissionLedger = field(default_factory=PermissionLedger)
-    told_when_no_panel: int = 0
-    panel_on_screen: bool = False
+class OpenCodeScreen(ScreenParser):
+    """Readiness from the footer; the permission panel as the event stream's fallback."""
 
+    def __init__(
+        self, source: OutputSource, ctx: SpawnContext | None = None, permissions: PermissionLedger | None = None
+    ) -> None:
+        super().__init__(source, ctx)
+        self.panel = SettledBox(PANEL_SETTLE_SECONDS)
+        # What the event stream told of permissions, and how much of it had been told at the last
+        # look that showed no panel.
+        self.permissions = permissions if permissions is not None else PermissionLedger()
+        self.told_when_no_panel = 0
+        self.panel_on_screen = False
 
-def watch_stream(data: bytes, state: TerminalState) -> ParseResult:
-    # The footer is redrawn all the time: worth a look only until ready, or to see a panel gone.
-    footer_worth_a_look = state.panel_on_screen or state.panel.shown or not state.ready
-    markers = PANEL_MARKERS + (READY_MARKERS if footer_worth_a_look else ())
-    return ParseResult(want_screen=state.stream.saw_any(data, markers))
+    def markers(self) -> tuple[str, ...]:
+        # The footer is redrawn all the time: worth a look only until ready, or to see a panel gone.
+        footer_worth_a_look = self.panel_on_screen or self.panel.shown or not self.ready
+        return PANEL_MARKERS + (READY_MARKERS if footer_worth_a_look else ())
 
+    def read(self, rows: list[str], text: str, settled: bool) -> ParseResult:
+        shown = PANEL in text and PANEL_CHOICES in text
+        # The panel draws its title before its choices: a look at a half-drawn one is no look without it.
+        self.panel_on_screen = PANEL in text or PANEL_CHOICES in text
+        if not self.panel_on_screen:
+            self.told_when_no_panel = self.permissions.told
+        # A panel the stream told of is the stream's to report and to close, even while a late
+        # screen still shows it: to the fallback it is not there.
+        told = self.permissions.told_of_panel(self.told_when_no_panel)
+        if told and self.panel.reported:
+            # The screen reported it first (the stream's ask was late): the stream's reply closes it.
+            self.panel = SettledBox(PANEL_SETTLE_SECONDS)
+        events, call_again = self.panel.events(self.source, shown and not told, settled, PANEL_REPORT)
+        if READY in text and not shown and not self.ready:
+            events.append(self.became_ready("ready footer", READY))
+        return ParseResult(events=events, call_again_after=call_again)
 
-def read_screen(source: OutputSource, screen: ScreenSnapshot, state: TerminalState) -> ParseResult:
-    text = screen_text(screen.rows)
-    settled, state.settled_look = state.settled_look, False
-    shown = PANEL in text and PANEL_CHOICES in text
-    # The panel draws its title before its choices: a look at a half-drawn one is no look without it.
-    state.panel_on_screen = PANEL in text or PANEL_CHOICES in text
-    if not state.panel_on_screen:
-        state.told_when_no_panel = state.permissions.told
-    # A panel the stream told of is the stream's to report and to close, even while a late
-    # screen still shows it: to the fallback it is not there.
-    told = state.permissions.told_of_panel(state.told_when_no_panel)
-    if told and state.panel.reported:
-        # The screen reported it first (the stream's ask was late): the stream's reply closes it.
-        state.panel = SettledBox(PANEL_SETTLE_SECONDS)
-    events, call_again = state.panel.events(source, shown and not told, settled, PANEL_REPORT)
-    if READY in text and not shown and not state.ready:
-        state.ready = True
-        events.append(event("ready", source, "ready footer", READY))
-    return ParseResult(events=events, call_again_after=call_again)
-
-
-def settle_passed(state: TerminalState) -> ParseResult:
-    if state.panel.due():
-        state.settled_look = True
-        return ParseResult(want_screen=True)
-    return ParseResult()
+    def quiet(self) -> ParseResult:
+        return self.look_when_settled() if self.panel.due() else ParseResult()

@@ -6,9 +6,8 @@ for a model it has no price for). It states no context window per message.
 
 from typing import Any
 
-from wardian_core.parsing.jsonl import object_field, text_field
-from wardian_core.parsing.usage import amount, count, epoch_milliseconds, plus, usage_event
-from wardian_core.provider_models import OutputSource, ProviderEvent
+from wardian_core.provider import OutputSource, ProviderEvent
+from wardian_core.provider.parsing import amount, count, epoch_milliseconds, object_field, plus, text_field, usage_event
 
 
 def call_usage(

@@ -1,7 +1,6 @@
 """Launch and resume arguments of `wardian-example-cli`."""
 
-from wardian_core import hookimpl
-from wardian_core.provider_models import LaunchPlan, SpawnContext
+from wardian_core.provider import LaunchPlan, SpawnContext, hookimpl
 
 EXECUTABLE = "wardian-example-cli"
 

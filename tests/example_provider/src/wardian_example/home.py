@@ -2,8 +2,7 @@
 
 from pathlib import Path
 
-from wardian_core import hookimpl
-from wardian_core.provider_models import HomePlan, SpawnContext
+from wardian_core.provider import HomePlan, SpawnContext, hookimpl
 
 
 def example_home(ctx: SpawnContext) -> Path:

@@ -1,9 +1,7 @@
 """The example provider's plugin: its hooks, each marked where its work is done, and who it is
 (provider.toml beside this file)."""
 
-from wardian_core import hookimpl
-from wardian_core.provider_declaration import declared_provider_info
-from wardian_core.provider_models import LimitReport, LimitResume, OutputSource, SpawnContext
+from wardian_core.provider import LimitReport, LimitResume, OutputSource, SpawnContext, declared_provider_info, hookimpl
 from wardian_example import argv, home
 from wardian_example.argv import launch_plan as build_argv
 from wardian_example.argv import resume_args

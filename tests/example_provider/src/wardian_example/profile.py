@@ -1,4 +1,4 @@
-from wardian_core.provider_models import DialogKeys, InputProfile
+from wardian_core.provider import DialogKeys, InputProfile
 
 INPUT_PROFILE = InputProfile(
     submit_key="\r",
