@@ -58,6 +58,7 @@ SYSTEM_PACKAGES = {
     "chromedriver": "chromium-driver",
     "sshd": "openssh-server",
     "asciinema": "asciinema",
+    "tmux": "tmux",  # the real terminal `wardian tui`'s end-to-end test and benchmark run it in
 }
 
 
