@@ -17,7 +17,7 @@ import pytest
 
 from wardian_core.parsing.screen import ScreenSnapshot
 from wardian_core.provider_models import LimitReport, LimitResume, OutputSource
-from wardian_gemini import limits, plugin, tui
+from wardian_gemini import home, limits, plugin, tui
 
 RECORDED = json.loads((Path(__file__).parent / "fixtures" / "recordings" / "gemini-tui-usage-limit.json").read_text())
 PTY = OutputSource(name="pty", kind="pty")
@@ -88,13 +88,40 @@ def test_the_tui_parser_reads_the_dialog_once_the_stream_draws_it() -> None:
     assert tui.watch_stream(b"\x1b[5;3HType your message or @path/to/file", state).want_screen
 
 
-def test_the_resume_picks_stop_by_its_number_then_types_continue() -> None:
+def hook_log(ctx, *records: dict) -> None:
+    log = home.hooks_file(ctx)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text("".join(json.dumps(record) + "\n" for record in records))
+
+
+START = {"hook_event_name": "SessionStart", "session_id": "s-1", "source": "startup"}
+CUT = {"hook_event_name": "BeforeAgent", "session_id": "s-1", "prompt": "go MOCK_LIMIT:QUOTA_EXHAUSTED:1796183469"}
+
+
+def test_the_resume_picks_stop_by_its_number_then_sends_the_cut_prompt_again(make_ctx) -> None:
+    """Gemini rolls a prompt whose request failed out of the conversation: `continue` alone would
+    reach a model that never saw it (recorded: the continued request held no cut prompt)."""
     [reached] = look("pro_dialog", limits.LimitDialog())
     assert reached.limit is not None
+    ctx = make_ctx()
+    hook_log(ctx, START, {**CUT, "prompt": "an earlier prompt"}, {"hook_event_name": "AfterAgent"}, CUT)
 
     # "2" takes "2. Stop" at once (Enter would take "1. Keep trying", or "Switch to <model>");
     # Backspace removes the 2 from the prompt had the dialog been closed before.
-    assert plugin.limit_resume(limit=reached.limit) == LimitResume(how="text", keys=["2", "backspace"], text="continue")
+    assert plugin.limit_resume(ctx=ctx, limit=reached.limit) == LimitResume(
+        how="text", keys=["2", "backspace"], text=CUT["prompt"]
+    )
+
+
+def test_a_turn_cut_after_a_tool_ran_is_continued(make_ctx) -> None:
+    """The failed request carried the tool's result: Gemini keeps it, and the prompt before it."""
+    ctx = make_ctx()
+    hook_log(ctx, START, CUT, {"hook_event_name": "BeforeTool"}, {"hook_event_name": "AfterTool"})
+    limit = LimitReport(kind="usage", message="Usage limit reached for all Pro models. 1. Keep trying 2. Stop")
+
+    assert limits.limit_resume(ctx, limit).text == "continue"
+    hook_log(ctx, START)  # no prompt known (a user's hooks off leave no log at all)
+    assert limits.limit_resume(ctx, limit).text == "continue"
 
 
 @pytest.mark.parametrize(
@@ -105,10 +132,26 @@ def test_the_resume_picks_stop_by_its_number_then_types_continue() -> None:
         ("", "2"),
     ],
 )
-def test_stop_is_the_number_the_dialog_gave_it(answers: str, key: str) -> None:
+def test_stop_is_the_number_the_dialog_gave_it(make_ctx, answers: str, key: str) -> None:
     limit = LimitReport(kind="usage", message=f"Usage limit reached for all Pro models. {answers}".strip())
 
-    assert limits.limit_resume(limit).keys == [key, "backspace"]
+    assert limits.limit_resume(make_ctx(), limit).keys == [key, "backspace"]
+
+
+def test_a_dialog_without_a_reset_has_none_and_a_quoted_line_is_no_dialog() -> None:
+    daily = [
+        "Usage limit reached for gemini-2.5-pro.",
+        "/stats model for usage details",
+        "",
+        "● 1. Keep trying",
+        "2. Stop",
+    ]
+    quoted = ["✦ The CLI said:", "Usage limit reached for gemini-2.5-pro.", "", "> next prompt"]
+
+    [reached] = limits.look(PTY, daily, limits.LimitDialog(), NOW)
+
+    assert reached.limit is not None and reached.limit.resets_at is None
+    assert limits.look(PTY, quoted, limits.LimitDialog(), NOW) == []
 
 
 NOW = datetime(2026, 12, 2, 3, 48, 52, tzinfo=UTC)

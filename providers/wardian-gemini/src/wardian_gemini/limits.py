@@ -19,18 +19,26 @@ Seen against Google's answer at a quota (429 `RESOURCE_EXHAUSTED`; Code Assist's
                                                      Google also "Upgrade for higher limits")
 
 - Enter takes the preselected answer: it retries at once, or switches the model. "Stop" is the
-  last answer, its number typed alone picks it at once (fewer than ten answers). Esc does nothing.
+  last answer, its number typed alone picks it at once (fewer than ten answers); the list takes
+  only arrows, Enter and digits. Stop ends the turn (AfterAgent fires) and prints "[API Error:
+  …]"; the session's file records that error only then.
 - Gemini does not retry by itself: the dialog waits for a person.
+- A request that failed is rolled out of the conversation with its prompt (unless it carried a
+  tool's result): after Stop, the model no longer has the cut prompt.
 """
 
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
+from pathlib import Path
 
 from wardian_core import hookimpl
 from wardian_core.parsing.escapes import squeeze
+from wardian_core.parsing.hook_payloads import hook_payload
+from wardian_core.parsing.jsonl import text_field
 from wardian_core.parsing.usage import limit_event
-from wardian_core.provider_models import LimitReport, LimitResume, OutputSource, ProviderEvent
+from wardian_core.provider_models import LimitReport, LimitResume, OutputSource, ProviderEvent, SpawnContext
+from wardian_gemini import home
 
 USAGE_LIMIT = "Usage limit reached for"
 # The stream's squeezed text that asks for a look at the screen.
@@ -49,6 +57,8 @@ _CHOICE = re.compile(r"^(?:● )?(?P<number>\d)\. (?P<label>\S.*)$")
 _STOP_ANSWER = re.compile(r"(?P<number>\d)\. Stop\b")
 # Where the screen gave no Stop to read: the last of two answers (an API key's dialog, 0.61.0).
 DEFAULT_STOP = "2"
+# The longest text a resume types (`LimitResume.text`); a longer cut prompt gets `continue`.
+MAX_RESENT_PROMPT = 2000
 
 
 @dataclass
@@ -126,9 +136,30 @@ def stop_key(message: str | None) -> str:
     return found["number"] if found else DEFAULT_STOP
 
 
+def cut_prompt(hooks_file: Path) -> str | None:
+    """The prompt of the turn the limit cut, where Gemini dropped it: 0.61.0 rolls its history
+    back to before a prompt whose request failed, so `continue` alone would reach a model that
+    never saw it. Where a tool ran in that turn (AfterTool), the failed request carried the tool's
+    result, which Gemini keeps with the prompt: then None, and `continue` follows the whole turn."""
+    try:
+        lines = hooks_file.read_bytes().splitlines()
+    except OSError:
+        return None
+    prompt = None
+    for line in lines:
+        payload = hook_payload(line)
+        if payload is not None and payload[1] == "BeforeAgent":
+            prompt = text_field(payload[0], "prompt")
+        elif payload is not None and payload[1] == "AfterTool":
+            prompt = None
+    return prompt if prompt and len(prompt) <= MAX_RESENT_PROMPT else None
+
+
 @hookimpl(specname="limit_resume")
-def limit_resume(limit: LimitReport) -> LimitResume:
+def limit_resume(ctx: SpawnContext, limit: LimitReport) -> LimitResume:
     """Stop's number picks "Stop" at once and leaves the dialog on the same model (Enter would
-    take its first answer: retry, or switch the model); then Backspace takes the number back
-    out of the prompt, should the dialog have been closed already. Then `continue`."""
-    return LimitResume(how="text", keys=[stop_key(limit.message), "backspace"], text="continue")
+    take its first answer: retry now, or switch the model); Backspace takes the number back out
+    of the prompt, should the dialog have been closed already. Then the cut prompt again, as a
+    person would recall it with Up, or `continue` where Gemini kept the turn."""
+    text = cut_prompt(home.hooks_file(ctx)) or "continue"
+    return LimitResume(how="text", keys=[stop_key(limit.message), "backspace"], text=text)
