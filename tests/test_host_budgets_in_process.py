@@ -52,7 +52,7 @@ def test_a_turn_past_the_budget_holds_the_agent_until_its_budget_is_raised(
     with pytest.raises(WardianError) as refused:
         send(running_host, "spender", "echo second")
     assert refused.value.code == "budget_reached"
-    assert "wardian agent budget spender --raise tokens=+" in refused.value.hint
+    assert refused.value.hint is not None and "wardian agent budget spender --raise tokens=+" in refused.value.hint
     assert refused.value.details["results"][0]["result"] == "budget_reached"
     with pytest.raises(WardianError) as not_asked:
         ask(running_host, AskParams(target="spender", message="are you there?", timeout=5))

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from in_process_agents import WAIT_SECONDS, read_state, spawn_params, wait_until
 
-from tests.support.in_process_agents import WAIT_SECONDS, read_state, spawn_params, wait_until
 from wardian_core.db.events import list_events
 from wardian_core.notices import Notice
 from wardian_host.agents.limit_continuing import wait_for_event

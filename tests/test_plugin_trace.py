@@ -36,7 +36,7 @@ def context(tmp_path: Path, provider: str) -> SpawnContext:
 
 
 def traced_calls(text: str) -> list[tuple[str, str, str]]:
-    return [match.groups() for match in TRACED.finditer(text)]
+    return [(match[1], match[2], match[3]) for match in TRACED.finditer(text)]
 
 
 def test_every_hook_and_parser_call_is_traced_with_its_provider(

@@ -51,7 +51,7 @@ def test_the_name_of_an_installed_provider_is_duplicate_name(tmp_path: Path) -> 
     with pytest.raises(WardianError) as refused:
         write_provider_package("generic", tmp_path / "package")
     assert refused.value.code == "duplicate_name"
-    assert "wardian providers show generic" in refused.value.hint
+    assert refused.value.hint is not None and "wardian providers show generic" in refused.value.hint
 
 
 def test_a_folder_that_is_not_empty_is_refused_and_left_as_it_was(tmp_path: Path) -> None:

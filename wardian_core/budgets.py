@@ -9,6 +9,7 @@ layer may set a figure to None: no limit, whatever settings.toml says.
 
 import math
 import re
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -64,7 +65,7 @@ def effective_budget(settings: BudgetsSettings, class_name: str, name: str, own:
     return Budget(**figures, count_cache_reads=settings.count_cache_reads, sources=sources)
 
 
-def reached(budget: Budget, used: dict[str, float | None]) -> list[Dimension]:
+def reached(budget: Budget, used: Mapping[str, float | None]) -> list[Dimension]:
     """The figures whose use is at or past the budget."""
     hit: list[Dimension] = []
     for dimension in DIMENSIONS:
@@ -74,7 +75,7 @@ def reached(budget: Budget, used: dict[str, float | None]) -> list[Dimension]:
     return hit
 
 
-def left(budget: Budget, used: dict[str, float | None]) -> dict[str, float | None]:
+def left(budget: Budget, used: Mapping[str, float | None]) -> dict[str, float | None]:
     """What remains of each figure (never below 0); None where there is no limit."""
     remaining: dict[str, float | None] = {}
     for dimension in DIMENSIONS:

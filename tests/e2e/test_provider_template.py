@@ -50,9 +50,17 @@ def test_a_new_provider_package_installs_checks_tests_and_runs_an_agent(run_ward
     (bin_dir / NAME).write_text(TINY_CLI, encoding="utf-8")
     (bin_dir / NAME).chmod(0o755)
     env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}
-    pip = [python, "-m", "pip", "--disable-pip-version-check", "install", "--no-index", "--no-build-isolation"]
+    pip: list[str | Path] = [
+        python,
+        "-m",
+        "pip",
+        "--disable-pip-version-check",
+        "install",
+        "--no-index",
+        "--no-build-isolation",
+    ]
     run(*pip, "--no-deps", "--quiet", "-e", package, env=env)
-    wardian = [python, "-m", "wardian_host"]
+    wardian: list[str | Path] = [python, "-m", "wardian_host"]
 
     listed = json.loads(run(*wardian, "providers", "list", env=env).stdout)["providers"]
     [row] = [row for row in listed if row["name"] == NAME]

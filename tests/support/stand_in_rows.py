@@ -32,4 +32,5 @@ def stand_in_row(
         "worktree": None,
         "worktree_folder": None,
         "branch": None,
+        "limit": None,
     }
