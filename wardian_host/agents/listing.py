@@ -8,6 +8,7 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from wardian_core.control.models import AgentsListAnswer
 from wardian_core.control.protocol import MAX_FRAME_BYTES
 from wardian_host.agents.client_stream import ClientStream
 from wardian_host.agents.live_agent import LiveAgent
@@ -51,9 +52,9 @@ def pages(rows: Iterable[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
         yield page
 
 
-async def list_agents(agents: Iterable[LiveAgent], request: ClientStream) -> dict[str, int]:
+async def list_agents(agents: Iterable[LiveAgent], request: ClientStream) -> AgentsListAnswer:
     """Stream every agent's row (one snapshot of the registry, taken before any is sent)."""
     rows = [agent.snapshot() for agent in agents]
     for page in pages(rows):
         await request.emit({"agents": page})
-    return {"count": len(rows)}
+    return AgentsListAnswer(count=len(rows))

@@ -23,20 +23,19 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Literal, NamedTuple
+from typing import NamedTuple
 
 import psutil
 
 from wardian_core import pty_backend
+from wardian_core.control.models import CgroupTie, Tie, Verification, WhoamiAnswer
 from wardian_core.process_identity import ProcessIdentity
 from wardian_host.agents.live_agent import LiveAgent
 from wardian_host.terminal import process_tree
 from wardian_host.terminal.agent_cgroups import AgentCgroups, CgroupSupport
 from wardian_host.terminal.process_tree import SESSION_VARIABLE
 
-Verification = Literal["verified", "claimed", "none"]
 NO_CGROUPS = CgroupSupport(None, "the host was given no agent cgroups")
-Tie = Literal["cgroup", "ancestry", "session", "terminal"]
 
 
 @dataclass
@@ -82,16 +81,15 @@ class Caller:
     tie: Tie | None = None  # how a verified caller is tied to its agent
     cgroups: CgroupSupport = NO_CGROUPS  # whether the cgroup tie was there to hold
 
-    def answer(self) -> dict[str, Any]:
+    def answer(self) -> WhoamiAnswer:
         """`host whoami`'s answer."""
-        agent = self.agent.snapshot() if self.agent else None
-        return {
-            "pid": self.pid,
-            "verification": self.verification,
-            "agent": agent,
-            "tie": self.tie,
-            "cgroups": self.cgroups.answer(),
-        }
+        return WhoamiAnswer(
+            pid=self.pid,
+            verification=self.verification,
+            agent=self.agent.snapshot() if self.agent else None,
+            tie=self.tie,
+            cgroups=CgroupTie.model_validate(self.cgroups.answer()),
+        )
 
 
 class _Stat(NamedTuple):

@@ -85,11 +85,14 @@ class Route(Generic[Params]):
     handler: Callable[[Params, RequestContext], Awaitable[Any]]
 
     async def answer(self, kind: str, raw: dict[str, Any], context: RequestContext) -> Any:
+        """The handler's answer as the wire's JSON: an answer model (REQUEST_ANSWERS) is dumped
+        here, at the door; a route not yet given one answers plain data."""
         try:
             params = self.params.model_validate(raw)
         except ValidationError as exc:
             raise invalid_parameters(kind, exc) from None
-        return await self.handler(params, context)
+        answer = await self.handler(params, context)
+        return answer.model_dump(mode="json") if isinstance(answer, BaseModel) else answer
 
 
 # Each route's model is its own: the table's type cannot name them all.

@@ -9,11 +9,13 @@ from collections.abc import Callable
 from typing import Any
 
 from wardian_core.control.models import (
+    AgentsListAnswer,
     AskParams,
     AskWaitParams,
     AttachParams,
     CloneParams,
     DeleteParams,
+    HostStopAnswer,
     HostStopParams,
     McpSessionParams,
     NoParams,
@@ -26,6 +28,7 @@ from wardian_core.control.models import (
     UpdateParams,
     WaitParams,
     WatchParams,
+    WhoamiAnswer,
 )
 from wardian_host.agents.asking import AskDesk
 from wardian_host.agents.attaching import attach
@@ -62,14 +65,14 @@ def build_handlers(
     async def host_status(_: NoParams, __: RequestContext) -> dict[str, Any]:
         return describe_host()
 
-    async def host_stop(params: HostStopParams, __: RequestContext) -> dict[str, Any]:
+    async def host_stop(params: HostStopParams, __: RequestContext) -> HostStopAnswer:
         request_stop(params.keep_agents)
-        return {"stopping": True, "pid": os.getpid(), "agents_kept": params.keep_agents}
+        return HostStopAnswer(stopping=True, pid=os.getpid(), agents_kept=params.keep_agents)
 
-    async def host_whoami(_: NoParams, request: RequestContext) -> dict[str, Any]:
+    async def host_whoami(_: NoParams, request: RequestContext) -> WhoamiAnswer:
         return classify_caller(request.peer, registry.all(), terminals.cgroups).answer()
 
-    async def agents_list(_: NoParams, request: RequestContext) -> dict[str, int]:
+    async def agents_list(_: NoParams, request: RequestContext) -> AgentsListAnswer:
         return await list_agents(registry.all(), request)
 
     async def spawn(params: SpawnParams, _: RequestContext) -> dict[str, Any]:
