@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from wardian_claude import limits, parser
-from wardian_claude.tui import TerminalState, read_screen, watch_stream
+from wardian_claude.tui import ClaudeScreen
 from wardian_core.provider import PTY_SOURCE, LimitReport, LimitResume, OutputSource, SpawnContext
 from wardian_core.provider.testing import ScreenModel
 
@@ -42,9 +42,9 @@ def hook_events(fixture: str) -> list[Any]:
 
 
 def transcript_events(fixture: str, now: datetime = RECORDED) -> list[Any]:
-    memory = limits.TranscriptMemory(clock=lambda: now)
+    transcript = limits.ClaudeTranscript(TRANSCRIPT, clock=lambda: now)
     lines = (LIMITS / fixture).read_bytes().splitlines()
-    return [event for line in lines for event in limits.read_transcript(TRANSCRIPT, line, memory).events]
+    return [event for line in lines for event in transcript.feed(line).events]
 
 
 def kinds(events: list[Any]) -> list[str]:
@@ -116,14 +116,14 @@ def test_another_stop_failure_is_still_an_error() -> None:
 def screen_events(fixture: str) -> list[Any]:
     """The recorded TUI fed to the parser, the screen looked at whenever it asks."""
     raw = (LIMITS / fixture).read_bytes()
-    state, model, events = TerminalState(), ScreenModel(rows=40, cols=120), []
+    screen, model, events = ClaudeScreen(PTY_SOURCE), ScreenModel(rows=40, cols=120), []
     for start in range(0, len(raw), 512):
         chunk = raw[start : start + 512]
         model.feed(chunk)
-        result = watch_stream(PTY_SOURCE, chunk, state)
+        result = screen.feed(chunk)
         events += result.events
         if result.want_screen:
-            events += read_screen(PTY_SOURCE, model.snapshot(), state, None).events
+            events += screen.screen(model.snapshot()).events
     return [event for event in events if event.kind.startswith("limit")]
 
 

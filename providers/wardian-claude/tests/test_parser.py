@@ -48,7 +48,7 @@ class Tui:
 
     def __init__(self, agent_dir: Path = FIXTURES) -> None:
         self.ctx = tui_context(agent_dir)
-        self.parser = parser.TuiParser(self.ctx, PTY_SOURCE)
+        self.parser = parser.parser_for(self.ctx, PTY_SOURCE)
         self.screen = ScreenModel()
         self.events: list[Any] = []
         self.quiet_asked: float | None = None

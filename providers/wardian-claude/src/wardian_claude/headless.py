@@ -4,8 +4,8 @@
 from typing import Any
 
 from wardian_claude.usage import HeadlessUsage
-from wardian_core.provider import OutputSource, ParseResult
-from wardian_core.provider.parsing import event, json_object, text_field
+from wardian_core.provider import OutputSource, ParseResult, SpawnContext
+from wardian_core.provider.parsing import JsonLinesParser, event, text_field
 
 
 def _content_summary(message: Any) -> str:
@@ -24,24 +24,29 @@ def _content_summary(message: Any) -> str:
     return " ".join(parts)
 
 
-def parse_headless(source: OutputSource, data: bytes, usage: HeadlessUsage) -> ParseResult:
-    record = json_object(data)
-    if record is None:
+class ClaudeHeadless(JsonLinesParser):
+    """A run's stdout, and its usage (the newest call's, the model it started on) for its result."""
+
+    def __init__(self, source: OutputSource, ctx: SpawnContext | None = None) -> None:
+        super().__init__(source, ctx)
+        self.usage = HeadlessUsage()
+
+    def read(self, record: dict[str, Any], line: str) -> ParseResult:
+        self.usage.remember(record)
+        kind, subtype = record.get("type"), record.get("subtype")
+        session_id = text_field(record, "session_id")
+        if kind == "system" and subtype == "init":
+            line = f"init {session_id} model={record.get('model')}"
+            started = [self.event("session_started", "system/init", line, session_id=session_id)] if session_id else []
+            return ParseResult(events=[*started, self.event("turn_started", "system/init", "init")])
+        if kind in ("assistant", "user"):
+            rule = "assistant" if kind == "assistant" else "user tool_result"
+            return ParseResult(events=[self.event("generating", rule, _content_summary(record.get("message")))])
+        if kind == "result":
+            reported = self.usage.result_usage(self.source, record)
+            ended = _result_event(self.source, record, session_id)
+            return ParseResult(events=[*([reported] if reported else []), ended])
         return ParseResult()
-    usage.remember(record)
-    kind, subtype = record.get("type"), record.get("subtype")
-    session_id = text_field(record, "session_id")
-    if kind == "system" and subtype == "init":
-        line = f"init {session_id} model={record.get('model')}"
-        started = [event("session_started", source, "system/init", line, session_id=session_id)] if session_id else []
-        return ParseResult(events=[*started, event("turn_started", source, "system/init", "init")])
-    if kind in ("assistant", "user"):
-        rule = "assistant" if kind == "assistant" else "user tool_result"
-        return ParseResult(events=[event("generating", source, rule, _content_summary(record.get("message")))])
-    if kind == "result":
-        reported = usage.result_usage(source, record)
-        return ParseResult(events=[*([reported] if reported else []), _result_event(source, record, session_id)])
-    return ParseResult()
 
 
 def _result_event(source: OutputSource, record: dict[str, Any], session_id: str | None) -> Any:

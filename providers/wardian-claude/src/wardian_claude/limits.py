@@ -19,7 +19,6 @@ unified-status: rejected`, `-reset`, `-representative-claim`), 2.1.197 and 2.1.3
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -32,9 +31,10 @@ from wardian_core.provider import (
     OutputSource,
     ParseResult,
     ProviderEvent,
+    SpawnContext,
     hookimpl,
 )
-from wardian_core.provider.parsing import epoch_time, json_object, limit_event, object_field, text_field
+from wardian_core.provider.parsing import SourceReader, epoch_time, json_object, limit_event, object_field, text_field
 
 # The StopFailure hook's `error` and the transcript's `error` for a limit (2.1.197, 2.1.332).
 RATE_LIMIT_ERROR = "rate_limit"
@@ -106,29 +106,31 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-@dataclass
-class TranscriptMemory:
-    """The limit the transcript told last, for 2.1.332's note that it continues by itself; `clock`
-    tells a limit still ahead from one already reset."""
+class ClaudeTranscript(SourceReader):
+    """The session's transcript: the limits it records, and each message's usage (usage.py).
+    `last`: the limit the transcript told last, for 2.1.332's note that it continues by itself;
+    `clock` tells a limit still ahead from one already reset."""
 
-    last: LimitReport | None = None
-    clock: Callable[[], datetime] = _now
+    def __init__(
+        self, source: OutputSource, ctx: SpawnContext | None = None, clock: Callable[[], datetime] = _now
+    ) -> None:
+        super().__init__(source, ctx)
+        self.last: LimitReport | None = None
+        self.clock = clock
 
-
-def read_transcript(source: OutputSource, data: bytes, memory: TranscriptMemory) -> ParseResult:
-    """A transcript line: a limit it records, or its usage (usage.py)."""
-    record = json_object(data)
-    if record is None:
-        return ParseResult()
-    reached = transcript_limit(source, record, memory.clock())
-    if reached is not None and reached.limit is not None:
-        memory.last = reached.limit
-        return ParseResult(events=[reached])
-    continuing = auto_continue(source, record, memory.last) if memory.last is not None else None
-    if continuing is not None:
-        memory.last = None
-        return ParseResult(events=[continuing])
-    return parse_transcript(source, data)
+    def feed(self, data: bytes) -> ParseResult:
+        record = json_object(data)
+        if record is None:
+            return ParseResult()
+        reached = transcript_limit(self.source, record, self.clock())
+        if reached is not None and reached.limit is not None:
+            self.last = reached.limit
+            return ParseResult(events=[reached])
+        continuing = auto_continue(self.source, record, self.last) if self.last is not None else None
+        if continuing is not None:
+            self.last = None
+            return ParseResult(events=[continuing])
+        return parse_transcript(self.source, data)
 
 
 def transcript_limit(source: OutputSource, record: dict[str, Any], now: datetime) -> ProviderEvent | None:

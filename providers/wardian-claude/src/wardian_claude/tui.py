@@ -8,15 +8,16 @@ rejected approval — and an approval dialog the hooks did not report.
 """
 
 import itertools
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from wardian_claude.home import hooks_file
 from wardian_claude.hooks_log import TOOL_DIALOG
 from wardian_claude.limits import RETRYING, retrying_on_screen
-from wardian_core.provider import ApprovalReason, OutputSource, ParseResult, ProviderEvent
+from wardian_core.provider import ApprovalReason, OutputSource, ParseResult, ProviderEvent, SpawnContext
 from wardian_core.provider.home import ready_rule
-from wardian_core.provider.parsing import MarkerWatch, ScreenSnapshot, Settle, event, screen_text, squeeze
+from wardian_core.provider.parsing import MarkerWatch, ScreenParser, Settle, squeeze
 
 READY = "? for shortcuts"
 APPROVAL = "Do you want to proceed?"
@@ -84,55 +85,6 @@ SCREEN_APPROVAL_GRACE_SECONDS = 1.0
 HOOKLESS_READY_SECONDS = 5.0
 
 
-@dataclass
-class TerminalState:
-    stream: MarkerWatch = field(default_factory=MarkerWatch)
-    ready: bool = False
-    unreachable: bool = False
-    first_run: FirstRunScreen | None = None
-    # The tool dialog was on screen at the last look, and since the last prompt.
-    dialog_shown: bool = False
-    dialog_seen: bool = False
-    grace: Settle = field(default_factory=lambda: Settle(SCREEN_APPROVAL_GRACE_SECONDS))
-    # The prompt is on screen, the SessionStart hook not yet in the hooks file.
-    hookless: Settle = field(default_factory=lambda: Settle(HOOKLESS_READY_SECONDS))
-    hookless_expired: bool = False
-    # The last look showed the prompt (or a turn under it).
-    prompt_on_screen: bool = False
-    confirming: bool = False
-    # The screen reported this dialog already (one report per dialog shown).
-    dialog_reported: bool = False
-    # Watched only while a trust question is open, for the words of a refusal.
-    refusal: MarkerWatch = field(default_factory=MarkerWatch)
-    # The row of the limit retry last reported, up to its attempt ("attempt 1/10"): the countdown
-    # redraws it every second, one report per attempt.
-    retry_reported: str | None = None
-
-
-def _triggers(state: TerminalState) -> tuple[str, ...]:
-    # The prompt on screen at the last look, ready waits on the SessionStart hook or the hookless
-    # delay, and each asks for its own look: the prompt redrawn meanwhile would replay for nothing.
-    awaiting_prompt = not state.ready and not (state.prompt_on_screen and state.hookless.pending)
-    waiting = awaiting_prompt or state.first_run is not None or state.dialog_shown or state.dialog_seen
-    return ALWAYS + (PROMPT_MARKERS if waiting else ()) + ((INTERRUPTED_MARKER,) if state.dialog_seen else ())
-
-
-def watch_stream(source: OutputSource, data: bytes, state: TerminalState) -> ParseResult:
-    """Ask for the screen when the stream shows one of the markers the rules read."""
-    want_screen = state.stream.saw_any(data, _triggers(state))
-    return ParseResult(events=_refused(source, data, state), want_screen=want_screen)
-
-
-def _refused(source: OutputSource, data: bytes, state: TerminalState) -> list[ProviderEvent]:
-    if state.first_run is None or state.first_run.reason != "trust":
-        return []
-    if not state.refusal.saw_any(data, (REFUSED_MARKER,)):
-        return []
-    state.first_run = None
-    message = "the folder was not trusted: Claude exits"
-    return [event("approval_resolved", source, "trust refused", REFUSED, message=message, answer="rejected")]
-
-
 def input_box_shown(rows: list[str]) -> bool:
     """The prompt box (a `❯` row right under a rule of `─`): drawn whenever the TUI takes input,
     also after a turn, when the `? for shortcuts` hint is gone (2.1.197)."""
@@ -142,131 +94,162 @@ def input_box_shown(rows: list[str]) -> bool:
     )
 
 
-def read_screen(
-    source: OutputSource, screen: ScreenSnapshot, state: TerminalState, hooks_file: Path | None
-) -> ParseResult:
-    """`hooks_file`: where the agent's hooks write (None for a headless run)."""
-    text = screen_text(screen.rows)
-    events: list[ProviderEvent] = []
-    state.prompt_on_screen = False
-    if UNREACHABLE in text and not state.unreachable:
-        state.unreachable = True
-        message = "Claude Code cannot reach Anthropic's API (first-run connectivity check)"
-        events.append(event("error", source, "cannot reach Anthropic", UNREACHABLE, message=message))
-    first_run = next((s for s in FIRST_RUN_SCREENS if s.marker in text), None)
-    if first_run is not None:
-        if state.first_run is None or state.first_run.dialog != first_run.dialog:
-            state.first_run = first_run
-            events.append(_first_run_opened(source, first_run, screen.rows))
-        return ParseResult(events=events)
-    # A turn running under the prompt (busy) shows the TUI took input as surely as the hint.
-    call_again_after = None
-    if READY in text or BUSY in text or input_box_shown(screen.rows):
-        marker = READY if READY in text else BUSY if BUSY in text else PROMPT_CHAR
-        state.prompt_on_screen = True
-        events += _prompt_shown(source, state, marker)
-        if not state.ready:
-            events += _ready(source, state, marker, hooks_file)
-            call_again_after = None if state.ready or state.hookless.pending else state.hookless.start()
-    events += _tool_dialog(source, text, state)
-    events += _limit_retrying(source, screen.rows, state)
-    return ParseResult(events=events, call_again_after=call_again_after or _grace(text, state))
+class ClaudeScreen(ScreenParser):
+    """Readiness, first-run screens, a tool dialog the hooks did not report, a rejected approval."""
 
+    def __init__(self, source: OutputSource, ctx: SpawnContext | None = None) -> None:
+        super().__init__(source, ctx)
+        self.unreachable = False
+        self.first_run: FirstRunScreen | None = None
+        # The tool dialog was on screen at the last look, and since the last prompt.
+        self.dialog_shown = False
+        self.dialog_seen = False
+        self.grace = Settle(SCREEN_APPROVAL_GRACE_SECONDS)
+        # The prompt is on screen, the SessionStart hook not yet in the hooks file.
+        self.hookless = Settle(HOOKLESS_READY_SECONDS)
+        self.hookless_expired = False
+        # The last look showed the prompt (or a turn under it).
+        self.prompt_on_screen = False
+        self.confirming = False
+        # The screen reported this dialog already (one report per dialog shown).
+        self.dialog_reported = False
+        # Watched only while a trust question is open, for the words of a refusal.
+        self.refusal = MarkerWatch()
+        # The row of the limit retry last reported, up to its attempt ("attempt 1/10"): the countdown
+        # redraws it every second, one report per attempt.
+        self.retry_reported: str | None = None
 
-def _limit_retrying(source: OutputSource, rows: list[str], state: TerminalState) -> list[ProviderEvent]:
-    row = next((row for row in rows if RETRYING.search(row)), None)
-    attempt = row[row.lower().find("attempt") :] if row and "attempt" in row.lower() else row
-    if row is None or attempt == state.retry_reported:
-        state.retry_reported = attempt  # gone from the screen: the next retry is a new one
-        return []
-    state.retry_reported = attempt
-    retrying = retrying_on_screen(source, row, datetime.now(UTC))
-    return [retrying] if retrying is not None else []
+    def hook_log_of(self, ctx: SpawnContext) -> Path | None:
+        return hooks_file(ctx)
 
+    def markers(self) -> tuple[str, ...]:
+        # The prompt on screen at the last look, ready waits on the SessionStart hook or the hookless
+        # delay, and each asks for its own look: the prompt redrawn meanwhile would replay for nothing.
+        awaiting_prompt = not self.ready and not (self.prompt_on_screen and self.hookless.pending)
+        waiting = awaiting_prompt or self.first_run is not None or self.dialog_shown or self.dialog_seen
+        return ALWAYS + (PROMPT_MARKERS if waiting else ()) + ((INTERRUPTED_MARKER,) if self.dialog_seen else ())
 
-def _first_run_opened(source: OutputSource, screen: FirstRunScreen, rows: list[str]) -> ProviderEvent:
-    asked = next((row.strip() for row in rows if screen.question and screen.question in row), None)
-    return event(
-        "approval_requested",
-        source,
-        "first-run screen",
-        screen.marker,
-        message=f"{screen.message}: {asked}" if asked else screen.message,
-        reason=screen.reason,
-        dialog=screen.dialog,
-    )
+    def stream_events(self, data: bytes) -> list[ProviderEvent]:
+        """Claude's words as it exits, printed after the TUI is gone: read from the stream."""
+        if self.first_run is None or self.first_run.reason != "trust":
+            return []
+        if not self.refusal.saw_any(data, (REFUSED_MARKER,)):
+            return []
+        self.first_run = None
+        message = "the folder was not trusted: Claude exits"
+        return [self.event("approval_resolved", "trust refused", REFUSED, message=message, answer="rejected")]
 
+    def read(self, rows: list[str], text: str, settled: bool) -> ParseResult:
+        events: list[ProviderEvent] = []
+        self.prompt_on_screen = False
+        if UNREACHABLE in text and not self.unreachable:
+            self.unreachable = True
+            message = "Claude Code cannot reach Anthropic's API (first-run connectivity check)"
+            events.append(self.event("error", "cannot reach Anthropic", UNREACHABLE, message=message))
+        first_run = next((s for s in FIRST_RUN_SCREENS if s.marker in text), None)
+        if first_run is not None:
+            if self.first_run is None or self.first_run.dialog != first_run.dialog:
+                self.first_run = first_run
+                events.append(self._first_run_opened(first_run, rows))
+            return ParseResult(events=events)
+        # A turn running under the prompt (busy) shows the TUI took input as surely as the hint.
+        call_again_after = None
+        if READY in text or BUSY in text or input_box_shown(rows):
+            marker = READY if READY in text else BUSY if BUSY in text else PROMPT_CHAR
+            self.prompt_on_screen = True
+            events += self._prompt_shown(marker)
+            if not self.ready:
+                events += self._ready(marker)
+                call_again_after = None if self.ready or self.hookless.pending else self.hookless.start()
+        events += self._tool_dialog(text)
+        events += self._limit_retrying(rows)
+        return ParseResult(events=events, call_again_after=call_again_after or self._grace(text))
 
-def _prompt_shown(source: OutputSource, state: TerminalState, marker: str) -> list[ProviderEvent]:
-    events = []
-    if state.first_run is not None:
-        # A person (or `send --approval`) got past the first-run screen.
-        rule = f"ready prompt after the {state.first_run.dialog} screen"
-        events.append(event("approval_resolved", source, rule, marker, answer="accepted"))
-        state.first_run = None
-    return events
+    def _limit_retrying(self, rows: list[str]) -> list[ProviderEvent]:
+        row = next((row for row in rows if RETRYING.search(row)), None)
+        attempt = row[row.lower().find("attempt") :] if row and "attempt" in row.lower() else row
+        if row is None or attempt == self.retry_reported:
+            self.retry_reported = attempt  # gone from the screen: the next retry is a new one
+            return []
+        self.retry_reported = attempt
+        retrying = retrying_on_screen(self.source, row, datetime.now(UTC))
+        return [retrying] if retrying is not None else []
 
-
-def _ready(source: OutputSource, state: TerminalState, marker: str, hooks_file: Path | None) -> list[ProviderEvent]:
-    """Ready once the prompt shows and Claude has started its session (its SessionStart hook):
-    the hook alone can fire under a first-run screen, the prompt alone before the session is up."""
-    rule = ready_rule(hooks_file, state.hookless_expired, HOOKLESS_READY_SECONDS)
-    if rule is None:
-        return []
-    state.ready = True
-    state.hookless.cancel()
-    return [event("ready", source, rule, marker)]
-
-
-def _tool_dialog(source: OutputSource, text: str, state: TerminalState) -> list[ProviderEvent]:
-    shown = APPROVAL in text
-    events = []
-    if state.confirming and shown:
-        # Still there after the grace delay: report it, hooks or not.
-        state.dialog_reported = True
-        message = "Claude asks before running a tool"
-        events.append(
-            event(
-                "approval_requested",
-                source,
-                "approval dialog",
-                APPROVAL,
-                message=message,
-                reason="tool",
-                dialog=TOOL_DIALOG,
-            )
+    def _first_run_opened(self, screen: FirstRunScreen, rows: list[str]) -> ProviderEvent:
+        asked = next((row.strip() for row in rows if screen.question and screen.question in row), None)
+        return self.event(
+            "approval_requested",
+            "first-run screen",
+            screen.marker,
+            message=f"{screen.message}: {asked}" if asked else screen.message,
+            reason=screen.reason,
+            dialog=screen.dialog,
         )
-    state.confirming = False
-    if state.dialog_seen and not shown and BUSY in text:
-        state.dialog_seen = False  # the turn went on: the dialog was accepted (the hooks say so)
-    if state.dialog_seen and not shown and INTERRUPTED in text:
-        # No hook says so: the rejected tool interrupted the turn (2.1.197).
-        state.dialog_seen = False
-        rule = "turn interrupted after an approval dialog"
-        events.append(event("approval_resolved", source, rule, INTERRUPTED, answer="rejected"))
-        events.append(event("turn_completed", source, rule, INTERRUPTED, message="the tool was not approved"))
-    if shown and not state.dialog_shown:
-        state.dialog_seen = True
-    if not shown:
-        state.grace.cancel()
-        state.dialog_reported = False
-    state.dialog_shown = shown
-    return events
 
+    def _prompt_shown(self, marker: str) -> list[ProviderEvent]:
+        events = []
+        if self.first_run is not None:
+            # A person (or `send --approval`) got past the first-run screen.
+            rule = f"ready prompt after the {self.first_run.dialog} screen"
+            events.append(self.event("approval_resolved", rule, marker, answer="accepted"))
+            self.first_run = None
+        return events
 
-def _grace(text: str, state: TerminalState) -> float | None:
-    if APPROVAL in text and not (state.grace.pending or state.confirming or state.dialog_reported):
-        return state.grace.start()
-    return None
+    def _ready(self, marker: str) -> list[ProviderEvent]:
+        """Ready once the prompt shows and Claude has started its session (its SessionStart hook):
+        the hook alone can fire under a first-run screen, the prompt alone before the session is up."""
+        rule = ready_rule(self.hook_log(), self.hookless_expired, HOOKLESS_READY_SECONDS)
+        if rule is None:
+            return []
+        self.hookless.cancel()
+        return [self.became_ready(rule, marker)]
 
+    def _tool_dialog(self, text: str) -> list[ProviderEvent]:
+        shown = APPROVAL in text
+        events = []
+        if self.confirming and shown:
+            # Still there after the grace delay: report it, hooks or not.
+            self.dialog_reported = True
+            message = "Claude asks before running a tool"
+            events.append(
+                self.event(
+                    "approval_requested",
+                    "approval dialog",
+                    APPROVAL,
+                    message=message,
+                    reason="tool",
+                    dialog=TOOL_DIALOG,
+                )
+            )
+        self.confirming = False
+        if self.dialog_seen and not shown and BUSY in text:
+            self.dialog_seen = False  # the turn went on: the dialog was accepted (the hooks say so)
+        if self.dialog_seen and not shown and INTERRUPTED in text:
+            # No hook says so: the rejected tool interrupted the turn (2.1.197).
+            self.dialog_seen = False
+            rule = "turn interrupted after an approval dialog"
+            events.append(self.event("approval_resolved", rule, INTERRUPTED, answer="rejected"))
+            events.append(self.event("turn_completed", rule, INTERRUPTED, message="the tool was not approved"))
+        if shown and not self.dialog_shown:
+            self.dialog_seen = True
+        if not shown:
+            self.grace.cancel()
+            self.dialog_reported = False
+        self.dialog_shown = shown
+        return events
 
-def grace_passed(state: TerminalState) -> ParseResult:
-    """After a settle delay: look again, to report a dialog that is still there or a prompt
-    whose SessionStart hook never came."""
-    if state.hookless.due() and not state.ready:
-        state.hookless_expired = True
-        return ParseResult(want_screen=True)
-    if state.grace.due() and state.dialog_shown:
-        state.confirming = True
-        return ParseResult(want_screen=True)
-    return ParseResult()
+    def _grace(self, text: str) -> float | None:
+        if APPROVAL in text and not (self.grace.pending or self.confirming or self.dialog_reported):
+            return self.grace.start()
+        return None
+
+    def quiet(self) -> ParseResult:
+        """After a settle delay: look again, to report a dialog that is still there or a prompt
+        whose SessionStart hook never came."""
+        if self.hookless.due() and not self.ready:
+            self.hookless_expired = True
+            return ParseResult(want_screen=True)
+        if self.grace.due() and self.dialog_shown:
+            self.confirming = True
+            return ParseResult(want_screen=True)
+        return ParseResult()
