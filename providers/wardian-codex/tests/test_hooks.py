@@ -15,7 +15,7 @@ from unittest.mock import ANY
 import tomli_w
 
 from wardian_codex import hooks, hooks_log, parser, plugin
-from wardian_core.provider import OutputSource, ParseResult
+from wardian_core.provider import OutputSource, ParseResult, SpawnContext
 from wardian_core.provider.home import CLI_PID_FIELD
 from wardian_core.provider.testing import rests_of
 
@@ -92,15 +92,17 @@ def test_a_headless_run_keeps_the_interactive_log(make_ctx) -> None:
     assert hooks.hooks_file(ctx).read_text() == '{"hook_event_name":"Stop"}\n'
 
 
-def parse_fixture(known_session: str | None = THREAD) -> list[ParseResult]:
-    state = hooks_log.HookState()
-    return [
-        hooks_log.parse_hook(known_session, HOOKS_SOURCE, line, state) for line in FIXTURE.read_bytes().splitlines()
-    ]
+def parse_fixture(ctx: SpawnContext) -> list[ParseResult]:
+    parser = hooks_log.CodexHooks(HOOKS_SOURCE, ctx)
+    return [parser.feed(line) for line in FIXTURE.read_bytes().splitlines()]
 
 
-def test_the_payloads_of_a_turn_with_an_approved_command() -> None:
-    results = parse_fixture()
+def says_nothing(result: ParseResult) -> bool:
+    return result.model_copy(update={"at_rest": False}) == ParseResult()
+
+
+def test_the_payloads_of_a_turn_with_an_approved_command(make_ctx) -> None:
+    results = parse_fixture(make_ctx(provider_session_id=THREAD))
     got = [[(e.kind, e.evidence.rule) for e in result.events] for result in results]
     assert got == [
         [("session_started", "hook SessionStart")],
@@ -116,14 +118,15 @@ def test_the_payloads_of_a_turn_with_an_approved_command() -> None:
     assert results[5].events[0].message == "MOCK-REPLY tool-done a1"
 
 
-def test_a_new_thread_asks_for_its_sources_and_another_threads_payloads_count_not() -> None:
-    started = parse_fixture(known_session=None)[0]
+def test_a_new_thread_asks_for_its_sources_and_another_threads_payloads_count_not(make_ctx) -> None:
+    started = parse_fixture(make_ctx())[0]
     assert started.sources_changed, "the rollout of a thread Wardian did not know yet"
-    state = hooks_log.HookState(session_id="01a20000-0000-7000-8000-000000000000")
+    parser = hooks_log.CodexHooks(HOOKS_SOURCE)
+    parser.session_id = "01a20000-0000-7000-8000-000000000000"
     other = FIXTURE.read_bytes().splitlines()[5]  # the Stop of THREAD
-    assert hooks_log.parse_hook(None, HOOKS_SOURCE, other, state) == ParseResult()
+    assert says_nothing(parser.feed(other))
     for junk in (b"", b"not json", b'{"no_event": 1}', b"[1, 2]"):
-        assert hooks_log.parse_hook(THREAD, HOOKS_SOURCE, junk, hooks_log.HookState()) == ParseResult()
+        assert says_nothing(hooks_log.CodexHooks(HOOKS_SOURCE, make_ctx(provider_session_id=THREAD)).feed(junk))
 
 
 def test_a_permission_request_is_pending_until_its_command_ran(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from wardian_codex import plugin, tui
 from wardian_codex.profile import APPROVAL_SETTLE_SECONDS, READY_WITHOUT_SIGNAL_SECONDS, TRUST_SETTLE_SECONDS
+from wardian_core.provider import PTY_SOURCE
 from wardian_core.provider.testing import StatusCourse, Terminal, kinds, offset_after
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -21,15 +22,15 @@ TURN = (FIXTURES / "codex-tui-resume-thread.raw").read_bytes()
 
 
 def test_the_stream_asks_for_the_screen_only_when_a_marker_shows() -> None:
-    state = tui.TerminalState()
-    assert not tui.watch_stream(b"\x1b[1mWorking\x1b[0m (3s)", state).want_screen
-    assert tui.watch_stream(b"\x1b[2m? for\x1b[1Cshortcuts\x1b[0m", state).want_screen
-    assert not tui.watch_stream(b"\x1b[2J", state).want_screen, "a marker already looked at counts once"
+    screen = tui.CodexScreen(PTY_SOURCE)
+    assert not screen.feed(b"\x1b[1mWorking\x1b[0m (3s)").want_screen
+    assert screen.feed(b"\x1b[2m? for\x1b[1Cshortcuts\x1b[0m").want_screen
+    assert not screen.feed(b"\x1b[2J").want_screen, "a marker already looked at counts once"
 
 
 def test_a_marker_split_across_reads_is_seen_once() -> None:
-    state, data = tui.TerminalState(), b"\x1b[1mTrust this\x1b[0m folder?"
-    looks = [tui.watch_stream(data[i : i + 1], state).want_screen for i in range(len(data))]
+    screen, data = tui.CodexScreen(PTY_SOURCE), b"\x1b[1mTrust this\x1b[0m folder?"
+    looks = [screen.feed(data[i : i + 1]).want_screen for i in range(len(data))]
     assert looks.count(True) == 1
 
 
@@ -52,7 +53,7 @@ def test_the_status_line_redrawn_while_ready_is_awaited_asks_for_no_look(make_ct
     terminal.feed_to(TURN, offset_after(TURN, "? for shortcuts"))
     assert terminal.delay == READY_WITHOUT_SIGNAL_SECONDS
     # The idle signal or the delay asks for the look that makes it ready; a redraw would replay for nothing.
-    assert not tui.watch_stream(b"\x1b[2m? for\x1b[1Cshortcuts\x1b[0m", terminal.parser.state).want_screen
+    assert not terminal.parser.feed(b"\x1b[2m? for\x1b[1Cshortcuts\x1b[0m").want_screen
 
 
 def test_the_idle_signal_cut_between_two_reads_is_seen(make_ctx) -> None:
@@ -117,7 +118,7 @@ def test_esc_on_the_trust_dialog_is_a_rejection(make_ctx) -> None:
     [left] = terminal.feed_to(TRUST_REJECTED, len(TRUST_REJECTED))
     assert (left.kind, left.answer, left.evidence.line) == ("approval_resolved", "rejected", "Agent command center")
     # The command center signals idle under a status line, but it is not the workspace's prompt.
-    assert terminal.parser.state.idle_signal
+    assert terminal.parser.idle_signal
     assert terminal.quiet() == []  # the settle started by the chat view's flash is void
 
 
@@ -166,7 +167,7 @@ def test_a_command_dialog_asked_for_by_a_permission_request_hook_is_named_by_it(
 def test_a_command_dialog_not_drawn_whole_yet_is_read_again_when_it_settled(make_ctx) -> None:
     terminal = Terminal(plugin, make_ctx)
     terminal.feed_to(APPROVAL, offset_after(APPROVAL, "Would you like to run the following command?"))
-    assert terminal.parser.state.command is None and terminal.delay == APPROVAL_SETTLE_SECONDS
+    assert terminal.parser.command is None and terminal.delay == APPROVAL_SETTLE_SECONDS
     terminal.feed_to(APPROVAL, offset_after(APPROVAL, "Press enter to confirm or esc to cancel"))
     [asked] = terminal.quiet()
     assert asked.evidence.line == "touch codex_approved.txt"

@@ -11,14 +11,12 @@ SessionStart names its turn (`turn_id`), as the rollout's lines do: once one sou
 turn, the other's late news of it (a tool's run, read after the Stop) does not reopen it.
 """
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from wardian_core.parsing.line_parsers import holds_only_the_known_session
-from wardian_core.provider import OutputSource, ParseResult
+from wardian_core.provider import ParseResult
 from wardian_core.provider.parsing import (
-    event,
+    HookLogParser,
     hook_payload,
     in_turn,
     lines_newest_first,
@@ -31,57 +29,45 @@ from wardian_core.provider.parsing import (
 _ANSWERED_BY = ("PostToolUse", "UserPromptSubmit", "Stop", "SessionEnd")
 
 
-@dataclass
-class HookState:
-    # The thread whose payloads count: SessionStart (re)names it (a new thread in the same TUI).
-    session_id: str | None = None
+class CodexHooks(HookLogParser):
+    """Turns, tools and the thread, as Wardian's Codex hooks report them. A SessionStart (re)names
+    the thread whose payloads count (a new thread in the same TUI); turns are the host's to track,
+    so the parser rests whenever it holds no thread but the host's."""
 
-    def at_rest(self, known_session: str | None) -> bool:
-        """No thread but the host's (`ParseResult.at_rest`): turns are the host's to track."""
-        return holds_only_the_known_session(self.session_id, known_session)
+    def read(self, record: dict[str, Any], name: str) -> ParseResult:
+        """One payload's events, each of the turn it names (the rollout tells the same turn)."""
+        return in_turn(self._hook_events(record, name), text_field(record, "turn_id"))
 
-
-def parse_hook(known_session: str | None, source: OutputSource, data: bytes, state: HookState) -> ParseResult:
-    """One payload's events, each of the turn it names (the rollout tells the same turn)."""
-    payload = hook_payload(data)
-    if payload is None:
+    def _hook_events(self, record: dict[str, Any], name: str) -> ParseResult:
+        session_id = text_field(record, "session_id")
+        rule = f"hook {name}"
+        if name == "SessionStart":
+            self.session_id = session_id
+            if not session_id:
+                return ParseResult()
+            line = f"{name} source={text_field(record, 'source') or ''} {session_id}"
+            # A new thread has a rollout of its own: the host asks for the sources again.
+            changed = session_id != self.known_session
+            return ParseResult(
+                events=[self.event("session_started", rule, line, session_id=session_id)], sources_changed=changed
+            )
+        if self.another_session(record):
+            return ParseResult()  # another thread's payload
+        if name == "UserPromptSubmit":
+            prompt = text_field(record, "prompt") or ""
+            return ParseResult(events=[self.event("turn_started", rule, f"{name} {prompt}")])
+        if name in ("PreToolUse", "PostToolUse"):
+            summary = f"{name} {tool_summary(record)}"
+            return ParseResult(events=[self.event("generating", rule, summary, data=tool_data(record))])
+        if name == "PermissionRequest":
+            # Codex draws its dialog (and takes keys) later: the screen reports it, with this request.
+            return ParseResult(want_screen=True)
+        if name == "Stop":
+            last = text_field(record, "last_assistant_message")
+            return ParseResult(events=[self.event("turn_completed", rule, f"{name} {last or ''}", message=last)])
+        if name == "SessionEnd":
+            return ParseResult(events=[self.event("session_ended", rule, f"{name} reason={record.get('reason')}")])
         return ParseResult()
-    record, name = payload
-    return in_turn(_hook_events(known_session, source, record, name, state), text_field(record, "turn_id"))
-
-
-def _hook_events(
-    known_session: str | None, source: OutputSource, record: dict[str, Any], name: str, state: HookState
-) -> ParseResult:
-    session_id = text_field(record, "session_id")
-    rule = f"hook {name}"
-    if name == "SessionStart":
-        state.session_id = session_id
-        if not session_id:
-            return ParseResult()
-        line = f"{name} source={text_field(record, 'source') or ''} {session_id}"
-        # A new thread has a rollout of its own: the host asks for the sources again.
-        changed = session_id != known_session
-        return ParseResult(
-            events=[event("session_started", source, rule, line, session_id=session_id)], sources_changed=changed
-        )
-    expected = state.session_id or known_session
-    if expected and session_id and session_id != expected:
-        return ParseResult()  # another thread's payload
-    if name == "UserPromptSubmit":
-        return ParseResult(events=[event("turn_started", source, rule, f"{name} {text_field(record, 'prompt') or ''}")])
-    if name in ("PreToolUse", "PostToolUse"):
-        summary = f"{name} {tool_summary(record)}"
-        return ParseResult(events=[event("generating", source, rule, summary, data=tool_data(record))])
-    if name == "PermissionRequest":
-        # Codex draws its dialog (and takes keys) later: the screen reports it, with this request.
-        return ParseResult(want_screen=True)
-    if name == "Stop":
-        last = text_field(record, "last_assistant_message")
-        return ParseResult(events=[event("turn_completed", source, rule, f"{name} {last or ''}", message=last)])
-    if name == "SessionEnd":
-        return ParseResult(events=[event("session_ended", source, rule, f"{name} reason={record.get('reason')}")])
-    return ParseResult()
 
 
 def pending_permission(log_file: Path | None) -> dict[str, Any] | None:

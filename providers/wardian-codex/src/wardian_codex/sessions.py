@@ -9,13 +9,12 @@ all along. Headless runs (`codex exec --json`) say everything on stdout and foll
 """
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from wardian_codex import hooks
 from wardian_codex.home import agent_codex_home
 from wardian_core.provider import OutputSource, ParseResult, SpawnContext, hookimpl
-from wardian_core.provider.parsing import event
+from wardian_core.provider.parsing import SourceReader
 
 LOCKS_SOURCE = "thread-locks"
 SESSIONS_SOURCE = "sessions"
@@ -64,26 +63,28 @@ def telemetry_sources(ctx: SpawnContext) -> list[OutputSource]:
     return sources
 
 
-@dataclass
-class LockState:
-    # The thread id this launch reported: a second lock (another thread) is not this session.
-    reported: str | None = None
+class CodexLocks(SourceReader):
+    """The thread-writer locks folder: a lock file appeared (its path relative to the folder), the
+    new session's thread id."""
+
+    def __init__(self, source: OutputSource, ctx: SpawnContext | None = None) -> None:
+        super().__init__(source, ctx)
+        # The thread id this launch reported: a second lock (another thread) is not this session.
+        self.reported: str | None = None
+
+    def feed(self, data: bytes) -> ParseResult:
+        name = data.decode("utf-8", "replace").rsplit("/", 1)[-1]
+        thread_id = name.removesuffix(".lock")
+        if self.known_session or self.reported or not name.endswith(".lock") or not is_thread_id(thread_id):
+            return ParseResult()
+        self.reported = thread_id
+        rule = "thread-writer-locks/<thread-id>.lock appeared"
+        started = self.event("session_started", rule, name, session_id=thread_id)
+        # Known now: the host asks approval_source again and watches for the thread's rollout.
+        return ParseResult(events=[started], sources_changed=True)
 
 
-def lock_appeared(ctx: SpawnContext, source: OutputSource, data: bytes, state: LockState) -> ParseResult:
-    """A lock file appeared (its path relative to the folder): the new session's thread id."""
-    name = data.decode("utf-8", "replace").rsplit("/", 1)[-1]
-    thread_id = name.removesuffix(".lock")
-    if ctx.provider_session_id or state.reported or not name.endswith(".lock") or not is_thread_id(thread_id):
-        return ParseResult()
-    state.reported = thread_id
-    started = event(
-        "session_started", source, "thread-writer-locks/<thread-id>.lock appeared", name, session_id=thread_id
-    )
-    # Known now: the host asks approval_source again and watches for the thread's rollout.
-    return ParseResult(events=[started], sources_changed=True)
-
-
-def rollout_appeared() -> ParseResult:
-    """The thread's rollout appeared (its first turn started): the host follows it from now on."""
-    return ParseResult(sources_changed=True)
+class CodexSessions(SourceReader):
+    def feed(self, data: bytes) -> ParseResult:
+        """The thread's rollout appeared (its first turn started): the host follows it from now on."""
+        return ParseResult(sources_changed=True)

@@ -7,10 +7,10 @@ the hooks; a command dialog is reported from the screen (where it takes keys), n
 PermissionRequest hook that asked for it.
 """
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from wardian_codex.hooks import hooks_file
 from wardian_codex.hooks_log import pending_permission
 from wardian_codex.profile import (
     APPROVAL_SETTLE_SECONDS,
@@ -19,17 +19,8 @@ from wardian_codex.profile import (
     TRUST_DIALOG,
     TRUST_SETTLE_SECONDS,
 )
-from wardian_core.provider import OutputSource, ParseResult, ProviderEvent
-from wardian_core.provider.parsing import (
-    MarkerWatch,
-    ScreenSnapshot,
-    Settle,
-    event,
-    screen_text,
-    squeeze,
-    tool_data,
-    tool_summary,
-)
+from wardian_core.provider import OutputSource, ParseResult, ProviderEvent, SpawnContext
+from wardian_core.provider.parsing import ScreenParser, Settle, squeeze, tool_data, tool_summary
 
 READY = "? for shortcuts"
 # Codex's terminal state signal (an OSC 7501 sequence, `state=idle:app=codex`): sent once its
@@ -60,206 +51,188 @@ ANSWER_MARKERS = tuple(squeeze(text) for text in STREAM_ANSWERS)
 TRUST_ANSWER_MARKERS = (squeeze(COMMAND_CENTER), squeeze(READY))
 
 
-@dataclass
-class TerminalState:
-    stream: MarkerWatch = field(default_factory=MarkerWatch)
-    ready: bool = False
-    # The trust dialog was reported and is not answered yet.
-    trust_open: bool = False
-    trust_settle: Settle = field(default_factory=lambda: Settle(TRUST_SETTLE_SECONDS))
-    # The command dialog was on the last screen; reported once it settled.
-    exec_open: bool = False
-    exec_reported: bool = False
-    exec_settle: Settle = field(default_factory=lambda: Settle(APPROVAL_SETTLE_SECONDS))
-    command: str | None = None
-    # The next look was asked for by a settle coming due.
-    settled_look: bool = False
-    # Codex signalled its session idle (IDLE_SIGNAL), or its status line stood long enough alone.
-    idle_signal: bool = False
-    signal_tail: bytes = b""
-    status_line: Settle = field(default_factory=lambda: Settle(READY_WITHOUT_SIGNAL_SECONDS))
-    status_line_alone: bool = False
-    # The trust question was refused: Codex shows its command center, never the workspace's prompt.
-    trust_refused: bool = False
+class CodexScreen(ScreenParser):
+    """Readiness, the trust dialog, the command approval dialog, read from the screen."""
 
+    def __init__(self, source: OutputSource, ctx: SpawnContext | None = None) -> None:
+        super().__init__(source, ctx)
+        # The trust dialog was reported and is not answered yet.
+        self.trust_open = False
+        self.trust_settle = Settle(TRUST_SETTLE_SECONDS)
+        # The command dialog was on the last screen; reported once it settled.
+        self.exec_open = False
+        self.exec_reported = False
+        self.exec_settle = Settle(APPROVAL_SETTLE_SECONDS)
+        self.command: str | None = None
+        # Codex signalled its session idle (IDLE_SIGNAL), or its status line stood long enough alone.
+        self.idle_signal = False
+        self.signal_tail = b""
+        self.status_line = Settle(READY_WITHOUT_SIGNAL_SECONDS)
+        self.status_line_alone = False
+        # The trust question was refused: Codex shows its command center, never the workspace's prompt.
+        self.trust_refused = False
 
-def _markers(state: TerminalState) -> tuple[str, ...]:
-    # A status line seen before the idle signal, ready waits on the signal or the line's delay,
-    # and each asks for its own look: the line redrawn meanwhile would replay the screen for nothing.
-    awaiting = state.status_line.pending and not state.idle_signal
-    markers = ALWAYS + (() if state.ready or awaiting else STATUS_LINE)
-    markers += ANSWER_MARKERS if state.exec_open else ()
-    return markers + (TRUST_ANSWER_MARKERS if state.trust_open else ())
+    def hook_log_of(self, ctx: SpawnContext) -> Path | None:
+        return hooks_file(ctx)
 
+    def markers(self) -> tuple[str, ...]:
+        # A status line seen before the idle signal, ready waits on the signal or the line's delay,
+        # and each asks for its own look: the line redrawn meanwhile would replay the screen for nothing.
+        awaiting = self.status_line.pending and not self.idle_signal
+        markers = ALWAYS + (() if self.ready or awaiting else STATUS_LINE)
+        markers += ANSWER_MARKERS if self.exec_open else ()
+        return markers + (TRUST_ANSWER_MARKERS if self.trust_open else ())
 
-def watch_stream(data: bytes, state: TerminalState) -> ParseResult:
-    """Ask for the screen when the stream shows one of the markers the rules read, or, before
-    readiness, Codex's idle signal (an escape sequence: read from the bytes, cut or not)."""
-    signalled = False
-    if not state.ready:
-        seen = state.signal_tail + data
-        signalled = IDLE_SIGNAL in seen and not state.idle_signal
-        state.idle_signal = state.idle_signal or signalled
-        state.signal_tail = seen[-len(IDLE_SIGNAL) :]
-    return ParseResult(want_screen=state.stream.saw_any(data, _markers(state)) or signalled)
+    def signalled(self, data: bytes) -> bool:
+        """Before readiness, Codex's idle signal asks for a look (an escape sequence: read from the
+        bytes, cut or not)."""
+        if self.ready:
+            return False
+        seen = self.signal_tail + data
+        signalled = IDLE_SIGNAL in seen and not self.idle_signal
+        self.idle_signal = self.idle_signal or signalled
+        self.signal_tail = seen[-len(IDLE_SIGNAL) :]
+        return signalled
 
+    def read(self, rows: list[str], text: str, settled: bool) -> ParseResult:
+        events = self._trust_dialog(text, settled)
+        call_again = self.trust_settle.start() if self._trust_answer_pending(text) else None
+        exec_events, exec_call_again = self._exec_dialog(rows, settled)
+        events += exec_events
+        ready_call_again = None
+        if READY in text and not (self.ready or self.trust_open or self.exec_open or self.trust_refused):
+            events += self._ready()
+            ready_call_again = None if self.ready or self.status_line.pending else self.status_line.start()
+        return ParseResult(events=events, call_again_after=exec_call_again or call_again or ready_call_again)
 
-def read_screen(
-    source: OutputSource, screen: ScreenSnapshot, state: TerminalState, hooks_file: Path | None = None
-) -> ParseResult:
-    """`hooks_file`: the agent's hook log, when it has one (not in a replay)."""
-    text = screen_text(screen.rows)
-    settled, state.settled_look = state.settled_look, False
-    events = _trust_dialog(source, text, settled, state)
-    call_again = state.trust_settle.start() if _trust_answer_pending(text, state) else None
-    exec_events, exec_call_again = _exec_dialog(source, screen.rows, settled, state, hooks_file)
-    events += exec_events
-    ready_call_again = None
-    if READY in text and not (state.ready or state.trust_open or state.exec_open or state.trust_refused):
-        events += _ready(source, state)
-        ready_call_again = None if state.ready or state.status_line.pending else state.status_line.start()
-    return ParseResult(events=events, call_again_after=exec_call_again or call_again or ready_call_again)
-
-
-def _ready(source: OutputSource, state: TerminalState) -> list[ProviderEvent]:
-    """The status line means ready once Codex signalled its session idle: drawn before that, a
-    trust question may still come over it (0.169 in a folder it does not trust)."""
-    if state.idle_signal:
-        rule = "status line"
-    elif state.status_line_alone:
-        rule = f"status line, no idle signal after {READY_WITHOUT_SIGNAL_SECONDS:g} s"
-    else:
-        return []
-    state.ready = True
-    state.status_line.cancel()
-    return [event("ready", source, rule, READY)]
-
-
-def settle_passed(
-    source: OutputSource, state: TerminalState, hooks_file: Path | None = None, thread_started: bool = True
-) -> ParseResult:
-    """A dialog's settle delay passed: report it, or look again where the screen must tell.
-
-    `thread_started`: Codex started its thread (its lock file appeared, or a resume names it).
-    It does that only once the folder's trust is settled, so a status line standing alone
-    counts only after it: under load the trust question can come more than the delay late."""
-    events = []
-    look = False
-    again = None
-    if state.exec_settle.due() and state.exec_open and not state.exec_reported:
-        if state.command is None:
-            look = True  # drawn, but not its command yet: read it from a newer screen
+    def _ready(self) -> list[ProviderEvent]:
+        """The status line means ready once Codex signalled its session idle: drawn before that, a
+        trust question may still come over it (0.169 in a folder it does not trust)."""
+        if self.idle_signal:
+            rule = "status line"
+        elif self.status_line_alone:
+            rule = f"status line, no idle signal after {READY_WITHOUT_SIGNAL_SECONDS:g} s"
         else:
-            events.append(_exec_requested(source, state, hooks_file))
-    if state.trust_settle.due() and state.trust_open:
-        look = True
-    if state.status_line.due() and not state.ready:
-        if thread_started:
-            state.status_line_alone = look = True
-        else:
-            again = state.status_line.start()
-    state.settled_look = look
-    return ParseResult(events=events, want_screen=look, call_again_after=again)
-
-
-def _trust_dialog(source: OutputSource, text: str, settled: bool, state: TerminalState) -> list[ProviderEvent]:
-    if TRUST in text:
-        state.trust_settle.cancel()
-        state.status_line.cancel()  # the status line under the question never meant ready
-        if state.trust_open:
             return []
-        state.trust_open = True
-        # Asked as Codex starts, before its prompt: the row of the question says what it means.
-        question = next(line.strip() for line in text.splitlines() if TRUST in line)
-        message = f"Codex asks as it starts (before its prompt) whether to trust the workspace: {question}"
-        return [
-            event(
-                "approval_requested",
-                source,
-                "trust dialog",
-                TRUST,
-                message=message,
-                reason="trust",
-                dialog=TRUST_DIALOG,
-            )
-        ]
-    if not state.trust_open:
+        self.status_line.cancel()
+        return [self.became_ready(rule, READY)]
+
+    def quiet(self) -> ParseResult:
+        """A dialog's settle delay passed: report it, or look again where the screen must tell.
+
+        A status line standing alone counts only once Codex started its thread (its lock file
+        appeared, or a resume names it; a replay has no launch to ask and takes it as started).
+        It does that only once the folder's trust is settled: under load the trust question can
+        come more than the delay late."""
+        thread_started = self.ctx is None or self.known_session is not None
+        events = []
+        look = False
+        again = None
+        if self.exec_settle.due() and self.exec_open and not self.exec_reported:
+            if self.command is None:
+                look = True  # drawn, but not its command yet: read it from a newer screen
+            else:
+                events.append(self._exec_requested())
+        if self.trust_settle.due() and self.trust_open:
+            look = True
+        if self.status_line.due() and not self.ready:
+            if thread_started:
+                self.status_line_alone = look = True
+            else:
+                again = self.status_line.start()
+        self.settled_look = look
+        return ParseResult(events=events, want_screen=look, call_again_after=again)
+
+    def _trust_dialog(self, text: str, settled: bool) -> list[ProviderEvent]:
+        if TRUST in text:
+            self.trust_settle.cancel()
+            self.status_line.cancel()  # the status line under the question never meant ready
+            if self.trust_open:
+                return []
+            self.trust_open = True
+            # Asked as Codex starts, before its prompt: the row of the question says what it means.
+            question = next(line.strip() for line in text.splitlines() if TRUST in line)
+            message = f"Codex asks as it starts (before its prompt) whether to trust the workspace: {question}"
+            return [
+                self.event(
+                    "approval_requested",
+                    "trust dialog",
+                    TRUST,
+                    message=message,
+                    reason="trust",
+                    dialog=TRUST_DIALOG,
+                )
+            ]
+        if not self.trust_open:
+            return []
+        if COMMAND_CENTER in text:
+            self.trust_open, self.trust_refused = False, True
+            self.trust_settle.cancel()
+            message = "the workspace was not trusted: Codex shows its Agent command center"
+            return [
+                self.event("approval_resolved", "trust dialog left", COMMAND_CENTER, message=message, answer="rejected")
+            ]
+        if READY in text and settled:
+            self.trust_open = False
+            return [self.event("approval_resolved", TRUST_ANSWERED, READY, answer="accepted")]
         return []
-    if COMMAND_CENTER in text:
-        state.trust_open, state.trust_refused = False, True
-        state.trust_settle.cancel()
-        message = "the workspace was not trusted: Codex shows its Agent command center"
-        return [
-            event("approval_resolved", source, "trust dialog left", COMMAND_CENTER, message=message, answer="rejected")
-        ]
-    if READY in text and settled:
-        state.trust_open = False
-        return [event("approval_resolved", source, TRUST_ANSWERED, READY, answer="accepted")]
-    return []
 
+    def _trust_answer_pending(self, text: str) -> bool:
+        """The dialog is gone for the chat view: whether it stays (trusted) shows only a little later."""
+        return self.trust_open and TRUST not in text and READY in text and not self.trust_settle.pending
 
-def _trust_answer_pending(text: str, state: TerminalState) -> bool:
-    """The dialog is gone for the chat view: whether it stays (trusted) shows only a little later."""
-    return state.trust_open and TRUST not in text and READY in text and not state.trust_settle.pending
+    def _exec_dialog(self, rows: list[str], settled: bool) -> tuple[list[ProviderEvent], float | None]:
+        shown = any(EXEC in row for row in rows)
+        if shown:
+            self.command = command_on(rows) or self.command
+            if not self.exec_open:
+                # A new dialog: reported once it has been on screen long enough to take a key.
+                self.exec_open, self.exec_reported = True, False
+                return [], self.exec_settle.start()
+            if settled and not self.exec_reported:
+                return [self._exec_requested()], None
+            return [], None
+        if not self.exec_open:
+            return [], None
+        # Gone: the chat keeps every earlier answer, so the answer is read now, from the newest line.
+        # Said even when it went before it settled here: a host that took the agent on after a
+        # restart finds the dialog its predecessor reported, and may type the answer before this
+        # parser's settle; where nobody was told it waited, leaving it changes no status.
+        self.exec_open, self.exec_reported, self.command = False, False, None
+        self.exec_settle.cancel()
+        line, answer = newest_answer(rows)
+        return [self.event("approval_resolved", "approval dialog answered", line or EXEC, answer=answer)], None
 
-
-def _exec_dialog(
-    source: OutputSource, rows: list[str], settled: bool, state: TerminalState, hooks_file: Path | None
-) -> tuple[list[ProviderEvent], float | None]:
-    shown = any(EXEC in row for row in rows)
-    if shown:
-        state.command = command_on(rows) or state.command
-        if not state.exec_open:
-            # A new dialog: reported once it has been on screen long enough to take a key.
-            state.exec_open, state.exec_reported = True, False
-            return [], state.exec_settle.start()
-        if settled and not state.exec_reported:
-            return [_exec_requested(source, state, hooks_file)], None
-        return [], None
-    if not state.exec_open:
-        return [], None
-    # Gone: the chat keeps every earlier answer, so the answer is read now, from the newest line.
-    # Said even when it went before it settled here: a host that took the agent on after a
-    # restart finds the dialog its predecessor reported, and may type the answer before this
-    # parser's settle; where nobody was told it waited, leaving it changes no status.
-    state.exec_open, state.exec_reported, state.command = False, False, None
-    state.exec_settle.cancel()
-    line, answer = newest_answer(rows)
-    return [event("approval_resolved", source, "approval dialog answered", line or EXEC, answer=answer)], None
-
-
-def _exec_requested(source: OutputSource, state: TerminalState, hooks_file: Path | None) -> ProviderEvent:
-    """The dialog, settled on screen (it takes keys now), named by the PermissionRequest hook
-    that asked for it when there is one, else by the command it shows."""
-    state.exec_reported = True
-    command = state.command
-    request = pending_permission(hooks_file)
-    if request is not None:
-        tool_input = request.get("tool_input")
-        reason = tool_input.get("description") if isinstance(tool_input, dict) else None
-        summary = tool_summary(request)
-        message = f"Codex asks to run {summary}" + (f" ({reason})" if isinstance(reason, str) and reason else "")
-        rule = "approval dialog after hook PermissionRequest"
-        return event(
+    def _exec_requested(self) -> ProviderEvent:
+        """The dialog, settled on screen (it takes keys now), named by the PermissionRequest hook
+        that asked for it when there is one, else by the command it shows."""
+        self.exec_reported = True
+        command = self.command
+        request = pending_permission(self.hook_log())
+        if request is not None:
+            tool_input = request.get("tool_input")
+            reason = tool_input.get("description") if isinstance(tool_input, dict) else None
+            summary = tool_summary(request)
+            message = f"Codex asks to run {summary}" + (f" ({reason})" if isinstance(reason, str) and reason else "")
+            rule = "approval dialog after hook PermissionRequest"
+            return self.event(
+                "approval_requested",
+                rule,
+                command or summary,
+                message=message,
+                data=tool_data(request),
+                reason="tool",
+                dialog=EXEC_DIALOG,
+            )
+        message = f"Codex asks to run: {command}" if command else "Codex asks to run a command"
+        return self.event(
             "approval_requested",
-            source,
-            rule,
-            command or summary,
+            "approval dialog",
+            command or EXEC,
             message=message,
-            data=tool_data(request),
             reason="tool",
             dialog=EXEC_DIALOG,
         )
-    message = f"Codex asks to run: {command}" if command else "Codex asks to run a command"
-    return event(
-        "approval_requested",
-        source,
-        "approval dialog",
-        command or EXEC,
-        message=message,
-        reason="tool",
-        dialog=EXEC_DIALOG,
-    )
 
 
 def command_on(rows: list[str]) -> str | None:
