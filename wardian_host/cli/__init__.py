@@ -28,7 +28,7 @@ COMMANDS = {
     "notify": "wardian_host.cli.notify:notify",
     "mcp": "wardian_host.cli.mcp:mcp",
     "remote-run": "wardian_host.cli.remote_run:remote_run",
-    "tui": "wardian_host.cli.tui:tui",
+    "tui": "wardian_host.tui.command:tui",
 }
 
 

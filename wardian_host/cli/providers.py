@@ -149,6 +149,6 @@ def new_command(name: str, directory: Path | None) -> None:
 @click.argument("name")
 def check_command(name: str) -> None:
     """Run Wardian's conformance checks on installed provider NAME, as its `pytest` does."""
-    from wardian_host.providers.checking import check_provider
+    from wardian_host.testing.checking import check_provider
 
     _write({"schema": SCHEMA_VERSION, "check": check_provider(name)})
