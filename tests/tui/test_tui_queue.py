@@ -64,3 +64,22 @@ def test_a_dialog_heads_the_queue_and_a_approves_it(example_host: InProcessHost,
     evidence = example_host.host.registry.resolve("asker").status_evidence or {}
     assert evidence.get("answer") == "accepted"
     assert "Nothing needs you." in after
+
+
+def test_a_click_on_the_queues_accept_button_approves_the_dialog(example_host: InProcessHost, tmp_path: Path) -> None:
+    example_agent(example_host, tmp_path, "clicked")
+
+    async def steps(pilot: Pilot[Any]) -> str:
+        app = pilot.app
+        assert isinstance(app, WardianApp)
+        await pilot.press("s", *"tool touch clicked.txt", "enter")
+        await until(pilot, lambda: any(entry.kind == "dialog" for entry in app.queue_entries), "the dialog")
+        assert app.focused is not None and app.focused.id == "roster"  # the click alone picks the entry
+        await pilot.click("#answer-accept")
+        await until(pilot, lambda: app.rows["clicked"].status == "idle", "the dialog answered")
+        return screen_text(app)
+
+    after = example_host.call(driven(WardianApp(), steps))
+    assert (tmp_path / "clicked.txt").exists()
+    assert (example_host.host.registry.resolve("clicked").status_evidence or {}).get("answer") == "accepted"
+    assert "Nothing needs you." in after

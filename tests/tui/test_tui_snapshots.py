@@ -10,23 +10,12 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 from tui_driving import driven, screen_text, settled
+from tui_rows import ENTRIES, ROWS, SCREENS
 
 from wardian_host.tui.app import WardianApp
-from wardian_host.tui.roster import RosterRow
 from wardian_host.tui.sources import FixedSources
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
-ROWS = [
-    RosterRow(name="reviewer", uuid="1", status="action_required", class_name="Reviewer", provider="claude",
-              place="~/src/shop", usage="4t $0.31 ctx 22%", status_evidence={"message": "asks to run Bash"}),
-    RosterRow(name="builder", uuid="2", status="processing", class_name="Coder", provider="codex",
-              place="~/src/shop-wt/api", usage="12t ctx 61% limit 40%"),
-    RosterRow(name="tester", uuid="3", status="error", class_name="Tester", provider="gemini",
-              place="~/src/shop", status_evidence={"message": "exit 2"}),
-    RosterRow(name="docs", uuid="4", status="idle", class_name="Writer", provider="opencode", place="~/src/site"),
-    RosterRow(name="shell", uuid="5", status="off", class_name="Coder", provider="generic", place="~/src/shop"),
-]  # fmt: skip
-SCREENS = {"reviewer": ["Bash command", "", "  rm -rf build/", "", "Do you want to proceed?", "❯ 1. Yes", "  2. No"]}
 
 
 def snapshot(name: str, keys: tuple[str, ...] = ()) -> None:
@@ -36,7 +25,7 @@ def snapshot(name: str, keys: tuple[str, ...] = ()) -> None:
             await settled(pilot)
         return screen_text(pilot.app)
 
-    shown = asyncio.run(driven(WardianApp(FixedSources(ROWS, SCREENS)), steps))
+    shown = asyncio.run(driven(WardianApp(FixedSources(ROWS, SCREENS, ENTRIES)), steps))
     kept = SNAPSHOTS / f"{name}.txt"
     if os.environ.get("UPDATE_TUI_SNAPSHOTS") == "1":
         kept.parent.mkdir(exist_ok=True)

@@ -14,8 +14,10 @@ from rich.text import Text
 from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.filter import LineFilter, NoColor
 from textual.message import Message
-from textual.widgets import DataTable, Footer, Input, Static
+from textual.widgets import Button, DataTable, Footer, Input, Static
 
 from wardian_core.errors import WardianError
 from wardian_host.tui import actions
@@ -24,7 +26,16 @@ from wardian_host.tui.forms import ConfirmKill, Notice, OneLine, Spawn, keys_not
 from wardian_host.tui.keys import KEYS
 from wardian_host.tui.preview import PREVIEW_REDRAWS_PER_SECOND, Preview, not_shown
 from wardian_host.tui.queue import ASK, DIALOG, QueueEntry, choice_command, merged
-from wardian_host.tui.roster import COLUMNS, HEADERS, RosterRow, evidence_text, sorted_rows
+from wardian_host.tui.roster import (
+    COLUMNS,
+    HEADERS,
+    LOCAL_MACHINE,
+    WHEN_SET,
+    BudgetCell,
+    RosterRow,
+    evidence_text,
+    sorted_rows,
+)
 from wardian_host.tui.sources import HostSources, Sources
 
 # The roster's full read: new agents, usage, and statuses of agents the feed does not follow
@@ -44,6 +55,10 @@ STATUS_STYLES = {
     "off": "dim",
     "headless": "blue",
 }
+LIMIT_STYLE = "yellow"
+HELD_STYLE = "bold red"
+# The buttons under the queue, for the mouse: each answers the selected entry as its key does.
+ANSWER_BUTTONS = {"answer-accept": ("accept", "a"), "answer-reject": ("reject", "x"), "answer-reply": ("reply", "y")}
 
 AttachRunner = Callable[[list[str]], int]
 
@@ -65,6 +80,8 @@ class WardianApp(App[None]):
     #title { height: 1; background: $primary-background; padding: 0 1; }
     #queue { height: auto; max-height: 6; }
     #queue-empty { height: 1; padding: 0 1; color: $text-muted; }
+    #queue-answers { height: 1; padding: 0 1; }
+    #queue-answers Button { width: auto; min-width: 0; margin-right: 2; }
     #roster { height: 1fr; min-height: 5; }
     /* Always there (a row of its own): a widget shown only on `/` could not take the focus
        before the keys typed right after it arrive. */
@@ -83,6 +100,7 @@ class WardianApp(App[None]):
         self.local_queue: list[QueueEntry] = []
         self.remote_queue: list[QueueEntry] = []
         self.queue_entries: list[QueueEntry] = []  # both, most urgent first, as drawn
+        self.budgets: dict[str, BudgetCell] = {}  # local agents' budget cells, by uuid
         self.filter_text = ""
         self.sort_by = "status"
         self.loaded = False  # the first roster read has been drawn
@@ -93,10 +111,22 @@ class WardianApp(App[None]):
         yield Static(id="title")
         yield DataTable(id="queue", cursor_type="row", zebra_stripes=False)
         yield Static("Nothing needs you.", id="queue-empty")
+        with Horizontal(id="queue-answers"):
+            for button_id, (answer, key) in ANSWER_BUTTONS.items():
+                button = Button(f"{answer} ({key})", id=button_id, compact=True)
+                button.can_focus = False  # Tab and the keys keep moving between the queue and the roster
+                yield button
         yield DataTable(id="roster", cursor_type="row")
         yield Preview(id="preview")
         yield Input(placeholder="/ filters the roster by words (Escape clears)", id="filter")
         yield Footer()
+
+    def get_line_filters(self) -> list[LineFilter]:
+        """With NO_COLOR, no colour at all: Textual's own filter turns colours to greys, which
+        still are colours (no-color.org); NoColor leaves the terminal's default ones."""
+        if self.no_color:
+            return [NoColor()]
+        return list(super().get_line_filters())
 
     def on_mount(self) -> None:
         queue = self.query_one("#queue", DataTable)
@@ -139,6 +169,7 @@ class WardianApp(App[None]):
             return
         self._from_thread(self._apply_rows, rows)
         self._load_queue(rows)
+        self._load_budgets(rows)
 
     @work(thread=True, exclusive=True, group="remote")
     def load_remote_rows(self) -> None:
@@ -165,6 +196,14 @@ class WardianApp(App[None]):
             return
         self._from_thread(self._apply_queue, entries)
 
+    def _load_budgets(self, rows: list[RosterRow]) -> None:
+        try:
+            cells = self.sources.budgets(rows)
+        except WardianError as error:
+            self._from_thread(self._failed, error)
+            return
+        self._from_thread(self._apply_budgets, cells)
+
     @work(thread=True, exclusive=True, group="queue")
     def load_queue(self) -> None:
         self._load_queue(self.all_rows())
@@ -179,12 +218,25 @@ class WardianApp(App[None]):
         self._from_thread(self._preview_rows, row, rows)
 
     def _apply_rows(self, rows: list[RosterRow]) -> None:
-        self.rows = {row.key: row for row in rows}
+        # The budgets read last time, until this read's arrive: no bar blinks out meanwhile.
+        self.rows = {row.key: self._with_budget(row) for row in rows}
         self.loaded = True
         self._draw_roster()
         if self._feed is not None:  # after the roster is on screen: its threads start in the meantime
             live = {row.name: row.status for row in rows if row.status != "off"}
             self.call_after_refresh(self._feed.follow, live)
+
+    def _apply_budgets(self, cells: dict[str, BudgetCell]) -> None:
+        self.budgets = cells
+        self.rows = {key: self._with_budget(row) for key, row in self.rows.items()}
+        self._draw_roster()
+
+    def _with_budget(self, row: RosterRow) -> RosterRow:
+        """A local row with its budget cell (none: no bar); a remote's rows carry no budget."""
+        if row.machine != LOCAL_MACHINE:
+            return row
+        cell = self.budgets.get(row.uuid) or BudgetCell("", False)
+        return row.model_copy(update={"budget": cell.text, "held": cell.held})
 
     def _apply_remote(self, rows: list[RosterRow], unreachable: list[str]) -> None:
         self.remote = {row.key: row for row in rows}
@@ -207,6 +259,7 @@ class WardianApp(App[None]):
         for index, entry in enumerate(entries):
             queue.add_row(entry.kind, entry.agent, Text(entry.summary), key=str(index))
         queue.display = bool(entries)
+        self.query_one("#queue-answers").display = bool(entries)
         self.query_one("#queue-empty").display = not entries
         self._draw_title()
 
@@ -258,12 +311,13 @@ class WardianApp(App[None]):
         # table sometimes kept an older, narrower width and cut names.
         roster.clear(columns=True)
         shown = self.shown_rows()
-        for column in COLUMNS:
+        columns = [column for column in COLUMNS if column not in WHEN_SET or any(row.cell(column) for row in shown)]
+        for column in columns:
             header = HEADERS.get(column, column)
             width = max([len(header), *(len(row.cell(column)) for row in shown)])
             roster.add_column(header, key=column, width=width)
         for row in shown:
-            roster.add_row(*(self._cell(row, column) for column in COLUMNS), key=row.key)
+            roster.add_row(*(self._cell(row, column) for column in columns), key=row.key)
         if selected is not None and selected.key in roster.rows:
             roster.move_cursor(row=roster.get_row_index(selected.key), animate=False)
         self._draw_title()
@@ -272,6 +326,9 @@ class WardianApp(App[None]):
     def _cell(row: RosterRow, column: str) -> Text:
         if column == "status":
             return Text(row.status, style=STATUS_STYLES.get(row.status, ""))
+        if column == "allowance":
+            parts = [(row.limit, LIMIT_STYLE), (row.budget, HELD_STYLE if row.held else "")]
+            return Text("; ").join(Text(text, style=style) for text, style in parts if text)
         return Text(row.cell(column))
 
     def _draw_title(self) -> None:
@@ -388,12 +445,25 @@ class WardianApp(App[None]):
 
     def _answer_dialog(self, answer: str) -> None:
         entry = self.selected_entry() if self.focused is not None and self.focused.id == "queue" else None
-        if entry is not None and entry.kind != DIALOG:
-            self._answer_entry(entry, answer)
+        if entry is not None:
+            self._answer(entry, answer)
             return
         row = self._target()
-        if row is None:
+        if row is not None:
+            self._approve(row, answer)
+
+    def _answer(self, entry: QueueEntry, answer: str) -> None:
+        """`a` or `x` on a queue entry: a dialog with the provider's keys, another kind with its choice."""
+        if entry.kind != DIALOG:
+            self._answer_entry(entry, answer)
             return
+        row = self.rows.get(entry.agent) or self.remote.get(entry.agent)
+        if row is None:
+            self.notify(f"{entry.agent} is not in the roster yet", severity="warning")
+            return
+        self._approve(row, answer)
+
+    def _approve(self, row: RosterRow, answer: str) -> None:
         if row.status != "action_required":
             self.notify(f"{row.key} waits at no dialog (it is {row.status})", severity="warning")
             return
@@ -406,6 +476,19 @@ class WardianApp(App[None]):
             self.notify(f"this {entry.kind} has no {answer}: {entry.command}", severity="warning")
             return
         self.act(lambda: actions.run_command(command))
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        """A button under the queue: the selected entry (the first, until another is chosen)."""
+        if event.button.id not in ANSWER_BUTTONS:
+            return  # a dialog's own button
+        event.stop()
+        answer, _ = ANSWER_BUTTONS[event.button.id]
+        if answer == "reply":
+            self.action_reply()
+            return
+        entry = self.selected_entry()
+        if entry is not None:
+            self._answer(entry, answer)
 
     def action_reply(self) -> None:
         entry = self.selected_entry()

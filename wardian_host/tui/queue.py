@@ -13,12 +13,16 @@ from pydantic import BaseModel
 from wardian_host.tui.roster import RosterRow
 
 DIALOG, APPROVAL, ASK, ERROR = "dialog", "approval", "ask", "error"
-# wardian_core.inbox.URGENCY's order, for entries merged from several machines.
-URGENCY = (DIALOG, APPROVAL, ASK, ERROR, "unseen_turn")
+# wardian_core.inbox.URGENCY, for entries merged from several machines (a test keeps them equal):
+# not imported, as its pydantic models would weigh on the dashboard's start.
+URGENCY = {DIALOG: 0, APPROVAL: 1, ASK: 2, "budget": 3, "limit": 3, ERROR: 4, "unseen_turn": 5}
+# The choice `a` takes on an entry that is not a dialog: accept an approval, raise a budget that
+# holds an agent, resume an agent a usage limit cut. `x` rejects an approval.
+ACCEPTING = ("accept", "approve", "raise", "resume")
 
 
 class QueueEntry(BaseModel):
-    kind: str  # dialog, approval (a workflow's), ask, error, unseen_turn
+    kind: str  # dialog, approval (a workflow's), ask, budget, limit, error, unseen_turn
     agent: str  # NAME, or NAME@MACHINE; empty for a workflow's approval
     summary: str
     command: str = ""  # the exact command that answers it
@@ -42,7 +46,7 @@ def remote_entries() -> list[QueueEntry]:
 
 def merged(*parts: list[QueueEntry]) -> list[QueueEntry]:
     entries = [entry for part in parts for entry in part]
-    return sorted(entries, key=lambda entry: URGENCY.index(entry.kind) if entry.kind in URGENCY else len(URGENCY))
+    return sorted(entries, key=lambda entry: URGENCY.get(entry.kind, len(URGENCY)))
 
 
 def from_inbox(entry: dict[str, Any]) -> QueueEntry:
@@ -63,7 +67,7 @@ def from_inbox(entry: dict[str, Any]) -> QueueEntry:
 
 def choice_command(entry: QueueEntry, answer: str) -> str | None:
     """The command of the entry's choice that accepts (`accept`) or rejects (`reject`), if any."""
-    words = ("accept", "approve") if answer == "accept" else ("reject",)
+    words = ACCEPTING if answer == "accept" else ("reject",)
     return next((command for label, command in entry.choices if label in words), None)
 
 

@@ -1,21 +1,36 @@
 """The roster as the dashboard shows it: `agent list`'s records, this machine's and the
 remotes', as rows that sort and filter."""
 
-from typing import Any
+from datetime import datetime
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel
 
 # `wardian_host.remote.settings.LOCAL_MACHINE`, not imported: it loads the settings' models,
 # 170 ms of a start that must stay under half a second.
 LOCAL_MACHINE = "local"
-# The columns shown, in order; each is a RosterRow attribute.
-COLUMNS = ("name", "status", "class_name", "provider", "place", "machine", "usage")
-HEADERS = {"class_name": "class", "place": "workspace"}
+# The columns shown, in order; each is a RosterRow attribute. `allowance` (the usage limit and
+# the budget) comes next to the status, where 80 columns still show it, and only while some
+# row has one.
+COLUMNS = ("name", "status", "allowance", "class_name", "provider", "place", "machine", "usage")
+WHEN_SET = ("allowance",)
+HEADERS = {"class_name": "class", "place": "workspace", "allowance": "limit / budget"}
 PLACE_WIDTH = 16
 # A sort that puts what needs a person first: the order of the queue.
 STATUS_ORDER = ("action_required", "error", "processing", "starting", "idle", "paused", "headless", "off")
 # The fields a row is built from: `agent list --fields` of these.
-LISTED_FIELDS = ("name", "uuid", "class", "provider", "workspace", "worktree", "status", "status_evidence", "usage")
+LISTED_FIELDS = (
+    *("name", "uuid", "class", "provider", "workspace", "worktree", "status", "status_evidence", "usage"),
+    *("limit", "created_at"),
+)
+
+
+class BudgetCell(NamedTuple):
+    """A local agent's budget column (`tui.budgets`), kept apart from its row: it is read after
+    the roster, and a row read again keeps it until it is read again."""
+
+    text: str  # `tokens [#####-----]  52%`; `held tokens [##########] 104%`
+    held: bool
 
 
 class RosterRow(BaseModel):
@@ -27,12 +42,20 @@ class RosterRow(BaseModel):
     place: str  # the worktree's folder when the agent works in one, else its workspace
     machine: str = LOCAL_MACHINE
     usage: str = ""
+    limit: str = ""  # the usage limit it waits out, and when it resets
+    budget: str = ""  # its use against its budget, as a bar (`budgets.budget_cell`)
+    held: bool = False  # its budget holds it: it takes no prompts
+    created_at: str = ""  # when it was spawned: a `minutes` budget counts from there
     status_evidence: dict[str, Any] | None = None
 
     @property
     def key(self) -> str:
         """What names the agent across machines, and what `wardian` takes: NAME or NAME@MACHINE."""
         return self.name if self.machine == LOCAL_MACHINE else f"{self.name}@{self.machine}"
+
+    @property
+    def allowance(self) -> str:
+        return "; ".join(part for part in (self.limit, self.budget) if part)
 
     def cell(self, column: str) -> str:
         return str(getattr(self, column))
@@ -55,6 +78,8 @@ def row_of(record: dict[str, Any], machine: str = LOCAL_MACHINE) -> RosterRow:
         place=_short_path(place or record.get("workspace") or ""),
         machine=machine,
         usage=usage_text(record.get("usage")),
+        limit=limit_text(record.get("limit")),
+        created_at=record.get("created_at") or "",
         status_evidence=record.get("status_evidence"),
     )
 
@@ -83,6 +108,25 @@ def usage_text(usage: dict[str, Any] | None) -> str:
     if known:
         parts.append(f"limit {max(known):.0f}%")
     return " ".join(parts)
+
+
+def limit_text(limit: dict[str, Any] | None, now: datetime | None = None) -> str:
+    """`session limit, resets 21:57`: the limit's kind and its reset (or a retrying CLI's next
+    try) in this machine's time, with the day when it is not today."""
+    if not limit:
+        return ""
+    retrying = limit.get("state") == "retrying" and limit.get("retry_at")
+    moment = limit.get("retry_at") if retrying else limit.get("resets_at")
+    said = f"{limit.get('kind') or 'usage'} limit"
+    if not moment:
+        return f"{said}, reset unknown"
+    try:
+        when = datetime.fromisoformat(str(moment).replace("Z", "+00:00")).astimezone()
+    except ValueError:
+        return f"{said}, resets {moment}"
+    today = (now or datetime.now().astimezone()).date()
+    shown = when.strftime("%H:%M") if when.date() == today else when.strftime("%m-%d %H:%M")
+    return f"{said}, {'retrying' if retrying else 'resets'} {shown}"
 
 
 def local_rows() -> list[RosterRow]:

@@ -5,8 +5,8 @@ from concurrent.futures import Future
 from typing import Protocol
 
 from wardian_host.tui.feed import OutputHeard, StatusFeed, StatusHeard
-from wardian_host.tui.queue import QueueEntry, from_roster, local_entries, remote_entries
-from wardian_host.tui.roster import RosterRow
+from wardian_host.tui.queue import QueueEntry, from_roster, local_entries, merged, remote_entries
+from wardian_host.tui.roster import BudgetCell, RosterRow
 
 
 class Sources(Protocol):
@@ -19,6 +19,8 @@ class Sources(Protocol):
     def remote_queue(self) -> list[QueueEntry]: ...
 
     def screen(self, row: RosterRow) -> list[str]: ...
+
+    def budgets(self, rows: list[RosterRow]) -> dict[str, BudgetCell]: ...
 
     def feed(self, on_status: StatusHeard, on_output: OutputHeard) -> StatusFeed | None: ...
 
@@ -59,13 +61,24 @@ class HostSources:
     def feed(self, on_status: StatusHeard, on_output: OutputHeard) -> StatusFeed | None:
         return StatusFeed(on_status, on_output)
 
+    def budgets(self, rows: list[RosterRow]) -> dict[str, BudgetCell]:
+        from wardian_host.tui.budgets import budget_cells
+
+        return budget_cells(rows)
+
 
 class FixedSources:
     """The same rows and screen every time: no host, no feed."""
 
-    def __init__(self, rows: list[RosterRow], screens: dict[str, list[str]] | None = None) -> None:
+    def __init__(
+        self,
+        rows: list[RosterRow],
+        screens: dict[str, list[str]] | None = None,
+        entries: list[QueueEntry] | None = None,
+    ) -> None:
         self._rows = rows
         self._screens = screens or {}
+        self._entries = entries or []  # besides what the rows tell (a budget's hold, a limit)
 
     def rows(self) -> list[RosterRow]:
         return list(self._rows)
@@ -74,7 +87,7 @@ class FixedSources:
         return None
 
     def queue(self, rows: list[RosterRow]) -> list[QueueEntry]:
-        return from_roster(rows)
+        return merged(from_roster(rows), self._entries)
 
     def remote_queue(self) -> list[QueueEntry]:
         return []
@@ -84,3 +97,7 @@ class FixedSources:
 
     def feed(self, on_status: StatusHeard, on_output: OutputHeard) -> StatusFeed | None:
         return None
+
+    def budgets(self, rows: list[RosterRow]) -> dict[str, BudgetCell]:
+        """The budget each fixed row was given."""
+        return {row.uuid: BudgetCell(row.budget, row.held) for row in rows if row.budget}
