@@ -3,54 +3,22 @@ Enter attaching and detaching back to the dashboard, `q` leaving the shell as it
 
 import os
 import shutil
-import subprocess
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from tmux_panes import Tmux, roster_status, tmux_pane, until_screen
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux (scripts/dev.py installs it)")
 
 WARDIAN = str(Path(os.environ.get("VIRTUAL_ENV", Path(__file__).parents[2] / ".venv")) / "bin" / "wardian")
-SCREEN_SECONDS = 30.0  # a bound for a hang, never reached by a passing test
 
 
 @pytest.fixture
-def pane(wardian_home: Path, tmp_path: Path) -> Iterator[Callable[..., str]]:
-    """`tmux(*args)` on a server of this test's own, whose shell has the test's home."""
-    socket = f"wardian-tui-{os.getpid()}-{tmp_path.name}"
-
-    def tmux(*args: str) -> str:
-        ran = subprocess.run(["tmux", "-L", socket, *args], capture_output=True, text=True, check=True)
-        return ran.stdout
-
-    shell = f"env WARDIAN_HOME={wardian_home} PS1='ready$ ' bash --norc --noprofile"
-    tmux("new-session", "-d", "-x", "80", "-y", "24", shell)
-    try:
+def pane(wardian_home: Path, tmp_path: Path) -> Iterator[Tmux]:
+    """A shell with the test's home in an 80×24 tmux pane."""
+    with tmux_pane(wardian_home, tmp_path) as tmux:
         yield tmux
-    finally:
-        subprocess.run(["tmux", "-L", socket, "kill-server"], capture_output=True)
-
-
-def until_screen(tmux: Callable[..., str], seen: Callable[[str], bool], what: str) -> str:
-    """The pane's text once `seen` holds (tmux tells no event for a redraw: read until then)."""
-    deadline = time.monotonic() + SCREEN_SECONDS
-    while True:
-        text = tmux("capture-pane", "-p")
-        if seen(text):
-            return text
-        if time.monotonic() > deadline:
-            raise AssertionError(f"never saw {what}; the pane:\n{text}")
-        time.sleep(0.05)
-
-
-def roster_status(text: str, name: str) -> str | None:
-    for line in text.splitlines():
-        words = line.split()
-        if words[:1] == [name] and len(words) > 1:
-            return words[1]
-    return None
 
 
 def test_the_dashboard_in_a_real_terminal_attaches_comes_back_and_quits_cleanly(
