@@ -148,5 +148,25 @@ def test_a_cli_of_another_protocol_version_can_still_restart_the_host(
     answer = json.loads(client.makefile("rb").readline())
     client.close()
     assert answer["ok"] and answer["result"]["agents_kept"] is True
-    assert next_host(wardian_home, host) != host  # the old host started it as it exited
+    assert wait_until_gone(host, 20)
+    assert run_wardian("host", "start").returncode == 0
     assert show("counter", "status")["status"] == "idle"  # adopted: the restart cost the agent nothing
+
+
+def test_a_restart_that_ran_out_of_time_still_leaves_a_host_once_the_old_one_ends(
+    spawn_counter, run_wardian, wait_status, show, wardian_home: Path
+) -> None:
+    spawn_counter("counter")
+    wait_status("counter", "idle")
+    old = running_host_pid(wardian_home)
+    assert old is not None
+    os.kill(old, signal.SIGSTOP)  # a host that does not get to stop in the time the CLI is given
+    try:
+        restarted = run_wardian("host", "restart", env={"WARDIAN_CONTROL_TIMEOUT": "1"})
+        assert restarted.error()["code"] == "control_endpoint_timeout"
+        assert "the next host serves once it is gone" in restarted.error()["message"]
+    finally:
+        os.kill(old, signal.SIGKILL)  # it ends at last (SIGKILL reaches a stopped process)
+    new = next_host(wardian_home, old)  # started by the CLI, with its environment, after the old one's end
+    assert new != old
+    assert show("counter", "status")["status"] == "idle"  # adopted by the next host

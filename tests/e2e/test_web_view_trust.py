@@ -11,11 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from browser import chromium_page, open_view
-from host_restarts import next_host
 
 from wardian_core import paths
-from wardian_core.control.client import ControlClient
-from wardian_host.daemon.host_lock import running_host_pid
 
 RunWardian = Callable[..., Any]
 Spawn = Callable[..., dict[str, Any]]
@@ -60,21 +57,6 @@ def test_a_restart_and_a_stop_with_two_pages_open_complete_and_the_pages_come_ba
         first.wait_for_function("document.getElementById('connection').textContent === 'reconnecting…'")
 
 
-def test_a_host_stopped_for_a_restart_starts_the_next_one_even_when_the_cli_gave_up(
-    run_wardian: RunWardian, wardian_home: Path
-) -> None:
-    assert run_wardian("host", "start").returncode == 0
-    old = running_host_pid(wardian_home)
-    assert old is not None
-    # The first half of `host restart`, after which its CLI ran out of time (a slow stop) and
-    # started nothing: the home once had no host from then on.
-    with ControlClient.connect(wardian_home) as client:
-        assert client.request("host.stop", {"keep_agents": True}, 20)["agents_kept"] is True
-    new = next_host(wardian_home, old)
-    assert new != old and run_wardian("host", "status").json()["host"]["pid"] == new
-
-
-# 119 x and an E: a line of a PTY's 120 columns, whole only if the tile shows all of them.
 LONG_LINE = "printf '%s\\n' \"$(printf 'x%.0s' $(seq 1 119))E\"; exec cat"
 TILE_FACTS = """(uuid) => {
   const tile = document.querySelector(`#agent-${uuid}`);

@@ -25,8 +25,9 @@ def crash_host(home: Path) -> int:
 
 
 def next_host(home: Path, old: int, timeout: float = 60) -> int:
-    """The pid of the host that follows `old`, stopped for a restart, once it serves (the old host
-    starts it as it exits; it has no event a test can await from outside, so this looks every 50 ms)."""
+    """The pid of the host that follows `old` once it serves (a `host restart` that ran out of time
+    starts it, to serve once `old` is gone; it has no event a test can await from outside, so this
+    looks every 50 ms)."""
     from wardian_core.control.client import ControlClient
 
     assert wait_until_gone(old, timeout), f"host {old} is still stopping"

@@ -1,6 +1,8 @@
 """`wardian host`: start, stop and inspect the background host of this home."""
 
+import contextlib
 import sys
+from pathlib import Path
 from typing import Any
 
 import click
@@ -46,23 +48,37 @@ def stop() -> None:
 def restart() -> None:
     """Restart the host; every agent goes on in the terminal server and the new host adopts it."""
     from wardian_host.cli.host_starter import start_detached
+    from wardian_host.daemon.host_lock import running_host_pid
 
     home = paths.wardian_home()
-    stopped = _stopped(keep_agents=True)  # the host starts the next one itself as it exits
+    old = running_host_pid(home)
+    try:
+        stopped = _stopped(keep_agents=True)
+    except WardianError as error:
+        if error.code != "control_endpoint_timeout" or old is None:
+            raise
+        stopped = {"pid": old, "stopped": False}
     if not stopped["stopped"]:
+        _start_after(home, stopped["pid"])
         raise WardianError(
             "control_endpoint_timeout",
             f"the host (pid {stopped['pid']}) was still stopping when the time was up; "
-            "it starts the next host itself once it is gone",
+            "the next host serves once it is gone",
             "Run `wardian host status` in a moment; `wardian host logs` says what held the old host.",
             {"pid": stopped["pid"]},
         )
-    try:
-        start_detached(home)
-    except WardianError as error:
-        if error.details.get("reason") != "already_running":
-            raise  # else the host the old one started serves
+    start_detached(home)
     emit("host", request("host.status") | {"restarted_from": stopped["pid"]})
+
+
+def _start_after(home: Path, old: int | None) -> None:
+    """The next host, started by this command (with its environment) but serving only once the
+    host still stopping is gone: a restart that ran out of time never leaves the home without a
+    host. It is not waited for."""
+    from wardian_host.cli.host_starter import start_detached
+
+    with contextlib.suppress(WardianError):  # its answer comes after this command gave up
+        start_detached(home, timeout=0.05, after=old)
 
 
 def _stopped(keep_agents: bool) -> dict[str, Any]:

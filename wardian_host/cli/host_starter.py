@@ -20,12 +20,17 @@ from wardian_host.daemon.host_lock import START_WAIT_SECONDS, running_host_pid, 
 START_TIMEOUT_SECONDS = 2 * START_WAIT_SECONDS
 
 
-def start_detached(home: Path, timeout: float = START_TIMEOUT_SECONDS, use_running: bool = False) -> None:
-    """Start a host and wait until it serves; `use_running`: a host that is already serving will do."""
+def start_detached(
+    home: Path, timeout: float = START_TIMEOUT_SECONDS, use_running: bool = False, after: int | None = None
+) -> None:
+    """Start a host and wait until it serves; `use_running`: a host that is already serving will do;
+    `after`: the pid of a host still stopping, whose end the new one awaits before it serves."""
     check_host_platform()
     if use_running:
         refuse_while_stopping(home)
     argv = [sys.executable, "-m", "wardian_host.daemon", "--home", str(home)]
+    if after is not None:
+        argv += ["--after", str(after)]
     answer = start_process(argv, "host", timeout)
     if answer == "ready":
         return

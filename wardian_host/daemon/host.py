@@ -197,11 +197,6 @@ class Host:
         self._ptys = await ServerPtys.connect(self.home)
         return self._ptys
 
-    @property
-    def restarting(self) -> bool:
-        """Stopped for `host restart` (agents kept): the next host is started as this one exits."""
-        return self._stop.is_set() and self._keep_agents
-
     def request_stop(self, keep_agents: bool = False) -> None:
         """Stop the host; with `keep_agents` its agents go on in the terminal server for the next host."""
         self._keep_agents = keep_agents

@@ -9,8 +9,6 @@ import argparse
 import asyncio
 import logging
 import logging.handlers
-import os
-import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -48,38 +46,17 @@ def configure_logging(home: Path, foreground: bool) -> None:
     )
 
 
-async def _run_host(home: Path, on_ready: Callable[[], None]) -> bool:
-    """Serve until stopped; whether it stopped for a restart."""
+async def _run_host(home: Path, on_ready: Callable[[], None]) -> None:
     collections = FullCollections(asyncio.get_running_loop())
 
     def ready() -> None:
         on_ready()  # first: the starting CLI does not wait for the collection below
         collections.start()
 
-    host = Host(home)
     try:
-        await host.run(ready)
+        await Host(home).run(ready)
     finally:
         collections.stop()
-    return host.restarting
-
-
-def _start_successor(home: Path) -> None:
-    """The next host, started by a host stopped for `host restart`: it waits for this process to be
-    gone, then serves. A restart whose CLI ran out of time waiting (a slow stop) thus still ends
-    with a host; when the CLI starts one too, the first to take the home's lock serves."""
-    argv = [sys.executable, "-m", "wardian_host.daemon", "--home", str(home), "--after", str(os.getpid())]
-    try:
-        subprocess.Popen(
-            argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-            cwd="/",
-        )
-    except OSError as exc:
-        logging.getLogger(__name__).error("the next host was not started: %s", exc)
 
 
 def _prepare(home: Path, foreground: bool) -> tuple[StartLock, HostLock]:
@@ -106,7 +83,7 @@ def _prepare(home: Path, foreground: bool) -> tuple[StartLock, HostLock]:
 
 
 def serve(home: Path, foreground: bool, ready_fd: int | None, after: int | None = None) -> int:
-    """`after`: a host still stopping (`host restart` ran out of time), whose end this one awaits."""
+    """`after`: a host still stopping (a `host restart` that ran out of time), whose end this one awaits."""
     try:
         if after is not None and not wait_until_gone(after, SUCCESSOR_WAIT_SECONDS):
             raise WardianError(
@@ -126,9 +103,8 @@ def serve(home: Path, foreground: bool, ready_fd: int | None, after: int | None 
         report(ready_fd, "ready")
         starting.release()
 
-    restarting = False
     try:
-        restarting = asyncio.run(_run_host(home, on_ready))
+        asyncio.run(_run_host(home, on_ready))
     except WardianError as error:
         logging.getLogger(__name__).error("host failed: %s", error.message)
         report(ready_fd, error.to_json())
@@ -142,8 +118,6 @@ def serve(home: Path, foreground: bool, ready_fd: int | None, after: int | None 
         report(ready_fd, WardianError("generic", f"host crashed: {exc}").to_json())
         return 1
     finally:
-        if restarting:
-            _start_successor(home)
         lock.release()
         starting.release()  # after the host lock: a host waiting on it must find no host, not a dying one
     return 0
