@@ -9,9 +9,11 @@ from typing import Any
 
 from wardian_core.control.models import REQUEST_ANSWERS, REQUEST_PARAMS, CloneParams, HostStopAnswer, HostStopParams
 from wardian_core.control.protocol import PROTOCOL_VERSION
+from wardian_host.daemon.budget_handlers import build_budget_handlers
 from wardian_host.daemon.control_server import ControlServer, RequestContext, Route
 from wardian_host.daemon.handlers import build_handlers
 from wardian_host.daemon.inbox_handlers import build_inbox_handlers
+from wardian_host.daemon.limit_handlers import build_limit_handlers
 from wardian_host.daemon.web_handlers import WebView
 
 
@@ -19,20 +21,22 @@ def _host_routes(home: Path) -> dict[str, Route[Any]]:
     """The host's table; building it only closes over the parts, so stand-ins do."""
     unused: Any = None
     web_view = WebView(home, unused, list, unused, unused, unused)  # its routes only close over it
-    return web_view.routes(
-        build_handlers(
-            registry=unused,
-            lifecycle=SimpleNamespace(home=home),  # type: ignore[arg-type]  # only its home is read here
-            sender=unused,
-            desk=unused,
-            workflows=unused,
-            terminals=unused,
-            describe_host=dict,
-            request_stop=lambda keep_agents: None,
-            mcp_readiness=unused,
-        )
-        | build_inbox_handlers(unused, unused, unused, unused)  # merged in as the host does
+    handlers = build_handlers(
+        registry=unused,
+        lifecycle=SimpleNamespace(home=home),  # type: ignore[arg-type]  # only its home is read here
+        sender=unused,
+        desk=unused,
+        workflows=unused,
+        terminals=unused,
+        describe_host=dict,
+        request_stop=lambda keep_agents: None,
+        mcp_readiness=unused,
     )
+    # Merged in as the host does.
+    handlers |= build_inbox_handlers(unused, unused, unused, unused)
+    handlers |= build_budget_handlers(unused, unused, handlers["agent.spawn"])
+    handlers |= build_limit_handlers(unused, unused)
+    return web_view.routes(handlers)
 
 
 def test_every_wire_kind_has_a_route_with_its_own_parameters_model(tmp_path: Path) -> None:
@@ -124,6 +128,7 @@ ANSWERED_AS_PLAIN_DATA: dict[str, str] = {
         ),
         "the group's handlers in its own *_handlers.py, not yet modelled",
     ),
+    **dict.fromkeys(("agent.budget", "agent.resume_limit"), "the budget keeper's and limit resumer's answers"),
     "mcp.session": "a stream of MCP messages, not one answer",
 }
 

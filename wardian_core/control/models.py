@@ -273,6 +273,8 @@ REQUEST_PARAMS: dict[str, type[_Params]] = {
     "agent.clone": CloneParams,
     "agent.rename": RenameParams,
     "agent.delete": DeleteParams,
+    "agent.budget": BudgetParams,
+    "agent.resume_limit": TargetParams,
     "worktree.enable": WorktreeEnableParams,
     "worktree.join": WorktreeJoinParams,
     "worktree.disable": TargetParams,
