@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from wardian_host.testing.contexts import spawn_context
+from wardian_core.provider.testing import spawn_context
 
 
 @pytest.fixture

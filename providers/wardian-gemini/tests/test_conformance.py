@@ -1,6 +1,6 @@
 """Wardian's provider conformance suite, on the installed `gemini` entry point."""
 
-from wardian_host.testing.conformance import ProviderConformance
+from wardian_core.provider.testing import ProviderConformance
 
 
 class TestGeminiConformance(ProviderConformance):

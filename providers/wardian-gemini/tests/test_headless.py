@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from wardian_core.provider_models import HEADLESS_SOURCE as CORE_HEADLESS_SOURCE
-from wardian_core.provider_models import OutputSource, ParseResult
-from wardian_gemini.headless import HEADLESS_SOURCE, parse_headless
+from wardian_core.provider import HEADLESS_SOURCE as CORE_HEADLESS_SOURCE
+from wardian_core.provider import OutputSource, ParseResult
+from wardian_gemini.headless import HEADLESS_SOURCE, GeminiHeadless
 
 # The recordings of Gemini CLI 0.61.0 are shared by every provider's work; a copy next to the tests wins.
 # Real transcripts of Gemini CLI 0.61.0, copied here.
@@ -48,7 +48,7 @@ def fixture_lines(name: str) -> list[bytes]:
 
 
 def parse_all(name: str) -> list[ParseResult]:
-    return [parse_headless(SOURCE, line) for line in fixture_lines(name)]
+    return [GeminiHeadless(SOURCE).feed(line) for line in fixture_lines(name)]
 
 
 def events_of(name: str) -> list:
@@ -80,7 +80,7 @@ def test_the_session_id_is_the_one_init_carries(name: str) -> None:
 
 def test_the_evidence_is_the_line_itself() -> None:
     line = fixture_lines("gemini-prompt-tool-yolo.jsonl")[2]
-    (used,) = parse_headless(SOURCE, line).events
+    (used,) = GeminiHeadless(SOURCE).feed(line).events
     assert used.evidence.line == line.decode()
 
 
@@ -94,27 +94,27 @@ def test_the_api_error_ends_the_run_with_the_servers_message() -> None:
 
 
 def test_a_failed_result_without_an_error_object_falls_back_to_its_status() -> None:
-    (failed,) = parse_headless(SOURCE, b'{"type":"result","status":"error","stats":{}}').events
+    (failed,) = GeminiHeadless(SOURCE).feed(b'{"type":"result","status":"error","stats":{}}').events
     assert (failed.kind, failed.message) == ("error", "error")
-    (plain,) = parse_headless(SOURCE, b'{"type":"result","status":"error","error":{"message":"quota"}}').events
+    (plain,) = GeminiHeadless(SOURCE).feed(b'{"type":"result","status":"error","error":{"message":"quota"}}').events
     assert plain.message == "quota"
 
 
 def test_error_records_fail_the_run_but_warnings_do_not() -> None:
     record = {"type": "error", "timestamp": "t", "severity": "error", "message": "retry budget exhausted"}
-    (failed,) = parse_headless(SOURCE, json.dumps(record).encode()).events
+    (failed,) = GeminiHeadless(SOURCE).feed(json.dumps(record).encode()).events
     assert (failed.kind, failed.evidence.rule, failed.message) == (
         "error",
         "type=error severity=error",
         "retry budget exhausted",
     )
     warning = {"type": "error", "severity": "warning", "message": "Loop detected, stopping execution"}
-    assert parse_headless(SOURCE, json.dumps(warning).encode()) == ParseResult()
+    assert GeminiHeadless(SOURCE).feed(json.dumps(warning).encode()) == ParseResult(at_rest=True)
 
 
 def test_a_failed_tool_is_still_the_model_at_work() -> None:
     record = {"type": "tool_result", "tool_id": "x", "status": "error", "error": {"type": "t", "message": "denied"}}
-    assert [event.kind for event in parse_headless(SOURCE, json.dumps(record).encode()).events] == ["generating"]
+    assert [event.kind for event in GeminiHeadless(SOURCE).feed(json.dumps(record).encode()).events] == ["generating"]
 
 
 @pytest.mark.parametrize(
@@ -134,7 +134,7 @@ def test_a_failed_tool_is_still_the_model_at_work() -> None:
     ],
 )
 def test_malformed_or_unknown_lines_give_nothing(line: bytes) -> None:
-    assert parse_headless(SOURCE, line) == ParseResult()
+    assert GeminiHeadless(SOURCE).feed(line) == ParseResult(at_rest=True)
 
 
 @pytest.mark.parametrize(
@@ -148,6 +148,6 @@ def test_malformed_or_unknown_lines_give_nothing(line: bytes) -> None:
     ],
 )
 def test_odd_error_shapes_still_give_one_error(line: bytes) -> None:
-    (failed,) = parse_headless(SOURCE, line).events
+    (failed,) = GeminiHeadless(SOURCE).feed(line).events
     assert failed.kind == "error"
     assert failed.message is None or isinstance(failed.message, str)

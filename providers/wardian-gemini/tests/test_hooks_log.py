@@ -4,9 +4,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from wardian_core.provider_models import OutputSource
+from wardian_core.provider import OutputSource
+from wardian_core.provider.testing import rests_of
 from wardian_gemini import parser
-from wardian_host.testing.rests import rests_of
 
 SESSION = "5b1c2d3e-0000-4000-8000-000000000001"
 HOOKS = OutputSource(name="gemini-hooks", kind="file", path=Path("/unused"))

@@ -7,10 +7,10 @@ from functools import partial
 from pathlib import Path
 from unittest.mock import ANY
 
-from wardian_core.hook_recorder import CLI_PID_FIELD
-from wardian_core.provider_models import OutputSource
+from wardian_core.provider import OutputSource
+from wardian_core.provider.home import CLI_PID_FIELD
+from wardian_core.provider.testing import repository_and_worktree
 from wardian_gemini import home, hooks_log, plugin, trust
-from wardian_host.testing.repositories import repository_and_worktree
 
 SESSION = "f2e72aca-8440-49d5-a6d4-b2495d2a9c4b"
 
@@ -188,7 +188,9 @@ def test_session_end_ends_nothing_gemini_restarts_itself_in_the_same_terminal() 
     """0.61.0 fires SessionEnd (reason exit) when a trust answer restarts it, then SessionStart."""
     payload = {"session_id": "s-1", "hook_event_name": "SessionEnd", "reason": "exit"}
     source = OutputSource(name=home.HOOKS_SOURCE, kind="file", path=Path("hooks.jsonl"))
-    result = hooks_log.parse_hook("s-1", source, json.dumps(payload).encode() + b"\n", hooks_log.HookState())
+    parser = hooks_log.GeminiHooks(source)
+    parser.session_id = "s-1"
+    result = parser.feed(json.dumps(payload).encode() + b"\n")
     assert result.events == []
 
 

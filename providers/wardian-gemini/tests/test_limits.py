@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from wardian_core.parsing.screen import ScreenSnapshot
-from wardian_core.provider_models import LimitReport, LimitResume, OutputSource
+from wardian_core.provider import LimitReport, LimitResume, OutputSource
+from wardian_core.provider.parsing import ScreenSnapshot
 from wardian_gemini import home, limits, plugin, tui
 
 RECORDED = json.loads((Path(__file__).parent / "fixtures" / "recordings" / "gemini-tui-usage-limit.json").read_text())

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from wardian_core.provider_models import McpRegistration
+from wardian_core.provider import McpRegistration
+from wardian_core.provider.testing import mcp_registration, spawn_context
 from wardian_gemini import home
-from wardian_host.testing.contexts import mcp_registration, spawn_context
 
 REGISTRATION = mcp_registration("whoami", "reply")
 THEIRS = {"command": "their-server", "args": ["--fast"]}

@@ -24,7 +24,7 @@ from wardian_cli import (
     never_asked,
 )
 
-from wardian_host.testing.reaping import reap_home
+from wardian_core.provider.testing import reap_home
 
 pytestmark = pytest.mark.real_cli
 

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from wardian_core import hook_recorder
-from wardian_core.provider_models import ProviderEvent
+from wardian_core.provider import ProviderEvent
+from wardian_core.provider.home import CLI_PID_FIELD
+from wardian_core.provider.testing import Terminal, kinds, offset_after
 from wardian_gemini import home, plugin, tui, workspace_trust
 from wardian_gemini.profile import TOOL_DIALOG, TRUST_DIALOG, WORKSPACE_TRUST_DIALOG
-from wardian_host.testing.terminal_replay import Terminal, kinds, offset_after
 
 FIXTURES = Path(__file__).parent / "fixtures" / "recordings"
 TRUST_ACCEPTED = (FIXTURES / "gemini-tui-trust-accepted.raw").read_bytes()
@@ -66,7 +66,7 @@ def hook_fired(terminal: Terminal, event: str = "SessionStart", pid: int | None 
     """A line of the hook log as the recorder appends it: the payload, then the pid of the Gemini
     process that ran the hook (none from a writer that cannot know it)."""
     record: dict[str, object] = {**SESSION_START, "hook_event_name": event, "timestamp": "2026-12-02T03:00:00.000Z"}
-    record |= fields | ({hook_recorder.CLI_PID_FIELD: pid} if pid else {})
+    record |= fields | ({CLI_PID_FIELD: pid} if pid else {})
     with home.hooks_file(terminal.ctx).open("a") as log:
         log.write(json.dumps(record, separators=(",", ":")) + "\n")
 

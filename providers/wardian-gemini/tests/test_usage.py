@@ -3,7 +3,7 @@
 import json
 from pathlib import Path
 
-from wardian_core.provider_models import HEADLESS_SOURCE, OutputSource
+from wardian_core.provider import HEADLESS_SOURCE, OutputSource
 from wardian_gemini import plugin, usage
 
 RECORDINGS = Path(__file__).parents[3] / "tests" / "real_cli" / "recordings" / "gemini"

@@ -1,8 +1,6 @@
 """Launch and resume arguments of Gemini CLI (checked against 0.61.0)."""
 
-from wardian_core import hookimpl
-from wardian_core.errors import WardianError
-from wardian_core.provider_models import LaunchPlan, SpawnContext
+from wardian_core.provider import LaunchPlan, SpawnContext, WardianError, hookimpl
 from wardian_gemini import home
 from wardian_gemini.profile import SETTINGS
 

@@ -21,10 +21,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from wardian_core import hookimpl
-from wardian_core.hook_recorder import install_recorder, write_if_changed
-from wardian_core.provider_homes import assigned_skills, link, link_skills
-from wardian_core.provider_models import HomePlan, SpawnContext
+from wardian_core.provider import HomePlan, SpawnContext, hookimpl
+from wardian_core.provider.home import assigned_skills, install_recorder, link, link_skills, write_if_changed
 from wardian_gemini import mcp
 from wardian_gemini.trust import carry_to_worktree, trust_wardian_folders, users_trust_file
 

@@ -32,12 +32,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
 from pathlib import Path
 
-from wardian_core import hookimpl
-from wardian_core.parsing.escapes import squeeze
-from wardian_core.parsing.hook_payloads import hook_payload
-from wardian_core.parsing.jsonl import text_field
-from wardian_core.parsing.usage import limit_event
-from wardian_core.provider_models import LimitReport, LimitResume, OutputSource, ProviderEvent, SpawnContext
+from wardian_core.provider import LimitReport, LimitResume, OutputSource, ProviderEvent, SpawnContext, hookimpl
+from wardian_core.provider.parsing import hook_payload, limit_event, squeeze, text_field
 from wardian_gemini import home
 
 USAGE_LIMIT = "Usage limit reached for"

@@ -5,8 +5,8 @@ cooperation tools in `tools.allowed` under the names Gemini's policy gives MCP t
 
 from typing import Any
 
-from wardian_core.mcp_tools import stdio_server
-from wardian_core.provider_models import McpRegistration
+from wardian_core.provider import McpRegistration
+from wardian_core.provider.home import stdio_server
 
 
 def tool_name(registration: McpRegistration, tool: str) -> str:

@@ -9,11 +9,8 @@
 import os
 from dataclasses import dataclass, field
 
-from wardian_core import hookimpl
-from wardian_core.hookspecs import SourceParser
-from wardian_core.parsing.line_parsers import LineParser, SessionLineParser
-from wardian_core.parsing.screen import ScreenSnapshot
-from wardian_core.provider_models import OutputSource, ParseResult, SpawnContext
+from wardian_core.provider import OutputSource, ParseResult, SourceParser, SpawnContext, hookimpl
+from wardian_core.provider.parsing import ScreenSnapshot
 from wardian_gemini import headless, home, hooks_log, trust, tui, usage
 
 
@@ -53,12 +50,12 @@ def parser_for(ctx: SpawnContext, source: OutputSource) -> SourceParser:
     if source.format == "chunks":
         return TuiParser(ctx, source)
     if source.name == home.HOOKS_SOURCE:
-        return SessionLineParser(ctx, source, hooks_log.parse_hook, hooks_log.HookState(), hooks_log.HookState.at_rest)
+        return hooks_log.GeminiHooks(source, ctx)
     if source.name == usage.CHATS_SOURCE:
         return usage.LogAppeared()
     if source.name == usage.SESSION_LOG_SOURCE:
-        return LineParser(source, usage.parse_session_log)
-    return LineParser(source, headless.parse_headless)
+        return usage.SessionLog(source, ctx)
+    return headless.GeminiHeadless(source, ctx)
 
 
 @hookimpl(specname="approval_source")

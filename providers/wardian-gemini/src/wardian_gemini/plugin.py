@@ -1,7 +1,7 @@
 """The Gemini provider's plugin: its hooks, each marked where its work is done, and who it is
 (provider.toml beside this file)."""
 
-from wardian_core.provider_declaration import declared_provider_info
+from wardian_core.provider import declared_provider_info
 from wardian_gemini import argv
 from wardian_gemini.argv import build_argv, resume_args
 from wardian_gemini.home import prepare as prepare_home

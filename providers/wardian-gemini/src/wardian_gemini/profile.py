@@ -1,6 +1,6 @@
 """How Wardian types into Gemini CLI's TUI and answers its dialogs (checked on 0.61.0)."""
 
-from wardian_core.provider_models import DialogKeys, InputProfile, ProviderSetting
+from wardian_core.provider import DialogKeys, InputProfile, ProviderSetting
 
 # The tool box: "● 1. Allow once" (preselected), "2. Allow for this session",
 # "3. No, suggest changes (esc)". Enter takes the preselected answer; Esc refuses.

@@ -29,9 +29,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from wardian_core import paths
-from wardian_core.atomic_files import write_atomically
-from wardian_core.worktrees.checkout import linked_worktree
+from wardian_core.provider.home import include_root_folders, linked_worktree, write_atomically
 
 TRUSTED_FOLDERS = "trustedFolders.json"
 TRUST_FOLDER = "TRUST_FOLDER"
@@ -60,7 +58,7 @@ def trust_wardian_folders(trust_file: Path, wardian_home: Path) -> bool:
     is replaced when the folder rules are first written. A file Gemini itself would refuse (not a
     JSON object: it may hold comments, which Gemini accepts and Python's json does not) is left
     as it is."""
-    folders = [str(folder.resolve()) for folder in paths.include_root_folders(wardian_home)]
+    folders = [str(folder.resolve()) for folder in include_root_folders(wardian_home)]
     home = str(wardian_home.resolve())
     with _gemini_lock(trust_file):
         rules = _read_object(trust_file)

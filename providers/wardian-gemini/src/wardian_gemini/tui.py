@@ -11,14 +11,18 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from wardian_core.hook_recorder import ready_rule, session_records
-from wardian_core.parsing.escapes import squeeze
-from wardian_core.parsing.events import event, screen_text
-from wardian_core.parsing.markers import MarkerWatch
-from wardian_core.parsing.screen import ScreenSnapshot
-from wardian_core.parsing.settle import Settle
-from wardian_core.parsing.settled_box import BoxReport, SettledBox
-from wardian_core.provider_models import OutputSource, ParseResult, ProviderEvent
+from wardian_core.provider import OutputSource, ParseResult, ProviderEvent
+from wardian_core.provider.home import ready_rule, session_records
+from wardian_core.provider.parsing import (
+    BoxReport,
+    MarkerWatch,
+    ScreenSnapshot,
+    Settle,
+    SettledBox,
+    event,
+    screen_text,
+    squeeze,
+)
 from wardian_gemini import limits, workspace_trust
 from wardian_gemini.profile import TOOL_DIALOG, TRUST_DIALOG
 

@@ -11,9 +11,17 @@ model router's call included, and counts no thoughts.
 from pathlib import Path
 from typing import Any
 
-from wardian_core.parsing.jsonl import json_object, object_field, text_field
-from wardian_core.parsing.usage import count, iso_time, less, plus, usage_event
-from wardian_core.provider_models import OutputSource, ParseResult, ProviderEvent, SpawnContext
+from wardian_core.provider import OutputSource, ParseResult, ProviderEvent, SpawnContext
+from wardian_core.provider.parsing import (
+    JsonLinesParser,
+    count,
+    iso_time,
+    less,
+    object_field,
+    plus,
+    text_field,
+    usage_event,
+)
 from wardian_gemini.home import agent_home
 
 CHATS_SOURCE = "gemini-chats"
@@ -55,11 +63,19 @@ class LogAppeared:
         return ParseResult(sources_changed=True)
 
 
-def parse_session_log(source: OutputSource, data: bytes) -> ParseResult:
-    """A model message with its tokens: one turn named by the message id (appended again as it
-    grows, and rewritten whole on a compression: counted once)."""
-    record = json_object(data)
-    if record is None or record.get("type") != "gemini":
+class SessionLog(JsonLinesParser):
+    """The session's log, read without memory: each model message with its tokens, one turn named
+    by the message id (appended again as it grows, and rewritten whole on a compression: counted
+    once)."""
+
+    at_rest = True
+
+    def read(self, record: dict[str, Any], line: str) -> ParseResult:
+        return _message_usage(self.source, record)
+
+
+def _message_usage(source: OutputSource, record: dict[str, Any]) -> ParseResult:
+    if record.get("type") != "gemini":
         return ParseResult()
     tokens, message_id = object_field(record, "tokens"), text_field(record, "id")
     if not tokens or message_id is None:

@@ -32,12 +32,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from wardian_core.hook_recorder import SessionRecord
-from wardian_core.parsing import process_start
-from wardian_core.parsing.escapes import squeeze
-from wardian_core.parsing.events import event
-from wardian_core.parsing.settle import Settle
-from wardian_core.provider_models import OutputSource, ProviderEvent
+from wardian_core.provider import OutputSource, ProviderEvent, parsing
+from wardian_core.provider.home import SessionRecord
+from wardian_core.provider.parsing import Settle, event, squeeze
 from wardian_gemini.profile import WORKSPACE_TRUST_DIALOG as DIALOG
 
 QUESTION = "Do you trust the files in this folder?"
@@ -78,8 +75,8 @@ class WorkspaceTrust:
     # A trust answer began Gemini's restart: the prompt is ready once the new start's SessionStart
     # fired (new_start_began).
     restarted: bool = False
-    clock: Callable[[], float] = process_start.process_clock
-    started_after: Callable[[int, float], bool | None] = process_start.started_after
+    clock: Callable[[], float] = parsing.process_clock
+    started_after: Callable[[int, float], bool | None] = parsing.started_after
     # The trust file's decision for the workspace: TRUST_FOLDER, DO_NOT_TRUST or None (no rule yet,
     # or a replay of bytes with no file to read).
     decision: Callable[[], str | None] = _undecided
