@@ -35,8 +35,8 @@ def screen(lines: list[str]) -> ScreenSnapshot:
     return ScreenSnapshot(rows=lines, cursor={"row": 0, "col": 0}, title="", size={"rows": 40, "cols": 120})
 
 
-def look(name: str, state: limits.LimitDialog) -> list:
-    return limits.look(PTY, [row.strip().strip("│").strip() for row in rows(name)], state, said_at(name))
+def look(name: str, dialog: limits.LimitDialog) -> list:
+    return dialog.look(PTY, [row.strip().strip("│").strip() for row in rows(name)], said_at(name))
 
 
 def test_the_dialog_is_limit_reached_with_the_end_of_the_minute_shown_and_what_it_offers() -> None:
@@ -75,17 +75,18 @@ def test_a_dialog_is_told_once_and_again_after_it_closed() -> None:
 
 def test_the_tui_parser_reads_the_dialog_once_the_stream_draws_it() -> None:
     """Before this, the agent stayed `processing` behind the dialog: nothing read it."""
-    state = tui.TerminalState(ready=True)
+    parser = tui.GeminiScreen(PTY)
+    parser.ready = True
 
-    asked = tui.watch_stream(b"\x1b[2;3HUsage\x1b[1Climit\x1b[1Creached\x1b[1Cfor\x1b[1Call", state)
-    result = tui.read_screen(PTY, screen(rows("pro_dialog")), state, None, resumed=False)
-    again = tui.read_screen(PTY, screen(rows("pro_dialog")), state, None, resumed=False)
+    asked = parser.feed(b"\x1b[2;3HUsage\x1b[1Climit\x1b[1Creached\x1b[1Cfor\x1b[1Call")
+    result = parser.screen(screen(rows("pro_dialog")))
+    again = parser.screen(screen(rows("pro_dialog")))
 
     assert asked.want_screen
     assert [event.kind for event in result.events] == ["limit_reached"]
     assert again.events == []
     # Once it is told, the prompt coming back asks for a look too: the next limit is told again.
-    assert tui.watch_stream(b"\x1b[5;3HType your message or @path/to/file", state).want_screen
+    assert parser.feed(b"\x1b[5;3HType your message or @path/to/file").want_screen
 
 
 def hook_log(ctx, *records: dict) -> None:
@@ -148,10 +149,10 @@ def test_a_dialog_without_a_reset_has_none_and_a_quoted_line_is_no_dialog() -> N
     ]
     quoted = ["✦ The CLI said:", "Usage limit reached for gemini-2.5-pro.", "", "> next prompt"]
 
-    [reached] = limits.look(PTY, daily, limits.LimitDialog(), NOW)
+    [reached] = limits.LimitDialog().look(PTY, daily, NOW)
 
     assert reached.limit is not None and reached.limit.resets_at is None
-    assert limits.look(PTY, quoted, limits.LimitDialog(), NOW) == []
+    assert limits.LimitDialog().look(PTY, quoted, NOW) == []
 
 
 NOW = datetime(2026, 12, 2, 3, 48, 52, tzinfo=UTC)

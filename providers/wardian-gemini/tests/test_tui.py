@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from wardian_core.provider import ProviderEvent
+from wardian_core.provider import PTY_SOURCE, ProviderEvent
 from wardian_core.provider.home import CLI_PID_FIELD
 from wardian_core.provider.testing import Terminal, kinds, offset_after
 from wardian_gemini import home, plugin, tui, workspace_trust
@@ -57,8 +57,8 @@ def started_after(pid: int, moment: float) -> bool:
 @pytest.fixture
 def new_folder(make_ctx) -> Terminal:
     terminal = launched(Terminal(plugin, make_ctx), workspace_trusted=False)
-    terminal.parser.state.workspace.clock = lambda: QUESTION_SEEN_AT
-    terminal.parser.state.workspace.started_after = started_after
+    terminal.parser.workspace.clock = lambda: QUESTION_SEEN_AT
+    terminal.parser.workspace.started_after = started_after
     return terminal
 
 
@@ -87,10 +87,10 @@ def look(terminal: Terminal) -> list:
 
 
 def test_the_stream_asks_for_a_look_at_markers_only() -> None:
-    state = tui.TerminalState()
-    assert not tui.watch_stream(b"\x1b[1mThinking\x1b[0m (esc to cancel, 3s)", state).want_screen
-    assert not tui.watch_stream(b"\x1b[2mDo you trust the following\x1b[1Cfolders being added", state).want_screen
-    assert tui.watch_stream(b" to this workspace?\x1b[0m", state).want_screen
+    parser = tui.GeminiScreen(PTY_SOURCE)
+    assert not parser.feed(b"\x1b[1mThinking\x1b[0m (esc to cancel, 3s)").want_screen
+    assert not parser.feed(b"\x1b[2mDo you trust the following\x1b[1Cfolders being added").want_screen
+    assert parser.feed(b" to this workspace?\x1b[0m").want_screen
 
 
 def test_the_prompt_is_ready_only_once_the_session_start_hook_fired(terminal: Terminal) -> None:

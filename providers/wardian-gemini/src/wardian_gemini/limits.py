@@ -59,30 +59,27 @@ MAX_RESENT_PROMPT = 2000
 
 @dataclass
 class LimitDialog:
-    """Whether the dialog was reported; a look without it lets the next one be reported again."""
+    """The dialog on screen: reported once; a look without it lets the next one be reported again."""
 
     shown: bool = False
 
-
-def look(
-    source: OutputSource, lines: list[str], state: LimitDialog, now: datetime | None = None
-) -> list[ProviderEvent]:
-    """`limit_reached` once when the dialog is drawn; `lines`: the screen's rows, box borders off."""
-    dialog = _dialog(lines)
-    if dialog is None:
-        state.shown = False
-        return []
-    if state.shown:
-        return []
-    state.shown = True
-    said, answers = dialog
-    message = " ".join(said + answers)[:500]
-    resets_at = reset_on_screen(message, now or datetime.now(UTC))
-    return [
-        limit_event(
-            "limit_reached", source, "limit dialog", said[0], kind="usage", resets_at=resets_at, message=message
-        )
-    ]
+    def look(self, source: OutputSource, lines: list[str], now: datetime | None = None) -> list[ProviderEvent]:
+        """`limit_reached` once when the dialog is drawn; `lines`: the screen's rows, box borders off."""
+        dialog = _dialog(lines)
+        if dialog is None:
+            self.shown = False
+            return []
+        if self.shown:
+            return []
+        self.shown = True
+        said, answers = dialog
+        message = " ".join(said + answers)[:500]
+        resets_at = reset_on_screen(message, now or datetime.now(UTC))
+        return [
+            limit_event(
+                "limit_reached", source, "limit dialog", said[0], kind="usage", resets_at=resets_at, message=message
+            )
+        ]
 
 
 def _dialog(lines: list[str]) -> tuple[list[str], list[str]] | None:

@@ -1,4 +1,5 @@
-"""Gemini CLI's TUI (`pty`): the ready prompt, the folder-trust dialogs, the tool box (0.61.0).
+"""Gemini CLI's TUI (`pty`): the ready prompt, the folder-trust dialogs, the tool box and the
+usage-limit dialog (0.61.0), read by `GeminiScreen`, a kit `ScreenParser` owning its state.
 
 The stream only says when to look (a marker in its squeezed text); the rules read the screen
 as a person sees it. Turns and tools come from the hooks (hooks_log.py); the screen decides
@@ -7,23 +8,14 @@ folder-trust dialogs — the workspace's own question (workspace_trust.py) and t
 `--include-directories`; no hook tells of either — and is the fallback for the tool box.
 """
 
+import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from wardian_core.provider import OutputSource, ParseResult, ProviderEvent
+from wardian_core.provider import OutputSource, ParseResult, ProviderEvent, SpawnContext
 from wardian_core.provider.home import ready_rule, session_records
-from wardian_core.provider.parsing import (
-    BoxReport,
-    MarkerWatch,
-    ScreenSnapshot,
-    Settle,
-    SettledBox,
-    event,
-    screen_text,
-    squeeze,
-)
-from wardian_gemini import limits, workspace_trust
+from wardian_core.provider.parsing import BoxReport, ScreenParser, Settle, SettledBox, squeeze
+from wardian_gemini import home, limits, trust, workspace_trust
 from wardian_gemini.profile import TOOL_DIALOG, TRUST_DIALOG
 
 READY = "Type your message or @path/to/file"
@@ -59,133 +51,148 @@ READY_MARKERS = (squeeze(READY), squeeze(RESUMING))
 BOX_MARKERS = (squeeze(APPROVAL), squeeze(TRUST))
 
 
-@dataclass
-class TerminalState:
-    stream: MarkerWatch = field(default_factory=MarkerWatch)
-    ready: bool = False
-    box: SettledBox = field(default_factory=lambda: SettledBox(APPROVAL_SETTLE_SECONDS))
-    # The folder-trust dialog was reported and its answer is not read yet.
-    trust_open: bool = False
-    trust_settle: Settle = field(default_factory=lambda: Settle(TRUST_SETTLE_SECONDS))
-    workspace: workspace_trust.WorkspaceTrust = field(default_factory=workspace_trust.WorkspaceTrust)
-    hookless: Settle = field(default_factory=lambda: Settle(HOOKLESS_READY_SECONDS))
-    hookless_expired: bool = False
-    settled_look: bool = False
-    # A resumed launch is ready only once its history loaded (RESUMING).
-    resume_banner_seen: bool = False
-    resume_settle: Settle = field(default_factory=lambda: Settle(RESUME_SETTLE_SECONDS))
-    resume_settled: bool = False
-    limit: limits.LimitDialog = field(default_factory=limits.LimitDialog)
+class GeminiScreen(ScreenParser):
+    """Readiness, the folder-trust dialogs, the tool box and the usage-limit dialog, read from the
+    screen; with no context (a replay), or headless, there is no hook log and the screen alone decides."""
 
+    def __init__(self, source: OutputSource, ctx: SpawnContext | None = None) -> None:
+        super().__init__(source, ctx)
+        self.box = SettledBox(APPROVAL_SETTLE_SECONDS)
+        # The folder-trust dialog was reported and its answer is not read yet.
+        self.trust_open = False
+        self.trust_settle = Settle(TRUST_SETTLE_SECONDS)
+        self.workspace = workspace_trust.WorkspaceTrust()
+        self.hookless = Settle(HOOKLESS_READY_SECONDS)
+        self.hookless_expired = False
+        # A resumed launch is ready only once its history loaded (RESUMING).
+        self.resume_banner_seen = False
+        self.resume_settle = Settle(RESUME_SETTLE_SECONDS)
+        self.resume_settled = False
+        self.limit = limits.LimitDialog()
 
-def watch_stream(data: bytes, state: TerminalState) -> ParseResult:
-    dialog_open = state.box.shown or state.trust_open or state.workspace.open
-    markers = BOX_MARKERS + (READY_MARKERS if dialog_open or not state.ready else ())
-    markers += (squeeze(NOT_ADDED),) if state.trust_open else ()
-    markers += () if state.workspace.answered else workspace_trust.MARKERS
-    # The usage-limit dialog (limits.py); once told, the prompt's return lets the next one be told.
-    markers += limits.MARKERS + (READY_MARKERS if state.limit.shown else ())
-    return ParseResult(want_screen=state.stream.saw_any(data, markers))
+    @property
+    def resumed(self) -> bool:
+        """The launch resumes a session (`--resume`)."""
+        return self.ctx is not None and self.ctx.session_mode == "resume"
 
+    def hook_log_of(self, ctx: SpawnContext) -> Path | None:
+        return home.hooks_file(ctx)
 
-def read_screen(
-    source: OutputSource, screen: ScreenSnapshot, state: TerminalState, hooks_file: Path | None, resumed: bool
-) -> ParseResult:
-    """`hooks_file`: the agent's hook log (None in a replay: the screen alone decides);
-    `resumed`: the launch resumes a session (`--resume`)."""
-    text = screen_text(screen.rows)
-    lines = _box_lines(screen.rows)
-    settled, state.settled_look = state.settled_look, False
-    events, close_again = workspace_trust.look(source, lines, text, READY if READY in text else None, state.workspace)
-    workspace_trust.note(events, state.workspace)
-    if state.workspace.open:
-        # The prompt drawn before the question must not count as ready without its hook later.
-        state.hookless.cancel()
-        state.hookless_expired = False
-    trust_events, trust_again = _trust_dialog(source, text, lines, settled, state)
-    events += trust_events
-    box_events, call_again = state.box.events(source, APPROVAL in text, settled, APPROVAL_BOX)
-    events += box_events
-    events += limits.look(source, lines, state.limit)
-    if resumed and not state.ready and any(RESUMING_ROW.match(row.strip()) for row in screen.rows):
-        state.resume_banner_seen = True
-        state.resume_settle.cancel()
-    elif READY in text and APPROVAL not in text and not (state.ready or state.trust_open or state.workspace.open):
-        ready_events, look_again = _ready(source, hooks_file, state, resumed)
-        events += ready_events
-        call_again = min(filter(None, [call_again, look_again]), default=None)
-    return ParseResult(events=events, call_again_after=call_again or trust_again or close_again)
+    def markers(self) -> tuple[str, ...]:
+        dialog_open = self.box.shown or self.trust_open or self.workspace.open
+        markers = BOX_MARKERS + (READY_MARKERS if dialog_open or not self.ready else ())
+        markers += (squeeze(NOT_ADDED),) if self.trust_open else ()
+        markers += () if self.workspace.answered else workspace_trust.MARKERS
+        # The usage-limit dialog (limits.py); once told, the prompt's return lets the next one be told.
+        return markers + limits.MARKERS + (READY_MARKERS if self.limit.shown else ())
 
+    def read(self, rows: list[str], text: str, settled: bool) -> ParseResult:
+        hooks_file = self.hook_log()
+        self._expect_workspace_question(hooks_file)
+        lines = _box_lines(rows)
+        events, close_again = self.workspace.look(self.source, lines, text, READY if READY in text else None)
+        self.workspace.note(events)
+        if self.workspace.open:
+            # The prompt drawn before the question must not count as ready without its hook later.
+            self.hookless.cancel()
+            self.hookless_expired = False
+        trust_events, trust_again = self._trust_dialog(text, lines, settled)
+        events += trust_events
+        box_events, call_again = self.box.events(self.source, APPROVAL in text, settled, APPROVAL_BOX)
+        events += box_events
+        events += self.limit.look(self.source, lines)
+        if self.resumed and not self.ready and any(RESUMING_ROW.match(row.strip()) for row in rows):
+            self.resume_banner_seen = True
+            self.resume_settle.cancel()
+        elif READY in text and APPROVAL not in text and not (self.ready or self.trust_open or self.workspace.open):
+            ready_events, look_again = self._ready(hooks_file)
+            events += ready_events
+            call_again = min(filter(None, [call_again, look_again]), default=None)
+        return ParseResult(events=events, call_again_after=call_again or trust_again or close_again)
 
-def settle_passed(state: TerminalState) -> ParseResult:
-    """A settle delay passed: look again, to report a box still there, read a trust answer, or
-    take the prompt as ready without the SessionStart hook."""
-    box_due = state.box.due()
-    trust_due = state.trust_settle.due() and state.trust_open
-    hookless_due = state.hookless.due() and not state.ready
-    resume_due = state.resume_settle.due() and not state.ready
-    question_due = state.workspace.settle.due() and not state.ready
-    close_due = state.workspace.closing.due() and state.workspace.open
-    state.settled_look = box_due or trust_due
-    state.hookless_expired = state.hookless_expired or hookless_due
-    state.resume_settled = state.resume_settled or resume_due
-    state.workspace.settled = state.workspace.settled or question_due
-    state.workspace.close_settled = state.workspace.close_settled or close_due
-    return ParseResult(want_screen=box_due or trust_due or hookless_due or resume_due or question_due or close_due)
-
-
-def _ready(
-    source: OutputSource, hooks_file: Path | None, state: TerminalState, resumed: bool
-) -> tuple[list[ProviderEvent], float | None]:
-    """The ready event once the prompt counts, or the delay after which to look again."""
-    rule = ready_rule(hooks_file, state.hookless_expired, HOOKLESS_READY_SECONDS)
-    if rule is None:
-        return [], None if state.hookless.pending else state.hookless.start()
-    waiting, look_again = workspace_trust.ready_wait(state.workspace)
-    if waiting:
-        return [], look_again
-    if not workspace_trust.new_start_began(session_records(hooks_file), state.workspace):
-        return [], None  # the new start's SessionStart asks for another look (hooks_log.py)
-    if state.workspace.settled and not state.workspace.answered:
-        rule += f", no trust question within {workspace_trust.QUESTION_SETTLE_SECONDS:g} s"
-    if resumed and not state.resume_settled:
-        if not state.resume_banner_seen:
-            # The prompt drawn before the resume began: wait for the banner, or for the settle.
-            return [], None if state.resume_settle.pending else state.resume_settle.start()
-        rule += ", the resumed history loaded"
-    elif resumed:
-        rule += f", no resume banner within {RESUME_SETTLE_SECONDS:g} s"
-    state.ready = True
-    state.hookless.cancel()
-    state.resume_settle.cancel()
-    return [event("ready", source, rule, READY)], None
-
-
-def _trust_dialog(
-    source: OutputSource, text: str, lines: list[str], settled: bool, state: TerminalState
-) -> tuple[list[ProviderEvent], float | None]:
-    """Reported when drawn; its answer read from the chat once the box has been gone a while."""
-    if TRUST in text:
-        state.trust_settle.cancel()
-        if state.trust_open:
-            return [], None
-        state.trust_open = True
-        folders = [line[2:] for line in lines if line.startswith("- ")]  # one `- /path` each
-        message = "Gemini asks whether to trust folders added to the workspace: " + ", ".join(folders)
-        asked = event(
-            "approval_requested", source, "trust dialog", TRUST, message=message, reason="trust", dialog=TRUST_DIALOG
+    def _expect_workspace_question(self, hooks_file: Path | None) -> None:
+        """Whether the workspace's question may come: looked up once, at the first look (an answer
+        rewrites the trust file later in the launch); a replay of recorded bytes has no hook log
+        and the screen alone decides."""
+        if self.workspace.expected is not None:
+            return
+        self.workspace.expected = (
+            self.ctx is not None
+            and hooks_file is not None
+            and hooks_file.exists()
+            and trust.question_expected(home.user_gemini_dir(), os.environ, self.ctx.workspace)
         )
-        return [asked], None
-    if not state.trust_open:
-        return [], None
-    if NOT_ADDED in text:
-        state.trust_open = False
-        state.trust_settle.cancel()
-        return [event("approval_resolved", source, "trust dialog answered", NOT_ADDED, answer="rejected")], None
-    if settled:
-        state.trust_open = False
-        return [event("approval_resolved", source, "trust dialog answered", READY, answer="accepted")], None
-    return [], state.trust_settle.start()
+        if self.workspace.expected:
+            self.workspace.decision = self._workspace_decision
+
+    def _workspace_decision(self) -> str | None:
+        """The trust file's decision now (Gemini writes the answer when its box closes)."""
+        if self.ctx is None:
+            return None
+        return trust.workspace_decision(home.user_gemini_dir(), os.environ, self.ctx.workspace)
+
+    def quiet(self) -> ParseResult:
+        """A settle delay passed: look again, to report a box still there, read a trust answer, or
+        take the prompt as ready without the SessionStart hook."""
+        box_due = self.box.due()
+        trust_due = self.trust_settle.due() and self.trust_open
+        hookless_due = self.hookless.due() and not self.ready
+        resume_due = self.resume_settle.due() and not self.ready
+        question_due = self.workspace.settle.due() and not self.ready
+        close_due = self.workspace.closing.due() and self.workspace.open
+        self.settled_look = box_due or trust_due
+        self.hookless_expired = self.hookless_expired or hookless_due
+        self.resume_settled = self.resume_settled or resume_due
+        self.workspace.settled = self.workspace.settled or question_due
+        self.workspace.close_settled = self.workspace.close_settled or close_due
+        return ParseResult(want_screen=box_due or trust_due or hookless_due or resume_due or question_due or close_due)
+
+    def _ready(self, hooks_file: Path | None) -> tuple[list[ProviderEvent], float | None]:
+        """The ready event once the prompt counts, or the delay after which to look again."""
+        rule = ready_rule(hooks_file, self.hookless_expired, HOOKLESS_READY_SECONDS)
+        if rule is None:
+            return [], None if self.hookless.pending else self.hookless.start()
+        waiting, look_again = self.workspace.ready_wait()
+        if waiting:
+            return [], look_again
+        if not self.workspace.new_start_began(session_records(hooks_file)):
+            return [], None  # the new start's SessionStart asks for another look (hooks_log.py)
+        if self.workspace.settled and not self.workspace.answered:
+            rule += f", no trust question within {workspace_trust.QUESTION_SETTLE_SECONDS:g} s"
+        if self.resumed and not self.resume_settled:
+            if not self.resume_banner_seen:
+                # The prompt drawn before the resume began: wait for the banner, or for the settle.
+                return [], None if self.resume_settle.pending else self.resume_settle.start()
+            rule += ", the resumed history loaded"
+        elif self.resumed:
+            rule += f", no resume banner within {RESUME_SETTLE_SECONDS:g} s"
+        self.hookless.cancel()
+        self.resume_settle.cancel()
+        return [self.became_ready(rule, READY)], None
+
+    def _trust_dialog(self, text: str, lines: list[str], settled: bool) -> tuple[list[ProviderEvent], float | None]:
+        """Reported when drawn; its answer read from the chat once the box has been gone a while."""
+        if TRUST in text:
+            self.trust_settle.cancel()
+            if self.trust_open:
+                return [], None
+            self.trust_open = True
+            folders = [line[2:] for line in lines if line.startswith("- ")]  # one `- /path` each
+            message = "Gemini asks whether to trust folders added to the workspace: " + ", ".join(folders)
+            asked = self.event(
+                "approval_requested", "trust dialog", TRUST, message=message, reason="trust", dialog=TRUST_DIALOG
+            )
+            return [asked], None
+        if not self.trust_open:
+            return [], None
+        if NOT_ADDED in text:
+            self.trust_open = False
+            self.trust_settle.cancel()
+            return [self.event("approval_resolved", "trust dialog answered", NOT_ADDED, answer="rejected")], None
+        if settled:
+            self.trust_open = False
+            return [self.event("approval_resolved", "trust dialog answered", READY, answer="accepted")], None
+        return [], self.trust_settle.start()
 
 
 def _box_lines(rows: list[str]) -> list[str]:

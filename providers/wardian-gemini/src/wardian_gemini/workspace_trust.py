@@ -61,6 +61,8 @@ def _undecided() -> str | None:
 
 @dataclass
 class WorkspaceTrust:
+    """The question of one launch: asked, answered, and what ready waits for meanwhile."""
+
     open: bool = False
     # Asked once per launch: after a trust answer the old box stays on screen above the restart.
     answered: bool = False
@@ -83,80 +85,76 @@ class WorkspaceTrust:
     closing: Settle = field(default_factory=lambda: Settle(CLOSE_SETTLE_SECONDS))
     close_settled: bool = False
 
+    def ready_wait(self) -> tuple[bool, float | None]:
+        """Whether the prompt on screen must wait for the question; the delay to look again after."""
+        if not self.expected or self.answered or self.settled:
+            return False, None
+        return True, None if self.settle.pending else self.settle.start()
 
-def ready_wait(state: WorkspaceTrust) -> tuple[bool, float | None]:
-    """Whether the prompt on screen must wait for the question; the delay to look again after."""
-    if not state.expected or state.answered or state.settled:
-        return False, None
-    return True, None if state.settle.pending else state.settle.start()
+    def note(self, events: list[ProviderEvent]) -> None:
+        """The question's time, and a trust answer's restart, from the events of a look."""
+        for item in events:
+            if item.kind == "approval_requested" and item.dialog == DIALOG:
+                self.asked_at = self.clock()
+            elif item.kind == "approval_resolved" and item.answer == "accepted":
+                self.restarted = True
 
+    def new_start_began(self, records: list[SessionRecord] | None) -> bool:
+        """No restart, or the restarted Gemini fired SessionStart: one fired by a live process that
+        started after the question was seen. `records`: the hook log's; None with no log (a replay)
+        and none at all (the user's hooks off) wait for nothing: the prompt decides, as at launch."""
+        starts = [record.cli_pid for record in records or [] if record.event == "SessionStart"]
+        if not self.restarted or not starts:
+            return True
+        asked_at = self.asked_at
+        told = [self.started_after(pid, asked_at) if pid and asked_at is not None else None for pid in starts]
+        if any(told):
+            return True
+        if None not in told:
+            return False
+        # A start whose process cannot be told (no pid in its record, no access to the process): the
+        # log's order decides, a SessionStart after the old start's SessionEnd. Blind to an old start
+        # that fired no SessionEnd, so only a fallback.
+        events = [record.event for record in records or []]
+        return events[-1] == "SessionStart" and "SessionEnd" in events
 
-def note(events: list[ProviderEvent], state: WorkspaceTrust) -> None:
-    """The question's time, and a trust answer's restart, from the events of a look."""
-    for item in events:
-        if item.kind == "approval_requested" and item.dialog == DIALOG:
-            state.asked_at = state.clock()
-        elif item.kind == "approval_resolved" and item.answer == "accepted":
-            state.restarted = True
-
-
-def new_start_began(records: list[SessionRecord] | None, state: WorkspaceTrust) -> bool:
-    """No restart, or the restarted Gemini fired SessionStart: one fired by a live process that
-    started after the question was seen. `records`: the hook log's; None with no log (a replay)
-    and none at all (the user's hooks off) wait for nothing: the prompt decides, as at launch."""
-    starts = [record.cli_pid for record in records or [] if record.event == "SessionStart"]
-    if not state.restarted or not starts:
-        return True
-    told = [state.started_after(pid, state.asked_at) if pid and state.asked_at is not None else None for pid in starts]
-    if any(told):
-        return True
-    if None not in told:
-        return False
-    # A start whose process cannot be told (no pid in its record, no access to the process): the
-    # log's order decides, a SessionStart after the old start's SessionEnd. Blind to an old start
-    # that fired no SessionEnd, so only a fallback.
-    events = [record.event for record in records or []]
-    return events[-1] == "SessionStart" and "SessionEnd" in events
-
-
-def look(
-    source: OutputSource, lines: list[str], text: str, prompt: str | None, state: WorkspaceTrust
-) -> tuple[list[ProviderEvent], float | None]:
-    """`lines`: the screen's rows without box borders; `prompt`: the input prompt's text when on
-    screen. The events, and the delay after which to look again (a closed box not yet decided)."""
-    if state.answered:
-        return [], None
-    if RESTARTING in text:
-        state.answered, was_open, state.open = True, state.open, False
-        state.closing.cancel()
-        answered = [event("approval_resolved", source, ACCEPTED_RULE, RESTARTING, answer="accepted")]
-        return answered if was_open else [], None
-    if QUESTION in text and LAST_OPTION in text:
-        if state.open:
+    def look(
+        self, source: OutputSource, lines: list[str], text: str, prompt: str | None
+    ) -> tuple[list[ProviderEvent], float | None]:
+        """`lines`: the screen's rows without box borders; `prompt`: the input prompt's text when on
+        screen. The events, and the delay after which to look again (a closed box not yet decided)."""
+        if self.answered:
             return [], None
-        state.open = True
-        state.settle.cancel()
-        message = f"{MESSAGE} ({' / '.join(_options(lines))})"
-        rule = "workspace trust dialog"
-        asked = event("approval_requested", source, rule, QUESTION, message=message, reason="trust", dialog=DIALOG)
-        return [asked], None
-    if state.open and prompt and QUESTION not in text:
-        return _closed(source, prompt, state)
-    return [], None
+        if RESTARTING in text:
+            self.answered, was_open, self.open = True, self.open, False
+            self.closing.cancel()
+            answered = [event("approval_resolved", source, ACCEPTED_RULE, RESTARTING, answer="accepted")]
+            return answered if was_open else [], None
+        if QUESTION in text and LAST_OPTION in text:
+            if self.open:
+                return [], None
+            self.open = True
+            self.settle.cancel()
+            message = f"{MESSAGE} ({' / '.join(_options(lines))})"
+            rule = "workspace trust dialog"
+            asked = event("approval_requested", source, rule, QUESTION, message=message, reason="trust", dialog=DIALOG)
+            return [asked], None
+        if self.open and prompt and QUESTION not in text:
+            return self._closed(source, prompt)
+        return [], None
 
-
-def _closed(source: OutputSource, prompt: str, state: WorkspaceTrust) -> tuple[list[ProviderEvent], float | None]:
-    """The box is gone and the prompt drawn: a refusal the trust file records is read at once;
-    otherwise the restart message is awaited (the prompt before it is not the restarted
-    Gemini's) for CLOSE_SETTLE_SECONDS, then the file decides, a refusal when it says nothing."""
-    decided = state.decision()
-    if decided != DO_NOT_TRUST and not state.close_settled:
-        return [], None if state.closing.pending else state.closing.start()
-    state.answered, state.open = True, False
-    state.closing.cancel()
-    if decided is not None and decided != DO_NOT_TRUST:
-        return [event("approval_resolved", source, ACCEPTED_FILE_RULE, prompt, answer="accepted")], None
-    return [event("approval_resolved", source, REJECTED_RULE, prompt, answer="rejected")], None
+    def _closed(self, source: OutputSource, prompt: str) -> tuple[list[ProviderEvent], float | None]:
+        """The box is gone and the prompt drawn: a refusal the trust file records is read at once;
+        otherwise the restart message is awaited (the prompt before it is not the restarted
+        Gemini's) for CLOSE_SETTLE_SECONDS, then the file decides, a refusal when it says nothing."""
+        decided = self.decision()
+        if decided != DO_NOT_TRUST and not self.close_settled:
+            return [], None if self.closing.pending else self.closing.start()
+        self.answered, self.open = True, False
+        self.closing.cancel()
+        if decided is not None and decided != DO_NOT_TRUST:
+            return [event("approval_resolved", source, ACCEPTED_FILE_RULE, prompt, answer="accepted")], None
+        return [event("approval_resolved", source, REJECTED_RULE, prompt, answer="rejected")], None
 
 
 def _options(lines: list[str]) -> list[str]:
