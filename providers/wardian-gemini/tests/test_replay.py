@@ -7,6 +7,10 @@ import pytest
 import wardian_cli
 from wardian_cli import dialog_answers, transitions
 
+from wardian_core.provider import PTY_SOURCE
+from wardian_core.provider.parsing import ScreenSnapshot
+from wardian_gemini import tui
+
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
@@ -47,12 +51,23 @@ ANSWERS = {
     "recordings/gemini-tui-workspace-trust-rejected.raw": [("workspace_trust", "rejected")],
 }
 
+# Screens recorded as `wardian agent screen` rows (no bytes to replay), each read by a ready agent's
+# screen parser: the events it tells. The usage-limit dialog cuts a turn (no hook tells of it);
+# once Stop was picked and `continue` typed, the prompt is back and says nothing new.
+SCREENS = {
+    "recordings/gemini-tui-usage-limit.json": {
+        "pro_dialog": ["limit_reached"],
+        "flash_dialog": ["limit_reached"],
+        "after_stop_and_continue": [],
+    },
+}
+
 
 def test_every_recorded_transcript_is_replayed() -> None:
     recorded = {
         p.relative_to(FIXTURES).as_posix() for p in FIXTURES.rglob("*") if p.suffix in (".raw", ".jsonl", ".json")
     }
-    assert recorded == set(HEADLESS) | set(TERMINAL)
+    assert recorded == set(HEADLESS) | set(TERMINAL) | set(SCREENS)
 
 
 @pytest.mark.parametrize("name", sorted(HEADLESS))
@@ -75,3 +90,16 @@ def test_terminal_transcript_replays_to_its_statuses(name: str, chunk_size: int)
 def test_terminal_transcript_replays_the_answer_of_each_dialog(name: str) -> None:
     timeline = replay(FIXTURES / name, "--chunk-size", "512", "--gap", "0.3")
     assert dialog_answers(timeline) == ANSWERS[name]
+
+
+@pytest.mark.parametrize("name", sorted(SCREENS))
+def test_recorded_screen_tells_its_events(name: str) -> None:
+    recorded = json.loads((FIXTURES / name).read_text())
+    told = {}
+    for screen in SCREENS[name]:
+        parser = tui.GeminiScreen(PTY_SOURCE)
+        parser.ready = True
+        size = {"rows": len(recorded[screen]["rows"]), "cols": 120}
+        snapshot = ScreenSnapshot(rows=recorded[screen]["rows"], cursor={"row": 0, "col": 0}, title="", size=size)
+        told[screen] = [event.kind for event in parser.screen(snapshot).events]
+    assert told == SCREENS[name]
