@@ -1,16 +1,18 @@
 """The parser kit providers share: escapes, JSON lines, settle timers, marker watches."""
 
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from wardian_core.parsing.escapes import TerminalText, squeeze, strip_ansi
-from wardian_core.parsing.jsonl import LineSplitter, api_error_message, json_object, lines_newest_first
-from wardian_core.parsing.line_parsers import LineParser, SessionLineParser
+from wardian_core.parsing.jsonl import LineSplitter, api_error_message, json_object, lines_newest_first, text_field
 from wardian_core.parsing.markers import MarkerWatch
 from wardian_core.parsing.settle import Settle
 from wardian_core.parsing.settled_box import BoxReport, SettledBox
-from wardian_core.provider_models import OutputSource, ParseResult
+from wardian_core.parsing.sources import HookLogParser, JsonLinesParser
+from wardian_core.provider_models import OutputSource, ParseResult, SpawnContext
 from wardian_host.testing.contexts import spawn_context
 
 
@@ -145,21 +147,48 @@ def test_api_error_message_unwraps_the_api_json_each_cli_wraps_in_a_string() -> 
     assert api_error_message({"message": ""}) is None and api_error_message(42) is None
 
 
-def test_a_session_line_parser_reads_the_session_its_context_names_at_each_line(tmp_path: Path) -> None:
-    def read(
-        session: str | None, source: OutputSource, data: bytes, state: list[tuple[str | None, bytes]]
-    ) -> ParseResult:
-        state.append((session, data))
+class SessionHooks(HookLogParser):
+    """A hook log parser that keeps each payload's name with the session the host knew then, and
+    follows the session a SessionStart names."""
+
+    def __init__(self, source: OutputSource, ctx: SpawnContext | None = None) -> None:
+        super().__init__(source, ctx)
+        self.seen: list[tuple[str, str | None]] = []
+
+    def read(self, record: dict[str, Any], name: str) -> ParseResult:
+        if self.another_session(record):
+            return ParseResult()
+        self.seen.append((name, self.known_session))
+        if name == "SessionStart":
+            self.session_id = text_field(record, "session_id")
         return ParseResult()
 
-    ctx = spawn_context(tmp_path, "kit")
-    memory: list[tuple[str | None, bytes]] = []
-    parser = SessionLineParser(ctx, OutputSource(name="hooks", path=tmp_path / "hooks.jsonl"), read, memory)
-    parser.feed(b"first")
-    ctx.provider_session_id = "s-1"  # as the host does once an event named the session
-    parser.feed(b"second")
 
-    assert parser.state == [(None, b"first"), ("s-1", b"second")]
+def hook_line(name: str, session: str) -> bytes:
+    return json.dumps({"hook_event_name": name, "session_id": session}).encode()
+
+
+def test_a_hook_log_parser_reads_the_session_its_context_names_at_each_line(tmp_path: Path) -> None:
+    ctx = spawn_context(tmp_path, "kit")
+    parser = SessionHooks(OutputSource(name="hooks", path=tmp_path / "hooks.jsonl"), ctx)
+    parser.feed(hook_line("UserPromptSubmit", "s-0"))
+    ctx.provider_session_id = "s-1"  # as the host does once an event named the session
+    parser.feed(hook_line("Stop", "s-1"))
+    parser.feed(b"not a payload")
+
+    assert parser.seen == [("UserPromptSubmit", None), ("Stop", "s-1")]
+
+
+def test_a_hook_log_parser_rests_while_it_holds_no_session_but_the_hosts(tmp_path: Path) -> None:
+    ctx = spawn_context(tmp_path, "kit")
+    parser = SessionHooks(OutputSource(name="hooks", path=tmp_path / "hooks.jsonl"), ctx)
+    assert parser.feed(hook_line("UserPromptSubmit", "s-1")).rests()
+    assert not parser.feed(hook_line("SessionStart", "s-1")).rests(), "a session the host does not know yet"
+    ctx.provider_session_id = "s-1"
+    assert parser.feed(hook_line("Stop", "s-1")).rests()
+    # Another session's payload is ignored: the parser follows the one it adopted.
+    assert parser.feed(hook_line("Stop", "s-2")).rests()
+    assert parser.seen[-1] == ("Stop", "s-1")
 
 
 def _markers_of_every_tui() -> tuple[str, ...]:
@@ -234,6 +263,17 @@ def test_a_rest_is_a_line_at_rest_that_asks_the_host_for_nothing() -> None:
     # What a replay of the line would ask again: a next host must read it, at rest or not.
     for asks in ({"want_screen": True}, {"sources_changed": True}, {"call_again_after": 0.5}):
         assert not ParseResult(at_rest=True, **asks).rests(), asks
-    # A parser without memory holds nothing a new one would not: every line is a rest.
-    stateless = LineParser(OutputSource(name="log", path=Path("log.jsonl")), lambda source, data: ParseResult())
-    assert stateless.feed(b"{}").rests()
+
+
+class Stateless(JsonLinesParser):
+    at_rest = True
+
+    def read(self, record: dict[str, Any], line: str) -> ParseResult:
+        return ParseResult()
+
+
+def test_a_json_lines_parser_without_memory_rests_after_every_line() -> None:
+    """A parser without memory holds nothing a new one would not: every line is a rest, one that is
+    no JSON object too."""
+    stateless = Stateless(OutputSource(name="log", path=Path("log.jsonl")))
+    assert stateless.feed(b"{}").rests() and stateless.feed(b"[1, 2]").rests()
