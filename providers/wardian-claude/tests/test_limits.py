@@ -3,6 +3,7 @@ server answering as Anthropic does at a plan's limit (tests/fixtures/limits): th
 transcript and the screen, and how the cut turn goes on."""
 
 import json
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ import pytest
 from wardian_claude import limits, parser
 from wardian_claude.tui import ClaudeScreen
 from wardian_core.provider import PTY_SOURCE, LimitReport, LimitResume, OutputSource, SpawnContext
-from wardian_core.provider.testing import ScreenModel
+from wardian_core.provider.testing import ScreenModel, rests_of
 
 LIMITS = Path(__file__).parent / "fixtures" / "limits"
 HOOKS = OutputSource(name="claude-hooks", path=Path("hooks.jsonl"))
@@ -39,6 +40,11 @@ def hook_events(fixture: str) -> list[Any]:
     session = json.loads(lines[0])["session_id"]
     source_parser = parser.parser_for(context(session), HOOKS)
     return [event for line in lines for event in source_parser.feed(line).events]
+
+
+def transcript_at(now: datetime) -> Callable[[], limits.ClaudeTranscript]:
+    """A maker of transcript parsers whose clock says `now`."""
+    return lambda: limits.ClaudeTranscript(TRANSCRIPT, clock=lambda: now)
 
 
 def transcript_events(fixture: str, now: datetime = RECORDED) -> list[Any]:
@@ -92,6 +98,27 @@ def test_2_1_197_signed_in_gives_the_reset_to_the_minute_and_waits_behind_its_me
 def test_a_limit_already_reset_is_history_when_the_transcript_is_read_again(version: str) -> None:
     later = datetime(2026, 12, 2, 6, 0, tzinfo=UTC)
     assert transcript_events(f"claude-{version}-plan-transcript.jsonl", now=later) == []
+
+
+def test_the_transcript_rests_but_while_a_limit_awaits_its_note_and_a_resume_reads_the_same() -> None:
+    """A next host replays the transcript from its parser's last rest (wardian_host.testing.rests)."""
+    answer = {"type": "assistant", "message": {"id": "msg_1", "model": "claude-x", "usage": {"input_tokens": 9}}}
+    lines = [*(LIMITS / "claude-2.1.332-plan-transcript.jsonl").read_bytes().splitlines(), json.dumps(answer).encode()]
+
+    # The prompt and a message's usage need nothing read before; the limit is needed by its note.
+    assert rests_of(transcript_at(RECORDED), lines) == [True, False, True, True]
+
+
+def test_a_limit_once_reset_is_forgotten_so_a_transcript_without_its_note_rests_again() -> None:
+    now = [RECORDED]
+    transcript = limits.ClaudeTranscript(TRANSCRIPT, clock=lambda: now[0])
+    lines = (LIMITS / "claude-2.1.197-plan-transcript.jsonl").read_bytes().splitlines()
+    # 2.1.197 writes no note: its limit is held until it reset (5:24), then a new parser holds none either.
+    assert [transcript.feed(line).rests() for line in lines] == [True, False, False]
+    now[0] = datetime(2026, 12, 2, 5, 24, tzinfo=UTC)
+    assert transcript.feed(lines[0]).rests() and transcript.last is None
+    # Read again after the reset, the limit is history: every line a rest.
+    assert rests_of(transcript_at(now[0]), lines) == [True] * 3
 
 
 @pytest.mark.parametrize("version", ["2.1.197", "2.1.332"])

@@ -491,7 +491,7 @@ def test_a_turn_outlives_a_host_restart_mid_turn(
     positions = recorded_file_positions(wardian_home, before["uuid"], before["pid"])
     hooks_read = positions[str(log_file)]
     assert 0 < hooks_read["start"] == hooks_read["read"], hooks_read
-    # Its transcript is read without memory: every line a rest, none replayed either.
+    # Its transcript's parser holds no usage limit: every line a rest, none replayed either.
     transcripts = [position for path, position in positions.items() if "/projects/" in path]
     assert transcripts and all(0 < each["start"] == each["read"] for each in transcripts), positions
     claude_cli.assert_only_model_server_was_called()

@@ -109,7 +109,9 @@ def _now() -> datetime:
 class ClaudeTranscript(SourceReader):
     """The session's transcript: the limits it records, and each message's usage (usage.py).
     `last`: the limit the transcript told last, for 2.1.332's note that it continues by itself;
-    `clock` tells a limit still ahead from one already reset."""
+    `clock` tells a limit still ahead from one already reset. The parser is at rest whenever it
+    holds no limit (`rests`), so a next host replays no more of a long transcript than the
+    limit whose note may still come."""
 
     def __init__(
         self, source: OutputSource, ctx: SpawnContext | None = None, clock: Callable[[], datetime] = _now
@@ -119,6 +121,23 @@ class ClaudeTranscript(SourceReader):
         self.clock = clock
 
     def feed(self, data: bytes) -> ParseResult:
+        self.forget_reset()
+        result = self.read(data)
+        result.at_rest = self.rests()
+        return result
+
+    def forget_reset(self) -> None:
+        """A limit already reset is history (`transcript_limit`): a new parser reading its line
+        again would hold none, and 2.1.197, which writes no note, rests again."""
+        if self.last is not None and self.last.resets_at is not None and self.last.resets_at <= _iso(self.clock()):
+            self.last = None
+
+    def rests(self) -> bool:
+        """Whether a new parser reading on from here would hold what this one holds: no limit
+        (`ParseResult.at_rest`)."""
+        return self.last is None
+
+    def read(self, data: bytes) -> ParseResult:
         record = json_object(data)
         if record is None:
             return ParseResult()
