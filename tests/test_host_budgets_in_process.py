@@ -33,7 +33,8 @@ def report_usage(host: InProcessHost, name: str, turn: str, tokens: int) -> None
 
 
 def send(host: InProcessHost, name: str, text: str) -> dict[str, Any]:
-    return host.call(host.host.sender.send_message(SendParams(to=name, text=text, wait_until="idle", timeout=20), None))
+    params = SendParams(to=name, text=text, wait_until="idle", timeout=20)
+    return host.call(host.host.sender.send_message(params, None)).wire()
 
 
 def test_a_turn_past_the_budget_holds_the_agent_until_its_budget_is_raised(

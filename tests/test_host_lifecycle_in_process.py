@@ -21,7 +21,7 @@ def test_kill_ends_the_process_and_records_off_with_the_hosts_reason(
     spawned = spawn(running_host, tmp_path, "sleeper", "sleep", "600")
     process = psutil.Process(spawned["pid"])
 
-    killed = running_host.call(running_host.host.lifecycle.stop("sleeper", "kill"))
+    killed = running_host.call(running_host.host.lifecycle.stop("sleeper", "kill")).wire()
 
     assert (killed["status"], killed["status_evidence"]["rule"]) == ("off", "kill")
     assert not process.is_running()
@@ -47,8 +47,8 @@ def test_pause_then_resume_relaunches_the_same_agent_in_a_new_process(
     spawned = spawn(running_host, tmp_path, "napper", "sleep", "600")
     lifecycle = running_host.host.lifecycle
 
-    paused = running_host.call(lifecycle.stop("napper", "pause"))
-    resumed = running_host.call(lifecycle.resume("napper"))
+    paused = running_host.call(lifecycle.stop("napper", "pause")).wire()
+    resumed = running_host.call(lifecycle.resume("napper")).wire()
 
     assert (paused["status"], paused["pid"]) == ("off", None)
     assert resumed["uuid"] == spawned["uuid"] and resumed["status"] == "starting"
@@ -105,7 +105,7 @@ def test_a_launch_under_way_when_the_host_stops_is_ended_with_the_rest(
         spawning = asyncio.ensure_future(lifecycle.spawn(spawn_params(tmp_path, "late", "sleep", "600")))
         await opened.wait()
         await lifecycle.stop_all()
-        return await spawning
+        return (await spawning).wire()
 
     spawned = running_host.call(race())
 

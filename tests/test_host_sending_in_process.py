@@ -26,7 +26,7 @@ def test_a_message_is_typed_once_and_the_send_waits_for_its_turn(running_host: I
     cursor = running_host.host.registry.resolve("shell").buffer.end_cursor
 
     params = SendParams(to="shell", text="echo answer-$((6*7))", wait_until="idle", timeout=20)
-    sent = running_host.call(running_host.host.sender.send_message(params, None))
+    sent = running_host.call(running_host.host.sender.send_message(params, None)).wire()
 
     assert [result["result"] for result in sent["results"]] == ["delivered"]
     assert sent["agent"]["status"] == "idle" and sent["agent"]["status_evidence"]["event"] == "turn_completed"
@@ -49,7 +49,7 @@ def test_all_reaches_every_live_agent_and_names_the_others_as_skipped(
         turns = [wait_for_status(registry.resolve(name), "idle", WAIT_SECONDS, True) for name in ("left", "right")]
         turns_ended = asyncio.gather(*turns)
         await asyncio.sleep(0)  # the waits listen before anything is typed
-        sent = await sender.send_message(SendParams(to="all", text="echo hi-$((1+1))"), None)
+        sent = (await sender.send_message(SendParams(to="all", text="echo hi-$((1+1))"), None)).wire()
         await turns_ended
         return sent
 

@@ -74,7 +74,7 @@ async def limited(host: InProcessHost, agent: LiveAgent, seconds: float) -> dict
     await asyncio.sleep(0)  # listening before the line is typed
     delivered = await host.host.sender.deliver(agent, f"limit {seconds:g}", None, True)
     assert delivered["result"] == "delivered", delivered
-    return await waited
+    return (await waited).wire()
 
 
 async def logged(agent: LiveAgent, kind: str, timeout: float = WAIT_SECONDS) -> dict[str, Any]:  # noqa: ASYNC109

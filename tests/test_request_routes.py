@@ -5,9 +5,10 @@ import asyncio
 import json
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, get_type_hints
 
-from wardian_core.control.models import REQUEST_ANSWERS, REQUEST_PARAMS, CloneParams, HostStopAnswer, HostStopParams
+from wardian_core.control.answers import REQUEST_ANSWERS, HostStopAnswer
+from wardian_core.control.models import REQUEST_PARAMS, CloneParams, HostStopParams
 from wardian_core.control.protocol import PROTOCOL_VERSION
 from wardian_host.daemon.budget_handlers import build_budget_handlers
 from wardian_host.daemon.control_server import ControlServer, RequestContext, Route
@@ -28,7 +29,7 @@ def _host_routes(home: Path) -> dict[str, Route[Any]]:
         desk=unused,
         workflows=unused,
         terminals=unused,
-        describe_host=dict,
+        describe_host=unused,
         request_stop=lambda keep_agents: None,
         mcp_readiness=unused,
     )
@@ -86,27 +87,14 @@ def test_parameters_its_model_refuses_never_reach_the_handler(wardian_home: Path
 
 # Routes whose handlers still answer plain data, each with why: the next ones to give a model.
 ANSWERED_AS_PLAIN_DATA: dict[str, str] = {
-    "host.status": "describe_host's answer grows with the parts being added (limits, budgets) in host.py",
-    "agent.wait": "answers the agent's row, which has no model yet",
-    "send": "its answer has a shape per outcome (approval, delivered, waited): one model each",
     **dict.fromkeys(
         (
-            "agent.spawn",
-            "agent.kill",
-            "agent.pause",
-            "agent.resume",
-            "agent.restart",
-            "agent.clear",
-            "agent.update",
-            "agent.clone",
-            "agent.rename",
-            "agent.delete",
             "agent.run",
             "agent.screen",
             "agent.watch",
             "agent.attach",
         ),
-        "answers the agent's row or a lifecycle outcome built from it, which has no model yet",
+        "answers the terminal's output or screen, not yet modelled",
     ),
     **dict.fromkeys(("ask", "ask.wait", "reply"), "the ask desk's answers, not yet modelled"),
     **dict.fromkeys(
@@ -128,7 +116,7 @@ ANSWERED_AS_PLAIN_DATA: dict[str, str] = {
         ),
         "the group's handlers in its own *_handlers.py, not yet modelled",
     ),
-    **dict.fromkeys(("agent.budget", "agent.resume_limit"), "the budget keeper's and limit resumer's answers"),
+    "agent.budget": "the budget keeper's answers, not yet modelled",
     "mcp.session": "a stream of MCP messages, not one answer",
 }
 
@@ -157,3 +145,9 @@ def test_an_answer_model_is_dumped_at_the_door_as_the_json_it_held(wardian_home:
         "result": {"stopping": True, "pid": 41, "agents_kept": True},
     }
     assert stops == [True]
+
+
+def test_each_typed_route_is_typed_with_its_own_answer_model(tmp_path: Path) -> None:
+    routes = _host_routes(tmp_path)
+    returns = {kind: get_type_hints(routes[kind].handler)["return"] for kind in REQUEST_ANSWERS}
+    assert returns == REQUEST_ANSWERS

@@ -89,7 +89,7 @@ def home(tmp_path: Path) -> SimpleNamespace:
 
 
 def send(home: SimpleNamespace, to: str, text: str = "hello there", **params: Any) -> dict[str, Any]:
-    return asyncio.run(home.sender.send_message(SendParams(to=to, text=text, **params), None))
+    return asyncio.run(home.sender.send_message(SendParams(to=to, text=text, **params), None)).wire()
 
 
 def failure(home: SimpleNamespace, to: str, **params: Any) -> WardianError:
@@ -322,7 +322,8 @@ def test_the_submit_key_follows_as_soon_as_the_typed_text_is_drawn(home) -> None
     home.terminal.write = draw_or_start
 
     async def sent() -> dict[str, Any]:
-        return await asyncio.wait_for(home.sender.send_message(SendParams(to="drawer", text="run the tests"), None), 30)
+        sending = home.sender.send_message(SendParams(to="drawer", text="run the tests"), None)
+        return (await asyncio.wait_for(sending, 30)).wire()
 
     answer = asyncio.run(sent())
     assert answer["delivery"]["confirmed_by"] == "hook UserPromptSubmit"

@@ -54,7 +54,7 @@ def test_a_fresh_arrival_after_the_mark_ends_a_continued_wait_though_the_agent_l
         await asyncio.sleep(0)
         assert not waiting.done()
         tracker.set_status(agent, "idle", {"source": "test"})
-        return continued, latest.items, await waiting
+        return continued.wire(), latest.items, (await waiting).wire()
 
     continued, told_again, arrived = asyncio.run(scenario())
     assert continued["status"] == "processing"  # answered at once: idle arrived after the mark

@@ -23,7 +23,7 @@ def repo(tmp_path: Path) -> Path:
 
 
 def spawn_in_worktree(host: InProcessHost, workspace: Path, name: str, *command: str) -> dict[str, Any]:
-    return host.call(host.host.lifecycle.spawn(worktree_spawn(workspace, name, *command)))
+    return host.call(host.host.lifecycle.spawn(worktree_spawn(workspace, name, *command))).wire()
 
 
 def worktree_spawn(workspace: Path, name: str, *command: str) -> SpawnParams:
@@ -88,14 +88,14 @@ def test_deleting_the_last_agent_refuses_while_its_worktree_holds_work(running_h
     assert refused.value.details["losses"]["untracked"] == ["draft.md"]
     assert running_host.host.registry.resolve("writer").is_alive, "refused before the agent was stopped"
 
-    kept = running_host.call(lifecycle.delete("writer", "writer", force=True, keep_worktree=True))
+    kept = running_host.call(lifecycle.delete("writer", "writer", force=True, keep_worktree=True)).wire()
     assert kept["deleted"] and "worktree_removed" not in kept
     assert (folder / "draft.md").read_text() == "unsaved thoughts\n"
 
 
 def test_deleting_the_last_agent_of_a_clean_worktree_removes_it(running_host: InProcessHost, repo: Path) -> None:
     spawned = spawn_in_worktree(running_host, repo, "tidy", "sleep", "600")
-    deleted = running_host.call(running_host.host.lifecycle.delete("tidy", "tidy", force=True))
+    deleted = running_host.call(running_host.host.lifecycle.delete("tidy", "tidy", force=True)).wire()
     assert deleted["worktree_removed"]["removed"] is True
     assert not Path(spawned["worktree_folder"]).exists()
     assert git(repo, "branch", "--list", "wardian/tidy").strip(), "the branch is kept"
@@ -114,7 +114,7 @@ def test_a_worktree_removed_by_hand_refuses_a_relaunch_until_the_agent_leaves_it
     assert refused.value.code == "worktree_missing"
 
     running_host.call(lifecycle.move("orphan", lifecycle.worktrees.leave))
-    assert running_host.call(lifecycle.resume("orphan"))["status"] == "starting"
+    assert running_host.call(lifecycle.resume("orphan")).status == "starting"
     removed = running_host.call(lifecycle.worktrees.remove(spawned["worktree"], force=False, delete_branch=False))
     assert removed["removed_outside_wardian"] is True
 
@@ -123,7 +123,7 @@ def test_two_agents_spawned_at_once_get_a_worktree_each(running_host: InProcessH
     async def both() -> list[dict[str, Any]]:
         lifecycle = running_host.host.lifecycle
         spawns = [lifecycle.spawn(worktree_spawn(repo, name, "sleep", "600")) for name in ("left", "right")]
-        return list(await asyncio.gather(*spawns))
+        return [answer.wire() for answer in await asyncio.gather(*spawns)]
 
     spawned = running_host.call(both())
 

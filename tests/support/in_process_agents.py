@@ -25,8 +25,8 @@ def spawn(
     host: InProcessHost, workspace: Path, name: str, *command: str, settings: dict[str, str] | None = None
 ) -> dict[str, Any]:
     """A generic agent `name` running `command` in `workspace` (with the generic provider's
-    `settings`): the host's answer to the spawn."""
-    return host.call(host.host.lifecycle.spawn(spawn_params(workspace, name, *command, settings=settings)))
+    `settings`): the host's answer to the spawn, as the wire carries it."""
+    return host.call(host.host.lifecycle.spawn(spawn_params(workspace, name, *command, settings=settings))).wire()
 
 
 def spawn_params(workspace: Path, name: str, *command: str, settings: dict[str, str] | None = None) -> SpawnParams:
@@ -46,7 +46,7 @@ def spawn_params(workspace: Path, name: str, *command: str, settings: dict[str, 
 def wait_until(host: InProcessHost, name: str, status: str, next_change: bool = False) -> dict[str, Any]:
     """The agent's snapshot once it is `status` (`next_change`: a fresh arrival)."""
     agent = host.host.registry.resolve(name)
-    return host.call(wait_for_status(agent, status, WAIT_SECONDS, next_change))
+    return host.call(wait_for_status(agent, status, WAIT_SECONDS, next_change)).wire()
 
 
 def read_state(home: Path, query: Callable[[sqlite3.Connection], T]) -> T:

@@ -1,8 +1,8 @@
-"""Pydantic models of the control wire: frames, each request kind's parameters and its answer.
+"""Pydantic models of the control wire: frames and each request kind's parameters.
 
 The host validates every request with these; the CLI builds the same shapes as
-plain dicts (tests check them against these models). A handler returns its kind's
-answer model (REQUEST_ANSWERS), serialised at the door; the JSON is what the CLI reads.
+plain dicts (tests check them against these models). Each kind's answer is modelled
+beside them, in `wardian_core.control.answers`.
 """
 
 from typing import Annotated, Any, Literal
@@ -299,51 +299,4 @@ REQUEST_PARAMS: dict[str, type[_Params]] = {
     "inbox.list": InboxParams,
     "inbox.seen": TargetParams,
     "mcp.session": McpSessionParams,
-}
-
-
-# -- answers ------------------------------------------------------------------------------------
-
-
-class _Answer(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class HostStopAnswer(_Answer):
-    stopping: bool
-    pid: int
-    agents_kept: bool
-
-
-class CgroupTie(_Answer):
-    """Whether agents' cgroups tie a caller to its agent on this machine."""
-
-    in_use: bool
-    folder: str | None  # where agents' cgroups are made
-    reason: str | None  # why they cannot be
-
-
-Verification = Literal["verified", "claimed", "none"]
-Tie = Literal["cgroup", "ancestry", "session", "terminal"]
-
-
-class WhoamiAnswer(_Answer):
-    pid: int
-    verification: Verification
-    # The agent's row as `agent list` shows it: that row has no model yet (it grows with each part).
-    agent: dict[str, Any] | None
-    tie: Tie | None  # how a verified caller is tied to its agent
-    cgroups: CgroupTie
-
-
-class AgentsListAnswer(_Answer):
-    """What ends `agents.list`, after its rows came as `{"agents": [...]}` pages of the stream."""
-
-    count: int
-
-
-REQUEST_ANSWERS: dict[str, type[_Answer]] = {
-    "host.stop": HostStopAnswer,
-    "host.whoami": WhoamiAnswer,
-    "agents.list": AgentsListAnswer,
 }

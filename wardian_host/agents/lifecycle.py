@@ -26,6 +26,7 @@ from pydantic import ValidationError
 
 from wardian_core import identity, paths
 from wardian_core.clock import now_iso
+from wardian_core.control.answers import AgentSnapshot, DeleteAnswer, SpawnAnswer, UpdateAnswer
 from wardian_core.control.models import SpawnParams, UpdateParams, WorktreeRequest
 from wardian_core.db import agents as agent_rows
 from wardian_core.errors import WardianError
@@ -368,11 +369,11 @@ class AgentLifecycle:
                 {"agent": agent_name},
             )
 
-    async def spawn(self, params: SpawnParams) -> dict[str, Any]:
+    async def spawn(self, params: SpawnParams) -> SpawnAnswer:
         config = self._checked_launch_config(params.launch_config, new_include_dirs=None)
         return await self._create_and_launch(params, config, "spawn")
 
-    async def _create_and_launch(self, params: SpawnParams, config: LaunchConfig, action: str) -> dict[str, Any]:
+    async def _create_and_launch(self, params: SpawnParams, config: LaunchConfig, action: str) -> SpawnAnswer:
         info = self._plugins.info(params.provider)
         config = config.model_copy(update={"settings": checked_provider_settings(info, config.settings)})
         workspace = Path(params.workspace)
@@ -406,7 +407,7 @@ class AgentLifecycle:
                 if made:  # fresh, so removed unless set-up left files there: then kept and listed
                     await self.worktrees.remove_released_id(made["worktree"]["id"])
                 raise
-        return agent.snapshot() | ({"worktree_made": made} if made else {})
+        return SpawnAnswer.model_validate(agent.snapshot() | {"worktree_made": made or None})
 
     @staticmethod
     def _checked_launch_config(raw: dict[str, Any], new_include_dirs: list[Path] | None) -> LaunchConfig:
@@ -437,10 +438,10 @@ class AgentLifecycle:
         self._registry.remove(agent)
         shutil.rmtree(paths.agent_dir(self.home, agent.uuid), ignore_errors=True)
 
-    async def stop(self, target: str, reason: str) -> dict[str, Any]:
+    async def stop(self, target: str, reason: str) -> AgentSnapshot:
         async with self._locked(target) as agent:
             await self._stop_locked(agent, reason)
-        return agent.snapshot()
+        return agent.answer()
 
     async def _stop_locked(self, agent: LiveAgent, reason: str) -> None:
         survivors = await self._terminals.stop(agent.uuid, reason, KILL_GRACE_SECONDS, agent.process_identity)
@@ -458,21 +459,21 @@ class AgentLifecycle:
                 {"agent": agent.name, "status": agent.status, "survivors": survivors},
             )
 
-    async def resume(self, target: str) -> dict[str, Any]:
+    async def resume(self, target: str) -> AgentSnapshot:
         async with self._locked(target) as agent:
             self._refuse_running(agent, "resume")
             await self._launch(agent, self._relaunch_mode(agent), "resume")
-        return agent.snapshot()
+        return agent.answer()
 
-    async def restart(self, target: str) -> dict[str, Any]:
+    async def restart(self, target: str) -> AgentSnapshot:
         """Stop the agent if it runs, then launch it again with its stored configuration."""
         async with self._locked(target) as agent:
             if agent.is_alive:
                 await self._stop_locked(agent, "restart")
             await self._launch(agent, self._relaunch_mode(agent), "restart")
-        return agent.snapshot()
+        return agent.answer()
 
-    async def clear(self, target: str) -> dict[str, Any]:
+    async def clear(self, target: str) -> AgentSnapshot:
         """A fresh provider session under the same Wardian id, with nothing of the old one shown.
 
         The old process is gone before its output is forgotten, and the new one gets a
@@ -484,14 +485,14 @@ class AgentLifecycle:
             agent.buffer.clear()
             agent.event_log.clear()
             await self._launch(agent, "fresh", "clear")
-        return agent.snapshot()
+        return agent.answer()
 
     def _relaunch_mode(self, agent: LiveAgent) -> Literal["fresh", "resume"]:
         persistence = launch_config_of(agent.row).session_persistence
         regular = load_settings(self.home).sessions.regular
         return session_mode_for(persistence, regular, bool(agent.row.get("provider_session_id")))
 
-    async def update(self, params: UpdateParams) -> dict[str, Any]:
+    async def update(self, params: UpdateParams) -> UpdateAnswer:
         """Change the stored launch configuration and description; the running process keeps its own."""
         async with self._locked(params.target) as agent:
             current = launch_config_of(agent.row)
@@ -529,7 +530,7 @@ class AgentLifecycle:
                 agent_rows.update_columns(self._conn, agent.uuid, **columns)
                 self._registry.refresh(agent)
             running = agent.is_alive
-        return {"agent": agent.snapshot(), "restart_required": running and launch_changed}
+        return UpdateAnswer(agent=agent.answer(), restart_required=running and launch_changed)
 
     def _refuse_running(self, agent: LiveAgent, action: str) -> None:
         if agent.is_alive:
@@ -541,7 +542,7 @@ class AgentLifecycle:
                 {"agent": agent.name, "status": agent.status},
             )
 
-    async def clone(self, target: str, name: str | None, worktree: WorktreeRequest | None = None) -> dict[str, Any]:
+    async def clone(self, target: str, name: str | None, worktree: WorktreeRequest | None = None) -> SpawnAnswer:
         """A new agent launched like `target` (configuration copied), in a fresh provider session."""
         source = self._registry.resolve(target)
         params = SpawnParams(
@@ -571,7 +572,7 @@ class AgentLifecycle:
                 await self._launch(agent, "fresh", "move")
         return {"agent": agent.snapshot(), "cleared_session": True, "relaunched": running} | report
 
-    async def rename(self, target: str, new_name: str) -> dict[str, Any]:
+    async def rename(self, target: str, new_name: str) -> AgentSnapshot:
         identity.validate_name(new_name)
         async with self._locked(target) as agent:
             try:
@@ -579,9 +580,9 @@ class AgentLifecycle:
             except sqlite3.IntegrityError:
                 raise identity.duplicate_name(self._conn, new_name) from None
             self._registry.refresh(agent)
-        return agent.snapshot()
+        return agent.answer()
 
-    async def delete(self, target: str, confirm: str, force: bool, keep_worktree: bool = False) -> dict[str, Any]:
+    async def delete(self, target: str, confirm: str, force: bool, keep_worktree: bool = False) -> DeleteAnswer:
         async with self._locked(target) as agent:
             if confirm != agent.name:
                 raise WardianError(
@@ -603,7 +604,7 @@ class AgentLifecycle:
             snapshot = agent.snapshot()
             self._forget(agent)
         removed = await self.worktrees.remove_released(released) if released else None
-        return snapshot | {"deleted": True} | ({"worktree_removed": removed} if removed else {})
+        return DeleteAnswer.model_validate(snapshot | {"worktree_removed": removed or None})
 
     def stop_launching(self) -> None:
         """The host is stopping: every launch from now on is refused with `host_stopping`."""

@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from wardian_core.clock import format_timestamp
+from wardian_core.control.answers import AgentSnapshot
 from wardian_core.errors import WardianError
 from wardian_core.limits import AgentLimit
 from wardian_core.provider_models import LimitResume, SpawnContext
@@ -82,7 +83,7 @@ class LimitResumer:
         for task in self._tasks:
             task.cancel()
 
-    async def resume_now(self, agent: LiveAgent) -> dict[str, Any]:
+    async def resume_now(self, agent: LiveAgent) -> AgentSnapshot:
         """`agent resume-limit`: resume at once (within the concurrency), whatever the schedule."""
         limit = limit_of(agent)
         if limit is None:
@@ -102,7 +103,7 @@ class LimitResumer:
                 f"Look at it with `wardian agent screen {agent.name}`; it stays limited and in `wardian inbox`.",
                 {"agent": agent.name, "failure": failure, "limit": (limit_of(agent) or limit).model_dump()},
             )
-        return agent.snapshot()
+        return agent.answer()
 
     def _on_step(self, agent: LiveAgent, kind: str, _: dict[str, Any], limit: AgentLimit | None) -> None:
         if kind in ("limit_reached", "limit_retrying") and limit is not None:

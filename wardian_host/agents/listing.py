@@ -8,7 +8,7 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from wardian_core.control.models import AgentsListAnswer
+from wardian_core.control.answers import AgentsListAnswer
 from wardian_core.control.protocol import MAX_FRAME_BYTES
 from wardian_host.agents.client_stream import ClientStream
 from wardian_host.agents.live_agent import LiveAgent

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from wardian_core.clock import now_iso
+from wardian_core.control.answers import AgentSnapshot
 from wardian_core.db.agents import AgentRow
 from wardian_core.mcp_tools import McpToolsState
 from wardian_core.process_identity import ProcessIdentity
@@ -121,3 +122,7 @@ class LiveAgent:
         """The agent as answers show it: its launch token stays in the host."""
         shown = {key: value for key, value in self.row.items() if key != "process_identity"}
         return shown | {"status_evidence": self.status_evidence, "mcp_tools": self.mcp_tools}
+
+    def answer(self) -> AgentSnapshot:
+        """`snapshot` as the control wire's answer model."""
+        return AgentSnapshot.model_validate(self.snapshot())

@@ -4,6 +4,7 @@ import asyncio
 import time
 from typing import Any
 
+from wardian_core.control.answers import AgentSnapshot, ApprovalAnswer, ApprovalTyped, SendAnswer
 from wardian_core.control.models import Approval, SendParams
 from wardian_core.errors import WardianError
 from wardian_core.provider_models import InputProfile
@@ -78,7 +79,7 @@ def _none_live(answer: dict[str, Any]) -> WardianError:
     )
 
 
-async def _delivered_then(waiter: "asyncio.Future[dict[str, Any]]", result: dict[str, Any]) -> dict[str, Any]:
+async def _delivered_then(waiter: "asyncio.Future[AgentSnapshot]", result: dict[str, Any]) -> AgentSnapshot:
     """The wait after a confirmed delivery: its failure still says the text was taken, so a
     retrying script does not type it twice."""
     try:
@@ -172,7 +173,7 @@ class Sender:
 
     async def send_message(
         self, params: SendParams, sender: Speaker | None, verified: bool = True, stream: ClientStream | None = None
-    ) -> dict[str, Any]:
+    ) -> SendAnswer:
         """Type `params.text` into every target; `sender` is the calling agent, if any, and
         `verified` says whether its process tree confirms it (else the caller only claims it).
         With `--wait-until`, `stream` is told of the delivery before the wait (`delivered`, and
@@ -225,10 +226,10 @@ class Sender:
                     waiter.cancel()
                     raise
             answer["agent"] = await _delivered_then(waiter, results[0])
-        return answer
+        return SendAnswer.model_validate(answer)
 
     # The send's --timeout, whose expiry is answered with the dialog still open.
-    async def answer_approval(self, to: str, approval: Approval, timeout: float | None) -> dict[str, Any]:  # noqa: ASYNC109
+    async def answer_approval(self, to: str, approval: Approval, timeout: float | None) -> ApprovalAnswer:  # noqa: ASYNC109
         targets = self.resolve_targets(to)
         if len(targets) != 1:
             raise WardianError("usage", "--approval needs exactly one target", "Name one agent with --to.")
@@ -247,11 +248,11 @@ class Sender:
         answered = await self._type_and_await_leaving(agent, keys.encode(), timeout)
         if not answered:
             raise _not_answered(agent, dialog, approval, timeout)
-        return {
-            "results": [{"agent": agent.name, "uuid": agent.uuid, "result": "delivered", "approval": approval}],
-            "left_action_required": agent.status != "action_required",
-            "agent": agent.snapshot(),
-        }
+        return ApprovalAnswer(
+            results=[ApprovalTyped(agent=agent.name, uuid=agent.uuid, result="delivered", approval=approval)],
+            left_action_required=agent.status != "action_required",
+            agent=agent.answer(),
+        )
 
     def _dialog_keys(self, agent: LiveAgent, dialog: Any, answer: str) -> tuple[str, float]:
         """The keys the provider declares for answering the agent's open `dialog`, and how long

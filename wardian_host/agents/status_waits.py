@@ -3,8 +3,9 @@
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from typing import Protocol
 
+from wardian_core.control.answers import AgentSnapshot
 from wardian_core.control.models import WaitParams
 from wardian_core.errors import WardianError
 from wardian_host.agents.client_stream import ClientStream
@@ -58,20 +59,20 @@ async def wait_for_status(
     timeout: float | None,  # noqa: ASYNC109
     next_change: bool,
     listening: Callable[[], Awaitable[None]] | None = None,
-) -> dict[str, Any]:
+) -> AgentSnapshot:
     """Return when `agent` has status `until`: now, unless `next_change` asks for a fresh arrival.
     `listening` runs once the change is listened for (nothing arriving meanwhile is missed)."""
     if agent.status == until and not next_change:
-        return agent.snapshot()
+        return agent.answer()
     if agent.status in TERMINAL_STATUSES and until not in TERMINAL_STATUSES and not agent.is_running:
         raise _exited(agent, until)
-    arrived: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+    arrived: asyncio.Future[AgentSnapshot] = asyncio.get_running_loop().create_future()
 
     def on_status(changed: LiveAgent, status: str) -> None:
         if arrived.done():
             return
         if status == until:
-            arrived.set_result(changed.snapshot())
+            arrived.set_result(changed.answer())
         elif status in TERMINAL_STATUSES:
             arrived.set_exception(_exited(changed, until))
 
@@ -110,14 +111,14 @@ async def wait_for_change(agent: LiveAgent, changed: Callable[[str], bool], time
 
 async def wait_across_restarts(
     agent: LiveAgent, params: WaitParams, marks: StatusMarks, stream: ClientStream
-) -> dict[str, Any]:
+) -> AgentSnapshot:
     """`agent wait`: a wait for a fresh arrival tells its client where the status history stood
     (`waiting_after`); a client that a host restart cut off asks the next host with that mark
     (`arrived_after`), and an arrival meanwhile ends its wait at once."""
     if not params.next:
         return await wait_for_status(agent, params.until, params.timeout, False)
     if params.arrived_after is not None and marks.arrived_since(agent, params.until, params.arrived_after):
-        return agent.snapshot()
+        return agent.answer()
     mark = params.arrived_after if params.arrived_after is not None else marks.status_mark(agent)
     return await wait_for_status(
         agent, params.until, params.timeout, True, lambda: stream.emit({"waiting_after": mark})

@@ -3,6 +3,7 @@
 
 from typing import Any
 
+from wardian_core.control.answers import SpawnAnswer
 from wardian_core.control.models import BudgetParams, SpawnParams
 from wardian_host.agents.budgets import BudgetKeeper
 from wardian_host.agents.registry import AgentRegistry
@@ -18,10 +19,10 @@ def build_budget_handlers(registry: AgentRegistry, keeper: BudgetKeeper, spawn: 
             return keeper.change(agent, params.raise_by, params.clear)
         return keeper.report(agent)
 
-    async def spawn_with_budget(params: SpawnParams, request: RequestContext) -> dict[str, Any]:
-        answer: dict[str, Any] = await spawn.handler(params, request)
+    async def spawn_with_budget(params: SpawnParams, request: RequestContext) -> SpawnAnswer:
+        answer: SpawnAnswer = await spawn.handler(params, request)
         if params.budget is not None:
-            keeper.set_own(answer["uuid"], params.budget)
+            keeper.set_own(answer.uuid, params.budget)
         return answer
 
     return {"agent.budget": Route(BudgetParams, agent_budget), "agent.spawn": Route(SpawnParams, spawn_with_budget)}

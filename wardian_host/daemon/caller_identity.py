@@ -28,7 +28,7 @@ from typing import NamedTuple
 import psutil
 
 from wardian_core import pty_backend
-from wardian_core.control.models import CgroupTie, Tie, Verification, WhoamiAnswer
+from wardian_core.control.answers import CgroupTie, Tie, Verification, WhoamiAnswer
 from wardian_core.process_identity import ProcessIdentity
 from wardian_host.agents.live_agent import LiveAgent
 from wardian_host.terminal import process_tree
@@ -86,7 +86,7 @@ class Caller:
         return WhoamiAnswer(
             pid=self.pid,
             verification=self.verification,
-            agent=self.agent.snapshot() if self.agent else None,
+            agent=self.agent.answer() if self.agent else None,
             tie=self.tie,
             cgroups=CgroupTie.model_validate(self.cgroups.answer()),
         )

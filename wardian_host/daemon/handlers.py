@@ -8,14 +8,24 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from wardian_core.control.models import (
+from wardian_core.control.answers import (
     AgentsListAnswer,
+    AgentSnapshot,
+    ApprovalAnswer,
+    DeleteAnswer,
+    HostStatusAnswer,
+    HostStopAnswer,
+    SendAnswer,
+    SpawnAnswer,
+    UpdateAnswer,
+    WhoamiAnswer,
+)
+from wardian_core.control.models import (
     AskParams,
     AskWaitParams,
     AttachParams,
     CloneParams,
     DeleteParams,
-    HostStopAnswer,
     HostStopParams,
     McpSessionParams,
     NoParams,
@@ -28,7 +38,6 @@ from wardian_core.control.models import (
     UpdateParams,
     WaitParams,
     WatchParams,
-    WhoamiAnswer,
 )
 from wardian_host.agents.asking import AskDesk
 from wardian_host.agents.attaching import attach
@@ -58,11 +67,11 @@ def build_handlers(
     desk: AskDesk,
     workflows: WorkflowRunner,
     terminals: TerminalSupervisor,
-    describe_host: Callable[[], dict[str, Any]],
+    describe_host: Callable[[], HostStatusAnswer],
     request_stop: Callable[[bool], None],
     mcp_readiness: McpReadiness,
 ) -> Routes:
-    async def host_status(_: NoParams, __: RequestContext) -> dict[str, Any]:
+    async def host_status(_: NoParams, __: RequestContext) -> HostStatusAnswer:
         return describe_host()
 
     async def host_stop(params: HostStopParams, __: RequestContext) -> HostStopAnswer:
@@ -75,37 +84,37 @@ def build_handlers(
     async def agents_list(_: NoParams, request: RequestContext) -> AgentsListAnswer:
         return await list_agents(registry.all(), request)
 
-    async def spawn(params: SpawnParams, _: RequestContext) -> dict[str, Any]:
+    async def spawn(params: SpawnParams, _: RequestContext) -> SpawnAnswer:
         return await lifecycle.spawn(params)
 
-    async def kill(params: TargetParams, _: RequestContext) -> dict[str, Any]:
+    async def kill(params: TargetParams, _: RequestContext) -> AgentSnapshot:
         return await lifecycle.stop(params.target, "kill")
 
-    async def pause(params: TargetParams, _: RequestContext) -> dict[str, Any]:
+    async def pause(params: TargetParams, _: RequestContext) -> AgentSnapshot:
         return await lifecycle.stop(params.target, "pause")
 
-    async def resume(params: TargetParams, _: RequestContext) -> dict[str, Any]:
+    async def resume(params: TargetParams, _: RequestContext) -> AgentSnapshot:
         return await lifecycle.resume(params.target)
 
-    async def restart(params: TargetParams, _: RequestContext) -> dict[str, Any]:
+    async def restart(params: TargetParams, _: RequestContext) -> AgentSnapshot:
         return await lifecycle.restart(params.target)
 
-    async def clear(params: TargetParams, _: RequestContext) -> dict[str, Any]:
+    async def clear(params: TargetParams, _: RequestContext) -> AgentSnapshot:
         return await lifecycle.clear(params.target)
 
-    async def update(params: UpdateParams, _: RequestContext) -> dict[str, Any]:
+    async def update(params: UpdateParams, _: RequestContext) -> UpdateAnswer:
         return await lifecycle.update(params)
 
-    async def clone(params: CloneParams, _: RequestContext) -> dict[str, Any]:
+    async def clone(params: CloneParams, _: RequestContext) -> SpawnAnswer:
         return await lifecycle.clone(params.target, params.name, params.worktree)
 
-    async def rename(params: RenameParams, _: RequestContext) -> dict[str, Any]:
+    async def rename(params: RenameParams, _: RequestContext) -> AgentSnapshot:
         return await lifecycle.rename(params.target, params.new_name)
 
-    async def delete(params: DeleteParams, _: RequestContext) -> dict[str, Any]:
+    async def delete(params: DeleteParams, _: RequestContext) -> DeleteAnswer:
         return await lifecycle.delete(params.target, params.confirm, params.force, params.keep_worktree)
 
-    async def wait(params: WaitParams, request: RequestContext) -> dict[str, Any]:
+    async def wait(params: WaitParams, request: RequestContext) -> AgentSnapshot:
         return await wait_across_restarts(registry.resolve(params.target), params, registry, request)
 
     def _speaker(request: RequestContext) -> tuple[Speaker | None, bool]:
@@ -115,7 +124,7 @@ def build_handlers(
             return node_run, True
         return caller.agent, caller.verification == "verified"
 
-    async def send(params: SendParams, request: RequestContext) -> dict[str, Any]:
+    async def send(params: SendParams, request: RequestContext) -> SendAnswer | ApprovalAnswer:
         if params.approval is not None:
             return await sender.answer_approval(params.to, params.approval, params.timeout)
         speaker, verified = _speaker(request)

@@ -18,6 +18,7 @@ from typing import Any
 
 from wardian_core.budgets import raise_hint
 from wardian_core.clock import now_iso
+from wardian_core.control.answers import HostStatusAnswer, TerminalServerStatus
 from wardian_core.control.protocol import PROTOCOL_VERSION
 from wardian_core.db import open_writer
 from wardian_core.db.empty_file import take_notice
@@ -256,23 +257,23 @@ class Host:
                 SERVER_EXIT_SECONDS,
             )
 
-    def _describe(self) -> dict[str, Any]:
+    def _describe(self) -> HostStatusAnswer:
         agents = self.registry.all()
-        return {
-            "pid": os.getpid(),
-            "home": str(self.home),
-            "version": __version__,
-            "protocol": PROTOCOL_VERSION,
-            "socket": str(self._server.path),
-            "started_at": self.started_at,
-            "agents": len(agents),
-            "running": sum(1 for agent in agents if agent.is_running),
-            "pty_backend": self._pty_backend,
-            "terminal_server": self._terminal_server(),
-            "state_db_notice": self._state_db_notice.model_dump() if self._state_db_notice else None,
-        }
+        return HostStatusAnswer(
+            pid=os.getpid(),
+            home=str(self.home),
+            version=__version__,
+            protocol=PROTOCOL_VERSION,
+            socket=str(self._server.path),
+            started_at=self.started_at,
+            agents=len(agents),
+            running=sum(1 for agent in agents if agent.is_running),
+            pty_backend=self._pty_backend,
+            terminal_server=self._terminal_server(),
+            state_db_notice=self._state_db_notice,
+        )
 
-    def _terminal_server(self) -> dict[str, Any] | None:
+    def _terminal_server(self) -> TerminalServerStatus | None:
         """The terminal server this host reaches; None once it has died (its connection ended, or
         its lock is no longer held by its pid): the next launch starts a new one."""
         if self._ptys is None or not self._ptys.alive:
@@ -280,13 +281,13 @@ class Host:
         welcome = self._ptys.welcome
         if running_server_pid(self.home) != welcome.pid:  # killed: the kernel let its lock go at once
             return None
-        return {
-            "pid": welcome.pid,
-            "version": welcome.version,
-            "protocol": welcome.v,
-            "started_at": welcome.started_at,
-            "pty_backend": welcome.backend,
-        }
+        return TerminalServerStatus(
+            pid=welcome.pid,
+            version=welcome.version,
+            protocol=welcome.v,
+            started_at=welcome.started_at,
+            pty_backend=welcome.backend,
+        )
 
     def _prune(self) -> None:
         removed = prune_events(self._conn) + prune_usage(self._conn)

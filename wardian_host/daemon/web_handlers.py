@@ -6,6 +6,7 @@ views never loads it; a host whose home used the view before serves it again at 
 its recorded port when loopback, so open tabs reconnect after a restart.
 """
 
+import functools
 import logging
 import sqlite3
 from collections.abc import Callable
@@ -150,6 +151,7 @@ class WebView:
         return {"notice": notice.model_dump()} | await self._sinks.send(notice)
 
     def _telling(self, route: Route[Any]) -> Route[Any]:
+        @functools.wraps(route.handler)  # keeps the answer model it is typed with
         async def answered(params: Any, request: RequestContext) -> Any:
             try:
                 return await route.handler(params, request)

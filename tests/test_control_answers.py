@@ -1,0 +1,87 @@
+"""The control wire's answer models dump the JSON clients read today, key for key and in order."""
+
+import json
+from pathlib import Path
+
+from tests.support.stand_in_rows import stand_in_row
+from wardian_core.control.answers import (
+    AgentSnapshot,
+    DeleteAnswer,
+    HostStatusAnswer,
+    SendAnswer,
+    SpawnAnswer,
+    TerminalServerStatus,
+)
+from wardian_core.db.agents import AGENT_COLUMNS
+from wardian_host.agents.live_agent import LiveAgent
+from wardian_host.output.buffer import OutputBuffer
+
+
+def _busy_agent() -> LiveAgent:
+    """An agent with every column of its row filled, as a long-lived one has them."""
+    row = stand_in_row(status="processing", launch_config='{"model": "m"}') | {
+        "workspace": "/w",
+        "description": "d",
+        "pid": 42,
+        "started_at": "2026-01-01T00:00:01+00:00",
+        "last_status_at": "2026-01-01T00:00:02+00:00",
+        "provider_session_id": "s-1",
+        "status_evidence": '{"source": "pty"}',
+        "provider_settings": '{"effort": "high"}',
+        "process_identity": "token",
+        "worktree": "wt-1",
+        "worktree_folder": "/wt/1",
+        "branch": "wardian/a1",
+        "limit": '{"kind": "five_hour"}',
+    }
+    agent = LiveAgent(row=row, buffer=OutputBuffer(1024), status_evidence={"source": "pty", "rule": "spinner"})
+    agent.mcp_tools = "connected"
+    return agent
+
+
+def test_an_agent_answers_the_json_of_its_snapshot() -> None:
+    for agent in (_busy_agent(), LiveAgent(row=stand_in_row(), buffer=OutputBuffer(1024))):
+        assert json.dumps(agent.answer().wire()) == json.dumps(agent.snapshot())
+
+
+def test_the_snapshot_model_has_each_column_the_row_shows_in_its_order() -> None:
+    shown = [column for column in AGENT_COLUMNS if column != "process_identity"]
+    named = [field.alias or name for name, field in AgentSnapshot.model_fields.items()]
+    assert named == [*shown, "mcp_tools"]
+
+
+def test_an_answer_leaves_out_the_keys_that_say_nothing_happened() -> None:
+    snapshot = _busy_agent().snapshot()
+    plain = SpawnAnswer.model_validate(snapshot | {"worktree_made": None}).wire()
+    made = SpawnAnswer.model_validate(snapshot | {"worktree_made": {"worktree": {"id": "wt-1"}}}).wire()
+    assert json.dumps(plain) == json.dumps(snapshot)
+    assert json.dumps(made) == json.dumps(snapshot | {"worktree_made": {"worktree": {"id": "wt-1"}}})
+    deleted = DeleteAnswer.model_validate(snapshot | {"worktree_removed": None}).wire()
+    assert json.dumps(deleted) == json.dumps(snapshot | {"deleted": True})
+
+
+def test_a_send_answers_each_targets_outcome_as_it_was_built() -> None:
+    reached = {"agent": "a1", "uuid": "u-1", "status": "idle"}
+    results = [
+        reached | {"result": "delivered", "queued": False, "delivery": {"confirmed_by": "screen", "seconds": 0.2}},
+        reached | {"result": "delivered", "queued": True, "delivery": {"confirmed_by": "unconfirmed"}},
+        reached | {"result": "failed", "delivered": False, "reason": "not taken"},
+        reached | {"result": "failed", "reason": "agent is starting"},
+        reached | {"result": "not_live", "reason": "agent is off"},
+        reached | {"result": "skipped", "reason": "agent is off: `all` means every live agent"},
+        reached | {"result": "budget_reached", "reason": "spent", "hint": None},
+    ]
+    sent = {"results": results, "sender": None, "sender_verified": None}
+    assert json.dumps(SendAnswer.model_validate(sent).wire()) == json.dumps(sent)
+    waited = sent | {"delivery": {"confirmed_by": "hook", "seconds": 0.1, "resubmitted": True}}
+    snapshot = _busy_agent().snapshot()
+    answer = SendAnswer.model_validate(waited | {"agent": snapshot})
+    assert json.dumps(answer.wire()) == json.dumps(waited | {"agent": snapshot})
+
+
+def test_host_status_answers_the_keys_docs_cli_names_in_their_order() -> None:
+    host = list(HostStatusAnswer.model_fields)
+    terminal_server = list(TerminalServerStatus.model_fields)
+    documented = (Path(__file__).parents[1] / "docs" / "cli.md").read_text()
+    assert '"host": {' + ", ".join(f'"{key}"' for key in host) + "}" in documented
+    assert "`terminal_server` is `{" + ", ".join(f'"{key}"' for key in terminal_server) + "}`" in documented

@@ -1,0 +1,260 @@
+"""Pydantic models of the control wire's answers, beside the requests' (`control.models`).
+
+A handler returns its kind's answer model (REQUEST_ANSWERS); the control server dumps it at
+the door (`Answer.wire`), so the JSON the CLI reads is the model's, key for key and in order.
+"""
+
+from types import UnionType
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, SerializerFunctionWrapHandler, Tag, model_serializer
+
+from wardian_core.control.models import Approval
+from wardian_core.db.empty_file import EmptyStateDb
+from wardian_core.mcp_tools import McpToolsState
+from wardian_core.pty_backend import Backend
+from wardian_core.statuses import Status
+
+
+class Answer(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    def wire(self) -> dict[str, Any]:
+        """The JSON object this answer travels as."""
+        return self.model_dump(mode="json", by_alias=True)
+
+
+class LeavesOutNone(Answer):
+    """An answer whose `LEFT_OUT_WHEN_NONE` keys are absent from the wire, not null, when they
+    hold None: clients read these keys' presence (`"worktree_made" in answer`)."""
+
+    LEFT_OUT_WHEN_NONE: ClassVar[frozenset[str]] = frozenset()
+
+    @model_serializer(mode="wrap")
+    def _leave_out_none(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        dumped: dict[str, Any] = handler(self)
+        return {key: value for key, value in dumped.items() if value is not None or key not in self.LEFT_OUT_WHEN_NONE}
+
+
+# -- host -----------------------------------------------------------------------------------------
+
+
+class TerminalServerStatus(Answer):
+    """The terminal server a host reaches, as its welcome named it."""
+
+    pid: int
+    version: str
+    protocol: int
+    started_at: str
+    pty_backend: str
+
+
+class HostStatusAnswer(Answer):
+    pid: int
+    home: str
+    version: str
+    protocol: int
+    socket: str
+    started_at: str
+    agents: int
+    running: int = Field(description="Agents running in a terminal of this host.")
+    pty_backend: Backend
+    terminal_server: TerminalServerStatus | None = Field(description="None once it died: the next launch starts one.")
+    state_db_notice: EmptyStateDb | None = Field(description="state.db was found empty and set aside at start.")
+
+
+class HostStopAnswer(Answer):
+    stopping: bool
+    pid: int
+    agents_kept: bool
+
+
+class CgroupTie(Answer):
+    """Whether agents' cgroups tie a caller to its agent on this machine."""
+
+    in_use: bool
+    folder: str | None  # where agents' cgroups are made
+    reason: str | None  # why they cannot be
+
+
+Verification = Literal["verified", "claimed", "none"]
+Tie = Literal["cgroup", "ancestry", "session", "terminal"]
+
+
+# -- agents ---------------------------------------------------------------------------------------
+
+
+class AgentSnapshot(Answer):
+    """An agent as the host answers it: its state.db row (JSON columns still text, `is_off` 0 or
+    1, its launch token left out) with what only the host knows. The CLI turns it into the
+    record `agent show` prints (`wardian_core.fields.to_record`)."""
+
+    uuid: str
+    name: str
+    class_name: str = Field(alias="class")
+    provider: str
+    workspace: str | None
+    description: str | None
+    status: Status
+    pid: int | None
+    started_at: str | None
+    last_status_at: str | None
+    provider_session_id: str | None
+    is_off: int
+    created_at: str
+    status_evidence: dict[str, Any] | None = Field(description="Why the status is what it is (parsed).")
+    launch_config: str | None = Field(description="JSON text, as stored.")
+    provider_settings: str | None = Field(description="JSON text, as stored.")
+    worktree: str | None
+    worktree_folder: str | None
+    branch: str | None
+    limit: str | None = Field(description="JSON text of the usage limit it waits out, as stored.")
+    mcp_tools: McpToolsState
+
+
+class WhoamiAnswer(Answer):
+    pid: int
+    verification: Verification
+    agent: AgentSnapshot | None
+    tie: Tie | None  # how a verified caller is tied to its agent
+    cgroups: CgroupTie
+
+
+class AgentsListAnswer(Answer):
+    """What ends `agents.list`, after its rows came as `{"agents": [...]}` pages of the stream."""
+
+    count: int
+
+
+class SpawnAnswer(AgentSnapshot, LeavesOutNone):
+    """A new agent (`agent spawn`, `agent clone`), with the worktree made for it, if one was."""
+
+    LEFT_OUT_WHEN_NONE = frozenset({"worktree_made"})
+
+    worktree_made: dict[str, Any] | None = Field(None, description="The worktree's record and its set-up's outcome.")
+
+
+class DeleteAnswer(AgentSnapshot, LeavesOutNone):
+    """The agent as it was before `agent delete` forgot it, with its worktree's removal, if any."""
+
+    LEFT_OUT_WHEN_NONE = frozenset({"worktree_removed"})
+
+    deleted: Literal[True] = True
+    worktree_removed: dict[str, Any] | None = None
+
+
+class UpdateAnswer(Answer):
+    agent: AgentSnapshot
+    restart_required: bool = Field(description="It runs, and its launch changed: a restart takes the change.")
+
+
+# -- send ---------------------------------------------------------------------------------------
+
+
+class Delivery(LeavesOutNone):
+    """How a typed prompt was confirmed taken."""
+
+    LEFT_OUT_WHEN_NONE = frozenset({"seconds", "resubmitted"})
+
+    confirmed_by: str = Field(description="The signal (`hook UserPromptSubmit`, `screen`), or `unconfirmed`.")
+    seconds: float | None = Field(None, description="How long after the submit key.")
+    resubmitted: Literal[True] | None = Field(None, description="It took a second submit key.")
+
+
+class _TargetResult(Answer):
+    """One target's outcome of a `send`: the agent, and its status when it was reached."""
+
+    agent: str
+    uuid: str
+    status: Status
+
+
+class Delivered(_TargetResult):
+    result: Literal["delivered"]
+    queued: bool = Field(description="It was busy: its CLI queued the prompt as it would a person's.")
+    delivery: Delivery
+
+
+class NotDelivered(_TargetResult):
+    """Not live, held by its budget, skipped by `all`: the text was not typed."""
+
+    result: Literal["not_live", "skipped"]
+    reason: str
+
+
+class BudgetReached(_TargetResult):
+    result: Literal["budget_reached"]
+    reason: str
+    hint: str | None
+
+
+class Failed(_TargetResult, LeavesOutNone):
+    LEFT_OUT_WHEN_NONE = frozenset({"delivered"})
+
+    result: Literal["failed"]
+    delivered: Literal[False] | None = Field(None, description="Typed, but never confirmed taken.")
+    reason: str
+
+
+TargetResult = Annotated[
+    Annotated[Delivered, Tag("delivered")]
+    | Annotated[BudgetReached, Tag("budget_reached")]
+    | Annotated[NotDelivered, Tag("not_delivered")]
+    | Annotated[Failed, Tag("failed")],
+    Discriminator(lambda result: _result_tag(result)),
+]
+
+
+def _result_tag(result: Any) -> str:
+    outcome = result["result"] if isinstance(result, dict) else result.result
+    return outcome if outcome in ("delivered", "budget_reached", "failed") else "not_delivered"
+
+
+class SendAnswer(LeavesOutNone):
+    """`send`: each target's outcome; with one target its delivery, and after `--wait-until` the
+    agent as it arrived."""
+
+    LEFT_OUT_WHEN_NONE = frozenset({"delivery", "agent"})
+
+    results: list[TargetResult]
+    sender: str | None = Field(description="The calling agent's name, verified or only claimed.")
+    sender_verified: bool | None
+    delivery: Delivery | None = None
+    agent: AgentSnapshot | None = None
+
+
+class ApprovalTyped(Answer):
+    agent: str
+    uuid: str
+    result: Literal["delivered"]
+    approval: Approval
+
+
+class ApprovalAnswer(Answer):
+    """`send --approval`: the keys typed into the open dialog, and the agent after it."""
+
+    results: list[ApprovalTyped]
+    left_action_required: bool
+    agent: AgentSnapshot
+
+
+# Each kind's answer: one model, or a union of those it answers by what the request asked.
+REQUEST_ANSWERS: dict[str, type[Answer] | UnionType] = {
+    "host.status": HostStatusAnswer,
+    "host.stop": HostStopAnswer,
+    "host.whoami": WhoamiAnswer,
+    "agents.list": AgentsListAnswer,
+    "agent.wait": AgentSnapshot,
+    "agent.spawn": SpawnAnswer,
+    "agent.clone": SpawnAnswer,
+    "agent.kill": AgentSnapshot,
+    "agent.pause": AgentSnapshot,
+    "agent.resume": AgentSnapshot,
+    "agent.restart": AgentSnapshot,
+    "agent.clear": AgentSnapshot,
+    "agent.rename": AgentSnapshot,
+    "agent.update": UpdateAnswer,
+    "agent.delete": DeleteAnswer,
+    "agent.resume_limit": AgentSnapshot,
+    "send": SendAnswer | ApprovalAnswer,  # by what it asked: a text or an approval
+}
