@@ -2,16 +2,15 @@
 exactly it: the provider packages (their code and tests) and the example import nothing else of
 Wardian's, and a change to the namespace's names fails here until the contract version is reviewed."""
 
-import ast
 import importlib
 from pathlib import Path
 
 import pytest
+from provider_imports import NAMESPACE, in_namespace, wardian_imports
 
 from wardian_core.provider import CONTRACT_VERSION
 
 ROOT = Path(__file__).resolve().parents[1]
-NAMESPACE = "wardian_core.provider"
 SUBMODULES = ("parsing", "home", "testing")
 # What a provider's real-CLI tests drive beside the contract: they run a whole Wardian against the
 # real CLI and look into its store, its processes and its typing (Wardian's own tests, kept beside
@@ -67,23 +66,11 @@ def _provider_sources() -> list[Path]:
     return sorted(path for tree in trees for path in tree.rglob("*.py"))
 
 
-def _wardian_imports(path: Path) -> list[str]:
-    """Every module of Wardian's (`wardian_core`, `wardian_host`) the file imports, anywhere in it."""
-    names = []
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
-        if isinstance(node, ast.Import):
-            names += [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            names += [node.module] if node.module != "wardian_core" else [f"wardian_core.{a.name}" for a in node.names]
-    return [name for name in names if name.split(".")[0] in ("wardian_core", "wardian_host")]
-
-
 def _allowed(path: Path, module: str) -> bool:
-    in_namespace = module == NAMESPACE or module.startswith(f"{NAMESPACE}.")
     if "src" in path.relative_to(ROOT).parts:
         # The testing kit imports the host: a provider never loads it at run time.
-        return in_namespace and module != f"{NAMESPACE}.testing"
-    return in_namespace or (path.name.startswith("test_real_cli") and module in REAL_CLI_HARNESS)
+        return in_namespace(module) and module != f"{NAMESPACE}.testing"
+    return in_namespace(module) or (path.name.startswith("test_real_cli") and module in REAL_CLI_HARNESS)
 
 
 def test_providers_and_their_tests_import_only_the_provider_namespace() -> None:
@@ -92,7 +79,7 @@ def test_providers_and_their_tests_import_only_the_provider_namespace() -> None:
     stray = [
         f"{path.relative_to(ROOT)}: {module}"
         for path in sources
-        for module in _wardian_imports(path)
+        for module in wardian_imports(path)
         if not _allowed(path, module)
     ]
     assert stray == [], "import these from wardian_core.provider (or add them to it, and review the contract version)"

@@ -6,6 +6,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from provider_imports import NAMESPACE, in_namespace, wardian_imports
 
 from wardian_core.errors import WardianError
 from wardian_core.provider_models import CONTRACT_VERSION
@@ -29,6 +30,19 @@ def test_new_writes_the_package_named_for_the_provider_beside_the_caller(run_war
     texts = [path.read_text() for path in package.rglob("*") if path.is_file()]
     assert len(texts) == len(written.json()["provider"]["files"]) and not any("{{" in text for text in texts)
     assert [path.name for path in work.iterdir()] == ["wardian-my-cli"]  # nothing left beside it
+
+
+def test_the_package_imports_only_the_provider_namespace(tmp_path: Path) -> None:
+    """A package written as the template was, importing Wardian's private modules, broke the
+    namespace rule from its first line: it would break on any release."""
+    write_provider_package("my-cli", tmp_path / "package")
+    sources = sorted((tmp_path / "package").rglob("*.py"))
+    imports = {path.relative_to(tmp_path / "package").as_posix(): wardian_imports(path) for path in sources}
+    stray = [f"{path}: {module}" for path, modules in imports.items() for module in modules if not in_namespace(module)]
+    assert stray == []
+    at_run_time = [module for path, modules in imports.items() if path.startswith("src/") for module in modules]
+    assert f"{NAMESPACE}.testing" not in at_run_time
+    assert f"{NAMESPACE}.parsing" in imports["src/wardian_my_cli/parser.py"]
 
 
 @pytest.mark.parametrize("name", ["Bad_Name", "9lives", "my--cli", "my cli", "-x", "x" * 41, ""])
