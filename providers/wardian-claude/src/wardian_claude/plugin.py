@@ -11,16 +11,6 @@ from wardian_claude.parser import parser_for as parse_output
 from wardian_claude.profile import INPUT_PROFILE, SETTINGS
 from wardian_core.provider import declared_provider_info
 
-__all__ = [
-    "approval_source",
-    "build_argv",
-    "limit_resume",
-    "parse_output",
-    "prepare_home",
-    "provider_info",
-    "resume_args",
-]
-
 provider_info = declared_provider_info(
     __file__, executable=argv.EXECUTABLE, input_profile=INPUT_PROFILE, settings=SETTINGS
 )

@@ -10,17 +10,6 @@ from wardian_codex.profile import INPUT_PROFILE
 from wardian_codex.sessions import telemetry_sources as approval_source
 from wardian_core.provider import ProviderEvent, SpawnContext, declared_provider_info, hookimpl
 
-__all__ = [
-    "approval_source",
-    "build_argv",
-    "limit_resume",
-    "parse_output",
-    "prepare_home",
-    "provider_info",
-    "resume_args",
-    "status_changed",
-]
-
 provider_info = declared_provider_info(__file__, executable=argv.EXECUTABLE, input_profile=INPUT_PROFILE)
 
 

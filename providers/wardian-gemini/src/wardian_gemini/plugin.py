@@ -10,16 +10,6 @@ from wardian_gemini.parser import parser_for as parse_output
 from wardian_gemini.parser import telemetry_sources as approval_source
 from wardian_gemini.profile import INPUT_PROFILE, SETTINGS
 
-__all__ = [
-    "approval_source",
-    "build_argv",
-    "limit_resume",
-    "parse_output",
-    "prepare_home",
-    "provider_info",
-    "resume_args",
-]
-
 provider_info = declared_provider_info(
     __file__, executable=argv.EXECUTABLE, input_profile=INPUT_PROFILE, settings=SETTINGS
 )

@@ -9,16 +9,6 @@ from wardian_example.home import prepare as prepare_home
 from wardian_example.parser import parse_output
 from wardian_example.profile import INPUT_PROFILE
 
-__all__ = [
-    "approval_source",
-    "build_argv",
-    "limit_resume",
-    "parse_output",
-    "prepare_home",
-    "provider_info",
-    "resume_args",
-]
-
 provider_info = declared_provider_info(__file__, executable=argv.EXECUTABLE, input_profile=INPUT_PROFILE)
 
 
