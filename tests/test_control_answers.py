@@ -6,6 +6,7 @@ from pathlib import Path
 from tests.support.stand_in_rows import stand_in_row
 from wardian_core.control.answers import (
     AgentSnapshot,
+    BudgetAnswer,
     DeleteAnswer,
     HostStatusAnswer,
     SendAnswer,
@@ -85,3 +86,19 @@ def test_host_status_answers_the_keys_docs_cli_names_in_their_order() -> None:
     documented = (Path(__file__).parents[1] / "docs" / "cli.md").read_text()
     assert '"host": {' + ", ".join(f'"{key}"' for key in host) + "}" in documented
     assert "`terminal_server` is `{" + ", ".join(f'"{key}"' for key in terminal_server) + "}`" in documented
+
+
+def test_a_budget_answers_its_figures_as_summed_an_int_left_an_int() -> None:
+    budget = {"tokens": 1000, "usd": 0.5, "minutes": None, "hard": True, "count_cache_reads": False}
+    used = {"tokens": 1200, "usd": 0.75, "minutes": 3.25}
+    report = {
+        "agent": "a1",
+        "uuid": "u-1",
+        "budget": budget,
+        "sources": {"tokens": "agent", "usd": "class", "minutes": "none"},
+        "used": used,
+        "left": {"tokens": 0, "usd": 0, "minutes": None},  # max(0, overspent) is the int 0
+        "reached": ["tokens", "usd"],
+        "held": {"budget": budget, "used": used, "reached": ["tokens", "usd"], "at": "2026-01-01T00:00:00+00:00"},
+    }
+    assert json.dumps(BudgetAnswer.model_validate(report).wire()) == json.dumps(report)

@@ -116,7 +116,6 @@ ANSWERED_AS_PLAIN_DATA: dict[str, str] = {
         ),
         "the group's handlers in its own *_handlers.py, not yet modelled",
     ),
-    "agent.budget": "the budget keeper's answers, not yet modelled",
     "mcp.session": "a stream of MCP messages, not one answer",
 }
 

@@ -9,6 +9,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, SerializerFunctionWrapHandler, Tag, model_serializer
 
+from wardian_core.budgets import Dimension, Source
 from wardian_core.control.models import Approval
 from wardian_core.db.empty_file import EmptyStateDb
 from wardian_core.mcp_tools import McpToolsState
@@ -148,6 +149,49 @@ class UpdateAnswer(Answer):
     restart_required: bool = Field(description="It runs, and its launch changed: a restart takes the change.")
 
 
+# -- budgets ------------------------------------------------------------------------------------
+
+
+class BudgetInForce(Answer):
+    """An agent's budget, each figure from its layer (`sources`); None: no limit."""
+
+    tokens: int | None
+    usd: float | None
+    minutes: float | None
+    hard: bool
+    count_cache_reads: bool
+
+
+class BudgetFigures(Answer):
+    """Used or left of each figure; None: unknown (no cost reported) or no limit."""
+
+    tokens: int | None
+    usd: int | float | None  # as summed: a hold stored before keeps the figure it had
+    minutes: int | float | None
+
+
+class BudgetHold(Answer):
+    """What held the agent, as stored when its use reached its budget."""
+
+    budget: BudgetInForce
+    used: BudgetFigures
+    reached: list[Dimension]
+    at: str
+
+
+class BudgetAnswer(Answer):
+    """`agent budget NAME`: the budget in force, where each figure comes from, used, left, the hold."""
+
+    agent: str
+    uuid: str
+    budget: BudgetInForce
+    sources: dict[str, Source]
+    used: BudgetFigures
+    left: BudgetFigures
+    reached: list[Dimension]
+    held: BudgetHold | None
+
+
 # -- send ---------------------------------------------------------------------------------------
 
 
@@ -256,5 +300,6 @@ REQUEST_ANSWERS: dict[str, type[Answer] | UnionType] = {
     "agent.update": UpdateAnswer,
     "agent.delete": DeleteAnswer,
     "agent.resume_limit": AgentSnapshot,
+    "agent.budget": BudgetAnswer,
     "send": SendAnswer | ApprovalAnswer,  # by what it asked: a text or an approval
 }
