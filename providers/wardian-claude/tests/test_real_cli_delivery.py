@@ -9,7 +9,7 @@ import pytest
 from delivery_checks import assert_a_send_is_confirmed_once
 from mcp_checks import assert_a_headless_run_uses_wardians_tools, assert_the_agent_uses_wardians_tools
 from wardian_cli import WardianCli
-from wardian_homes import wardian_for
+from wardian_homes import wardian_fixture
 
 pytestmark = pytest.mark.real_cli
 
@@ -18,8 +18,7 @@ pytestmark = pytest.mark.real_cli
 def wardian(claude_cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[WardianCli]:
     """`wardian` whose host (and so every agent) inherits what points Claude at the model server."""
     inherited = {name: value for name, value in claude_cli.env.items() if name != "HOME"}
-    with wardian_for(claude_cli, tmp_path, monkeypatch, inherited) as wardian:
-        yield wardian
+    yield from wardian_fixture(claude_cli, tmp_path, monkeypatch, inherited)
 
 
 def test_a_send_is_confirmed_by_the_user_prompt_submit_hook(wardian: WardianCli) -> None:

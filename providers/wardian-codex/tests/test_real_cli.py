@@ -29,15 +29,13 @@ from wardian_cli import (
     never_asked,
     new_repository,
 )
+from wardian_homes import wardian_for
 
 from wardian_codex import plugin
 from wardian_core.provider import LaunchConfig, SpawnContext
-from wardian_core.provider.testing import reap_home
 from wardian_host.terminal import process_tree
 
 pytestmark = pytest.mark.real_cli
-
-MOCK_API_KEY = "sk-mock-0123456789abcdefghijklmnopqrstuvwxyz"
 
 
 class Wardian(WardianCli):
@@ -105,19 +103,12 @@ def untrusted_git_workspace(wardian: Wardian) -> None:
 
 @pytest.fixture
 def wardian(codex_cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Wardian]:
-    """`wardian` with the real Codex: the user's Codex home (HOME/.codex) points at the model server."""
-    # codex_cli's isolated home drops every WARDIAN_ variable: set the test's home again.
-    wardian_home = tmp_path / "wardian-home"
-    wardian_home.mkdir(exist_ok=True)
-    monkeypatch.setenv("WARDIAN_HOME", str(wardian_home))
-    monkeypatch.setenv("WARDIAN_CODEX_EXECUTABLE", str(codex_cli.executable))
-    monkeypatch.setenv("MOCK_MODEL_API_KEY", MOCK_API_KEY)
-    monkeypatch.setenv("WARDIAN_PLUGINS", "codex")
+    """The conftest's `wardian`, with Codex's helpers."""
     monkeypatch.delenv("CODEX_HOME", raising=False)
-    try:
-        yield Wardian(wardian_home, codex_cli.workspace.resolve(), codex_cli, "codex")
-    finally:
-        reap_home(wardian_home)
+    with wardian_for(
+        codex_cli, tmp_path, monkeypatch, {"MOCK_MODEL_API_KEY": codex_cli.env["MOCK_MODEL_API_KEY"]}, Wardian
+    ) as wardian:
+        yield wardian
 
 
 def test_spawn_is_idle_with_its_thread_and_a_turn_shows_in_watch(wardian: Wardian) -> None:

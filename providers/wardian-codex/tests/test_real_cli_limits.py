@@ -5,27 +5,16 @@ the turn past Codex's switch-model popup, on the same model."""
 
 import json
 import time
-from collections.abc import Iterator
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
 from wardian_cli import WardianCli
-from wardian_homes import wardian_for
 
 pytestmark = pytest.mark.real_cli
 
-MOCK_API_KEY = "sk-mock-0123456789abcdefghijklmnopqrstuvwxyz"
 # Far enough for the agent to be seen resting before the reset, near enough for a short test.
 RESET_AHEAD_SECONDS = 12
-
-
-@pytest.fixture
-def wardian(codex_cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[WardianCli]:
-    monkeypatch.delenv("CODEX_HOME", raising=False)
-    with wardian_for(codex_cli, tmp_path, monkeypatch, {"MOCK_MODEL_API_KEY": MOCK_API_KEY}) as wardian:
-        yield wardian
 
 
 def iso(epoch: int) -> str:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,31 +23,12 @@ from wardian_cli import (
     never_asked,
 )
 
-from wardian_core.provider.testing import reap_home
-
 pytestmark = pytest.mark.real_cli
 
 RESUMED_READY_RULES = {
     "ready prompt after hook SessionStart, the resumed history loaded",
     "ready prompt after hook SessionStart, no resume banner within 2 s",
 }
-
-
-@pytest.fixture
-def wardian(gemini_cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[WardianCli]:
-    """`wardian` with the real Gemini CLI: the user's Gemini home points at the model server."""
-    wardian_home = tmp_path / "wardian-home"
-    wardian_home.mkdir(exist_ok=True)
-    monkeypatch.setenv("WARDIAN_HOME", str(wardian_home))
-    monkeypatch.setenv("WARDIAN_GEMINI_EXECUTABLE", str(gemini_cli.executable))
-    monkeypatch.setenv("WARDIAN_PLUGINS", "gemini")
-    # The host (and so every agent) inherits what points Gemini at the model server.
-    for name in ("GEMINI_CLI_HOME", "GEMINI_API_KEY", "GOOGLE_GEMINI_BASE_URL", "GEMINI_CLI_NO_RELAUNCH"):
-        monkeypatch.setenv(name, gemini_cli.env[name])
-    try:
-        yield WardianCli(wardian_home, gemini_cli.workspace.resolve(), gemini_cli, "gemini")
-    finally:
-        reap_home(wardian_home)
 
 
 def hook_events(wardian: WardianCli, uuid: str) -> list[str]:

@@ -2,9 +2,6 @@
 its model uses Wardian's MCP tools (tests/support/mcp_checks.py)."""
 
 import os
-from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
 
 import pytest
 from delivery_checks import assert_a_send_is_confirmed_once
@@ -12,23 +9,12 @@ from mcp_checks import assert_the_agent_uses_wardians_tools
 from pty_reading import read_until
 from ptyprocess import PtyProcess
 from wardian_cli import WARDIAN, WardianCli
-from wardian_homes import wardian_for
 
 from wardian_gemini.profile import INPUT_PROFILE
 from wardian_host.agents.confirming import waits_in_box
 from wardian_host.agents.typing_input import PASTE_END, PASTE_START
 
 pytestmark = pytest.mark.real_cli
-
-GEMINI_VARIABLES = ("GEMINI_CLI_HOME", "GEMINI_API_KEY", "GOOGLE_GEMINI_BASE_URL", "GEMINI_CLI_NO_RELAUNCH")
-
-
-@pytest.fixture
-def wardian(gemini_cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[WardianCli]:
-    """`wardian` whose host (and so every agent) inherits what points Gemini at the model server."""
-    inherited = {name: gemini_cli.env[name] for name in GEMINI_VARIABLES}
-    with wardian_for(gemini_cli, tmp_path, monkeypatch, inherited) as wardian:
-        yield wardian
 
 
 def test_a_send_is_confirmed_by_the_before_agent_hook(wardian: WardianCli) -> None:

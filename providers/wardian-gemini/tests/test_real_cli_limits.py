@@ -6,30 +6,19 @@ conversation when its request failed), on the same model."""
 
 import json
 import time
-from collections.abc import Iterator
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
 from model_server.gemini import conversation
 from wardian_cli import WardianCli
-from wardian_homes import wardian_for
 
 pytestmark = pytest.mark.real_cli
 
-GEMINI_VARIABLES = ("GEMINI_CLI_HOME", "GEMINI_API_KEY", "GOOGLE_GEMINI_BASE_URL", "GEMINI_CLI_NO_RELAUNCH")
 MODEL = "gemini-2.5-pro"
 # Near enough for a short test: Gemini shows the reset to the minute, and Wardian resumes after
 # that minute's end, so the test waits at most about a minute more.
 RESET_AHEAD_SECONDS = 8
-
-
-@pytest.fixture
-def wardian(gemini_cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[WardianCli]:
-    inherited = {name: gemini_cli.env[name] for name in GEMINI_VARIABLES}
-    with wardian_for(gemini_cli, tmp_path, monkeypatch, inherited) as wardian:
-        yield wardian
 
 
 def a_reset_ahead() -> int:

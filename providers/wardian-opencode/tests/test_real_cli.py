@@ -15,7 +15,6 @@ import subprocess
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -35,28 +34,10 @@ from wardian_cli import (
 )
 
 from wardian_core.provider.parsing import squeeze, strip_escapes
-from wardian_core.provider.testing import reap_home
 
 pytestmark = pytest.mark.real_cli
 
 EVENTS = "opencode-events"
-
-
-@pytest.fixture
-def wardian(opencode_cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[WardianCli]:
-    """`wardian` with the real OpenCode: the user's OPENCODE_CONFIG points at the model server."""
-    wardian_home = tmp_path / "wardian-home"
-    wardian_home.mkdir(exist_ok=True)
-    monkeypatch.setenv("WARDIAN_HOME", str(wardian_home))
-    monkeypatch.setenv("WARDIAN_OPENCODE_EXECUTABLE", str(opencode_cli.executable))
-    monkeypatch.setenv("WARDIAN_PLUGINS", "opencode")
-    for name, value in opencode_cli.env.items():
-        if name.startswith("OPENCODE_"):
-            monkeypatch.setenv(name, value)
-    try:
-        yield WardianCli(wardian_home, opencode_cli.workspace.resolve(), opencode_cli, "opencode")
-    finally:
-        reap_home(wardian_home)
 
 
 def spawn(wardian: WardianCli, name: str, *args: str) -> dict:

@@ -1,25 +1,12 @@
 """A send to a real OpenCode agent is confirmed by its session turning busy, through `wardian`;
 its model uses Wardian's MCP tools (tests/support/mcp_checks.py)."""
 
-from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
-
 import pytest
 from delivery_checks import assert_a_send_is_confirmed_once, assert_send_confirmed, times_received
 from mcp_checks import assert_the_agent_uses_wardians_tools
 from wardian_cli import WardianCli
-from wardian_homes import wardian_for
 
 pytestmark = pytest.mark.real_cli
-
-
-@pytest.fixture
-def wardian(opencode_cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[WardianCli]:
-    """`wardian` whose host (and so every agent) inherits the OPENCODE_CONFIG naming the model server."""
-    inherited = {name: value for name, value in opencode_cli.env.items() if name.startswith("OPENCODE_")}
-    with wardian_for(opencode_cli, tmp_path, monkeypatch, inherited) as wardian:
-        yield wardian
 
 
 def test_a_send_is_confirmed_by_the_session_turning_busy(wardian: WardianCli) -> None:
