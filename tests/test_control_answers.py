@@ -6,9 +6,11 @@ from pathlib import Path
 from tests.support.stand_in_rows import stand_in_row
 from wardian_core.control.answers import (
     AgentSnapshot,
+    AskAnswer,
     BudgetAnswer,
     DeleteAnswer,
     HostStatusAnswer,
+    ReplyAnswer,
     SendAnswer,
     SpawnAnswer,
     TerminalServerStatus,
@@ -102,3 +104,14 @@ def test_a_budget_answers_its_figures_as_summed_an_int_left_an_int() -> None:
         "held": {"budget": budget, "used": used, "reached": ["tokens", "usd"], "at": "2026-01-01T00:00:00+00:00"},
     }
     assert json.dumps(BudgetAnswer.model_validate(report).wire()) == json.dumps(report)
+
+
+def test_an_ask_and_a_reply_answer_the_request_as_stored() -> None:
+    taken = {"caller_pid": 7, "caller_agent": None, "status": "done", "body": "42", "source": "human", "at": "t"}
+    replied = {"request_id": "ask_0123456789abcdef", "agent": "a1", "reply": taken}
+    assert json.dumps(ReplyAnswer.model_validate(replied).wire()) == json.dumps(replied)
+    delivery = {"agent": "a1", "uuid": "u-1", "result": "delivered", "queued": False, "agent_status": "idle"}
+    events = [{"kind": "request", "cursor": 3, "at": "t", "request_id": "ask_0123456789abcdef"}]
+    asked = {"request_id": "ask_0123456789abcdef", "agent": "a1", "status": "done", "reply": taken}
+    asked |= {"delivery": delivery, "events": events, "output": "x", "cursor": 9, "more": False}
+    assert json.dumps(AskAnswer.model_validate(asked).wire()) == json.dumps(asked)

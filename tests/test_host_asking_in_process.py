@@ -58,7 +58,7 @@ def test_only_the_asked_agent_or_a_person_may_answer(running_host: InProcessHost
 
     with pytest.raises(WardianError) as refused:
         desk.reply(reply, meddler, True, os.getpid())
-    answered = desk.reply(reply, None, False, os.getpid())
+    answered = desk.reply(reply, None, False, os.getpid()).wire()
 
     assert refused.value.code == "unauthorized" and refused.value.details["caller_agent"] == "meddler"
     assert (answered["reply"]["source"], answered["reply"]["body"]) == ("human", "42")
@@ -71,7 +71,7 @@ def test_a_waiting_ask_tells_its_client_the_request_once_the_question_is_typed(
     client = StayingClient()
 
     asking = running_host.host.desk.ask(AskParams(target="oracle", message="why?"), None, False, client)
-    answer = running_host.call(asking)
+    answer = running_host.call(asking).wire()
 
     [told] = [item["asked"] for item in client.items if "asked" in item]
     assert told["request_id"] == answer["request_id"] and answer["status"] == "done"
@@ -88,7 +88,7 @@ def test_the_rest_of_a_wait_answers_at_once_with_a_reply_taken_meanwhile(
     desk.reply(ReplyParams(request_id=asked["request_id"], status="blocked", body="need a key"), None, False, 1)
 
     rest = AskWaitParams(request_id=asked["request_id"], since=0)  # no timeout: it must not wait
-    answer = running_host.call(desk.wait_for_reply(rest, StayingClient()))
+    answer = running_host.call(desk.wait_for_reply(rest, StayingClient())).wire()
 
     assert (answer["request_id"], answer["status"]) == (asked["request_id"], "blocked")
     assert answer["reply"]["body"] == "need a key"
@@ -104,7 +104,7 @@ def test_the_rest_of_a_wait_counts_a_token_printed_while_no_host_listened(
     running_host.call(output_appears(agent, "seen-one", 20, None, since))  # printed before the rest is asked
 
     rest = AskWaitParams(request_id=asked["request_id"], since=since, output_from=since, timeout=20)
-    answer = running_host.call(running_host.host.desk.wait_for_reply(rest, StayingClient()))
+    answer = running_host.call(running_host.host.desk.wait_for_reply(rest, StayingClient())).wire()
 
     assert (answer["status"], answer["reply"]["source"]) == ("done", "output")
 

@@ -96,7 +96,6 @@ ANSWERED_AS_PLAIN_DATA: dict[str, str] = {
         ),
         "answers the terminal's output or screen, not yet modelled",
     ),
-    **dict.fromkeys(("ask", "ask.wait", "reply"), "the ask desk's answers, not yet modelled"),
     **dict.fromkeys(
         (
             "workflow.list",

@@ -75,10 +75,10 @@ class StayingClient:
 
 
 def ask(host: InProcessHost, params: AskParams) -> dict[str, Any]:
-    """`wardian ask` as a person runs it (no asking agent): the host's answer."""
+    """`wardian ask` as a person runs it (no asking agent): the host's answer, as the wire carries it."""
 
     async def asked() -> dict[str, Any]:
-        return await host.host.desk.ask(params, None, False, StayingClient())
+        return (await host.host.desk.ask(params, None, False, StayingClient())).wire()
 
     return host.call(asked())
 

@@ -9,6 +9,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, SerializerFunctionWrapHandler, Tag, model_serializer
 
+from wardian_core.asks import ReplySource, ReplyStatus, RequestState
 from wardian_core.budgets import Dimension, Source
 from wardian_core.control.models import Approval
 from wardian_core.db.empty_file import EmptyStateDb
@@ -147,6 +148,40 @@ class DeleteAnswer(AgentSnapshot, LeavesOutNone):
 class UpdateAnswer(Answer):
     agent: AgentSnapshot
     restart_required: bool = Field(description="It runs, and its launch changed: a restart takes the change.")
+
+
+# -- ask and reply --------------------------------------------------------------------------------
+
+
+class TakenReply(Answer):
+    """A reply as the host took it (the order its record keeps; `wardian_core.models.Reply` reads it)."""
+
+    caller_pid: int | None = Field(None, description="The replying process, as the kernel reported it.")
+    caller_agent: str | None = Field(None, description="The agent the caller was verified as, if any.")
+    status: ReplyStatus
+    body: str | None
+    source: ReplySource
+    at: str
+
+
+class AskAnswer(Answer):
+    """`ask` and `ask.wait`: the request as stored, with the agent's events and output since it was asked."""
+
+    request_id: str
+    agent: str
+    status: RequestState
+    reply: TakenReply | None
+    delivery: dict[str, Any] | None = Field(description="What typing the question gave, as stored: send's result.")
+    events: list[dict[str, Any]] = Field(description="The agent's events about this request, as `agent watch`.")
+    output: str
+    cursor: int
+    more: bool
+
+
+class ReplyAnswer(Answer):
+    request_id: str
+    agent: str
+    reply: TakenReply
 
 
 # -- budgets ------------------------------------------------------------------------------------
@@ -301,5 +336,8 @@ REQUEST_ANSWERS: dict[str, type[Answer] | UnionType] = {
     "agent.delete": DeleteAnswer,
     "agent.resume_limit": AgentSnapshot,
     "agent.budget": BudgetAnswer,
+    "ask": AskAnswer,
+    "ask.wait": AskAnswer,
+    "reply": ReplyAnswer,
     "send": SendAnswer | ApprovalAnswer,  # by what it asked: a text or an approval
 }

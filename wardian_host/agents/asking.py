@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 from wardian_core.asks import new_request_id, prompt_with_instruction
 from wardian_core.clock import now_iso
+from wardian_core.control.answers import AskAnswer, ReplyAnswer
 from wardian_core.control.models import AskParams, AskWaitParams, ReplyParams
 from wardian_core.db import requests as request_rows
 from wardian_core.db.kept_writes import cannot_write_now
@@ -59,7 +60,7 @@ class AskDesk:
 
     async def ask(
         self, params: AskParams, asker: Speaker | None, asker_verified: bool, client: ClientStream
-    ) -> dict[str, Any]:
+    ) -> AskAnswer:
         agent = self._registry.resolve(params.target)
         if not agent.is_running:
             raise not_live(agent.name, agent.status, "there is no terminal to ask in")
@@ -99,7 +100,7 @@ class AskDesk:
             await self._await_reply(agent, request_id, answered, seen, client, params.timeout)
             return self._answer(request_id, agent, since)
 
-    async def wait_for_reply(self, params: AskWaitParams, client: ClientStream) -> dict[str, Any]:
+    async def wait_for_reply(self, params: AskWaitParams, client: ClientStream) -> AskAnswer:
         """The rest of a wait that a host restart cut short, for the same request: a reply taken
         meanwhile (by the old host after its last word) answers at once."""
         record = request_rows.get_request(self._conn, params.request_id)
@@ -185,7 +186,7 @@ class AskDesk:
         elif not done:
             raise _no_reply(agent, request_id, timeout)
 
-    def reply(self, params: ReplyParams, caller: Speaker | None, verified: bool, caller_pid: int) -> dict[str, Any]:
+    def reply(self, params: ReplyParams, caller: Speaker | None, verified: bool, caller_pid: int) -> ReplyAnswer:
         """Take a reply from process `caller_pid`: `caller` is the agent it is tied to (`verified`)
         or only claims to be; None for a person."""
         record = request_rows.get_request(self._conn, params.request_id)
@@ -196,7 +197,7 @@ class AskDesk:
         reply: dict[str, Any] = {"status": params.status, "body": params.body, "source": source}
         reply |= {"caller_pid": caller_pid, "caller_agent": caller.name if caller else None}
         taken = self._take(params.request_id, reply)
-        return {"request_id": params.request_id, "agent": record["agent"], "reply": taken}
+        return ReplyAnswer.model_validate({"request_id": params.request_id, "agent": record["agent"], "reply": taken})
 
     def _take(self, request_id: str, reply: dict[str, Any]) -> dict[str, Any]:
         reply = {"caller_pid": None, "caller_agent": None} | reply | {"at": now_iso()}
@@ -211,13 +212,15 @@ class AskDesk:
             waiter.set_result(reply)
         return reply
 
-    def _answer(self, request_id: str, agent: LiveAgent, since: int) -> dict[str, Any]:
+    def _answer(self, request_id: str, agent: LiveAgent, since: int) -> AskAnswer:
         """The request as stored, with the agent's events and output since it was asked."""
         record = request_rows.get_request(self._conn, request_id) or {}
         page = output_page(agent, max(since, agent.buffer.start_cursor), raw=False)
         shown = {key: record[key] for key in ("request_id", "agent", "status", "reply", "delivery")}
         events = _events_from_request(page["events"], request_id)
-        return shown | {"events": events} | {key: page[key] for key in ("output", "cursor", "more")}
+        return AskAnswer.model_validate(
+            shown | {"events": events} | {key: page[key] for key in ("output", "cursor", "more")}
+        )
 
 
 def _unknown_request(request_id: str) -> WardianError:

@@ -12,9 +12,11 @@ from wardian_core.control.answers import (
     AgentsListAnswer,
     AgentSnapshot,
     ApprovalAnswer,
+    AskAnswer,
     DeleteAnswer,
     HostStatusAnswer,
     HostStopAnswer,
+    ReplyAnswer,
     SendAnswer,
     SpawnAnswer,
     UpdateAnswer,
@@ -130,14 +132,14 @@ def build_handlers(
         speaker, verified = _speaker(request)
         return await sender.send_message(params, speaker, verified, request)
 
-    async def ask(params: AskParams, request: RequestContext) -> dict[str, Any]:
+    async def ask(params: AskParams, request: RequestContext) -> AskAnswer:
         speaker, verified = _speaker(request)
         return await desk.ask(params, speaker, verified, request)
 
-    async def ask_wait(params: AskWaitParams, request: RequestContext) -> dict[str, Any]:
+    async def ask_wait(params: AskWaitParams, request: RequestContext) -> AskAnswer:
         return await desk.wait_for_reply(params, request)
 
-    async def reply(params: ReplyParams, request: RequestContext) -> dict[str, Any]:
+    async def reply(params: ReplyParams, request: RequestContext) -> ReplyAnswer:
         speaker, verified = _speaker(request)
         return desk.reply(params, speaker, verified, request.peer.pid)
 
