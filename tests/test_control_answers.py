@@ -10,6 +10,7 @@ from wardian_core.control.answers import (
     BudgetAnswer,
     DeleteAnswer,
     HostStatusAnswer,
+    InboxSeenAnswer,
     ReplyAnswer,
     SendAnswer,
     SpawnAnswer,
@@ -115,3 +116,8 @@ def test_an_ask_and_a_reply_answer_the_request_as_stored() -> None:
     asked = {"request_id": "ask_0123456789abcdef", "agent": "a1", "status": "done", "reply": taken}
     asked |= {"delivery": delivery, "events": events, "output": "x", "cursor": 9, "more": False}
     assert json.dumps(AskAnswer.model_validate(asked).wire()) == json.dumps(asked)
+
+
+def test_inbox_seen_answers_the_agent_looked_at() -> None:
+    seen = {"agent": "a1", "uuid": "u-1", "seen": True}
+    assert json.dumps(InboxSeenAnswer(agent="a1", uuid="u-1").wire()) == json.dumps(seen)

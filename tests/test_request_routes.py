@@ -110,8 +110,6 @@ ANSWERED_AS_PLAIN_DATA: dict[str, str] = {
             "web.open",
             "web.revoke",
             "notify.test",
-            "inbox.list",
-            "inbox.seen",
         ),
         "the group's handlers in its own *_handlers.py, not yet modelled",
     ),

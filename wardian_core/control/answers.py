@@ -1,7 +1,7 @@
 """Pydantic models of the control wire's answers, beside the requests' (`control.models`).
 
 A handler returns its kind's answer model (REQUEST_ANSWERS); the control server dumps it at
-the door (`Answer.wire`), so the JSON the CLI reads is the model's, key for key and in order.
+the door (as `Answer.wire` does), so the JSON the CLI reads is the model's, key for key and in order.
 """
 
 from types import UnionType
@@ -13,6 +13,7 @@ from wardian_core.asks import ReplySource, ReplyStatus, RequestState
 from wardian_core.budgets import Dimension, Source
 from wardian_core.control.models import Approval
 from wardian_core.db.empty_file import EmptyStateDb
+from wardian_core.inbox import Inbox
 from wardian_core.mcp_tools import McpToolsState
 from wardian_core.pty_backend import Backend
 from wardian_core.statuses import Status
@@ -184,6 +185,17 @@ class ReplyAnswer(Answer):
     reply: TakenReply
 
 
+# -- inbox --------------------------------------------------------------------------------------
+
+
+class InboxSeenAnswer(Answer):
+    """`inbox.seen`: a person looked at the agent; its finished turn leaves the inbox."""
+
+    agent: str
+    uuid: str
+    seen: Literal[True] = True
+
+
 # -- budgets ------------------------------------------------------------------------------------
 
 
@@ -317,8 +329,9 @@ class ApprovalAnswer(Answer):
     agent: AgentSnapshot
 
 
-# Each kind's answer: one model, or a union of those it answers by what the request asked.
-REQUEST_ANSWERS: dict[str, type[Answer] | UnionType] = {
+# Each kind's answer: one model, or a union of those it answers by what the request asked. A model
+# the CLI reads too lives with the CLI's code (`Inbox`, which it merges across machines).
+REQUEST_ANSWERS: dict[str, type[BaseModel] | UnionType] = {
     "host.status": HostStatusAnswer,
     "host.stop": HostStopAnswer,
     "host.whoami": WhoamiAnswer,
@@ -339,5 +352,7 @@ REQUEST_ANSWERS: dict[str, type[Answer] | UnionType] = {
     "ask": AskAnswer,
     "ask.wait": AskAnswer,
     "reply": ReplyAnswer,
+    "inbox.list": Inbox,
+    "inbox.seen": InboxSeenAnswer,
     "send": SendAnswer | ApprovalAnswer,  # by what it asked: a text or an approval
 }

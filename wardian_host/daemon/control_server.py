@@ -21,7 +21,6 @@ from typing import Any, Generic, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from wardian_core.control import endpoint, socket_record
-from wardian_core.control.answers import Answer
 from wardian_core.control.deadline import refuse_if_late
 from wardian_core.control.frame_checks import (
     bad_request,
@@ -93,7 +92,7 @@ class Route(Generic[Params]):
         except ValidationError as exc:
             raise invalid_parameters(kind, exc) from None
         answer = await self.handler(params, context)
-        return answer.wire() if isinstance(answer, Answer) else answer
+        return answer.model_dump(mode="json", by_alias=True) if isinstance(answer, BaseModel) else answer
 
 
 # Each route's model is its own: the table's type cannot name them all.

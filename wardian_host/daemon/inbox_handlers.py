@@ -4,8 +4,8 @@ turns nobody looked at; `inbox.seen`, a person's look at an agent (its finished 
 
 import sqlite3
 from collections.abc import Callable
-from typing import Any
 
+from wardian_core.control.answers import InboxSeenAnswer
 from wardian_core.control.models import InboxParams, TargetParams
 from wardian_core.db.budgets import held_agents
 from wardian_core.inbox import Inbox, MachineInbox, machine_entries, stored_parts
@@ -19,14 +19,14 @@ def build_inbox_handlers(
 ) -> Routes:
     """`changed`: tells the web view's pages (their queue) that an entry left."""
 
-    async def inbox_list(params: InboxParams, _: RequestContext) -> dict[str, Any]:
-        return inbox_of(registry, conn, notices, params.unseen).model_dump()
+    async def inbox_list(params: InboxParams, _: RequestContext) -> Inbox:
+        return inbox_of(registry, conn, notices, params.unseen)
 
-    async def inbox_seen(params: TargetParams, _: RequestContext) -> dict[str, Any]:
+    async def inbox_seen(params: TargetParams, _: RequestContext) -> InboxSeenAnswer:
         agent = registry.resolve(params.target)
         notices.looked_at(agent.uuid)
         changed()
-        return {"agent": agent.name, "uuid": agent.uuid, "seen": True}
+        return InboxSeenAnswer(agent=agent.name, uuid=agent.uuid)
 
     return {"inbox.list": Route(InboxParams, inbox_list), "inbox.seen": Route(TargetParams, inbox_seen)}
 
