@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from model_server import ModelServer
+from model_server.usage import REPORTED
 
 FIGURES = ("input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "reasoning_tokens")
 
@@ -25,6 +26,19 @@ def usage_after(show: Callable[[], dict[str, Any]], turns: int, timeout: float =
 def model_calls(server: ModelServer, route_suffix: str) -> int:
     """The calls a fake model answered on routes ending with `route_suffix`."""
     return sum(1 for request in server.model_requests() if request.route.endswith(route_suffix))
+
+
+def one_call(cache_write: int | None, reasoning: int | None = REPORTED.reasoning) -> dict[str, int | None]:
+    """The figures Wardian shows for one model call of the server's: the input without the cache,
+    the output and the cache reads as every wire gives them; `cache_write` and `reasoning` as the
+    CLI's wire states them (0 where it states none, None where it has no such figure)."""
+    return {
+        "input_tokens": REPORTED.fresh_input,
+        "output_tokens": REPORTED.output,
+        "cache_read_tokens": REPORTED.cache_read,
+        "cache_write_tokens": cache_write,
+        "reasoning_tokens": reasoning,
+    }
 
 
 def times(calls: int, per_call: Mapping[str, int | None]) -> dict[str, int | None]:

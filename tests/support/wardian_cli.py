@@ -126,6 +126,10 @@ def replay(provider: str, file: Path, *args: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in completed.stdout.splitlines()]
 
 
+# A turn as a replayed timeline's status changes show it.
+TURN = [("processing", "turn_started"), ("idle", "turn_completed")]
+
+
 def transitions(timeline: list[dict[str, Any]]) -> list[tuple[str, str | None]]:
     """The status changes of a replayed timeline after its first (`starting`), by their event."""
     return [(entry["to"], entry["event"]) for entry in timeline if entry["type"] == "status"][1:]

@@ -404,18 +404,13 @@ def test_usage_is_what_the_model_server_reported_and_a_host_restart_counts_no_tu
     wardian: Callable, agent: Callable, claude_cli: Any
 ) -> None:
     from model_server.usage import REPORTED
-    from usage_checks import figures, model_calls, times, usage_after
+    from usage_checks import figures, model_calls, one_call, times, usage_after
 
     def usage() -> dict[str, Any]:
         return wardian("agent", "show", "cu", "--fields", "usage").json()["agent"]["usage"]
 
     # Anthropic's wire: input without the cache reads and writes; no reasoning count of its own.
-    per_call = {
-        "input_tokens": REPORTED.fresh_input,
-        "output_tokens": REPORTED.output,
-        "cache_read_tokens": REPORTED.cache_read,
-        "cache_write_tokens": REPORTED.cache_write,
-    }
+    per_call = one_call(cache_write=REPORTED.cache_write, reasoning=None)
     # A folder Claude names with a hash (past 200 characters) and a character it counts twice: the
     # host names the transcript before Claude makes it, as the first turn ends.
     workspace = claude_cli.workspace / ("deep-" * 40 + "\N{ROCKET}")

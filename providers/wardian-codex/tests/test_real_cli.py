@@ -580,7 +580,7 @@ def test_an_ask_is_answered_by_the_agents_wardian_reply(wardian: Wardian) -> Non
 
 def test_usage_is_what_the_model_server_reported_and_a_host_restart_counts_no_turn_twice(wardian: Wardian) -> None:
     from model_server.usage import RATE_LIMITS, REPORTED
-    from usage_checks import figures, times, usage_after
+    from usage_checks import figures, one_call, times, usage_after
 
     def usage() -> dict[str, Any]:
         return wardian("agent", "show", "cu", "--fields", "usage")["agent"]["usage"]
@@ -591,13 +591,7 @@ def test_usage_is_what_the_model_server_reported_and_a_host_restart_counts_no_tu
 
     # The Responses wire counts the cached input inside the input and the reasoning inside the
     # output; it has no cache writes, which Codex states as 0.
-    per_call = {
-        "input_tokens": REPORTED.fresh_input,
-        "output_tokens": REPORTED.output,
-        "cache_read_tokens": REPORTED.cache_read,
-        "cache_write_tokens": 0,
-        "reasoning_tokens": REPORTED.reasoning,
-    }
+    per_call = one_call(cache_write=0)
     wardian.spawn("cu")
     wardian.wait("cu", "idle", "ready")
     wardian("send", "hello ECHO:used1", "--to", "cu", "--wait-until", "idle", "--timeout", "60s")

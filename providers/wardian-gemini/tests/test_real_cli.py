@@ -407,20 +407,14 @@ def test_a_worktree_is_asked_about_until_its_repository_is_trusted(first_run: Wa
 
 def test_usage_is_what_the_model_server_reported_for_the_main_models_calls(wardian: WardianCli) -> None:
     from model_server.usage import REPORTED
-    from usage_checks import figures, model_calls, times, usage_after
+    from usage_checks import figures, model_calls, one_call, times, usage_after
 
     def usage() -> dict:
         return wardian("agent", "show", "gu", "--fields", "usage")["agent"]["usage"]
 
     # Gemini's wire counts the cached input inside the prompt and the thoughts apart from the
     # candidates; its session log records the main model's (streamed) calls, not the router's.
-    per_call = {
-        "input_tokens": REPORTED.fresh_input,
-        "output_tokens": REPORTED.output,
-        "cache_read_tokens": REPORTED.cache_read,
-        "cache_write_tokens": None,
-        "reasoning_tokens": REPORTED.reasoning,
-    }
+    per_call = one_call(cache_write=None)
     wardian.spawn("gu")
     wardian.wait("gu", "idle", "ready")
     wardian("send", "hello ECHO:used1", "--to", "gu", "--wait-until", "idle", "--timeout", "60s")

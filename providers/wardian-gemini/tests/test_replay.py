@@ -1,24 +1,21 @@
 """`wardian providers replay gemini <file>` on every recorded transcript: the timeline a user sees."""
 
 import json
+from functools import partial
 from pathlib import Path
 
 import pytest
 import wardian_cli
-from wardian_cli import dialog_answers, transitions
+from wardian_cli import TURN, dialog_answers, transitions
 
 from wardian_core.provider import PTY_SOURCE
 from wardian_core.provider.parsing import ScreenSnapshot
 from wardian_gemini import tui
 
 FIXTURES = Path(__file__).parent / "fixtures"
+replay = partial(wardian_cli.replay, "gemini")
 
 
-def replay(file: Path, *args: str) -> list[dict]:
-    return wardian_cli.replay("gemini", file, *args)
-
-
-TURN = [("processing", "turn_started"), ("idle", "turn_completed")]
 HEADLESS = {
     "shared/gemini-prompt-stream-json.jsonl": TURN,
     "shared/gemini-prompt-resume-stream-json.jsonl": TURN,

@@ -286,7 +286,7 @@ def test_one_agent_reports_usage_is_itself_replies_to_an_ask_and_waits_out_a_usa
     tool reaches the host as the agent itself, an ask is answered by its `wardian reply`, and a
     usage limit is waited out (`assert_a_usage_limit_is_waited_out`)."""
     from model_server.usage import REPORTED
-    from usage_checks import figures, times, usage_after
+    from usage_checks import figures, one_call, times, usage_after
 
     agent = spawn(wardian, "oc")
     wardian.wait("oc", "idle", "ready")
@@ -294,13 +294,7 @@ def test_one_agent_reports_usage_is_itself_replies_to_an_ask_and_waits_out_a_usa
     # Usage, from the session's first turn. The Chat Completions wire counts the cached input
     # inside the prompt and the reasoning inside the completion; it has no cache writes, which
     # OpenCode states as 0.
-    per_call = {
-        "input_tokens": REPORTED.fresh_input,
-        "output_tokens": REPORTED.output,
-        "cache_read_tokens": REPORTED.cache_read,
-        "cache_write_tokens": 0,
-        "reasoning_tokens": REPORTED.reasoning,
-    }
+    per_call = one_call(cache_write=0)
     wardian("send", "hello ECHO:used1", "--to", "oc", "--wait-until", "idle", "--timeout", "60s")
     # The session's own calls declare its tools; a title request (not the session's) declares none.
     calls = sum(1 for request in wardian.cli.server.model_requests() if '"tools"' in request.body_text())

@@ -1,20 +1,17 @@
 """`wardian providers replay opencode <file>` on every recorded transcript: the timeline a user sees."""
 
 import json
+from functools import partial
 from pathlib import Path
 
 import pytest
 import wardian_cli
-from wardian_cli import dialog_answers, transitions
+from wardian_cli import TURN, dialog_answers, transitions
 
 FIXTURES = Path(__file__).parent / "fixtures"
+replay = partial(wardian_cli.replay, "opencode")
 
 
-def replay(file: Path, *args: str) -> list[dict]:
-    return wardian_cli.replay("opencode", file, *args)
-
-
-TURN = [("processing", "turn_started"), ("idle", "turn_completed")]
 HEADLESS = {
     "shared/opencode-run-json.jsonl": TURN,
     "shared/opencode-run-session-resume-json.jsonl": TURN,
