@@ -6,20 +6,20 @@ from pathlib import Path
 
 import pytest
 import wardian_cli
-from wardian_cli import TURN, dialog_answers, transitions
+from wardian_cli import dialog_answers, transitions
 
 FIXTURES = Path(__file__).parent / "fixtures"
 replay = partial(wardian_cli.replay, "codex")
 
 
 HEADLESS = {
-    "shared/codex-exec-json.jsonl": TURN,
-    "shared/codex-exec-resume-json.jsonl": TURN,
-    "shared/codex-exec-tool-json.jsonl": TURN,
+    "shared/codex-exec-json.jsonl": [("processing", "turn_started"), ("idle", "turn_completed")],
+    "shared/codex-exec-resume-json.jsonl": [("processing", "turn_started"), ("idle", "turn_completed")],
+    "shared/codex-exec-tool-json.jsonl": [("processing", "turn_started"), ("idle", "turn_completed")],
     "shared/codex-exec-api-error400.jsonl": [("processing", "turn_started"), ("error", "error")],
-    "recordings/codex-headless.jsonl": TURN,
-    "recordings/codex-headless-resume.jsonl": TURN,
-    "recordings/codex-headless-tool.jsonl": TURN,
+    "recordings/codex-headless.jsonl": [("processing", "turn_started"), ("idle", "turn_completed")],
+    "recordings/codex-headless-resume.jsonl": [("processing", "turn_started"), ("idle", "turn_completed")],
+    "recordings/codex-headless-tool.jsonl": [("processing", "turn_started"), ("idle", "turn_completed")],
     "recordings/codex-headless-api-error400.jsonl": [("processing", "turn_started"), ("error", "error")],
 }
 
