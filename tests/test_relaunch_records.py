@@ -14,6 +14,7 @@ from wardian_host.agents.spawn_context import launch_config_of, stored_launch_co
 def test_the_plain_defaults_are_the_models_defaults() -> None:
     defaults = LaunchConfig().model_dump(mode="json")
     assert defaults.pop("settings") == {}
+    assert defaults.pop("recording") is True  # stored, and shown, only when turned off
     assert defaults == LAUNCH_CONFIG_DEFAULTS
 
 

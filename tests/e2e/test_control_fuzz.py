@@ -52,11 +52,22 @@ EXPECTED_CODES = {
     "invalid_name",
     "control_endpoint_timeout",  # a fuzzed `deadline` already past
 }
-# Never sent well-formed: a valid one would stop the host or start agents.
-UNSAFE_KINDS = {"host.stop", "agent.spawn"}
+# Never sent well-formed: a valid one would stop the host or start agents, or turn the
+# connection into an MCP session whose lines are JSON-RPC, not frames (tests/test_mcp_session.py
+# feeds that side its bad lines).
+UNSAFE_KINDS = {"host.stop", "agent.spawn", "mcp.session"}
 # Change nothing, so a fuzzed frame of theirs that still happens to be valid may be answered
-# (`notify.test` sends a notice to the home's addresses, and the test's home has none).
-READ_ONLY_KINDS = {"host.status", "host.whoami", "agents.list", "workflow.list", "notify.test"}
+# (`notify.test` sends a notice to the home's addresses, and the test's home has none;
+# `web.revoke` ends the home's web sessions, and no page ever logged in to this one).
+READ_ONLY_KINDS = {
+    "host.status",
+    "host.whoami",
+    "agents.list",
+    "workflow.list",
+    "notify.test",
+    "inbox.list",
+    "web.revoke",
+}
 PROBE = {"v": PROTOCOL_VERSION, "id": 999_999, "kind": "host.status", "params": {}}
 
 

@@ -200,7 +200,8 @@ def test_provider_settings_in_force_are_shown_and_update_changes_them(wardian, s
     wait_idle(wardian, "tuned")
     # Nobody set it: the declared default is what runs, and verbose says so.
     shown = ok(wardian("agent", "tuned", "--verbose"))["agent"]
-    assert shown["provider_settings"] == {"tone": "plain"}
+    # Every setting the provider declares, in force: tone as spawned, the rest at their defaults.
+    assert shown["provider_settings"] == {"tone": "plain", "limit_resume": "text"}
     assert "settings" not in shown["launch_config"]
     assert argv_of(uuid)[-1][argv_of(uuid)[-1].index("--tone") + 1] == "plain"
 
@@ -215,7 +216,10 @@ def test_provider_settings_in_force_are_shown_and_update_changes_them(wardian, s
     wait_idle(wardian, "tuned")
 
     assert argv_of(uuid)[-1][argv_of(uuid)[-1].index("--tone") + 1] == "friendly"
-    assert ok(wardian("agent", "tuned", "--verbose"))["agent"]["provider_settings"] == {"tone": "friendly"}
+    assert ok(wardian("agent", "tuned", "--verbose"))["agent"]["provider_settings"] == {
+        "tone": "friendly",
+        "limit_resume": "text",
+    }
     cleared = ok(wardian("agent", "update", "tuned", "--clear-provider-settings"))
     assert "settings" not in cleared["agent"]["launch_config"]
 

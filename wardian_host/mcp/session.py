@@ -64,6 +64,9 @@ class McpSession:
         except ValueError:
             await self._send(error_message(None, PARSE_ERROR, "not JSON"))
             return
+        except RecursionError:  # the decoder recurses per level: a line nested ~1000 deep ends here
+            await self._send(error_message(None, PARSE_ERROR, "nested too deep"))
+            return
         for message in decoded if isinstance(decoded, list) else [decoded]:
             await self.receive(message)
 
