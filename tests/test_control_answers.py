@@ -3,7 +3,8 @@
 import json
 from pathlib import Path
 
-from tests.support.stand_in_rows import stand_in_row
+from stand_in_rows import stand_in_row
+
 from wardian_core.control.answers import (
     AgentSnapshot,
     AskAnswer,
@@ -113,7 +114,7 @@ def test_an_ask_and_a_reply_answer_the_request_as_stored() -> None:
     assert json.dumps(ReplyAnswer.model_validate(replied).wire()) == json.dumps(replied)
     delivery = {"agent": "a1", "uuid": "u-1", "result": "delivered", "queued": False, "agent_status": "idle"}
     events = [{"kind": "request", "cursor": 3, "at": "t", "request_id": "ask_0123456789abcdef"}]
-    asked = {"request_id": "ask_0123456789abcdef", "agent": "a1", "status": "done", "reply": taken}
+    asked: dict[str, object] = {"request_id": "ask_0123456789abcdef", "agent": "a1", "status": "done", "reply": taken}
     asked |= {"delivery": delivery, "events": events, "output": "x", "cursor": 9, "more": False}
     assert json.dumps(AskAnswer.model_validate(asked).wire()) == json.dumps(asked)
 

@@ -21,6 +21,7 @@ def drawn_segments(app: WardianApp) -> list[Segment]:
     width, height = app.size
     console = Console(width=width, height=height, file=io.StringIO(), color_system="truecolor")
     update = app.screen._compositor.render_update(full=True)
+    assert update is not None  # a full update always draws
     return list(console.render(update))
 
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from wardian_claude import parser
-from wardian_claude.tui import HOOKLESS_READY_SECONDS, SCREEN_APPROVAL_GRACE_SECONDS
+from wardian_claude.tui import HOOKLESS_READY_SECONDS, SCREEN_APPROVAL_GRACE_SECONDS, ClaudeScreen
 from wardian_core.provider import HEADLESS_SOURCE, PTY_SOURCE, OutputSource, ParseResult, SpawnContext
 from wardian_core.provider.testing import ScreenModel, rests_of
 
@@ -48,7 +48,9 @@ class Tui:
 
     def __init__(self, agent_dir: Path = FIXTURES) -> None:
         self.ctx = tui_context(agent_dir)
-        self.parser = parser.parser_for(self.ctx, PTY_SOURCE)
+        made = parser.parser_for(self.ctx, PTY_SOURCE)
+        assert isinstance(made, ClaudeScreen)  # the PTY's parser: one that looks at screens
+        self.parser = made
         self.screen = ScreenModel()
         self.events: list[Any] = []
         self.quiet_asked: float | None = None
