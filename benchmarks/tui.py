@@ -7,8 +7,10 @@ A real host of a scratch home runs AGENTS generic agents. The dashboard runs in 
 80×24, the screen read with capture-pane every POLL_SECONDS:
 
 - start-up: from `wardian tui` launched to the title counting every agent (the roster drawn),
-  beside `wardian agent list` (the same read, printed as JSON) and the import of Textual;
-  target: ≤ 0.5 s.
+  beside its floors measured in the same rounds: `python -c pass` (the interpreter's own
+  start), the import of Textual (`textual.app` and `textual.widgets`), the import of the
+  dashboard (`wardian_host.tui.app`), and `wardian agent list` (the same read, printed as
+  JSON); target: ≤ 0.5 s.
 - update: from `wardian agent pause NAME` started to its new status (`off`, for a generic
   command) in NAME's row, beside the
   command's own wall time (the host's answer); target: the command's time + 0.2 s.
@@ -32,6 +34,12 @@ AGENTS = 50
 POLL_SECONDS = 0.01
 START_TARGET = 0.5
 UPDATE_MARGIN = 0.2
+
+
+def python(code: str) -> float:
+    started = time.perf_counter()
+    subprocess.run([PYTHON, "-c", code], check=True)
+    return time.perf_counter() - started
 
 
 def wardian(env: dict[str, str], *args: str) -> float:
@@ -114,12 +122,12 @@ def main() -> None:
         for index in range(AGENTS):
             wardian(env, "agent", "spawn", "--provider", "generic", "--class", "Coder", "--name", f"a{index:02d}",
                     "--workspace", str(home), "--", "sleep", "600")  # fmt: skip
-        starts, lists, imports, shown, own = [], [], [], [], []
+        starts, lists, bare, imports, dashboards, shown, own = [], [], [], [], [], [], []
         for _ in range(rounds):
             lists.append(wardian(env, "agent", "list"))
-            begun = time.perf_counter()
-            subprocess.run([PYTHON, "-c", "import textual.app, textual.widgets"], check=True)
-            imports.append(time.perf_counter() - begun)
+            bare.append(python("pass"))
+            imports.append(python("import textual.app, textual.widgets"))
+            dashboards.append(python("import wardian_host.tui.app"))
             starts.append(start_tui(socket, env))
             on_screen, command = update_round(socket, env, "a07")
             shown.append(on_screen)
@@ -128,7 +136,12 @@ def main() -> None:
         median = statistics.median
         print(f"wardian tui, {AGENTS} generic agents, 80×24 in tmux, median of {rounds} rounds")
         print(line("start-up: launch to roster drawn", median(starts), "agent list", median(lists), START_TARGET))
-        print(f"{'':<44} {'':>7}      import textual: {median(imports) * 1000:5.0f} ms")
+        for label, figures in (
+            ("python -c pass", bare),
+            ("import textual", imports),
+            ("import wardian_host.tui.app", dashboards),
+        ):
+            print(f"{'':<44} {'':>7}      {label}: {median(figures) * 1000:5.0f} ms")
         update_target = median(own) + UPDATE_MARGIN
         print(line("update: pause started to `off` shown", median(shown), "agent pause", median(own), update_target))
     finally:

@@ -48,6 +48,9 @@ async def until(pilot: Pilot[Any], seen: Callable[[], bool], what: str, seconds:
 
 async def driven(app: WardianApp, steps: Callable[[Pilot[Any]], Awaitable[T]]) -> T:
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.loaded, "the first roster")
+        await until(pilot, lambda: app.loaded and app.queue_read, "the first roster and queue")
+        await settled(pilot)
+        # A DataTable of `height: auto` takes its rows' height a refresh after they are added.
+        await until(pilot, lambda: not app.queue_entries or app.query_one("#queue").size.height > 1, "the queue")
         await settled(pilot)
         return await steps(pilot)

@@ -51,7 +51,7 @@ def test_a_dialog_heads_the_queue_and_a_approves_it(example_host: InProcessHost,
         app = pilot.app
         assert isinstance(app, WardianApp)
         await pilot.press("s", *"tool touch accepted.txt", "enter")  # a line sent, as `wardian send` sends it
-        await until(pilot, lambda: any(entry.kind == "dialog" for entry in app.queue_entries), "the dialog")
+        await until(pilot, lambda: "dialog   asker" in screen_text(app), "the dialog on screen")
         queued = screen_text(app)
         await pilot.press("tab")  # to the queue
         await pilot.press("a")
@@ -73,7 +73,7 @@ def test_a_click_on_the_queues_accept_button_approves_the_dialog(example_host: I
         app = pilot.app
         assert isinstance(app, WardianApp)
         await pilot.press("s", *"tool touch clicked.txt", "enter")
-        await until(pilot, lambda: any(entry.kind == "dialog" for entry in app.queue_entries), "the dialog")
+        await until(pilot, lambda: "accept (a)" in screen_text(app), "the queue's buttons on screen")
         assert app.focused is not None and app.focused.id == "roster"  # the click alone picks the entry
         await pilot.click("#answer-accept")
         await until(pilot, lambda: app.rows["clicked"].status == "idle", "the dialog answered")

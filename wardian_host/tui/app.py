@@ -8,6 +8,7 @@ agents, usage, remotes); status changes arrive as they happen from the host's ev
 
 import subprocess
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -17,13 +18,13 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.filter import LineFilter, NoColor
 from textual.message import Message
-from textual.widgets import Button, DataTable, Footer, Input, Static
+from textual.widgets import Button, DataTable, Input, Static
 
 from wardian_core.errors import WardianError
 from wardian_host.tui import actions
 from wardian_host.tui.feed import StatusFeed
 from wardian_host.tui.forms import ConfirmKill, Notice, OneLine, Spawn, keys_notice
-from wardian_host.tui.keys import KEYS
+from wardian_host.tui.keys import KEYS, keys_line
 from wardian_host.tui.preview import PREVIEW_REDRAWS_PER_SECOND, Preview, not_shown
 from wardian_host.tui.queue import ASK, DIALOG, QueueEntry, choice_command, merged
 from wardian_host.tui.roster import (
@@ -86,6 +87,7 @@ class WardianApp(App[None]):
     /* Always there (a row of its own): a widget shown only on `/` could not take the focus
        before the keys typed right after it arrive. */
     #filter { height: 1; border: none; padding: 0 1; }
+    #keys-line { height: 1; background: $footer-background; color: $footer-foreground; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(key.key, key.action, key.label, show=key.footer, priority=key.key == "tab") for key in KEYS
@@ -104,13 +106,14 @@ class WardianApp(App[None]):
         self.filter_text = ""
         self.sort_by = "status"
         self.loaded = False  # the first roster read has been drawn
+        self.queue_read = False  # this machine's queue has been read (it follows the roster)
         self._feed: StatusFeed | None = None
         self._preview_due = False
 
     def compose(self) -> ComposeResult:
         yield Static(id="title")
         yield DataTable(id="queue", cursor_type="row", zebra_stripes=False)
-        yield Static("Nothing needs you.", id="queue-empty")
+        yield Static("Reading what needs you…", id="queue-empty")
         with Horizontal(id="queue-answers"):
             for button_id, (answer, key) in ANSWER_BUTTONS.items():
                 button = Button(f"{answer} ({key})", id=button_id, compact=True)
@@ -119,7 +122,7 @@ class WardianApp(App[None]):
         yield DataTable(id="roster", cursor_type="row")
         yield Preview(id="preview")
         yield Input(placeholder="/ filters the roster by words (Escape clears)", id="filter")
-        yield Footer()
+        yield Static(keys_line(), id="keys-line")
 
     def get_line_filters(self) -> list[LineFilter]:
         """With NO_COLOR, no colour at all: Textual's own filter turns colours to greys, which
@@ -129,20 +132,18 @@ class WardianApp(App[None]):
         return list(super().get_line_filters())
 
     def on_mount(self) -> None:
-        queue = self.query_one("#queue", DataTable)
-        queue.add_column("needs", key="kind", width=7)
-        queue.add_column("agent", key="agent")
-        queue.add_column("what", key="summary")
         roster = self.query_one("#roster", DataTable)
         roster.focus()
         # No blinking cursor: over SSH each blink is a redraw, and a snapshot must not catch it mid-blink.
         self.query_one("#filter", Input).cursor_blink = False
         self._draw_title()
         self._feed = self.sources.feed(self._heard_status, self._heard_output)
-        self.load_rows()
+        ready = self.sources.ready_rows()
+        if ready is not None:  # read while Textual was imported: drawn in the first paint
+            self._apply_rows(ready)
+        else:
+            self.load_rows()
         self.set_interval(REFRESH_SECONDS, self.load_rows)
-        self.load_remote_rows()
-        self.set_interval(REMOTE_SECONDS, self.load_remote_rows)
 
     def on_unmount(self) -> None:
         if self._feed is not None:
@@ -168,6 +169,10 @@ class WardianApp(App[None]):
             self._from_thread(self._failed, error)
             return
         self._from_thread(self._apply_rows, rows)
+
+    @work(thread=True, exclusive=True, group="beside-rows")
+    def load_beside_rows(self, rows: list[RosterRow]) -> None:
+        """What each roster read brings after the rows are drawn: the queue, the budgets."""
         self._load_queue(rows)
         self._load_budgets(rows)
 
@@ -220,11 +225,17 @@ class WardianApp(App[None]):
     def _apply_rows(self, rows: list[RosterRow]) -> None:
         # The budgets read last time, until this read's arrive: no bar blinks out meanwhile.
         self.rows = {row.key: self._with_budget(row) for row in rows}
-        self.loaded = True
+        first, self.loaded = not self.loaded, True
         self._draw_roster()
-        if self._feed is not None:  # after the roster is on screen: its threads start in the meantime
+        # The rest once the roster is on screen: each starts threads, and each first use
+        # imports modules (pydantic's, the settings'), which would hold the drawing back.
+        self.call_after_refresh(self.load_beside_rows, rows)
+        if self._feed is not None:
             live = {row.name: row.status for row in rows if row.status != "off"}
             self.call_after_refresh(self._feed.follow, live)
+        if first:
+            self.call_after_refresh(self.load_remote_rows)
+            self.set_interval(REMOTE_SECONDS, self.load_remote_rows)
 
     def _apply_budgets(self, cells: dict[str, BudgetCell]) -> None:
         self.budgets = cells
@@ -236,7 +247,7 @@ class WardianApp(App[None]):
         if row.machine != LOCAL_MACHINE:
             return row
         cell = self.budgets.get(row.uuid) or BudgetCell("", False)
-        return row.model_copy(update={"budget": cell.text, "held": cell.held})
+        return replace(row, budget=cell.text, held=cell.held)
 
     def _apply_remote(self, rows: list[RosterRow], unreachable: list[str]) -> None:
         self.remote = {row.key: row for row in rows}
@@ -250,14 +261,24 @@ class WardianApp(App[None]):
 
     def _apply_queue(self, entries: list[QueueEntry]) -> None:
         self.local_queue = entries
+        if not self.queue_read:
+            self.queue_read = True
+            self.query_one("#queue-empty", Static).update("Nothing needs you.")
         self._draw_queue()
 
     def _draw_queue(self) -> None:
         entries = self.queue_entries = merged(self.local_queue, self.remote_queue)
         queue = self.query_one("#queue", DataTable)
-        queue.clear()
+        # Widths set, as the roster's are: a measure left to DataTable could lag a redraw.
+        queue.clear(columns=True)
+        queue.add_column("needs", key="kind", width=max([7, *(len(entry.kind) for entry in entries)]))
+        queue.add_column("agent", key="agent", width=max([5, *(len(entry.agent) for entry in entries)]))
+        queue.add_column("what", key="summary", width=max([4, *(len(entry.summary) for entry in entries)]))
         for index, entry in enumerate(entries):
             queue.add_row(entry.kind, entry.agent, Text(entry.summary), key=str(index))
+        # Its height is `auto`: without a layout asked for, a table whose columns were just
+        # rebuilt sometimes kept the height of none (Textual 8.2).
+        queue.refresh(layout=True)
         queue.display = bool(entries)
         self.query_one("#queue-answers").display = bool(entries)
         self.query_one("#queue-empty").display = not entries
@@ -278,7 +299,7 @@ class WardianApp(App[None]):
         row = self.rows.get(name)
         if row is None:
             return
-        self.rows[name] = row.model_copy(update={"status": event["to"], "status_evidence": event.get("evidence")})
+        self.rows[name] = replace(row, status=event["to"], status_evidence=event.get("evidence"))
         self._draw_roster()
         self.load_queue()
 
@@ -337,6 +358,8 @@ class WardianApp(App[None]):
         if not self.loaded:
             parts = ["wardian · reading the roster…"]
         parts.append(f"{len(self.queue_entries)} need you" if self.queue_entries else "none need you")
+        if not self.queue_read and not self.queue_entries:
+            parts[-1] = "reading the queue…"
         typing = self.focused is not None and self.focused.id == "filter"
         if self.filter_text or typing:
             parts.append(f"filter: {self.filter_text}" + ("_" if typing else ""))
@@ -357,8 +380,8 @@ class WardianApp(App[None]):
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         if event.data_table.id == "roster":
             row = self.selected_row()
-            if row is not None:
-                self.load_preview(row)
+            if row is not None:  # once the roster is drawn: the first read imports the screen's answer
+                self.call_after_refresh(self.load_preview, row)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         """Enter on a roster row attaches; on a queue entry it selects that entry's agent."""

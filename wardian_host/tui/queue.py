@@ -6,9 +6,8 @@ This machine's entries are asked for on each status change; the remotes' (over s
 rosters, every few seconds.
 """
 
+from dataclasses import dataclass, field
 from typing import Any
-
-from pydantic import BaseModel
 
 from wardian_host.tui.roster import RosterRow
 
@@ -21,13 +20,15 @@ URGENCY = {DIALOG: 0, APPROVAL: 1, ASK: 2, "budget": 3, "limit": 3, ERROR: 4, "u
 ACCEPTING = ("accept", "approve", "raise", "resume")
 
 
-class QueueEntry(BaseModel):
+# A dataclass for the reason RosterRow is one: pydantic's import stays off the start.
+@dataclass(frozen=True)
+class QueueEntry:
     kind: str  # dialog, approval (a workflow's), ask, budget, limit, error, unseen_turn
     agent: str  # NAME, or NAME@MACHINE; empty for a workflow's approval
     summary: str
     command: str = ""  # the exact command that answers it
     request_id: str | None = None  # an ask's, for a reply
-    choices: list[tuple[str, str]] = []  # each way to answer it: its label, its command
+    choices: list[tuple[str, str]] = field(default_factory=list)  # each way to answer it: its label, its command
 
 
 def local_entries() -> list[QueueEntry]:

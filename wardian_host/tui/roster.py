@@ -1,10 +1,9 @@
 """The roster as the dashboard shows it: `agent list`'s records, this machine's and the
 remotes', as rows that sort and filter."""
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NamedTuple
-
-from pydantic import BaseModel
 
 # `wardian_host.remote.settings.LOCAL_MACHINE`, not imported: it loads the settings' models,
 # 170 ms of a start that must stay under half a second.
@@ -33,7 +32,10 @@ class BudgetCell(NamedTuple):
     held: bool
 
 
-class RosterRow(BaseModel):
+# A dataclass, not a pydantic model: a view of `agent list`'s records that never crosses a wire,
+# and pydantic's import would cost the dashboard's start about 0.2 s.
+@dataclass(frozen=True)
+class RosterRow:
     name: str
     uuid: str
     status: str

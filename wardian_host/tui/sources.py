@@ -12,6 +12,10 @@ from wardian_host.tui.roster import BudgetCell, RosterRow
 class Sources(Protocol):
     def rows(self) -> list[RosterRow]: ...
 
+    def ready_rows(self) -> list[RosterRow] | None:
+        """The first rows when they are already read (the dashboard draws them at once), else None."""
+        ...
+
     def remote_rows(self) -> tuple[list[RosterRow], list[str]] | None: ...
 
     def queue(self, rows: list[RosterRow]) -> list[QueueEntry]: ...
@@ -39,6 +43,13 @@ class HostSources:
 
         first, self._first_rows = self._first_rows, None
         return first.result() if first is not None else local_rows()
+
+    def ready_rows(self) -> list[RosterRow] | None:
+        first = self._first_rows
+        if first is None or not first.done() or first.exception() is not None:
+            return None  # `rows` waits for it, or reads again, or raises its error
+        self._first_rows = None
+        return first.result()
 
     def remote_rows(self) -> tuple[list[RosterRow], list[str]] | None:
         """None when no remote is configured."""
@@ -82,6 +93,9 @@ class FixedSources:
 
     def rows(self) -> list[RosterRow]:
         return list(self._rows)
+
+    def ready_rows(self) -> list[RosterRow] | None:
+        return None  # read in a worker, as a host's are when the first read is not done
 
     def remote_rows(self) -> tuple[list[RosterRow], list[str]] | None:
         return None
