@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from in_process_agents import spawn_params, wait_until
 from textual.pilot import Pilot
-from tui_driving import driven, screen_text, until
+from tui_driving import driven, screen_text, settled, until
 
 from wardian_host.testing.in_process import InProcessHost
 from wardian_host.testing.reaping import reap_home
@@ -73,9 +73,12 @@ def test_a_click_on_the_queues_accept_button_approves_the_dialog(example_host: I
         app = pilot.app
         assert isinstance(app, WardianApp)
         await pilot.press("s", *"tool touch clicked.txt", "enter")
-        await until(pilot, lambda: "accept (a)" in screen_text(app), "the queue's buttons on screen")
+        # The layout settled: the roster shows the dialog too, so no redraw moves the buttons.
+        await until(pilot, lambda: app.rows["clicked"].status == "action_required", "the dialog in the roster")
+        await until(pilot, lambda: "dialog   clicked" in screen_text(app), "the dialog on screen")
+        await settled(pilot)
         assert app.focused is not None and app.focused.id == "roster"  # the click alone picks the entry
-        await pilot.click("#answer-accept")
+        assert await pilot.click("#answer-accept"), "the click missed the button"
         await until(pilot, lambda: app.rows["clicked"].status == "idle", "the dialog answered")
         return screen_text(app)
 

@@ -16,6 +16,7 @@ from textual import work
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.css.query import NoMatches
 from textual.filter import LineFilter, NoColor
 from textual.message import Message
 from textual.widgets import Button, DataTable, Input, Static
@@ -312,7 +313,10 @@ class WardianApp(App[None]):
 
     def _redraw_preview(self) -> None:
         self._preview_due = False
-        selected = self.selected_row()
+        try:
+            selected = self.selected_row()
+        except NoMatches:  # its timer fired as the dashboard closed: the widgets are gone
+            return
         if selected is not None:
             self.load_preview(selected)
 
@@ -484,10 +488,12 @@ class WardianApp(App[None]):
         if row is None:
             self.notify(f"{entry.agent} is not in the roster yet", severity="warning")
             return
-        self._approve(row, answer)
+        # The entry is the host's word that the agent waits at a dialog: the roster's status,
+        # which the event stream brings, may not show it yet. A dialog gone is the host's refusal.
+        self._approve(row, answer, checked=True)
 
-    def _approve(self, row: RosterRow, answer: str) -> None:
-        if row.status != "action_required":
+    def _approve(self, row: RosterRow, answer: str, checked: bool = False) -> None:
+        if not checked and row.status != "action_required":
             self.notify(f"{row.key} waits at no dialog (it is {row.status})", severity="warning")
             return
         self.act(lambda: actions.approve(row, answer))
