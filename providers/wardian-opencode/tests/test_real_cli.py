@@ -330,6 +330,7 @@ def test_one_agent_reports_usage_is_itself_replies_to_an_ask_and_waits_out_a_usa
 
 # Far enough ahead for the turn's first model call to come before the reset on a loaded machine.
 LIMIT_AHEAD_SECONDS = 15
+CUT_AHEAD_SECONDS = 40
 
 
 def iso(epoch: float) -> str:
@@ -370,10 +371,12 @@ def assert_a_usage_limit_is_waited_out(wardian: WardianCli) -> None:
     assert_by_events(wardian.show("oc"), "turn_completed", "session.status idle")
     wardian.output_shows("oc", "MOCK-REPLY lim1")
 
-    # A retry-after of 1 s before a reset further ahead: five retries, then OpenCode gives up.
+    # A retry-after of 1 s before a reset further ahead: five retries, then OpenCode gives up. The
+    # reset is far enough ahead that, on a loaded machine too, Wardian's resume comes after the
+    # checks of the cut below and after the wait for it has begun.
     wardian("settings", "set", "limits.resume_delay_min_seconds", "1")
     wardian("settings", "set", "limits.resume_delay_max_seconds", "5")
-    reset = int(time.time()) + LIMIT_AHEAD_SECONDS
+    reset = int(time.time()) + CUT_AHEAD_SECONDS
     prompt = f"cut MOCK_LIMIT:requests:{reset} MOCK_RETRY_AFTER:1 ECHO:lim2"
     wardian("send", prompt, "--to", "oc", "--wait-until", "idle", "--timeout", "90s")
 
@@ -386,7 +389,8 @@ def assert_a_usage_limit_is_waited_out(wardian: WardianCli) -> None:
     assert limit["resets_at"] in (iso(reset), iso(reset + 1)), (reset, rested)
     assert limit["message"].startswith("Rate limit reached for mock-model")
     assert len(limit_steps(wardian, "limit_retrying")) == len(retrying) + 5
-    assert [r.reply_status for r in server.model_requests() if "ECHO:lim2" in r.body_text()] == [429] * 6
+    tries = [r.reply_status for r in server.model_requests() if "ECHO:lim2" in r.body_text()]
+    assert tries == [429] * 6, tries  # its own try and five retries, all before the reset
 
     # Once it reset (plus 1-5 s) Wardian types `continue`: the next idle is that turn's end.
     wardian("agent", "wait", "oc", "--until", "idle", "--next", "--timeout", "90s", timeout=120)
