@@ -63,3 +63,18 @@ def test_a_second_host_writes_nothing_in_the_lock_of_the_first_whose_lock_file_w
         assert first.path.read_text().strip().isdigit()
     finally:
         second.release()
+
+
+def test_a_host_that_finished_starting_since_the_command_looked_is_used_not_refused(
+    running_host: object, wardian_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Twenty spawns racing a host's start: one found no socket while the host started, and by its
+    next look the host serves, with the start lock let go. That is a host to use, not one stopping."""
+    from wardian_host.cli import host_starter
+
+    def start_process(argv: list[str], *_: object) -> str:
+        return "ready"  # a host started anyway meets the one serving, which the command then uses
+
+    monkeypatch.setattr(host_starter, "start_process", start_process)
+    host_starter.start_detached(wardian_home, use_running=True)  # the host lock held, the socket served
+    assert running_host_pid(wardian_home) is not None

@@ -54,7 +54,7 @@ def refuse_while_stopping(home: Path) -> None:
     from wardian_core.process_locks import holder_pid
 
     stopping = running_host_pid(home)
-    if stopping is None or holder_pid(start_lock_path(home)) is not None:
+    if stopping is None or holder_pid(start_lock_path(home)) is not None or _serves(home):
         return
     raise WardianError(
         "host_stopping",
@@ -62,3 +62,15 @@ def refuse_while_stopping(home: Path) -> None:
         "Wait for `wardian host stop` to finish, then run the command again (it starts a new host).",
         {"pid": stopping, "home": str(home)},
     )
+
+
+def _serves(home: Path) -> bool:
+    """Whether the home's host takes connections: one that finished starting after the caller
+    found no socket (20 spawns racing a host's start) serves, where a stopping one has closed it."""
+    from wardian_core.control.client import ControlClient
+
+    try:
+        ControlClient.connect(home, timeout=5).close()
+    except WardianError:
+        return False
+    return True
