@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from wardian_core.budget_steps import raise_step
 from wardian_core.errors import WardianError
 from wardian_core.settings.model import BudgetsSettings
 
@@ -156,15 +157,6 @@ def _bad_value(text: str, option: str, reason: str) -> WardianError:
         f"Give each figure as a number above 0, e.g. {option} tokens=20000,usd=2.5,minutes=90.",
         {"option": option, "value": text},
     )
-
-
-# What a person's one tap (the web view's tile, the queue) or the hint's command adds to a figure.
-RAISE_STEPS = {"tokens": "tokens=+20000", "usd": "usd=+1", "minutes": "minutes=+60"}
-
-
-def raise_step(hit: list[str] | None = None) -> str:
-    """`--raise`'s text for the first figure that ran out (tokens when none is named)."""
-    return RAISE_STEPS.get((hit or ["tokens"])[0], RAISE_STEPS["tokens"])
 
 
 def raise_hint(name: str, hit: list[str] | None = None) -> str:

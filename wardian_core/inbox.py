@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from wardian_core.budget_steps import raise_step
 from wardian_core.parsing.escapes import strip_escapes
 
 EntryKind = Literal["dialog", "approval", "ask", "budget", "error", "unseen_turn", "limit"]
@@ -314,7 +315,7 @@ def _budget_entry(agent: dict[str, Any]) -> InboxEntry:
     """An agent held by its budget: raising it (by what it ran out of) lets it take prompts again."""
     name, held = agent["name"], agent["held"]
     figure = (held.get("reached") or ["tokens"])[0]
-    step = {"tokens": "tokens=+20000", "usd": "usd=+1", "minutes": "minutes=+60"}.get(figure, "tokens=+20000")
+    step = raise_step([figure])
     raise_choice = InboxChoice(
         label="raise",
         command=_command("agent", "budget", name, "--raise", step),

@@ -5,7 +5,8 @@ so the page draws no bar for it, rather than an empty one."""
 import sqlite3
 from typing import Any
 
-from wardian_core.budgets import DIMENSIONS, raise_step
+from wardian_core.budget_steps import raise_step
+from wardian_core.budgets import DIMENSIONS
 from wardian_core.db.budgets import agent_budget
 from wardian_core.settings.model import BudgetsSettings
 
