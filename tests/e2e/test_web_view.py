@@ -10,13 +10,13 @@ import http.server
 import json
 import os
 import sys
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from browser import chromium_page, drawn_text, open_view
+from webhook import Webhook
 
 from wardian_core import paths
 from wardian_host.daemon.host_lock import running_host_pid
@@ -38,41 +38,11 @@ def web_address(run_wardian: RunWardian) -> str:
     return url
 
 
-class Webhook:
-    """A local webhook for Apprise's `json://`: every notice it receives, in order."""
-
-    def __init__(self) -> None:
-        self.received: list[dict[str, Any]] = []
-        self._arrived = threading.Condition()
-        hook = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # the name http.server calls
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                with hook._arrived:
-                    hook.received.append(json.loads(body))
-                    hook._arrived.notify_all()
-                self.send_response(200)
-                self.end_headers()
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.port = self.server.server_address[1]
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def wait_for(self, count: int, timeout: float = 30) -> list[dict[str, Any]]:
-        with self._arrived:
-            assert self._arrived.wait_for(lambda: len(self.received) >= count, timeout), self.received
-            return list(self.received)
-
-
 @pytest.fixture
 def webhook() -> Iterator[Webhook]:
     hook = Webhook()
     yield hook
-    hook.server.shutdown()
+    hook.close()
 
 
 def test_the_grid_shows_each_agent_live_and_typing_reaches_the_pty(
