@@ -6,16 +6,7 @@
 (function () {
   const UNITS = { tokens: "tokens", usd: "USD", minutes: "minutes" };
 
-  function node(tag, props = {}, ...children) {
-    const made = document.createElement(tag);
-    for (const [key, value] of Object.entries(props)) {
-      if (key === "class") made.className = value;
-      else if (key.startsWith("on")) made.addEventListener(key.slice(2), value);
-      else made.setAttribute(key, value);
-    }
-    for (const child of children) made.append(child);
-    return made;
-  }
+  const node = window.wardianDom.node;
 
   function amount(figure, value) {
     if (figure === "usd") return `$${value.toFixed(2)}`;

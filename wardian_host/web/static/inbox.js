@@ -7,16 +7,7 @@
   let asking = false;
   let askAgain = false;
 
-  function node(tag, props = {}, ...children) {
-    const made = document.createElement(tag);
-    for (const [key, value] of Object.entries(props)) {
-      if (key === "class") made.className = value;
-      else if (key.startsWith("on")) made.addEventListener(key.slice(2), value);
-      else made.setAttribute(key, value);
-    }
-    for (const child of children) made.append(child);
-    return made;
-  }
+  const node = window.wardianDom.node;
 
   function told(error) {
     // app.js's toast when it is there; the queue works without it.
