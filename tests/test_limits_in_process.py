@@ -8,13 +8,11 @@ its screen a menu that takes the next key): it proves Wardian's plumbing, not a 
 
 import asyncio
 import json
-import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
 from in_process_agents import WAIT_SECONDS, read_state, spawn_params, wait_until
 
 from wardian_core.db.events import list_events
@@ -25,29 +23,11 @@ from wardian_host.agents.live_agent import LiveAgent
 from wardian_host.agents.status_waits import wait_for_status
 from wardian_host.daemon.inbox_handlers import inbox_of
 from wardian_host.testing.in_process import InProcessHost
-from wardian_host.testing.reaping import reap_home
 
 sys.path.insert(0, str(Path(__file__).parent / "example_provider"))
 pytest_plugins = ["wardian_test_packages"]
 
-FAKE_CLIS = Path(__file__).parent / "e2e" / "fake_clis"
 LIMIT_STEPS = ("limit_reached", "limit_resume_scheduled", "limit_resume_started", "limit_resumed")
-
-
-@pytest.fixture
-def example_host(
-    wardian_home: Path, register_test_plugins: Any, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[InProcessHost]:
-    """A host of the test's home whose providers are `generic` and `example` (its CLI on PATH)."""
-    monkeypatch.setenv("PATH", f"{FAKE_CLIS}{os.pathsep}{os.environ['PATH']}")
-    host = InProcessHost(wardian_home, plugins=register_test_plugins("generic", "example"))
-    try:
-        yield host
-    finally:
-        try:
-            host.close()
-        finally:
-            reap_home(wardian_home)
 
 
 def limits_settings(home: Path, **values: Any) -> None:

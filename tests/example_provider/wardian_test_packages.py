@@ -25,12 +25,14 @@ import subprocess
 import sys
 import tempfile
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from wardian_host.providers.manager import GROUP, Plugins
+from wardian_host.testing.in_process import InProcessHost
+from wardian_host.testing.reaping import reap_home
 
 TESTS = Path(__file__).resolve().parent.parent
 DISTRIBUTIONS = (TESTS / "example_provider", TESTS / "broken_providers")
@@ -172,3 +174,23 @@ def example_cli_env(provider_packages: Path) -> dict[str, str]:
     """What a `wardian` command adds to its environment so that the host it starts (a restart's
     too) has the example provider and finds its stand-in CLI."""
     return {"PATH": f"{FAKE_CLIS}{os.pathsep}{os.environ['PATH']}", "WARDIAN_PLUGINS": "generic,example"}
+
+
+# The example provider's stand-in CLI, which `example` agents run.
+FAKE_CLIS = Path(__file__).parents[1] / "e2e" / "fake_clis"
+
+
+@pytest.fixture
+def example_host(
+    wardian_home: Path, register_test_plugins: Callable[..., Plugins], monkeypatch: pytest.MonkeyPatch
+) -> Iterator[InProcessHost]:
+    """A host of the test's home whose providers are `generic` and `example` (its CLI on PATH)."""
+    monkeypatch.setenv("PATH", f"{FAKE_CLIS}{os.pathsep}{os.environ['PATH']}")
+    host = InProcessHost(wardian_home, plugins=register_test_plugins("generic", "example"))
+    try:
+        yield host
+    finally:
+        try:
+            host.close()
+        finally:
+            reap_home(wardian_home)

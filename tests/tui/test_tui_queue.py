@@ -1,41 +1,19 @@
 """The dashboard's queue: a dialog a CLI waits at is at the top, and `a` on it approves it with
 the provider's own keys (the example provider's stand-in CLI asks before running a tool)."""
 
-import os
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
 from in_process_agents import spawn_params, wait_until
 from textual.pilot import Pilot
 from tui_driving import driven, screen_text, settled, until
 
 from wardian_host.testing.in_process import InProcessHost
-from wardian_host.testing.reaping import reap_home
 from wardian_host.tui.app import WardianApp
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "example_provider"))
 pytest_plugins = ["wardian_test_packages"]
-
-FAKE_CLIS = Path(__file__).parents[1] / "e2e" / "fake_clis"
-
-
-@pytest.fixture
-def example_host(
-    wardian_home: Path, register_test_plugins: Any, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[InProcessHost]:
-    """A host of the test's home whose providers are `generic` and `example` (its CLI on PATH)."""
-    monkeypatch.setenv("PATH", f"{FAKE_CLIS}{os.pathsep}{os.environ['PATH']}")
-    host = InProcessHost(wardian_home, plugins=register_test_plugins("generic", "example"))
-    try:
-        yield host
-    finally:
-        try:
-            host.close()
-        finally:
-            reap_home(wardian_home)
 
 
 def example_agent(host: InProcessHost, workspace: Path, name: str) -> None:
