@@ -2,17 +2,21 @@
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
+import pluggy
 import pytest
 
+from wardian_core import hookspecs
+from wardian_core.parsing.by_source import parsers_by_source
 from wardian_core.parsing.escapes import TerminalText, squeeze, strip_ansi
 from wardian_core.parsing.jsonl import LineSplitter, api_error_message, json_object, lines_newest_first, text_field
 from wardian_core.parsing.markers import MarkerWatch
 from wardian_core.parsing.settle import Settle
 from wardian_core.parsing.settled_box import BoxReport, SettledBox
 from wardian_core.parsing.sources import HookLogParser, JsonLinesParser
-from wardian_core.provider_models import OutputSource, ParseResult, SpawnContext
+from wardian_core.provider_models import HEADLESS_SOURCE, PTY_SOURCE, OutputSource, ParseResult, SpawnContext
 from wardian_host.testing.contexts import spawn_context
 
 
@@ -277,3 +281,28 @@ def test_a_json_lines_parser_without_memory_rests_after_every_line() -> None:
     no JSON object too."""
     stateless = Stateless(OutputSource(name="log", path=Path("log.jsonl")))
     assert stateless.feed(b"{}").rests() and stateless.feed(b"[1, 2]").rests()
+
+
+class Screen(Stateless):
+    pass
+
+
+class Named(Stateless):
+    pass
+
+
+def test_parsers_by_source_reads_the_screen_each_named_source_and_the_rest(tmp_path: Path) -> None:
+    """The dispatch a provider's `parse_output` makes: the PTY's chunks to its screen parser, a
+    source to the parser its name picks, any other to the rest's; marked as that hook."""
+    parse_output = parsers_by_source(screen=Screen, named={"hooks": Named}, rest=Stateless)
+    ctx = spawn_context(tmp_path, "example")
+    made = [
+        parse_output(ctx, source)
+        for source in (PTY_SOURCE, OutputSource(name="hooks", path=Path("h")), HEADLESS_SOURCE)
+    ]
+    assert [type(parser) for parser in made] == [Screen, Named, Stateless]
+    assert isinstance(made[0], Screen) and (made[0].source, made[0].ctx) == (PTY_SOURCE, ctx)
+    plugins = pluggy.PluginManager("wardian")
+    plugins.add_hookspecs(hookspecs)
+    plugins.register(SimpleNamespace(parse_output=parse_output))
+    assert [type(parser) for parser in plugins.hook.parse_output(ctx=ctx, source=PTY_SOURCE)] == [Screen]

@@ -40,9 +40,9 @@ SURFACE: dict[int, dict[str, tuple[str, ...]]] = {
             "BoxReport", "EventParser", "EventStreamParser", "HookLogParser", "JsonLinesParser", "MarkerWatch",
             "ScreenParser", "ScreenSnapshot", "Settle", "SettledBox", "SourceReader", "TerminalText", "amount",
             "api_error_message", "count", "epoch_milliseconds", "epoch_time", "event", "hook_payload", "in_turn",
-            "iso_time", "json_object", "less", "limit_event", "lines_newest_first", "object_field", "plus",
-            "process_clock", "screen_text", "squeeze", "started_after", "strip_escapes", "text_field", "tool_data",
-            "tool_summary", "usage_event",
+            "iso_time", "json_object", "less", "limit_event", "lines_newest_first", "object_field",
+            "parsers_by_source", "plus", "process_clock", "screen_text", "squeeze", "started_after", "strip_escapes",
+            "text_field", "tool_data", "tool_summary", "usage_event",
         ),
         f"{NAMESPACE}.home": (
             "CLI_PID_FIELD", "SERVER_NAME", "SKILLS_FOLDER", "HookTarget", "SessionRecord", "assigned_skills",

@@ -4,9 +4,11 @@ provider contract (see `wardian_core.provider`).
 A provider's parser subclasses one base (`ScreenParser`, `HookLogParser`, `JsonLinesParser`,
 `EventStreamParser`) and keeps its memory on `self`; the helpers make events with their
 evidence (`event`, `usage_event`, `limit_event`), read JSON fields, strip escapes, watch the
-stream for markers and time settle delays.
+stream for markers and time settle delays. `parsers_by_source` makes the `parse_output`
+implementation that picks the parser of each source.
 """
 
+from wardian_core.parsing.by_source import parsers_by_source
 from wardian_core.parsing.escapes import TerminalText, squeeze, strip_escapes
 from wardian_core.parsing.events import event, in_turn, screen_text
 from wardian_core.parsing.hook_payloads import hook_payload, tool_data, tool_summary
@@ -63,6 +65,7 @@ __all__ = [
     "limit_event",
     "lines_newest_first",
     "object_field",
+    "parsers_by_source",
     "plus",
     "process_clock",
     "screen_text",

@@ -8,15 +8,11 @@
 """
 
 from wardian_claude import headless, hooks_log, limits, tui, usage
-from wardian_core.provider import HEADLESS_SOURCE, OutputSource, SourceParser, SpawnContext, hookimpl
+from wardian_core.provider import HEADLESS_SOURCE
+from wardian_core.provider.parsing import parsers_by_source
 
-
-@hookimpl(specname="parse_output")
-def parser_for(ctx: SpawnContext, source: OutputSource) -> SourceParser:
-    if source.format == "chunks":
-        return tui.ClaudeScreen(source, ctx)
-    if source.name == HEADLESS_SOURCE.name:
-        return headless.ClaudeHeadless(source, ctx)
-    if source.name == usage.TRANSCRIPT_SOURCE_NAME:
-        return limits.ClaudeTranscript(source, ctx)
-    return hooks_log.ClaudeHooks(source, ctx)
+parser_for = parsers_by_source(
+    screen=tui.ClaudeScreen,
+    named={HEADLESS_SOURCE.name: headless.ClaudeHeadless, usage.TRANSCRIPT_SOURCE_NAME: limits.ClaudeTranscript},
+    rest=hooks_log.ClaudeHooks,
+)

@@ -9,19 +9,16 @@
 """
 
 from wardian_codex import headless, hooks, hooks_log, rollout, sessions, tui
-from wardian_core.provider import HEADLESS_SOURCE, OutputSource, SourceParser, SpawnContext, hookimpl
+from wardian_core.provider import HEADLESS_SOURCE
+from wardian_core.provider.parsing import parsers_by_source
 
-
-@hookimpl(specname="parse_output")
-def parser_for(ctx: SpawnContext, source: OutputSource) -> SourceParser:
-    if source.name == HEADLESS_SOURCE.name:
-        return headless.CodexHeadless(source, ctx)
-    if source.format == "chunks":
-        return tui.CodexScreen(source, ctx)
-    if source.name == sessions.LOCKS_SOURCE:
-        return sessions.CodexLocks(source, ctx)
-    if source.name == hooks.HOOKS_SOURCE:
-        return hooks_log.CodexHooks(source, ctx)
-    if source.name == sessions.SESSIONS_SOURCE:
-        return sessions.CodexSessions(source, ctx)
-    return rollout.CodexRollout(source, ctx)
+parser_for = parsers_by_source(
+    screen=tui.CodexScreen,
+    named={
+        HEADLESS_SOURCE.name: headless.CodexHeadless,
+        sessions.LOCKS_SOURCE: sessions.CodexLocks,
+        hooks.HOOKS_SOURCE: hooks_log.CodexHooks,
+        sessions.SESSIONS_SOURCE: sessions.CodexSessions,
+    },
+    rest=rollout.CodexRollout,
+)

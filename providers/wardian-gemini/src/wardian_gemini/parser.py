@@ -6,21 +6,20 @@
 - `headless` (`headless`): `gemini --output-format stream-json`.
 """
 
-from wardian_core.provider import OutputSource, SourceParser, SpawnContext, hookimpl
+from wardian_core.provider import OutputSource, SpawnContext, hookimpl
+from wardian_core.provider.parsing import parsers_by_source
 from wardian_gemini import headless, home, hooks_log, tui, usage
 
-
-@hookimpl(specname="parse_output")
-def parser_for(ctx: SpawnContext, source: OutputSource) -> SourceParser:
-    if source.format == "chunks":
-        return tui.GeminiScreen(source, ctx)
-    if source.name == home.HOOKS_SOURCE:
-        return hooks_log.GeminiHooks(source, ctx)
-    if source.name == usage.CHATS_SOURCE:
-        return usage.LogAppeared()
-    if source.name == usage.SESSION_LOG_SOURCE:
-        return usage.SessionLog(source, ctx)
-    return headless.GeminiHeadless(source, ctx)
+parser_for = parsers_by_source(
+    screen=tui.GeminiScreen,
+    named={
+        home.HOOKS_SOURCE: hooks_log.GeminiHooks,
+        # The chats folder is read for the session log's appearance only: nothing to remember.
+        usage.CHATS_SOURCE: lambda source, ctx: usage.LogAppeared(),
+        usage.SESSION_LOG_SOURCE: usage.SessionLog,
+    },
+    rest=headless.GeminiHeadless,
+)
 
 
 @hookimpl(specname="approval_source")
