@@ -5,6 +5,7 @@ import base64
 from typing import Any
 
 import pytest
+from answer_wire import assert_wired_unchanged
 from stand_in_rows import stand_in_row
 
 from wardian_core.control.models import AttachParams
@@ -71,6 +72,7 @@ def test_input_and_resize_frames_reach_the_terminal() -> None:
     typed = base64.b64encode(b"ls\r")
     answer, terminals, size = _attach(b'{"input": "%s"}\n{"resize": [50, 200]}\n{"detach": true}\n' % typed)
     assert isinstance(answer, dict) and answer["reason"] == "detached"
+    assert_wired_unchanged("agent.attach", answer)
     assert terminals.written == [b"ls\r"] and terminals.sizes[0] == (50, 200)
     # The last viewer gone, the agent is back at its launch size (the viewers' size rule).
     assert terminals.sizes[1:] == [(40, 120)] and size == (40, 120)

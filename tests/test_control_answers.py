@@ -1,8 +1,11 @@
 """The control wire's answer models dump the JSON clients read today, key for key and in order."""
 
+import asyncio
 import json
 from pathlib import Path
+from typing import Any
 
+from answer_wire import assert_wired_unchanged
 from stand_in_rows import stand_in_row
 
 from wardian_core.control.answers import (
@@ -18,7 +21,11 @@ from wardian_core.control.answers import (
     TerminalServerStatus,
 )
 from wardian_core.db.agents import AGENT_COLUMNS
+from wardian_host.agents.headless import HeadlessRun
 from wardian_host.agents.live_agent import LiveAgent
+from wardian_host.agents.screens import show_screen
+from wardian_host.notify.rules import NoticeRules
+from wardian_host.notify.sinks import Sinks
 from wardian_host.output.buffer import OutputBuffer
 
 
@@ -122,3 +129,50 @@ def test_an_ask_and_a_reply_answer_the_request_as_stored() -> None:
 def test_inbox_seen_answers_the_agent_looked_at() -> None:
     seen = {"agent": "a1", "uuid": "u-1", "seen": True}
     assert json.dumps(InboxSeenAnswer(agent="a1", uuid="u-1").wire()) == json.dumps(seen)
+
+
+# -- the routes whose handlers answered plain data before their models -------------------------
+
+
+def test_a_screen_answers_the_agent_and_what_its_terminal_shows() -> None:
+    agent = LiveAgent(row=stand_in_row(status="processing"), buffer=OutputBuffer(1024))
+    agent.is_running = True
+    agent.record_output(b"\x1b]0;a title\x07\x1b[31mworking\x1b[0m\r\n> ")
+    answer = asyncio.run(show_screen(agent))
+    assert answer["title"] == "a title" and answer["rows"][0].startswith("working")
+    assert_wired_unchanged("agent.screen", answer)
+
+
+def test_a_headless_run_answers_its_status_steps_with_their_from() -> None:
+    run = HeadlessRun(parser=None)  # type: ignore[arg-type]  # ends by hand here, parses nothing
+    run._end("error", "timeout", "5s")
+    answer = {"agent": "a1", "uuid": "u-1", "session_mode": "resume"} | {
+        "status": "error",
+        "exit_code": -9,
+        "timed_out": True,
+        "session_id": None,
+        "events": [{"kind": "session_started", "session_id": "s-1"}],
+        "timeline": run.timeline,
+        "stderr_tail": "killed\n",
+    }
+    assert run.timeline[0]["from"] == "starting"
+    assert_wired_unchanged("agent.run", answer)
+
+
+def test_web_open_answers_a_login_url_or_a_login_page_and_a_port_it_did_not_get() -> None:
+    served = {"listen": "127.0.0.1", "port": 8421, "loopback": True}
+    assert_wired_unchanged("web.open", {"url": "http://127.0.0.1:8421/?login=abc"} | served)
+    page = {"url": "http://127.0.0.1:8421/", "login_page": "/home/u/.wardian/web/login.html"}
+    assert_wired_unchanged("web.open", page | served | {"port_taken": 8420})
+    assert_wired_unchanged("web.revoke", {"revoked": 2})
+
+
+def test_notify_test_answers_its_notice_and_why_it_went_nowhere() -> None:
+    async def sent() -> dict[str, Any]:
+        rules = NoticeRules(asyncio.get_running_loop(), lambda: 60.0)
+        notice = rules.raise_notice("test", "", "", "Wardian test notice", "notices reach you here")
+        return {"notice": notice.model_dump()} | await Sinks(lambda: None, lambda **_: None).send(notice)
+
+    answer = asyncio.run(sent())
+    assert answer["sent"] is False and answer["hint"]
+    assert_wired_unchanged("notify.test", answer)

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import psutil
+from answer_wire import assert_wired_unchanged
 from in_process_agents import WAIT_SECONDS, first_line, read_state
 
 from wardian_core.db import workflow_runs as run_rows
@@ -26,7 +27,9 @@ def run_to_its_end(host: InProcessHost, definition: Workflow, workspace: Path) -
     async def run() -> dict[str, Any]:
         run_id = runner.start(definition, {}, workspace)
         assert await runner.wait(run_id, WAIT_SECONDS)
-        return runner.describe(run_id)
+        run = runner.describe(run_id)
+        assert_wired_unchanged("workflow.run", {"run": run})
+        return run
 
     return host.call(run())
 
@@ -79,6 +82,7 @@ def test_stopping_a_run_ends_its_running_node(running_host: InProcessHost, tmp_p
     running_host.call(running_host.host.workflows.stop(run_id))
 
     run = running_host.host.workflows.describe(run_id)
+    assert_wired_unchanged("workflow.stop", {"run": run})
     assert (run["status"], run["nodes"]["nap"]["state"]) == ("stopped", "stopped")
     assert not node_process.is_running()
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from answer_wire import assert_wired_unchanged
 from stand_in_rows import stand_in_row
 
 from wardian_core.control.client import ControlClient
@@ -135,6 +136,7 @@ def test_watch_answers_a_16_mib_buffer_in_pages_that_each_fit_a_frame() -> None:
         answer = _watch_once(agent, params)
         assert len(encode(ok_frame(1, answer))) <= MAX_FRAME_BYTES
         assert answer["since"] == since and 0 < answer["cursor"] - since <= WATCH_PAGE_BYTES
+        assert_wired_unchanged("agent.watch", answer)
         output.append(answer["output"])
         since = answer["cursor"]
         if not answer["more"]:
@@ -155,6 +157,7 @@ def test_watch_drops_the_oldest_events_when_their_evidence_would_outgrow_the_ans
     assert len(encode(ok_frame(1, answer))) <= MAX_FRAME_BYTES
     assert answer["events_dropped"] > 0 and answer["events"][-1]["evidence"]["n"] == EVENT_BACKLOG - 1
     assert answer["events_dropped"] + len(answer["events"]) == EVENT_BACKLOG
+    assert_wired_unchanged("agent.watch", answer)
 
 
 # -- agents.list: pages --------------------------------------------------------------------------
@@ -202,7 +205,9 @@ def test_a_stalled_follower_holds_nothing_and_is_told_it_lagged() -> None:
         delivered = sum(len(item.get("output", "")) for item in client.items[2:])
         assert delivered == agent.buffer.capacity  # what the buffer keeps, not all 160 KiB
         client.reader.feed_eof()
-        assert (await follow) == {"cursor": end}
+        ended = await follow
+        assert ended == {"cursor": end}
+        assert_wired_unchanged("agent.watch", ended)
         assert agent.output_listeners == set() and agent.event_listeners == set()
 
     asyncio.run(scenario())

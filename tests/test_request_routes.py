@@ -85,35 +85,9 @@ def test_parameters_its_model_refuses_never_reach_the_handler(wardian_home: Path
     assert "target" in answer["error"]["message"]
 
 
-# Routes whose handlers still answer plain data, each with why: the next ones to give a model.
+# Routes whose handlers answer plain data, each with why it must stay so.
 ANSWERED_AS_PLAIN_DATA: dict[str, str] = {
-    **dict.fromkeys(
-        (
-            "agent.run",
-            "agent.screen",
-            "agent.watch",
-            "agent.attach",
-        ),
-        "answers the terminal's output or screen, not yet modelled",
-    ),
-    **dict.fromkeys(
-        (
-            "workflow.list",
-            "workflow.show",
-            "workflow.run",
-            "workflow.stop",
-            "workflow.approve",
-            "worktree.enable",
-            "worktree.join",
-            "worktree.disable",
-            "worktree.remove",
-            "web.open",
-            "web.revoke",
-            "notify.test",
-        ),
-        "the group's handlers in its own *_handlers.py, not yet modelled",
-    ),
-    "mcp.session": "a stream of MCP messages, not one answer",
+    "mcp.session": "a stream of MCP's own JSON-RPC messages, not one answer of Wardian's",
 }
 
 

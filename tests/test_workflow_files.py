@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from answer_wire import assert_wired_unchanged
 
 from wardian_core import paths
 from wardian_core.errors import WardianError
@@ -81,6 +82,7 @@ def test_broken_files_are_listed_with_their_error_in_file_order(wardian_home: Pa
 
     unreadable = listed["e-directory"]["error"]
     assert [e["problem"] for e in unreadable["errors"]] == ["unreadable"]
+    assert_wired_unchanged("workflow.list", {"workflows": files.list_workflows(wardian_home)})
 
 
 def test_an_invalid_file_lists_every_error_and_counts_the_rest(wardian_home: Path, workflows: Path) -> None:
@@ -134,6 +136,7 @@ def test_load_of_an_invalid_file_fails_with_every_error(wardian_home: Path, work
 def test_show_gives_the_whole_definition_with_defaults_and_role_mappings(wardian_home: Path, workflows: Path) -> None:
     path = write(workflows, "ship.json", definition("ship"))
     shown = files.show_workflow(wardian_home, "ship")
+    assert_wired_unchanged("workflow.show", shown)
     assert shown["file"] == str(path)
     workflow = shown["workflow"]
     assert workflow["roles"] == {"coder": {"class": "Coder"}}

@@ -11,12 +11,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from answer_wire import assert_wired_unchanged
 from git_repos import commit_file, configure_user_git, files_of, git, new_repository
+from stand_in_rows import stand_in_row
 
 from wardian_core.db import open_writer
 from wardian_core.errors import WardianError
 from wardian_core.worktrees import operations, trust
 from wardian_core.worktrees.records import WorktreeRecord
+from wardian_host.agents.live_agent import LiveAgent
+from wardian_host.output.buffer import OutputBuffer
 
 
 @pytest.fixture
@@ -70,12 +74,25 @@ def test_a_worktree_is_a_new_branch_from_head_under_the_home(
     assert second.worktree_folder.parent == record.worktree_folder.parent, "one folder per repository"
 
 
+def test_moving_an_agent_answers_its_snapshot_and_the_worktree_as_the_wire_had_them(
+    conn: sqlite3.Connection, wardian_home: Path, repo: Path
+) -> None:
+    record, report = operations.create(conn, wardian_home, repo, stem="coder", branch=None, base_ref=None)
+    snapshot = LiveAgent(row=stand_in_row() | {"worktree": record.id}, buffer=OutputBuffer(1024)).snapshot()
+    moved = {"agent": snapshot, "cleared_session": True, "relaunched": False}  # as the lifecycle's move answers
+    worktree = {"worktree": record.model_dump(mode="json")}
+    assert_wired_unchanged("worktree.enable", moved | worktree | report)
+    assert_wired_unchanged("worktree.join", moved | worktree)
+    assert_wired_unchanged("worktree.disable", moved | {"left_worktree": record.id})
+
+
 def test_a_clean_worktree_is_removed_and_its_branch_kept(
     conn: sqlite3.Connection, wardian_home: Path, repo: Path
 ) -> None:
     record = made(conn, wardian_home, repo)
     answer = operations.remove(conn, wardian_home, record, force=False, delete_branch=False)
     assert answer["removed"] and not record.worktree_folder.exists()
+    assert_wired_unchanged("worktree.remove", answer)  # `teardown` null: none ran
     assert answer["branch"]["deleted"] is False
     assert git(repo, "branch", "--list", record.branch).strip()
     assert str(record.worktree_folder) not in git(repo, "worktree", "list")
@@ -165,6 +182,7 @@ def test_force_archives_everything_and_the_restore_steps_bring_it_back_byte_for_
     head = git(folder, "rev-parse", "HEAD").strip()
 
     answer = operations.remove(conn, wardian_home, record, force=True, delete_branch=True)
+    assert_wired_unchanged("worktree.remove", answer)
     assert not folder.exists()
     assert answer["archived"]["ref"] == f"refs/wardian/archive/{record.id}"
     assert answer["branch"]["deleted"] is False, "an unmerged branch is never deleted"
@@ -202,6 +220,7 @@ def test_a_worktree_removed_by_hand_is_reported_and_forgotten(
     assert view.present is False and view.can_remove is True
     answer = operations.remove(conn, wardian_home, record, force=False, delete_branch=False)
     assert answer["removed_outside_wardian"] is True
+    assert_wired_unchanged("worktree.remove", answer)
     assert str(record.worktree_folder) not in git(repo, "worktree", "list")
     with pytest.raises(WardianError) as caught:
         operations.find(conn, record.id)

@@ -15,6 +15,7 @@ from wardian_core.control.models import Approval
 from wardian_core.db.empty_file import EmptyStateDb
 from wardian_core.inbox import Inbox
 from wardian_core.mcp_tools import McpToolsState
+from wardian_core.notices import Notice
 from wardian_core.pty_backend import Backend
 from wardian_core.statuses import Status
 
@@ -329,6 +330,209 @@ class ApprovalAnswer(Answer):
     agent: AgentSnapshot
 
 
+# -- terminal: run, screen, watch, attach -------------------------------------------------------
+# Their stream items (`agent.watch --follow`'s output and events, `agent.attach`'s frames) stay
+# plain: one is sent per chunk of output, and a model each would cost the host on its hot path.
+
+
+class StatusStep(Answer):
+    """One status change of a headless run, and the event and rule that made it."""
+
+    from_status: Status = Field(alias="from")
+    to: Status
+    event: str
+    rule: str
+
+
+class RunAnswer(Answer):
+    """`agent.run`: one headless run of the agent's provider; the agent's own status is its terminal's."""
+
+    agent: str
+    uuid: str
+    session_mode: Literal["fresh", "resume"]
+    status: Status = Field(description="The run's, by the same rules as a live agent's.")
+    exit_code: int
+    timed_out: bool
+    session_id: str | None = Field(description="The provider session the run began or continued.")
+    events: list[dict[str, Any]] = Field(description="The provider's events, as dumped ProviderEvents.")
+    timeline: list[StatusStep]
+    stderr_tail: str
+
+
+class ScreenAnswer(Answer):
+    """`agent.screen`: what the agent's terminal shows now."""
+
+    agent: str
+    uuid: str
+    status: Status
+    rows: list[str]
+    cursor: dict[str, int]
+    title: str
+    size: dict[str, int]
+
+
+class WatchPage(LeavesOutNone):
+    """`agent.watch`: one bounded page of output and events from `since`; `more` says what is left."""
+
+    LEFT_OUT_WHEN_NONE = frozenset({"events_dropped"})
+
+    agent: str
+    output: str
+    events: list[dict[str, Any]] = Field(description="The agent's events, each with its cursor.")
+    since: int
+    cursor: int
+    more: bool
+    status: Status
+    events_dropped: int | None = Field(None, description="The oldest events left out to keep the page in its frame.")
+
+
+class WatchFollowEnd(Answer):
+    """What ends `agent.watch --follow`, after its stream: where the agent's output ended."""
+
+    cursor: int
+
+
+class AttachAnswer(Answer):
+    """What ends `agent.attach`, after its terminal's frames."""
+
+    agent: str
+    reason: Literal["detached", "agent exited"]
+    status: Status
+
+
+# -- workflows ----------------------------------------------------------------------------------
+
+
+class WorkflowSummary(Answer):
+    id: str
+    name: str
+    description: str
+    nodes: int
+    file: str
+
+
+class UnreadableWorkflow(Answer):
+    """A workflow file that does not load: its id is its file's name."""
+
+    id: str
+    file: str
+    error: dict[str, Any] = Field(description="message, hint and every error (`workflow validate`'s).")
+
+
+class WorkflowListAnswer(Answer):
+    workflows: list[WorkflowSummary | UnreadableWorkflow]
+
+
+class WorkflowShowAnswer(Answer):
+    workflow: dict[str, Any] = Field(description="The whole definition as a file would hold it, defaults filled in.")
+    file: str
+
+
+class WorkflowRun(LeavesOutNone):
+    """A run as its log rebuilds it (`wardian_core.workflows.run_state`)."""
+
+    LEFT_OUT_WHEN_NONE = frozenset({"error"})
+
+    run_id: str
+    workflow_id: str
+    inputs: dict[str, Any]
+    created_at: str
+    status: str
+    started_at: str | None
+    ended_at: str | None
+    nodes: dict[str, dict[str, Any]] = Field(description="Each node's state, output, error, as its events left them.")
+    error: str | None = None
+    usage: dict[str, Any] = Field(description="What its agent nodes cost, as their CLIs reported it.")
+
+
+class WorkflowRunAnswer(Answer):
+    """`workflow.run`, `workflow.stop`, `workflow.approve`: the run after the request."""
+
+    run: WorkflowRun
+
+
+# -- worktrees ----------------------------------------------------------------------------------
+
+
+class _Moved(Answer):
+    """An agent moved into or out of a worktree: its provider session forgotten, relaunched if it ran."""
+
+    agent: AgentSnapshot
+    cleared_session: Literal[True]
+    relaunched: bool
+
+
+class WorktreeEnableAnswer(_Moved):
+    worktree: dict[str, Any] = Field(description="The new worktree's record.")
+    carried_over: list[str]
+    not_overwritten: list[str]
+    notes: list[str]
+    setup: dict[str, Any] | None = Field(description="The set-up command's outcome; None: none ran.")
+
+
+class WorktreeJoinAnswer(_Moved):
+    worktree: dict[str, Any] = Field(description="The joined worktree's record.")
+
+
+class WorktreeDisableAnswer(_Moved):
+    left_worktree: str | None
+
+
+class WorktreeRemoved(LeavesOutNone):
+    """A worktree removed from its folder; archived first when `--force` took work it would lose."""
+
+    LEFT_OUT_WHEN_NONE = frozenset({"archived", "restore", "notes"})
+
+    id: str
+    worktree_folder: str
+    removed: Literal[True]
+    archived: dict[str, Any] | None = None
+    restore: list[str] | None = Field(None, description="The commands that bring the archived work back.")
+    teardown: dict[str, Any] | None = Field(description="The tear-down command's outcome; None: none ran.")
+    notes: list[str] | None = None
+    branch: dict[str, Any] = Field(description="Whether its branch was deleted, and why (not).")
+
+
+class WorktreeRemovedOutside(Answer):
+    """A worktree whose folder was already gone: Wardian forgets it."""
+
+    id: str
+    worktree_folder: str
+    removed: Literal[True]
+    removed_outside_wardian: Literal[True]
+    branch: dict[str, Any]
+
+
+# -- web view and notices -----------------------------------------------------------------------
+
+
+class WebOpenAnswer(LeavesOutNone):
+    """`web.open`: the view's address with a one-time login, or an owner-only page holding one."""
+
+    LEFT_OUT_WHEN_NONE = frozenset({"login_page", "port_taken"})
+
+    url: str
+    login_page: str | None = Field(None, description="With --login-page: the page's file.")
+    listen: str
+    port: int
+    loopback: bool
+    port_taken: int | None = Field(None, description="The port asked for, when another process held it.")
+
+
+class WebRevokeAnswer(Answer):
+    revoked: int = Field(description="The web view's sessions ended.")
+
+
+class NotifyTestAnswer(Answer):
+    """`notify.test`: the test notice, and whether each address in notify.urls took it."""
+
+    notice: Notice
+    sent: bool
+    addresses: int
+    reasons: list[str]
+    hint: str | None
+
+
 # Each kind's answer: one model, or a union of those it answers by what the request asked. A model
 # the CLI reads too lives with the CLI's code (`Inbox`, which it merges across machines).
 REQUEST_ANSWERS: dict[str, type[BaseModel] | UnionType] = {
@@ -355,4 +559,20 @@ REQUEST_ANSWERS: dict[str, type[BaseModel] | UnionType] = {
     "inbox.list": Inbox,
     "inbox.seen": InboxSeenAnswer,
     "send": SendAnswer | ApprovalAnswer,  # by what it asked: a text or an approval
+    "agent.run": RunAnswer,
+    "agent.screen": ScreenAnswer,
+    "agent.watch": WatchPage | WatchFollowEnd,  # by what it asked: a page, or to follow
+    "agent.attach": AttachAnswer,
+    "workflow.list": WorkflowListAnswer,
+    "workflow.show": WorkflowShowAnswer,
+    "workflow.run": WorkflowRunAnswer,
+    "workflow.stop": WorkflowRunAnswer,
+    "workflow.approve": WorkflowRunAnswer,
+    "worktree.enable": WorktreeEnableAnswer,
+    "worktree.join": WorktreeJoinAnswer,
+    "worktree.disable": WorktreeDisableAnswer,
+    "worktree.remove": WorktreeRemoved | WorktreeRemovedOutside,  # by whether its folder was still there
+    "web.open": WebOpenAnswer,
+    "web.revoke": WebRevokeAnswer,
+    "notify.test": NotifyTestAnswer,
 }

@@ -6,20 +6,24 @@ catalogue, REQUEST_PARAMS, which a test holds this table to) and a handler typed
 
 import os
 from collections.abc import Callable
-from typing import Any
 
 from wardian_core.control.answers import (
     AgentsListAnswer,
     AgentSnapshot,
     ApprovalAnswer,
     AskAnswer,
+    AttachAnswer,
     DeleteAnswer,
     HostStatusAnswer,
     HostStopAnswer,
     ReplyAnswer,
+    RunAnswer,
+    ScreenAnswer,
     SendAnswer,
     SpawnAnswer,
     UpdateAnswer,
+    WatchFollowEnd,
+    WatchPage,
     WhoamiAnswer,
 )
 from wardian_core.control.models import (
@@ -143,18 +147,22 @@ def build_handlers(
         speaker, verified = _speaker(request)
         return desk.reply(params, speaker, verified, request.peer.pid)
 
-    async def screen(params: TargetParams, _: RequestContext) -> dict[str, Any]:
-        return await show_screen(registry.resolve(params.target))
+    async def screen(params: TargetParams, _: RequestContext) -> ScreenAnswer:
+        return ScreenAnswer.model_validate(await show_screen(registry.resolve(params.target)))
 
-    async def watch_output(params: WatchParams, request: RequestContext) -> dict[str, Any]:
-        return await watch(registry.resolve(params.target), params, request)
+    async def watch_output(params: WatchParams, request: RequestContext) -> WatchPage | WatchFollowEnd:
+        answer = await watch(registry.resolve(params.target), params, request)
+        return WatchFollowEnd.model_validate(answer) if params.follow else WatchPage.model_validate(answer)
 
-    async def attach_terminal(params: AttachParams, request: RequestContext) -> dict[str, Any]:
+    async def attach_terminal(params: AttachParams, request: RequestContext) -> AttachAnswer:
         caller = classify_caller(request.peer, registry.all(), terminals.cgroups).agent
-        return await attach(registry.resolve(params.target), terminals, params, request, caller)
+        return AttachAnswer.model_validate(
+            await attach(registry.resolve(params.target), terminals, params, request, caller)
+        )
 
-    async def run_headless(params: RunParams, _: RequestContext) -> dict[str, Any]:
-        return await lifecycle.run_headless(params.target, params.prompt, params.resume, params.timeout)
+    async def run_headless(params: RunParams, _: RequestContext) -> RunAnswer:
+        run = await lifecycle.run_headless(params.target, params.prompt, params.resume, params.timeout)
+        return RunAnswer.model_validate(run)
 
     routes: Routes = (
         build_workflow_handlers(lifecycle.home, workflows)

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from wardian_core.control.answers import NotifyTestAnswer, WebOpenAnswer, WebRevokeAnswer
 from wardian_core.control.models import NoParams, WebOpenParams
 from wardian_core.errors import WardianError
 from wardian_host.daemon.caller_identity import Caller, PeerProcess
@@ -110,9 +111,10 @@ class WebView:
             )
         return await self._server.open(listen, port, login_page)
 
-    async def _open(self, params: WebOpenParams, request: RequestContext) -> dict[str, Any]:
+    async def _open(self, params: WebOpenParams, request: RequestContext) -> WebOpenAnswer:
         self._refuse_agents(request, "log in to the web view")
-        return await self._serving(params.listen, self._recorded_port(params.listen), params.login_page)
+        opened = await self._serving(params.listen, self._recorded_port(params.listen), params.login_page)
+        return WebOpenAnswer.model_validate(opened)
 
     def _recorded_port(self, listen: str | None) -> int:
         """Where the view last served on this address (the page keeps its port), if not served yet."""
@@ -121,9 +123,9 @@ class WebView:
         record = read_record(self._home) if self._server is None else None
         return record.port if record is not None and record.listen == (listen or LOOPBACK) else 0
 
-    async def _revoke(self, _: NoParams, request: RequestContext) -> dict[str, Any]:
+    async def _revoke(self, _: NoParams, request: RequestContext) -> WebRevokeAnswer:
         self._refuse_agents(request, "end the web view's sessions")
-        return {"revoked": self._server.revoke_all() if self._server is not None else 0}
+        return WebRevokeAnswer(revoked=self._server.revoke_all() if self._server is not None else 0)
 
     def _agent_of(self, pid: int, uid: int) -> str | None:
         """The agent a process of a web view connection belongs to; None for a person's."""
@@ -146,9 +148,9 @@ class WebView:
             {"caller_agent": caller.agent.name, "verification": caller.verification},
         )
 
-    async def _notify_test(self, _: NoParams, __: RequestContext) -> dict[str, Any]:
+    async def _notify_test(self, _: NoParams, __: RequestContext) -> NotifyTestAnswer:
         notice = self._notices.raise_notice("test", "", "", "Wardian test notice", "notices reach you here")
-        return {"notice": notice.model_dump()} | await self._sinks.send(notice)
+        return NotifyTestAnswer.model_validate({"notice": notice} | await self._sinks.send(notice))
 
     def _telling(self, route: Route[Any]) -> Route[Any]:
         @functools.wraps(route.handler)  # keeps the answer model it is typed with

@@ -3,8 +3,8 @@ approve); a run's state is read from state.db by the CLI itself."""
 
 import asyncio
 from pathlib import Path
-from typing import Any
 
+from wardian_core.control.answers import WorkflowListAnswer, WorkflowRunAnswer, WorkflowShowAnswer
 from wardian_core.control.models import (
     NoParams,
     WorkflowApproveParams,
@@ -23,13 +23,17 @@ def build_workflow_handlers(home: Path, runner: WorkflowRunner) -> Routes:
     # Files on disk: read off the event loop, so a slow disk does not stall the agents' output.
     checked_files = workflow_files.CheckedFiles(home)
 
-    async def workflow_list(_: NoParams, __: RequestContext) -> dict[str, Any]:
-        return {"workflows": await asyncio.to_thread(checked_files.summaries)}
+    async def workflow_list(_: NoParams, __: RequestContext) -> WorkflowListAnswer:
+        return WorkflowListAnswer.model_validate({"workflows": await asyncio.to_thread(checked_files.summaries)})
 
-    async def workflow_show(params: WorkflowIdParams, _: RequestContext) -> dict[str, Any]:
-        return await asyncio.to_thread(workflow_files.show_workflow, home, params.workflow_id)
+    async def workflow_show(params: WorkflowIdParams, _: RequestContext) -> WorkflowShowAnswer:
+        shown = await asyncio.to_thread(workflow_files.show_workflow, home, params.workflow_id)
+        return WorkflowShowAnswer.model_validate(shown)
 
-    async def run(params: WorkflowRunParams, _: RequestContext) -> dict[str, Any]:
+    def described(run_id: str) -> WorkflowRunAnswer:
+        return WorkflowRunAnswer.model_validate({"run": runner.describe(run_id)})
+
+    async def run(params: WorkflowRunParams, _: RequestContext) -> WorkflowRunAnswer:
         workflow = load_workflow(home, params.workflow_id)
         run_id = runner.start(workflow, params.inputs, Path(params.workspace))
         if params.wait and not await runner.wait(run_id, params.timeout):
@@ -40,17 +44,17 @@ def build_workflow_handlers(home: Path, runner: WorkflowRunner) -> Routes:
                 f"or end it with `wardian workflow stop {run_id}`.",
                 {"run_id": run_id, "run": runner.describe(run_id)},
             )
-        return {"run": runner.describe(run_id)}
+        return described(run_id)
 
-    async def stop(params: WorkflowRunRef, _: RequestContext) -> dict[str, Any]:
+    async def stop(params: WorkflowRunRef, _: RequestContext) -> WorkflowRunAnswer:
         runner.describe(params.run_id)  # not_found first
         await runner.stop(params.run_id)
-        return {"run": runner.describe(params.run_id)}
+        return described(params.run_id)
 
-    async def approve(params: WorkflowApproveParams, _: RequestContext) -> dict[str, Any]:
+    async def approve(params: WorkflowApproveParams, _: RequestContext) -> WorkflowRunAnswer:
         runner.describe(params.run_id)
         await runner.approve(params.run_id, params.node, params.approve)
-        return {"run": runner.describe(params.run_id)}
+        return described(params.run_id)
 
     return {
         "workflow.list": Route(NoParams, workflow_list),
