@@ -5,7 +5,8 @@ from pathlib import Path
 import pytest
 
 from wardian_core.errors import WardianError
-from wardian_core.provider_homes import assigned_skills, link, link_skills
+from wardian_core.provider_homes import assigned_skills, include_args, link, link_skills
+from wardian_host.testing.contexts import spawn_context
 
 
 def skill(root: Path, name: str) -> Path:
@@ -60,3 +61,11 @@ def test_a_link_whose_folder_leads_out_of_the_home_is_refused_before_anything_is
     assert list(elsewhere.iterdir()) == []
     link(Path("..") / ".agents" / "skills", root / "own" / "skills", inside=home)
     assert (root / "own" / "skills").is_symlink()
+
+
+def test_include_args_name_the_roots_then_the_launchs_folders_that_exist(tmp_path: Path) -> None:
+    common, extra = tmp_path / "common", tmp_path / "extra"
+    common.mkdir()
+    extra.mkdir()
+    ctx = spawn_context(tmp_path, "example", include_roots=[common, tmp_path / "class"], include_dirs=[extra])
+    assert include_args(ctx, "--add-dir") == ["--add-dir", str(common), "--add-dir", str(extra)]

@@ -46,7 +46,7 @@ SURFACE: dict[int, dict[str, tuple[str, ...]]] = {
         ),
         f"{NAMESPACE}.home": (
             "CLI_PID_FIELD", "SERVER_NAME", "SKILLS_FOLDER", "HookTarget", "SessionRecord", "assigned_skills",
-            "bin_dir", "hook_target", "include_root_folders", "install_recorder", "link", "link_skills",
+            "bin_dir", "hook_target", "include_args", "include_root_folders", "install_recorder", "link", "link_skills",
             "linked_worktree", "ready_rule", "session_records", "stdio_server", "write_atomically",
             "write_if_changed",
         ),

@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 
 from wardian_core.paths import check_inside
+from wardian_core.provider_models import SpawnContext
 
 SKILLS_FOLDER = Path(".agents") / "skills"
 
@@ -40,6 +41,17 @@ def assigned_skills(include_roots: list[Path]) -> dict[str, Path]:
                 if skill.is_dir() and not skill.name.startswith("."):
                     skills[skill.name] = skill
     return skills
+
+
+def include_args(ctx: SpawnContext, flag: str) -> list[str]:
+    """`flag folder` for each folder the agent reads beside its workspace, for a CLI that takes
+    them as arguments: its include roots, then the launch's include dirs, those that exist (a CLI
+    refuses a missing one)."""
+    args = []
+    for folder in [*ctx.include_roots, *ctx.launch.include_dirs]:
+        if folder.is_dir():
+            args += [flag, str(folder)]
+    return args
 
 
 def link_skills(skills: dict[str, Path], skills_dir: Path) -> None:

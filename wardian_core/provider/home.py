@@ -1,6 +1,6 @@
 """What projecting a provider home takes: skill links, the hook recorder and endpoint, the MCP
-server entry, atomic writes and Wardian's own folders. Part of the provider contract (see
-`wardian_core.provider`)."""
+server entry, atomic writes, Wardian's own folders and the arguments naming them. Part of the
+provider contract (see `wardian_core.provider`)."""
 
 from wardian_core.atomic_files import write_atomically
 from wardian_core.hook_endpoint import HookTarget, hook_target
@@ -14,7 +14,7 @@ from wardian_core.hook_recorder import (
 )
 from wardian_core.mcp_tools import SERVER_NAME, stdio_server
 from wardian_core.paths import bin_dir, include_root_folders
-from wardian_core.provider_homes import SKILLS_FOLDER, assigned_skills, link, link_skills
+from wardian_core.provider_homes import SKILLS_FOLDER, assigned_skills, include_args, link, link_skills
 from wardian_core.worktrees.checkout import linked_worktree
 
 __all__ = [
@@ -26,6 +26,7 @@ __all__ = [
     "assigned_skills",
     "bin_dir",
     "hook_target",
+    "include_args",
     "include_root_folders",
     "install_recorder",
     "link",

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from wardian_claude import home, mcp
 from wardian_claude.profile import permission_mode
 from wardian_core.provider import LaunchPlan, SpawnContext, WardianError, hookimpl
+from wardian_core.provider.home import include_args
 
 EXECUTABLE = "claude"
 HEADLESS_FLAGS = ["--output-format", "stream-json", "--verbose"]
@@ -46,14 +47,6 @@ def session_args(ctx: SpawnContext) -> list[str]:
     return args
 
 
-def include_args(ctx: SpawnContext) -> list[str]:
-    args = []
-    for directory in [*ctx.include_roots, *ctx.launch.include_dirs]:
-        if directory.is_dir():
-            args += ["--add-dir", str(directory)]
-    return args
-
-
 @hookimpl(specname="build_argv")
 def launch_plan(ctx: SpawnContext) -> LaunchPlan:
     argv = [EXECUTABLE]
@@ -67,7 +60,7 @@ def launch_plan(ctx: SpawnContext) -> LaunchPlan:
     if ctx.mode == "interactive":
         argv += ["--settings", str(home.settings_file(ctx))]
     argv += mcp.args(ctx)
-    argv += include_args(ctx)
+    argv += include_args(ctx, "--add-dir")
     if ctx.launch.model:
         argv += ["--model", ctx.launch.model]
     argv += ctx.launch.extra_args

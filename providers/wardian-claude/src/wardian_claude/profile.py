@@ -18,15 +18,11 @@ TRUST_KEYS = DialogKeys(accept="1", reject="\x1b", settle_seconds=DIALOG_SETTLE_
 TRUST_MENU_KEYS = DialogKeys(accept="\x1b[B\r", reject="\x1b", settle_seconds=DIALOG_SETTLE_SECONDS)
 
 INPUT_PROFILE = InputProfile(
-    submit_key="\r",
-    bracketed_paste=True,
-    paste_threshold=200,
     # The TUI takes an Enter that arrives with the text as part of a paste (a newline); one
     # that comes in a read of its own, once the typed text is drawn, submits (2.1.197, 2.1.330).
     settle_seconds=0.3,
     submit_once_drawn=True,
     dialogs={"tool": TOOL_KEYS, "trust": TRUST_KEYS, "trust_menu": TRUST_MENU_KEYS},
-    sender_tag=True,
     # A send is confirmed by its UserPromptSubmit hook (2.1.197);
     # the input box's row begins with "❯".
     turn_start_seconds=10,

@@ -29,13 +29,9 @@ TRUST_DIALOG = "trust"
 TRUST_KEYS = DialogKeys(accept="\r", reject="\x1b")
 
 INPUT_PROFILE = InputProfile(
-    submit_key="\r",
-    bracketed_paste=True,
-    paste_threshold=200,
     # The composer takes an Enter that arrives with a paste as a newline, not a submit.
     settle_seconds=0.3,
     dialogs={EXEC_DIALOG: EXEC_KEYS, TRUST_DIALOG: TRUST_KEYS},
-    sender_tag=True,
     # A send is confirmed by its UserPromptSubmit hook or the rollout's task_started (0.169.0);
     # the input box's row begins with "›".
     turn_start_seconds=10,

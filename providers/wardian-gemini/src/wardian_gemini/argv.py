@@ -1,6 +1,7 @@
 """Launch and resume arguments of Gemini CLI (checked against 0.61.0)."""
 
 from wardian_core.provider import LaunchPlan, SpawnContext, WardianError, hookimpl
+from wardian_core.provider.home import include_args
 from wardian_gemini import home
 from wardian_gemini.profile import SETTINGS
 
@@ -25,19 +26,11 @@ def session_args(ctx: SpawnContext) -> list[str]:
     return ["--session-id", ctx.provider_session_id] if ctx.provider_session_id else []
 
 
-def include_args(ctx: SpawnContext) -> list[str]:
-    args = []
-    for directory in [*ctx.include_roots, *ctx.launch.include_dirs]:
-        if directory.is_dir():
-            args += ["--include-directories", str(directory)]
-    return args
-
-
 def launch_plan(ctx: SpawnContext, env: dict[str, str]) -> LaunchPlan:
     # The host replaces `gemini` with WARDIAN_GEMINI_EXECUTABLE or the settings' `executable`.
     argv = [EXECUTABLE, *session_args(ctx)]
     argv += ["--approval-mode", str(ctx.launch.settings.get("approval_mode") or APPROVAL_MODE_DEFAULT)]
-    argv += include_args(ctx)
+    argv += include_args(ctx, "--include-directories")
     if ctx.launch.model:
         argv += ["--model", ctx.launch.model]
     argv += ctx.launch.extra_args

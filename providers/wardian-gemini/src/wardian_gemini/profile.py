@@ -18,12 +18,8 @@ WORKSPACE_TRUST_DIALOG = "workspace_trust"
 WORKSPACE_TRUST_KEYS = DialogKeys(accept="1", reject="3", settle_seconds=0.5)
 
 INPUT_PROFILE = InputProfile(
-    submit_key="\r",
-    bracketed_paste=True,
-    paste_threshold=200,
     settle_seconds=0.3,
     dialogs={TOOL_DIALOG: TOOL_KEYS, TRUST_DIALOG: TRUST_KEYS, WORKSPACE_TRUST_DIALOG: WORKSPACE_TRUST_KEYS},
-    sender_tag=True,
     # A send is confirmed by its BeforeAgent hook (0.61.0);
     # the input box's row begins with ">".
     turn_start_seconds=10,

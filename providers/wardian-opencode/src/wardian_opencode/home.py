@@ -20,15 +20,12 @@ from wardian_core.provider import HomePlan, SpawnContext, WardianError, hookimpl
 from wardian_core.provider.home import assigned_skills, link, link_skills, write_if_changed
 from wardian_opencode import mcp, server
 from wardian_opencode.config_files import read_config
+from wardian_opencode.folder import wardian_dir
 
 INSTRUCTION_FILE = "AGENTS.md"
 SKILLS = "skills"
 # OpenCode reads skills from `skill/` and `skills/` of a config folder: both are merged into ours.
 USER_SKILL_FOLDERS = ("skill", "skills")
-
-
-def wardian_dir(ctx: SpawnContext) -> Path:
-    return ctx.agent_dir / "opencode"
 
 
 def config_file(ctx: SpawnContext) -> Path:

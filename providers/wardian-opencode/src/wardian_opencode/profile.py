@@ -7,12 +7,8 @@ PERMISSION_DIALOG = "permission"
 PERMISSION_KEYS = DialogKeys(accept="\r", reject="\x1b", settle_seconds=0.3)
 
 INPUT_PROFILE = InputProfile(
-    submit_key="\r",
-    bracketed_paste=True,
-    paste_threshold=200,
     settle_seconds=0.3,
     dialogs={PERMISSION_DIALOG: PERMISSION_KEYS},
-    sender_tag=True,
     # A send is confirmed by its session turning busy on the event stream (1.18.33), which
     # the first prompt of a session takes longest to reach (it creates the session: 5 s seen on
     # a loaded machine); the input box's row begins with "┃".

@@ -14,6 +14,7 @@ import socket
 from pathlib import Path
 
 from wardian_core.provider import OutputSource, SpawnContext
+from wardian_opencode.folder import wardian_dir
 
 EVENTS_SOURCE = "opencode-events"
 HOST = "127.0.0.1"
@@ -21,16 +22,12 @@ USERNAME = "opencode"
 EVENT_PATH = "/event"
 
 
-def _folder(ctx: SpawnContext) -> Path:
-    return ctx.agent_dir / "opencode"
-
-
 def password_file(ctx: SpawnContext) -> Path:
-    return _folder(ctx) / "server-password"
+    return wardian_dir(ctx) / "server-password"
 
 
 def port_file(ctx: SpawnContext) -> Path:
-    return _folder(ctx) / "server-port"
+    return wardian_dir(ctx) / "server-port"
 
 
 def password(ctx: SpawnContext) -> str:
