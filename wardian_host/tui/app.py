@@ -2,8 +2,9 @@
 
 Every read and every action runs in a worker thread through the CLI's own answers; the event
 loop only draws. The roster is read when the dashboard starts and every REFRESH_SECONDS (new
-agents, usage, remotes); status changes arrive as they happen from the host's event stream
-(`feed`), each followed agent on its own connection.
+agents, usage), the remotes' every REMOTE_SECONDS; status changes arrive as they happen from
+the hosts' event streams (`feed`): each local agent followed on its own connection, each
+remote one on its own ssh session over its machine's one master connection.
 """
 
 import subprocess
@@ -42,6 +43,7 @@ from wardian_host.tui.sources import HostSources, Sources
 
 # The roster's full read: new agents, usage, and statuses of agents the feed does not follow
 # (remotes' are read every REMOTE_SECONDS, over ssh). Never faster than once a second.
+# (Status changes need no read: the feed brings them, local or remote.)
 REFRESH_SECONDS = 2.0
 REMOTE_SECONDS = 10.0
 SORTS = ("status", "name", "class_name", "provider", "place", "machine")
@@ -59,6 +61,8 @@ STATUS_STYLES = {
 }
 LIMIT_STYLE = "yellow"
 HELD_STYLE = "bold red"
+# The statuses that put an agent in the queue (`wardian inbox` without --unseen).
+QUEUED_STATUSES = {"action_required", "error"}
 # The buttons under the queue, for the mouse: each answers the selected entry as its key does.
 ANSWER_BUTTONS = {"answer-accept": ("accept", "a"), "answer-reject": ("reject", "x"), "answer-reply": ("reply", "y")}
 
@@ -109,6 +113,7 @@ class WardianApp(App[None]):
         self.loaded = False  # the first roster read has been drawn
         self.queue_read = False  # this machine's queue has been read (it follows the roster)
         self._feed: StatusFeed | None = None
+        self._remote_feed: StatusFeed | None = None  # made once the remotes' rows are first read
         self._preview_due = False
 
     def compose(self) -> ComposeResult:
@@ -147,8 +152,10 @@ class WardianApp(App[None]):
         self.set_interval(REFRESH_SECONDS, self.load_rows)
 
     def on_unmount(self) -> None:
-        if self._feed is not None:
-            self._feed.close()
+        """Every stream ended before the dashboard leaves: no ssh session outlives it."""
+        for feed in (self._feed, self._remote_feed):
+            if feed is not None:
+                feed.close()
 
     # Reading: in threads, drawn on the loop.
 
@@ -187,6 +194,13 @@ class WardianApp(App[None]):
         if found is None:
             return
         self._from_thread(self._apply_remote, *found)
+        self._load_remote_queue()
+
+    @work(thread=True, exclusive=True, group="remote-queue")
+    def load_remote_queue(self) -> None:
+        self._load_remote_queue()
+
+    def _load_remote_queue(self) -> None:
         try:
             entries = self.sources.remote_queue()
         except WardianError as error:
@@ -253,6 +267,13 @@ class WardianApp(App[None]):
     def _apply_remote(self, rows: list[RosterRow], unreachable: list[str]) -> None:
         self.remote = {row.key: row for row in rows}
         self._draw_roster()
+        if self._remote_feed is None:
+            # A remote's output does not redraw the preview: each redraw would be an `agent
+            # screen` over a new ssh connection, up to five a second.
+            self._remote_feed = self.sources.remote_feed(self._heard_status, lambda key: None)
+        if self._remote_feed is not None:
+            live = {row.key: row.status for row in rows if row.status != "off"}
+            self.call_after_refresh(self._remote_feed.follow, live)
         if unreachable:
             self.notify(f"not reachable: {', '.join(unreachable)}", severity="warning")
 
@@ -296,13 +317,17 @@ class WardianApp(App[None]):
     def _heard_output(self, name: str) -> None:
         self._from_thread(self._output_arrived, name)
 
-    def _status_changed(self, name: str, event: dict[str, Any]) -> None:
-        row = self.rows.get(name)
+    def _status_changed(self, key: str, event: dict[str, Any]) -> None:
+        rows = self.rows if key in self.rows else self.remote
+        row = rows.get(key)
         if row is None:
             return
-        self.rows[name] = replace(row, status=event["to"], status_evidence=event.get("evidence"))
+        rows[key] = replace(row, status=event["to"], status_evidence=event.get("evidence"))
         self._draw_roster()
-        self.load_queue()
+        if rows is self.rows:
+            self.load_queue()
+        elif {event.get("from"), event["to"]} & QUEUED_STATUSES:
+            self.load_remote_queue()  # over ssh: only when the change adds or removes an entry
 
     def _output_arrived(self, name: str) -> None:
         selected = self.selected_row()

@@ -28,9 +28,13 @@ class Sources(Protocol):
 
     def feed(self, on_status: StatusHeard, on_output: OutputHeard) -> StatusFeed | None: ...
 
+    def remote_feed(self, on_status: StatusHeard, on_output: OutputHeard) -> StatusFeed | None:
+        """The remotes' agents' streams: asked for once remote rows were read."""
+        ...
+
 
 class HostSources:
-    """`agent list`'s answers, `agent screen`'s, `wardian inbox`'s, and the host's event stream.
+    """`agent list`'s answers, `agent screen`'s, `wardian inbox`'s, and the hosts' event streams.
 
     `first_rows`: the first roster read, started before Textual was imported (`wardian tui`
     reads it meanwhile, the host answering while the import runs)."""
@@ -72,6 +76,11 @@ class HostSources:
     def feed(self, on_status: StatusHeard, on_output: OutputHeard) -> StatusFeed | None:
         return StatusFeed(on_status, on_output)
 
+    def remote_feed(self, on_status: StatusHeard, on_output: OutputHeard) -> StatusFeed | None:
+        from wardian_host.tui.remote_feed import RemoteStreams
+
+        return StatusFeed(on_status, on_output, RemoteStreams())
+
     def budgets(self, rows: list[RosterRow]) -> dict[str, BudgetCell]:
         from wardian_host.tui.budgets import budget_cells
 
@@ -110,6 +119,9 @@ class FixedSources:
         return self._screens.get(row.key, [])
 
     def feed(self, on_status: StatusHeard, on_output: OutputHeard) -> StatusFeed | None:
+        return None
+
+    def remote_feed(self, on_status: StatusHeard, on_output: OutputHeard) -> StatusFeed | None:
         return None
 
     def budgets(self, rows: list[RosterRow]) -> dict[str, BudgetCell]:
