@@ -6,6 +6,7 @@ provider states only its table.
 """
 
 from collections.abc import Callable, Mapping
+from typing import Protocol
 
 from wardian_core._hookimpl import hookimpl
 from wardian_core.hookspecs import SourceParser
@@ -14,9 +15,13 @@ from wardian_core.provider_models import OutputSource, SpawnContext
 ParserClass = Callable[[OutputSource, SpawnContext], SourceParser]
 
 
-def parsers_by_source(
-    *, screen: ParserClass, named: Mapping[str, ParserClass], rest: ParserClass
-) -> Callable[[SpawnContext, OutputSource], SourceParser]:
+class ParseOutput(Protocol):
+    """The `parse_output` hook's implementation, called with keywords as the host calls it."""
+
+    def __call__(self, ctx: SpawnContext, source: OutputSource) -> SourceParser: ...
+
+
+def parsers_by_source(*, screen: ParserClass, named: Mapping[str, ParserClass], rest: ParserClass) -> ParseOutput:
     """A `parse_output` implementation (marked, ready to import into the plugin module): `screen`
     makes the PTY's parser (the `chunks` source), `named` the parser of a source by its name,
     `rest` the parser of every other source."""
