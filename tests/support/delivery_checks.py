@@ -63,7 +63,8 @@ def assert_send_confirmed(answer: dict[str, Any], signals: set[str]) -> None:
 
 def assert_a_send_is_confirmed_once(wardian: Any, name: str, signals: set[str]) -> dict[str, Any]:
     """Through the real `wardian`: a prompt sent to an idle agent is confirmed by the provider's
-    turn-start signal, its turn completes, and the model received it exactly once."""
+    turn-start signal, its turn completes, the model received it exactly once, and nothing but the
+    model server was called."""
     wardian.spawn(name)
     wardian.wait(name, "idle", "ready")
     token = "ECHO:confirmed1"
@@ -73,4 +74,5 @@ def assert_a_send_is_confirmed_once(wardian: Any, name: str, signals: set[str]) 
     assert_send_confirmed(answer, signals)
     wardian.wait(name, "idle", "turn_completed")
     assert times_received(wardian.cli.server.requests, token) == 1, turn_prompts(wardian.cli.server.requests)
+    wardian.cli.assert_only_model_server_was_called()
     return answer

@@ -13,7 +13,7 @@ import pytest
 from wardian_claude import limits, parser
 from wardian_claude.tui import ClaudeScreen
 from wardian_core.provider import PTY_SOURCE, LimitReport, LimitResume, OutputSource, SpawnContext
-from wardian_core.provider.testing import ScreenModel, rests_of
+from wardian_core.provider.testing import ScreenModel, rests_of, spawn_context
 
 LIMITS = Path(__file__).parent / "fixtures" / "limits"
 HOOKS = OutputSource(name="claude-hooks", path=Path("hooks.jsonl"))
@@ -23,16 +23,9 @@ RECORDED = datetime(2026, 12, 2, 3, 22, tzinfo=UTC)
 
 
 def context(session_id: str) -> SpawnContext:
-    return SpawnContext(
-        **{"class": "Coder"},
-        agent_uuid="7f3e0c6a-3d2f-4e51-9c1d-0b6f1e2ac19d",
-        agent_name="cc",
-        provider="claude",
-        workspace=LIMITS,
-        wardian_home=LIMITS,
-        agent_dir=LIMITS,
-        provider_session_id=session_id,
-    )
+    """An agent whose folders are the recordings' own (read, never written)."""
+    folders = {"workspace": LIMITS, "wardian_home": LIMITS, "agent_dir": LIMITS}
+    return spawn_context(LIMITS, "claude", **folders, provider_session_id=session_id)
 
 
 def hook_events(fixture: str) -> list[Any]:

@@ -10,7 +10,7 @@ import pytest
 from wardian_claude import parser
 from wardian_claude.tui import HOOKLESS_READY_SECONDS, SCREEN_APPROVAL_GRACE_SECONDS, ClaudeScreen
 from wardian_core.provider import HEADLESS_SOURCE, PTY_SOURCE, OutputSource, ParseResult, SpawnContext
-from wardian_core.provider.testing import ScreenModel, rests_of
+from wardian_core.provider.testing import ScreenModel, rests_of, spawn_context
 
 FIXTURES = Path(__file__).parent / "fixtures"
 HOOKS = OutputSource(name="claude-hooks", path=Path("hooks.jsonl"))
@@ -30,15 +30,7 @@ def session_context(session_id: str | None) -> SpawnContext:
 
 
 def tui_context(agent_dir: Path) -> SpawnContext:
-    return SpawnContext(
-        **{"class": "Coder"},
-        agent_uuid="7f3e0c6a-3d2f-4e51-9c1d-0b6f1e2ac19d",
-        agent_name="cc",
-        provider="claude",
-        workspace=agent_dir,
-        wardian_home=agent_dir,
-        agent_dir=agent_dir,
-    )
+    return spawn_context(agent_dir, "claude", workspace=agent_dir, wardian_home=agent_dir, agent_dir=agent_dir)
 
 
 class Tui:

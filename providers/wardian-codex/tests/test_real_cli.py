@@ -1,9 +1,5 @@
-"""Acceptance through `wardian` itself: the real Codex CLI (0.169.0) against the loopback model server.
-
-Each test spawns Codex agents with `wardian agent spawn --provider codex`, talks to them with
-`wardian send`, waits with `wardian agent wait`, and checks every status it waits for by the
-event that caused it (`status_evidence`), so an idle reached any other way cannot pass.
-"""
+"""Acceptance through `wardian` itself (`wardian_cli`: each wait checks the event behind its status):
+the real Codex CLI (0.169.0) against the loopback model server."""
 
 from __future__ import annotations
 
@@ -19,16 +15,8 @@ from typing import Any
 
 import psutil
 import pytest
-from wardian_cli import (
-    WARDIAN,
-    WardianCli,
-    ask_answer,
-    ask_in_background,
-    assert_replied_by_the_agent,
-    first_commit,
-    never_asked,
-    new_repository,
-)
+import wardian_cli
+from wardian_cli import WARDIAN, WardianCli
 from wardian_homes import wardian_for
 
 from wardian_codex import plugin
@@ -275,7 +263,7 @@ def test_a_rejected_trust_dialog_leaves_codex_in_its_command_center(wardian: War
 @pytest.fixture
 def first_run(wardian: Wardian, tmp_path: Path) -> Wardian:
     """Agents spawned in a new git repository that the user's config.toml says nothing about."""
-    return Wardian(wardian.home, new_repository(tmp_path), wardian.cli, "codex")
+    return Wardian(wardian.home, wardian_cli.new_repository(tmp_path), wardian.cli, "codex")
 
 
 def user_trust(wardian: Wardian) -> object:
@@ -318,7 +306,7 @@ def test_a_trust_accepted_once_is_not_asked_again_by_the_next_agent(first_run: W
     first_run.spawn("second")
     first_run.wait("second", "idle", "ready")
 
-    assert never_asked(first_run, "second")
+    assert wardian_cli.never_asked(first_run, "second")
     takes_a_turn(first_run, "second", "trusted2")
 
 
@@ -346,7 +334,7 @@ def test_a_worktree_asks_until_its_repository_is_trusted_and_then_never(first_ru
     """A worktree Wardian made (under its home) is trusted exactly when its repository is: one of
     a repository never trusted asks; answered, the repository is trusted and its next worktree
     does not ask."""
-    first_commit(first_run.workspace)
+    wardian_cli.first_commit(first_run.workspace)
     made = first_run.spawn("wt1", "--worktree")
     asks_to_trust(first_run, "wt1")
     assert Path(made["worktree_folder"]).is_relative_to(first_run.home)
@@ -357,7 +345,7 @@ def test_a_worktree_asks_until_its_repository_is_trusted_and_then_never(first_ru
 
     second = first_run.spawn("wt2", "--worktree")
     first_run.wait("wt2", "idle", "ready")
-    assert never_asked(first_run, "wt2")
+    assert wardian_cli.never_asked(first_run, "wt2")
     takes_a_turn(first_run, "wt2", "worktree2")
     assert second["worktree_folder"] != made["worktree_folder"]
 
@@ -561,18 +549,17 @@ def test_an_ask_is_answered_by_the_agents_wardian_reply(wardian: Wardian) -> Non
     question = (
         "what is six times seven? MOCK_ESCALATE MOCK_TOOL:echo 42 | wardian reply ASK_REQUEST_ID --status done --stdin"
     )
-    asking = ask_in_background("cx", question)
+    asking = wardian_cli.ask_in_background("cx", question)
     wardian.wait("cx", "action_required", "approval_requested")
     wardian("send", "--approval", "accept", "--to", "cx", "--timeout", "30s")
-    answer = ask_answer(asking)
-    assert_replied_by_the_agent(answer, "42")
+    answer = wardian_cli.ask_answer(asking)
+    wardian_cli.assert_replied_by_the_agent(answer, "42")
 
     # The bare `wardian reply` is let out of the sandbox by Wardian's rule: no dialog.
     wardian.wait("cx", "idle", "turn_completed")
-    plain = ask_answer(
-        ask_in_background("cx", "and seven times six? MOCK_TOOL:wardian reply ASK_REQUEST_ID --status done 42")
-    )
-    assert_replied_by_the_agent(plain, "42")
+    again = "and seven times six? MOCK_TOOL:wardian reply ASK_REQUEST_ID --status done 42"
+    plain = wardian_cli.ask_answer(wardian_cli.ask_in_background("cx", again))
+    wardian_cli.assert_replied_by_the_agent(plain, "42")
     assert plain["request_id"] != answer["request_id"]
     asked = [event for event in wardian.watch("cx")["events"] if event.get("to") == "action_required"]
     assert len(asked) == 1, asked

@@ -1,9 +1,5 @@
-"""Acceptance through `wardian` itself: the real Gemini CLI (0.61.0) against the loopback model server.
-
-Each test spawns Gemini agents with `wardian agent spawn --provider gemini`, talks to them with
-`wardian send`, waits with `wardian agent wait`, and checks every status it waits for by the
-event that caused it (`status_evidence`), so an idle reached any other way cannot pass.
-"""
+"""Acceptance through `wardian` itself (`wardian_cli`: each wait checks the event behind its status):
+the real Gemini CLI (0.61.0) against the loopback model server."""
 
 from __future__ import annotations
 
@@ -13,15 +9,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from wardian_cli import (
-    WardianCli,
-    ask_answer,
-    ask_in_background,
-    assert_no_process_with,
-    assert_replied_by_the_agent,
-    first_commit,
-    never_asked,
-)
+import wardian_cli
+from wardian_cli import WardianCli
 
 pytestmark = pytest.mark.real_cli
 
@@ -115,7 +104,7 @@ def test_a_refused_tool_call_leaves_nothing_on_disk_and_kill_leaves_no_process(w
     wardian("agent", "kill", "gm")
     wardian("agent", "wait", "gm", "--until", "off", "--timeout", "30s")
     habitat = str(wardian.home / "agents" / agent["uuid"] / "habitat")
-    assert_no_process_with("GEMINI_CLI_HOME", habitat)
+    wardian_cli.assert_no_process_with("GEMINI_CLI_HOME", habitat)
 
 
 def untrusted_folder(wardian: WardianCli) -> Path:
@@ -283,13 +272,13 @@ def test_an_ask_is_answered_by_the_agents_wardian_reply(wardian: WardianCli) -> 
     wardian.spawn("gm")
     wardian.wait("gm", "idle", "ready")
     question = "what is six times seven? MOCK_TOOL:echo 42 | wardian reply ASK_REQUEST_ID --status done --stdin"
-    asking = ask_in_background("gm", question)
+    asking = wardian_cli.ask_in_background("gm", question)
 
     asked = wardian.wait("gm", "action_required", "approval_requested")["status_evidence"]
     assert asked["line"].startswith("echo 42 | wardian reply ask_"), asked
     wardian("send", "--approval", "accept", "--to", "gm", "--timeout", "30s")
 
-    assert_replied_by_the_agent(ask_answer(asking), "42")
+    wardian_cli.assert_replied_by_the_agent(wardian_cli.ask_answer(asking), "42")
 
 
 # A user whose Gemini has never seen the folder: Gemini asks about it before anything else.
@@ -389,7 +378,7 @@ def test_a_worktree_is_asked_about_until_its_repository_is_trusted(first_run: Wa
     """A worktree under the home's default root is its repository's code, not Wardian's: one of a
     repository the user never trusted gets Gemini's question; once the user's rules trust the
     repository, a new worktree of it starts without one, trusted by a rule of its own."""
-    first_commit(first_run.workspace)
+    wardian_cli.first_commit(first_run.workspace)
     made = first_run.spawn("wt1", "--worktree")
     assert Path(made["worktree_folder"]).is_relative_to(first_run.home / "worktrees")
     # Generous: the question came 35 s after the launch on a loaded machine (load 15 on 2 cores).
@@ -401,7 +390,7 @@ def test_a_worktree_is_asked_about_until_its_repository_is_trusted(first_run: Wa
     rules_file.write_text(json.dumps(users_trust_rules(first_run) | {str(first_run.workspace): "TRUST_FOLDER"}))
     second = Path(first_run.spawn("wt2", "--worktree")["worktree_folder"]).resolve()
     first_run("agent", "wait", "wt2", "--until", "idle", "--timeout", "90s")
-    assert never_asked(first_run, "wt2")
+    assert wardian_cli.never_asked(first_run, "wt2")
     assert users_trust_rules(first_run)[str(second)] == "TRUST_FOLDER"
 
 

@@ -1,10 +1,6 @@
-"""Acceptance through `wardian` itself: the real OpenCode (1.18.33) against the loopback model server.
-
-Each test spawns OpenCode agents with `wardian agent spawn --provider opencode`, talks to them with
-`wardian send`, waits with `wardian agent wait`, and checks every status it waits for by the event
-that caused it (`status_evidence`): the interactive turns and permissions by OpenCode's own event
-server (`opencode-events`), so an idle reached any other way cannot pass.
-"""
+"""Acceptance through `wardian` itself (`wardian_cli`: each wait checks the event behind its status):
+the real OpenCode (1.18.33) against the loopback model server, its interactive turns and permissions
+told by OpenCode's own event server (`opencode-events`)."""
 
 from __future__ import annotations
 
@@ -19,19 +15,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+import wardian_cli
 from pty_reading import read_while
 from ptyprocess import PtyProcess
-from wardian_cli import (
-    WARDIAN,
-    WardianCli,
-    ask_answer,
-    ask_in_background,
-    assert_no_process_with,
-    assert_replied_by_the_agent,
-    first_commit,
-    never_asked,
-    new_repository,
-)
+from wardian_cli import WARDIAN, WardianCli
 
 from wardian_core.provider.parsing import squeeze, strip_escapes
 
@@ -135,7 +122,7 @@ def test_spawn_is_idle_a_turn_is_told_by_the_event_stream_and_the_session_outliv
 def test_a_first_run_in_a_never_seen_repository_asks_nothing(wardian: WardianCli, tmp_path: Path) -> None:
     """OpenCode 1.18 has no folder trust question (none in its binary): a new git repository
     its configuration never saw is worked in at once, by each agent."""
-    first_run = WardianCli(wardian.home, new_repository(tmp_path), wardian.cli, "opencode")
+    first_run = WardianCli(wardian.home, wardian_cli.new_repository(tmp_path), wardian.cli, "opencode")
     for name, token in (("first", "fresh1"), ("second", "fresh2")):
         spawn(first_run, name)
         ready = first_run.wait(name, "idle", "ready")
@@ -144,7 +131,7 @@ def test_a_first_run_in_a_never_seen_repository_asks_nothing(wardian: WardianCli
         sent = first_run("send", f"hello ECHO:{token}", "--to", name, "--wait-until", "idle", "--timeout", "60s")
 
         assert_by_events(sent["agent"], "turn_completed", sent["agent"]["status_evidence"]["rule"])
-        assert never_asked(first_run, name)
+        assert wardian_cli.never_asked(first_run, name)
         assert f"ECHO:{token}" in turn_request(first_run, f"ECHO:{token}")
         first_run.output_shows(name, f"MOCK-REPLY {token}")
 
@@ -156,14 +143,14 @@ def test_a_worktree_asks_nothing_and_keeps_its_repositorys_own_permission_rules(
     is worked in at once, as the repository would be, and the permission rules the repository
     commits (`opencode.json`, checked out in the worktree) hold there; the file lands in the
     worktree, not the workspace."""
-    repository = new_repository(tmp_path)
+    repository = wardian_cli.new_repository(tmp_path)
     (repository / "opencode.json").write_text(json.dumps({"permission": {"bash": "ask"}}))
     subprocess.run(["git", "-C", str(repository), "add", "opencode.json"], check=True)
-    first_run = WardianCli(wardian.home, first_commit(repository), wardian.cli, "opencode")
+    first_run = WardianCli(wardian.home, wardian_cli.first_commit(repository), wardian.cli, "opencode")
     folder = Path(first_run.spawn("wt", "--worktree")["worktree_folder"])
     # Generous: an OpenCode start takes a minute on a loaded machine (seen at load 16 on 2 cores).
     first_run.wait("wt", "idle", "ready", timeout="180s")
-    assert never_asked(first_run, "wt")
+    assert wardian_cli.never_asked(first_run, "wt")
 
     first_run("send", "run MOCK_TOOL:echo made-here > made.txt ECHO:w1", "--to", "wt")
     asked = first_run.wait("wt", "action_required", "approval_requested", timeout="120s")
@@ -239,7 +226,7 @@ def test_an_api_error_is_an_error_from_the_event_stream_and_kill_leaves_no_proce
     wardian("agent", "kill", "oc")
     wardian("agent", "wait", "oc", "--until", "off", "--timeout", "30s")
     folder = str(wardian.home / "agents" / agent["uuid"] / "opencode" / "opencode.json")
-    assert_no_process_with("OPENCODE_CONFIG", folder)
+    wardian_cli.assert_no_process_with("OPENCODE_CONFIG", folder)
 
 
 def test_agent_run_turn_resume_and_api_error(wardian: WardianCli) -> None:
@@ -321,8 +308,8 @@ def test_one_agent_reports_usage_is_itself_replies_to_an_ask_and_waits_out_a_usa
 
     # An ask is answered by the agent's `wardian reply`, with no dialog on the way.
     question = "what is six times seven? MOCK_TOOL:echo 42 | wardian reply ASK_REQUEST_ID --status done --stdin"
-    answer = ask_answer(ask_in_background("oc", question))
-    assert_replied_by_the_agent(answer, "42")
+    answer = wardian_cli.ask_answer(wardian_cli.ask_in_background("oc", question))
+    wardian_cli.assert_replied_by_the_agent(answer, "42")
     assert "action_required" not in [event.get("to") for event in wardian.watch("oc")["events"]]
 
     assert_a_usage_limit_is_waited_out(wardian)
