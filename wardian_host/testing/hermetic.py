@@ -27,12 +27,17 @@ INHERITED_PREFIXES = (
 # non-interactive under CI=true): a test must behave the same on a laptop and in CI.
 RUN_CHOICES = ("WARDIAN_SKIP_REAL_CLI", "WARDIAN_PTY_BACKEND")
 CI_VARIABLES = frozenset({"CI", "CONTINUOUS_INTEGRATION", "BUILD_NUMBER", "RUN_ID", "GITHUB_ACTIONS", "BUILD_ID"})
+# A shell's prompt and start-up files as the developer's shell exported them: an activated venv
+# exports PS1 "(.venv) …", and a test reading a shell agent's prompt must see the shell's own.
+SHELL_VARIABLES = frozenset({"PS1", "PS2", "PS4", "PROMPT_COMMAND", "ENV", "BASH_ENV"})
 
 
 def clean_environment(base: dict[str, str], home: Path, wardian_home: Path) -> dict[str, str]:
     """`base` without inherited Wardian/provider variables, pointed at the test's homes."""
     env = {
-        key: value for key, value in base.items() if not key.startswith(INHERITED_PREFIXES) and key not in CI_VARIABLES
+        key: value
+        for key, value in base.items()
+        if not key.startswith(INHERITED_PREFIXES) and key not in CI_VARIABLES | SHELL_VARIABLES
     }
     env["HOME"] = str(home)
     env["WARDIAN_HOME"] = str(wardian_home)
