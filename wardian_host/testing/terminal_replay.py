@@ -55,6 +55,12 @@ class Terminal:
         self.delay = None
         return self._take(self.parser.quiet())
 
+    def approval_once_quiet(self) -> tuple[object, object, str]:
+        """What the quiet call answers, one approval request: its reason, dialog and rule."""
+        [asked] = self.quiet()
+        assert asked.kind == "approval_requested", asked
+        return asked.reason, asked.dialog, asked.evidence.rule
+
     def _take(self, result: ParseResult) -> list[ProviderEvent]:
         events = list(result.events)
         if result.call_again_after is not None:

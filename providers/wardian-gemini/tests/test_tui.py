@@ -160,13 +160,7 @@ def test_the_tool_box_is_reported_once_settled_and_closes_when_answered(terminal
     opened = terminal.feed_to(TOOL_ACCEPTED, offset_after(TOOL_ACCEPTED, tui.APPROVAL))
     assert kinds(opened) == ["ready"]
     assert terminal.delay == tui.APPROVAL_SETTLE_SECONDS
-    [asked] = terminal.quiet()
-    assert (asked.kind, asked.reason, asked.dialog, asked.evidence.rule) == (
-        "approval_requested",
-        "tool",
-        TOOL_DIALOG,
-        "approval box",
-    )
+    assert terminal.approval_once_quiet() == ("tool", TOOL_DIALOG, "approval box")
     # Gone from a look: closed only once it stayed away (a repaint in pieces must not close it).
     assert terminal.feed_to(TOOL_ACCEPTED, len(TOOL_ACCEPTED)) == []
     assert terminal.delay == tui.APPROVAL_SETTLE_SECONDS
