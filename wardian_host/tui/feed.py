@@ -88,6 +88,7 @@ class _Follower:
         self.status = status  # the status the roster showed when it was started
         self.stream = stream
         self.stopped = False
+        self.heard = False  # its first item came: the host listens for it (it sends one at once)
         self.ended = False
         self.far_end_lost = False  # its host or link went away: followed again at the next read
 
@@ -121,8 +122,9 @@ class StatusFeed:
                 threading.Thread(target=self._run, args=(follower,), name=f"tui-follow-{key}", daemon=True).start()
 
     def following(self) -> list[str]:
+        """The agents whose stream is up: a change from now on reaches the dashboard."""
         with self._lock:
-            return sorted(key for key, follower in self._followers.items() if not follower.ended)
+            return sorted(key for key, follower in self._followers.items() if follower.heard and not follower.ended)
 
     def close(self) -> None:
         """Every stream ended and released before it returns (a remote's ssh process reaped)."""
@@ -143,6 +145,7 @@ class StatusFeed:
             for item in follower.stream.items():
                 if follower.stopped:
                     return
+                follower.heard = True
                 self._heard(follower.key, item)
         except WardianError as error:
             # Not live (paused, off): followed again once the roster shows another status.
