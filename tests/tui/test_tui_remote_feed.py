@@ -155,3 +155,16 @@ def polled_until(seen: Callable[[], bool], what: str) -> None:
     while not seen():
         assert time.monotonic() < deadline, f"never saw {what}"
         time.sleep(0.01)
+
+
+def test_a_stream_asked_for_as_the_dashboard_closes_starts_no_master() -> None:
+    """A follower thread that reaches its ssh command after `close` must not open a master
+    connection that nobody would end (it would live on for ControlPersist's time)."""
+    from wardian_host.remote.settings import RemoteSettings
+    from wardian_host.remote.shared_master import SharedMasters
+
+    masters = SharedMasters()
+    masters.close()
+
+    with pytest.raises(OSError):
+        masters.argv(Remote("devbox", RemoteSettings(ssh="me@devbox.invalid")), ["agent", "list"])

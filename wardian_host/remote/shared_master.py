@@ -30,6 +30,7 @@ class SharedMasters:
     def __init__(self) -> None:
         self._folder: Path | None = None
         self._started: dict[str, Remote] = {}
+        self._closed = False
         self._lock = threading.Lock()
 
     def argv(self, remote: Remote, args: list[str]) -> list[str]:
@@ -41,6 +42,7 @@ class SharedMasters:
     def close(self) -> None:
         """End every master started (`ssh -O exit`), and remove their folder."""
         with self._lock:
+            self._closed = True
             started, self._started = list(self._started.values()), {}
             folder, self._folder = self._folder, None
         for remote in started:
@@ -54,6 +56,8 @@ class SharedMasters:
     def _ensure(self, remote: Remote) -> Path:
         """The master's socket; under the lock, so sessions started together make one master."""
         with self._lock:
+            if self._closed:  # a session asked for as its owner closes: no master to outlive it
+                raise OSError("the ssh masters were closed")
             if self._folder is None:
                 # Short: a unix socket's path holds at most 104 bytes on some systems.
                 self._folder = Path(tempfile.mkdtemp(prefix="wardian-ssh-"))

@@ -27,6 +27,8 @@ class LineStream:
         self._lock = threading.Lock()  # the process is started only while the stream is open
 
     def items(self) -> Iterator[dict[str, Any]]:
+        if self._closed:  # closed before it started: not even a master connection made for it
+            return
         argv = self._argv()
         with self._lock:
             if self._closed:
