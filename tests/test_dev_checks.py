@@ -83,6 +83,7 @@ def _recorded_pytest_runs(monkeypatch: pytest.MonkeyPatch, codes: list[int]) -> 
     monkeypatch.setattr(dev, "install_real_clis", lambda: None)
     monkeypatch.setattr(dev, "run_checks", lambda names=None: 0)
     monkeypatch.delenv("WARDIAN_TEST_WORKERS", raising=False)
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
 
     def fake_run(*argv: object, env: dict | None = None, check: bool = True) -> int:
         runs.append((argv[3:], env))
@@ -99,11 +100,17 @@ def test_the_full_run_repeats_the_portable_seams_tests_under_the_portable_backen
     assert dev.test([]) == 0
     (everything, first_env), (again, portable_env) = runs
     assert everything == (f"--junitxml={dev.REPORTS / 'main.xml'}", "-n", "4", "--dist", "worksteal")
-    assert first_env is None
+    assert first_env is not None and "WARDIAN_PTY_BACKEND" not in first_env
     assert again[:5] == (f"--junitxml={dev.REPORTS / 'portable.xml'}", "-n", "4", "--dist", "worksteal")
     suites = list(again[5:])
     assert suites == dev.portable_backend_suites() and "tests/e2e/test_callers.py" in suites
     assert portable_env is not None and portable_env["WARDIAN_PTY_BACKEND"] == "ptyprocess"
+
+
+def test_both_passes_cache_bytecode_on_a_machine_that_exports_not_to(monkeypatch: pytest.MonkeyPatch) -> None:
+    dev, runs = _recorded_pytest_runs(monkeypatch, [0, 0])
+    assert dev.test([]) == 0
+    assert [env is not None and "PYTHONDONTWRITEBYTECODE" not in env for _, env in runs] == [True, True]
 
 
 @pytest.mark.parametrize(("codes", "expected"), [([0, 1], 1), ([1, 0], 1), ([0, 5], 1)])
