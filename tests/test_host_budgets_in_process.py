@@ -116,3 +116,32 @@ def test_a_hard_budget_interrupts_the_turn_that_reaches_it(running_host: InProce
     lines = (agent.buffer.read_from(agent.buffer.start_cursor) or b"").decode(errors="replace").splitlines()
     shown = {line.strip() for line in lines}
     assert "^C" in shown and "loop-ended" not in shown  # the terminal's echo of the interrupt key
+
+
+def test_an_interrupt_key_typed_twice_reaches_the_terminal_as_two_presses(
+    running_host: InProcessHost, tmp_path: Path
+) -> None:
+    """OpenCode interrupts at its second Esc, and reads two in one write as Alt+Esc: each press
+    must reach the CLI in a write of its own."""
+    spawn(running_host, tmp_path, "twice", "bash")
+    wait_until(running_host, "twice", "idle")
+    agent = running_host.host.registry.resolve("twice")
+    provider = agent.row["provider"]
+    info = running_host.host.plugins.info(provider)
+    profile = info.input_profile.model_copy(update={"interrupt_key": "\x1b", "interrupt_presses": 2})
+    running_host.host.plugins._infos[provider] = info.model_copy(update={"input_profile": profile})
+    # A raw terminal's reads, each told with how many bytes it got: one press a read. (Its words
+    # are not in the command, whose echo would show them before the terminal is raw.)
+    reader = (
+        'python3 -c \'import os, tty; tty.setraw(0); os.write(1, b"raw-%d\\r\\n" % 0); '
+        '[os.write(1, b"read-%d\\r\\n" % len(os.read(0, 64))) for _ in range(2)]\''
+    )
+    cursor = agent.buffer.end_cursor
+    running_host.call(running_host.host.sender.send_message(SendParams(to="twice", text=reader), None))
+    running_host.call(output_appears(agent, "raw-0", WAIT_SECONDS, since=cursor))
+
+    async def interrupt() -> bool:  # on the host's loop, as a budget check calls it
+        return running_host.host._interrupt(agent)
+
+    assert running_host.call(interrupt())
+    running_host.call(output_appears(agent, "read-1\r\nread-1", WAIT_SECONDS, since=cursor))

@@ -181,6 +181,7 @@ def test_show_gives_the_full_record(run_wardian, provider_packages) -> None:
         "input_marker": None,
         "paste_placeholder": None,
         "interrupt_key": None,
+        "interrupt_presses": 1,
     }
     assert (provider["session_id_mode"], provider["instruction_file"], provider["contract_version"]) == (
         "discovered",

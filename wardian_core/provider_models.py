@@ -119,6 +119,13 @@ class InputProfile(_Model):
         description="What interrupts a turn under way (Claude's Esc): a hard budget types it the moment the "
         "agent's use reaches its budget. None: the provider declares none, and the turn is let finish.",
     )
+    interrupt_presses: int = Field(
+        1,
+        ge=1,
+        le=3,
+        description="How many times the interrupt key is typed, each alone, 0.3 s apart (OpenCode interrupts at "
+        "a second Esc, and two in one write read as Alt+Esc).",
+    )
 
     @field_validator("paste_placeholder")
     @classmethod

@@ -70,6 +70,9 @@ from wardian_host.workflows.runner import WorkflowRunner
 log = logging.getLogger(__name__)
 
 PRUNE_INTERVAL_SECONDS = 3600.0
+# Between presses of an interrupt key typed more than once: each read alone, well within
+# OpenCode's 5 s for its second Esc (1.18.33).
+INTERRUPT_GAP_SECONDS = 0.3
 # How long a stopping host waits for the terminal server it told to end: `host stop` returns
 # once the host is gone, and the server must not outlive that (it ends in milliseconds).
 SERVER_EXIT_SECONDS = 10.0
@@ -177,11 +180,21 @@ class Host:
 
     def _interrupt(self, agent: LiveAgent) -> bool:
         """Type the provider's interrupt key (a hard budget); False when it declares none."""
-        key = self.plugins.info(agent.row["provider"]).input_profile.interrupt_key
-        if key is None:
+        profile = self.plugins.info(agent.row["provider"]).input_profile
+        if profile.interrupt_key is None:
             return False
-        self.terminals.write(agent.uuid, key.encode())
+        key = profile.interrupt_key.encode()
+        self.terminals.write(agent.uuid, key)
+        # Each further press alone: a TUI reads keys that come in one write as one (Esc Esc: Alt+Esc).
+        loop = asyncio.get_running_loop()
+        for press in range(1, profile.interrupt_presses):
+            loop.call_later(INTERRUPT_GAP_SECONDS * press, self._press_again, agent, key)
         return True
+
+    def _press_again(self, agent: LiveAgent, key: bytes) -> None:
+        """A further press of the interrupt key, unless the agent's terminal went meanwhile."""
+        if agent.is_running:
+            self.terminals.write(agent.uuid, key)
 
     def _notify_budget(self, agent: LiveAgent, held: dict[str, Any] | None) -> None:
         if held is not None:

@@ -38,4 +38,8 @@ INPUT_PROFILE = InputProfile(
     input_marker="›",
     # 0.169.0 draws a long paste as `[Pasted Content 1234 chars]`.
     paste_placeholder=r"\[Pasted Content \d+ chars\]",
+    # "Working (0s • esc to interrupt)" under a turn under way: Esc ends it, its rollout says
+    # `turn_aborted` (0.169.0, 0.171.0). In an empty composer it only shows "esc again to edit
+    # previous message"; a dialog (no turn runs then) takes it as its refusal.
+    interrupt_key="\x1b",
 )

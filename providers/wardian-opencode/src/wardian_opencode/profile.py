@@ -16,6 +16,11 @@ INPUT_PROFILE = InputProfile(
     input_marker="┃",
     # 1.18.33 draws a long paste as `[Pasted ~12 lines]`.
     paste_placeholder=r"\[Pasted ~\d+ lines\]",
+    # Its `session_interrupt` keybind, Esc: the first press under a busy session shows "esc again
+    # to interrupt", the second within 5 s aborts the turn (1.18.33); two in one write read as
+    # Alt+Esc, so each goes alone. At rest the binding is off and Esc does nothing.
+    interrupt_key="\x1b",
+    interrupt_presses=2,
 )
 
 PERMISSIONS: list[str | int | float | bool] = ["ask", "allow", "deny"]
