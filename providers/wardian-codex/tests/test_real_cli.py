@@ -566,6 +566,7 @@ def test_an_ask_is_answered_by_the_agents_wardian_reply(wardian: Wardian) -> Non
 
 
 def test_usage_is_what_the_model_server_reported_and_a_host_restart_counts_no_turn_twice(wardian: Wardian) -> None:
+    from budget_checks import assert_held_until_raised, cut_by_a_hard_budget
     from model_server.usage import RATE_LIMITS, REPORTED
     from usage_checks import figures, one_call, times, usage_after
 
@@ -621,6 +622,14 @@ def test_usage_is_what_the_model_server_reported_and_a_host_restart_counts_no_tu
     wardian("send", "resumed ECHO:used3", "--to", "cu", "--wait-until", "idle", "--timeout", "60s")
     calls = session_calls(wardian.cli.server)
     assert usage_after(usage, calls)["turns"] == calls
+
+    # A hard budget the next turn's first call passes: Esc interrupts that turn at once (the
+    # rollout's `turn_aborted`), the agent is held until raised.
+    cut = cut_by_a_hard_budget(wardian, "cu", lambda: session_calls(wardian.cli.server))
+    evidence = cut["status_evidence"]
+    assert (cut["status"], evidence["event"], evidence["message"]) == ("idle", "turn_completed", "interrupted"), cut
+    assert evidence["rule"] == "event_msg/turn_aborted", evidence
+    assert_held_until_raised(wardian, "cu")
 
 
 def test_a_turn_and_an_approval_outlive_a_host_restart_and_a_crash(wardian: Wardian) -> None:
