@@ -30,18 +30,10 @@ def type_prompt(session, prompt: str, settle_seconds: float) -> int:
     return start
 
 
-def test_tui_reaches_the_ready_prompt(cli, contract, recorder):
+def test_the_tui_reaches_its_ready_prompt_and_a_typed_prompt_is_answered_on_screen(cli, contract, recorder):
     session = cli.spawn(*contract.interactive_args)
-
     session.expect(contract.ready_marker, timeout=READY_TIMEOUT)
-
     recorder.save(f"{cli.name}-tui-ready.raw", session.raw)
-    cli.assert_only_model_server_was_called(model_calls_expected=False)
-
-
-def test_typed_prompt_is_answered_on_screen(cli, contract, recorder):
-    session = cli.spawn(*contract.interactive_args)
-    session.expect(contract.ready_marker, timeout=READY_TIMEOUT)
 
     start = type_prompt(session, "hello ECHO:tui1", contract.submit_settle_seconds)
     session.expect("MOCK-REPLY tui1", timeout=REPLY_TIMEOUT, start=start)
