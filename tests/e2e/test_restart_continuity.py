@@ -281,21 +281,28 @@ REPLIER = prompted_bash(
 
 
 def _asked(
-    wardian: Callable[..., Any], generic_spawn_args: Callable[..., list[str]], workspace: Path, timeout: str
+    wardian: Callable[..., Any],
+    generic_spawn_args: Callable[..., list[str]],
+    workspace: Path,
+    timeout: str | None,
+    env: dict[str, str] | None = None,
 ) -> tuple[subprocess.Popen[str], dict[str, Any]]:
-    """A REPLIER agent asked by a waiting `wardian ask`, once the question reached it: the asking
-    CLI and the request as stored."""
+    """A REPLIER agent asked by a waiting `wardian ask` (`--timeout` unless None; `env` added to
+    the asking CLI's), once the question reached it: the asking CLI and the request as stored."""
     os.mkfifo(workspace / "release")
     assert wardian(*generic_spawn_args("replier", *REPLIER)).returncode == 0
     _wait(wardian, "replier", "idle")
 
-    def cli(*args: str) -> subprocess.Popen[str]:
-        return subprocess.Popen([WARDIAN, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    def cli(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+        environ = None if env is None else os.environ | env
+        pipe = subprocess.PIPE
+        return subprocess.Popen([WARDIAN, *args], stdout=pipe, stderr=pipe, text=True, env=environ)
 
     # Listening before the question is typed: a watch counts only the output after it began.
     reached = cli("agent", "watch", "replier", "--until", "output:asked-ask_", "--timeout", "120s")
     _waiting(wardian, reached)
-    asking = cli("ask", "replier", "Is it safe?", "--timeout", timeout)
+    limit = [] if timeout is None else ["--timeout", timeout]
+    asking = cli("ask", "replier", "Is it safe?", *limit, env=env)
     _answer(reached)
     [request] = wardian("ask", "list", "--agent", "replier").json()["requests"]
     assert request["status"] == "pending" and request["delivery"]["result"] == "delivered"
@@ -330,7 +337,11 @@ def test_a_waiting_ask_gets_its_reply_from_the_next_host_without_asking_again(
 def test_an_ask_whose_host_does_not_come_back_stays_pending_and_says_where_its_reply_lands(
     wardian: Callable[..., Any], generic_spawn_args: Callable[..., list[str]], workspace: Path, wardian_home: Path
 ) -> None:
-    asking, request = _asked(wardian, generic_spawn_args, workspace, "15s")
+    # No --timeout: the wait for a next host is WARDIAN_CONTROL_TIMEOUT's (docs/cli.md), so the
+    # crash is followed by 2 s of waiting, not by what a --timeout long enough for the question
+    # to be typed on a loaded machine leaves of itself. The asking CLI waits for the reply for
+    # ever before that, so no limit can pass before the crash.
+    asking, request = _asked(wardian, generic_spawn_args, workspace, None, {"WARDIAN_CONTROL_TIMEOUT": "2"})
     crash_host(wardian_home)
     out, err = asking.communicate(timeout=60)
     assert asking.returncode == 6 and out == ""
