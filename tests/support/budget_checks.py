@@ -26,15 +26,31 @@ CUT_PROMPT = f'spend MOCK_TOOL:echo MOCK""_HOLD:{HOLD} ECHO:cut1'
 HEADROOM_TOKENS = 1000
 
 
-def cut_by_a_hard_budget(wardian: WardianCli, name: str, session_calls: Callable[[], int]) -> dict[str, Any]:
-    """Give the idle agent a hard budget just above its use, send it a turn that outlasts it,
-    and answer the agent once that turn was interrupted and it is idle and held. `session_calls`
-    counts the model calls its usage records (the earlier turns' are waited for first)."""
+def budget_above_its_use(wardian: WardianCli, name: str, session_calls: Callable[[], int], hard: bool) -> None:
+    """Give the idle agent a budget its next model call passes. `session_calls` counts the model
+    calls its usage records (the earlier turns' figures are waited for first)."""
     usage_after(lambda: wardian("agent", "show", name, "--fields", "usage")["agent"]["usage"], session_calls())
     used = wardian("agent", "budget", name)["used"]["tokens"]
     settings = wardian.home / "settings.toml"
     kept = settings.read_text() if settings.exists() else ""
-    settings.write_text(f"{kept}\n[budgets.agents.{name}]\ntokens = {used + HEADROOM_TOKENS}\nhard = true\n")
+    limit = f"tokens = {used + HEADROOM_TOKENS}\nhard = {str(hard).lower()}"
+    settings.write_text(f"{kept}\n[budgets.agents.{name}]\n{limit}\n")
+
+
+def held_after_its_turn(wardian: WardianCli, name: str, session_calls: Callable[[], int]) -> None:
+    """A soft budget: the turn that passes it finishes, then the agent is held."""
+    budget_above_its_use(wardian, name, session_calls, hard=False)
+    wardian("send", "spend ECHO:passed", "--to", name, "--wait-until", "idle", "--timeout", "60s")
+    wardian.output_shows(name, "MOCK-REPLY passed")
+    shown = wardian("agent", "budget", name)
+    assert shown["held"] is not None and shown["reached"] == ["tokens"], shown
+    assert shown["sources"]["tokens"] == "agent_settings", shown
+
+
+def cut_by_a_hard_budget(wardian: WardianCli, name: str, session_calls: Callable[[], int]) -> dict[str, Any]:
+    """Give the idle agent a hard budget its next call passes, send it a turn that outlasts it,
+    and answer the agent once that turn was interrupted and it is idle and held."""
+    budget_above_its_use(wardian, name, session_calls, hard=True)
 
     # Idle only once interrupted: the call after the tool is held until the test releases it.
     wardian("send", CUT_PROMPT, "--to", name, "--wait-until", "idle", "--timeout", "90s", timeout=120)
@@ -62,7 +78,7 @@ def assert_held_until_raised(wardian: WardianCli, name: str) -> None:
     assert refused.returncode == 1 and error["code"] == "budget_reached", refused.stderr
     assert f"wardian agent budget {name} --raise tokens=+" in error["hint"], error
 
-    # The cut call's history carries the tool's output, so every later call would be held too.
+    # A cut call's history carries the tool's output, so every later call would be held too.
     server.release(HOLD)
     raised = wardian("agent", "budget", name, "--raise", "tokens=+20000")
     assert raised["held"] is None and raised["left"]["tokens"] > 0, raised

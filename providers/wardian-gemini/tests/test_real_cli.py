@@ -395,6 +395,7 @@ def test_a_worktree_is_asked_about_until_its_repository_is_trusted(first_run: Wa
 
 
 def test_usage_is_what_the_model_server_reported_for_the_main_models_calls(wardian: WardianCli) -> None:
+    from budget_checks import assert_held_until_raised, held_after_its_turn
     from model_server.usage import REPORTED
     from usage_checks import figures, model_calls, one_call, times, usage_after
 
@@ -416,3 +417,7 @@ def test_usage_is_what_the_model_server_reported_for_the_main_models_calls(wardi
     assert (reported["cost_usd"], reported["context"]["window"]) == (None, None)
     assert reported["context"]["used"] == REPORTED.fresh_input + REPORTED.cache_read
     assert reported["model"]
+
+    # A budget the next turn passes: that turn finishes, then the agent is held until raised.
+    held_after_its_turn(wardian, "gu", lambda: model_calls(wardian.cli.server, ":streamGenerateContent"))
+    assert_held_until_raised(wardian, "gu")

@@ -272,6 +272,7 @@ def test_one_agent_reports_usage_is_itself_replies_to_an_ask_and_waits_out_a_usa
     10 to 25 s): its usage is what the model server reported for its session's calls, its shell
     tool reaches the host as the agent itself, an ask is answered by its `wardian reply`, and a
     usage limit is waited out (`assert_a_usage_limit_is_waited_out`)."""
+    from budget_checks import assert_held_until_raised, cut_by_a_hard_budget
     from model_server.usage import REPORTED
     from usage_checks import figures, one_call, times, usage_after
 
@@ -313,6 +314,13 @@ def test_one_agent_reports_usage_is_itself_replies_to_an_ask_and_waits_out_a_usa
     assert "action_required" not in [event.get("to") for event in wardian.watch("oc")["events"]]
 
     assert_a_usage_limit_is_waited_out(wardian)
+
+    # A hard budget the next turn's first call passes: Esc, twice, interrupts that turn at once
+    # (OpenCode's aborted message), the agent is held until raised.
+    session_calls = lambda: sum(1 for r in wardian.cli.server.model_requests() if '"tools"' in r.body_text())  # noqa: E731 -- read at each call
+    cut = cut_by_a_hard_budget(wardian, "oc", session_calls)
+    assert cut["status"] == "idle", cut
+    assert_held_until_raised(wardian, "oc")
 
 
 # Far enough ahead for the turn's first model call to come before the reset on a loaded machine.

@@ -27,10 +27,9 @@ INPUT_PROFILE = InputProfile(
     # 0.61.0 draws a long paste as `[Pasted Text: 532 chars]` (or `N lines`), its own
     # PASTED_TEXT_PLACEHOLDER_REGEX.
     paste_placeholder=r"\[Pasted Text: \d+ (?:lines|chars)(?: #\d+)?\]",
-    # "(esc to cancel, 3s)" under a turn under way: Esc cancels its request or running tool
-    # (0.61.0). At rest it only shows "Press Esc again to rewind" (a second within 0.5 s would
-    # open the rewind); a dialog (no turn runs then) takes it as its refusal.
-    interrupt_key="\x1b",
+    # No interrupt key: Esc does cancel a turn under way ("(esc to cancel, 3s)", 0.61.0; the
+    # screen says "Request cancelled."), but no hook ends it (no AfterAgent) and nothing here reads
+    # its end yet, so the agent would stay `processing`. A hard budget lets the turn finish.
 )
 
 APPROVAL_MODES: list[str | int | float | bool] = ["default", "auto_edit", "yolo", "plan"]
