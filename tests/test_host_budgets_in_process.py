@@ -102,8 +102,14 @@ def test_a_hard_budget_interrupts_the_turn_that_reaches_it(running_host: InProce
     spawn(running_host, tmp_path, "runner", "bash")
     wait_until(running_host, "runner", "idle")
     agent = running_host.host.registry.resolve("runner")
-    # A turn of over three minutes unless interrupted: its ticks keep the agent processing.
-    loop = "for i in $(seq 1000); do echo tick-$i; sleep 0.2; done; echo loop-ended"
+    # A turn of over three minutes unless interrupted: its ticks keep the agent processing. One
+    # process, not a shell loop of `sleep`s: a ^C landing between two of them (one exited, the
+    # next not yet the terminal's foreground) reached no process, and the loop went on.
+    ticks = (
+        "import signal, time; signal.signal(signal.SIGINT, signal.SIG_DFL); "  # dies of ^C, no traceback
+        "[print(f'tick-{i}') or time.sleep(0.2) for i in range(1000)]"
+    )
+    loop = f'python3 -uc "{ticks}" && echo loop-ended'
     cursor = agent.buffer.end_cursor
     running_host.call(running_host.host.sender.send_message(SendParams(to="runner", text=loop), None))
     running_host.call(output_appears(agent, "tick-2", WAIT_SECONDS, since=cursor))
