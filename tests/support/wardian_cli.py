@@ -65,6 +65,29 @@ class WardianCli:
     def output_shows(self, name: str, text: str, timeout: float = 10) -> None:
         output_shows(name, text, timeout)
 
+    def limit_rested(self, name: str, source: str) -> dict[str, Any]:
+        """The limit a turn hit, proven to have rested the agent (`idle` by `limit_reached`, read
+        from `source`) with its turn cut."""
+        rested = self("agent", name, "--fields", "status,status_evidence,limit")["agent"]
+        evidence, limit = rested["status_evidence"], rested["limit"]
+        assert (rested["status"], evidence["event"], evidence["source"]) == ("idle", "limit_reached", source), rested
+        assert limit["state"] == "cut", limit
+        return dict(limit)
+
+    def screen_shows(self, name: str, text: str) -> None:
+        rows = self("agent", "screen", name)["screen"]["rows"]
+        assert any(text in row for row in rows), rows
+
+    def resumed_by_wardian(self, name: str) -> list[dict[str, Any]]:
+        """After a limit's reset: Wardian continued the cut turn once, and that turn completed,
+        nothing marked `error` on the way; the agent's events."""
+        events: list[dict[str, Any]] = self.watch(name)["events"]
+        resumed = [event for event in events if event["kind"] == "limit_resumed"]
+        assert [event["by"] for event in resumed] == ["wardian"], events
+        assert "error" not in [event.get("to") for event in events]
+        assert self.show(name)["status_evidence"]["event"] == "turn_completed"
+        return events
+
     def run(self, name: str, prompt: str, *flags: str) -> subprocess.CompletedProcess[str]:
         """`wardian agent run`: one headless turn of the agent's provider; its exit code is the caller's to check."""
         return subprocess.run(

@@ -50,6 +50,15 @@ def iso(epoch: int) -> str:
     return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def plan_limited(wardian: Callable, claude_cli: Any, seconds_ahead: int, token: str) -> int:
+    """A signed-in (claude.ai plan) agent `cc` whose turn hit the plan's session limit, resetting
+    `seconds_ahead` from now; that reset, in epoch seconds."""
+    spawn(wardian, claude_cli, "cc", signed_in=True)
+    reset = int(time.time()) + seconds_ahead
+    limited_turn(wardian, "cc", reset, token)
+    return reset
+
+
 def pinned_version(request: pytest.FixtureRequest) -> str:
     return str(request.node.callspec.params["claude_cli"].version)
 
@@ -57,10 +66,7 @@ def pinned_version(request: pytest.FixtureRequest) -> str:
 def test_a_plan_limit_rests_the_agent_with_the_reset_the_server_gave(
     wardian: Callable, claude_cli: Any, request: pytest.FixtureRequest
 ) -> None:
-    spawn(wardian, claude_cli, "cc", signed_in=True)
-    reset = int(time.time()) + 7200
-
-    limited_turn(wardian, "cc", reset, "plan1")
+    reset = plan_limited(wardian, claude_cli, 7200, "plan1")
 
     rested = evidence(wardian, "cc")
     assert (rested["status"], rested["status_evidence"]["event"]) == ("idle", "limit_reached"), rested
@@ -96,10 +102,7 @@ def test_an_api_keys_limit_far_ahead_rests_the_agent_without_a_reset(wardian: Ca
 def test_a_plan_limit_a_few_seconds_ahead_is_continued_once_it_reset(
     wardian: Callable, claude_cli: Any, request: pytest.FixtureRequest
 ) -> None:
-    spawn(wardian, claude_cli, "cc", signed_in=True)
-    reset = int(time.time()) + 5
-
-    limited_turn(wardian, "cc", reset, "soon1")
+    plan_limited(wardian, claude_cli, 5, "soon1")
 
     assert evidence(wardian, "cc")["status_evidence"]["event"] == "limit_reached"
     # 2.1.197 waits behind its menu ("1. Stop and wait / 2. Upgrade your plan"): Wardian leaves it
