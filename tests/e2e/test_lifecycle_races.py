@@ -17,18 +17,23 @@ from living_processes import carrying, living_with
 
 WARDIAN = str(Path(sys.executable).parent / "wardian")
 # Hangs up in a FIFO when its group gets SIGHUP; SIGTERM is ignored, so only the SIGKILL
-# after the stop's grace period ends it, and a second command is queued meanwhile.
-STUBBORN = "trap 'echo hup > hung-up' HUP; trap '' TERM; echo up; while :; do sleep 600 & wait $!; done"
+# after the stop's grace period ends it, and a second command is queued meanwhile. Its prompt,
+# once its traps are set, makes it idle (PROMPT): no quiet time waited, none mistaken for ready.
+STUBBORN = "trap 'echo hup > hung-up' HUP; trap '' TERM; printf 'up> '; while :; do sleep 600 & wait $!; done"
+PROMPT = ["--provider-setting", "prompt_pattern=^up> $"]
 
 
 @pytest.fixture
-def stubborn(spawn, wait_status, workspace: Path) -> Callable[[str], dict]:
+def stubborn(run_wardian, generic_spawn_args, wait_status, show, workspace: Path) -> Callable[[str], dict]:
     """Spawn a STUBBORN agent named `name`, idle, and return its record."""
     os.mkfifo(workspace / "hung-up")
 
     def start(name: str) -> dict:
-        agent = spawn(name, "bash", "-c", STUBBORN)
+        spawned = run_wardian(*generic_spawn_args(name, *PROMPT, "--", "bash", "-c", STUBBORN))
+        assert spawned.returncode == 0, spawned.stderr
+        agent: dict = spawned.json()["agent"]
         wait_status(name, "idle")
+        assert show(name)["status_evidence"]["rule"] == "prompt_pattern ^up> $"  # its traps are set
         return agent
 
     return start
