@@ -80,11 +80,15 @@ def test_a_launch_state_db_cannot_record_is_ended_and_refused_so_no_crash_orphan
 
 
 def test_a_kill_also_ends_children_forked_during_the_grace_period(
-    spawn, wait_status, show, run_wardian, workspace: Path
+    generic_spawn_args, wait_status, show, run_wardian, workspace: Path
 ) -> None:
-    # SIGTERM and SIGHUP are ignored, by the loop and (inherited) by every child it forks.
-    forker = "trap '' TERM HUP; echo up; while :; do sleep 600 & echo $! >> children; sleep 0.05; done"
-    agent = spawn("forker", "bash", "-c", forker)
+    # SIGTERM and SIGHUP are ignored, by the loop and (inherited) by every child it forks. Its
+    # prompt makes it idle once its traps are set: no quiet time waited.
+    forker = "trap '' TERM HUP; printf 'up> '; while :; do sleep 600 & echo $! >> children; sleep 0.05; done"
+    prompt = ["--provider-setting", "prompt_pattern=^up> $"]
+    spawned = run_wardian(*generic_spawn_args("forker", *prompt, "--", "bash", "-c", forker))
+    assert spawned.returncode == 0, spawned.stderr
+    agent = spawned.json()["agent"]
     wait_status("forker", "idle")
     root = show("forker")["pid"]
     killed = run_wardian("agent", "kill", "forker")
