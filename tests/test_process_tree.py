@@ -2,6 +2,8 @@
 
 import os
 import subprocess
+import sys
+import threading
 from pathlib import Path
 
 import psutil
@@ -43,6 +45,29 @@ def test_end_processes_ends_children_forked_after_each_look_and_reports_none(tmp
         assert [pid for pid in children if psutil.pid_exists(pid) and psutil.Process(pid).status() != "zombie"] == []
     finally:
         forker.kill()
+
+
+# Starts a child, says its pid, and never reaps it: as an orphan's reaper that is slow (or
+# absent, a container's pid 1), its ended child stays a zombie.
+NEGLECTFUL_PARENT = (
+    "import subprocess, time; child = subprocess.Popen(['sleep', '600']); print(child.pid, flush=True); time.sleep(600)"
+)
+
+
+def test_a_process_ended_but_not_yet_reaped_is_not_waited_for() -> None:
+    parent = subprocess.Popen([sys.executable, "-c", NEGLECTFUL_PARENT], stdout=subprocess.PIPE, text=True)
+    try:
+        assert parent.stdout is not None
+        child = psutil.Process(int(parent.stdout.readline()))
+        # A grace period no test outlasts: only a wait that counts the zombie as ended returns.
+        ending = threading.Thread(target=process_tree.end_processes, args=(lambda: [child], 3600.0), daemon=True)
+        ending.start()
+        ending.join(timeout=60)  # a bound for a hang
+        assert not ending.is_alive(), "the kill waited for its parent to reap a process that had ended"
+        assert child.status() == psutil.STATUS_ZOMBIE
+    finally:
+        parent.kill()
+        parent.wait()
 
 
 def test_end_processes_returns_what_outlives_sigkill(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -139,6 +139,8 @@ KILL_WAIT_SECONDS = 2.0
 # HUP trap runs at its next safe point, and a SIGTERM that arrived with the hang-up (both pending
 # while frozen) would end it before.
 HANG_UP_SECONDS = 0.5
+# How often a wait for processes to end looks again for ones that ended unreaped.
+ENDED_POLL_SECONDS = 0.05
 
 
 def _living(processes: list[psutil.Process]) -> list[psutil.Process]:
@@ -196,16 +198,31 @@ def end_processes(
     if hang_up is not None:
         hang_up()
         _signal_all(first, signal.SIGCONT)
-        psutil.wait_procs(first, timeout=min(grace_seconds, HANG_UP_SECONDS))
+        _wait_ended(first, min(grace_seconds, HANG_UP_SECONDS))
         first = _freeze(found_or_held)
     _signal_all(first, signal.SIGTERM)
     _signal_all(first, signal.SIGCONT)  # SIGTERM is handled now, as without the freeze
-    psutil.wait_procs(first, timeout=grace_seconds)
+    _wait_ended(first, grace_seconds)
     for _ in range(KILL_ROUNDS):
         frozen = _freeze(found_or_held)
         if not frozen:
             return []
         _signal_all(frozen, signal.SIGKILL)
         _signal_all(frozen, signal.SIGCONT)  # a stopped process takes SIGKILL; this only hurries it
-        psutil.wait_procs(frozen, timeout=KILL_WAIT_SECONDS)
+        _wait_ended(frozen, KILL_WAIT_SECONDS)
     return _living(found_or_held())
+
+
+def _wait_ended(processes: list[psutil.Process], seconds: float) -> None:
+    """Return once every process has ended, or after `seconds`. A zombie has ended: waiting
+    for its parent to reap it (an orphan's reaper may do so seconds later, or never, as a
+    container's pid 1) would wait out the whole grace period for processes already dead.
+    Our own children are reaped here, as `psutil.wait_procs` reaps them."""
+    deadline = time.monotonic() + seconds
+    pending = processes
+    while pending:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return
+        _, alive = psutil.wait_procs(pending, timeout=min(remaining, ENDED_POLL_SECONDS))
+        pending = _living(alive)
