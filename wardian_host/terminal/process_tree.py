@@ -198,22 +198,22 @@ def end_processes(
     if hang_up is not None:
         hang_up()
         _signal_all(first, signal.SIGCONT)
-        _wait_ended(first, min(grace_seconds, HANG_UP_SECONDS))
+        wait_ended(first, min(grace_seconds, HANG_UP_SECONDS))
         first = _freeze(found_or_held)
     _signal_all(first, signal.SIGTERM)
     _signal_all(first, signal.SIGCONT)  # SIGTERM is handled now, as without the freeze
-    _wait_ended(first, grace_seconds)
+    wait_ended(first, grace_seconds)
     for _ in range(KILL_ROUNDS):
         frozen = _freeze(found_or_held)
         if not frozen:
             return []
         _signal_all(frozen, signal.SIGKILL)
         _signal_all(frozen, signal.SIGCONT)  # a stopped process takes SIGKILL; this only hurries it
-        _wait_ended(frozen, KILL_WAIT_SECONDS)
+        wait_ended(frozen, KILL_WAIT_SECONDS)
     return _living(found_or_held())
 
 
-def _wait_ended(processes: list[psutil.Process], seconds: float) -> None:
+def wait_ended(processes: list[psutil.Process], seconds: float) -> None:
     """Return once every process has ended, or after `seconds`. A zombie has ended: waiting
     for its parent to reap it (an orphan's reaper may do so seconds later, or never, as a
     container's pid 1) would wait out the whole grace period for processes already dead.

@@ -39,7 +39,7 @@ def reap_home(home: Path) -> None:
     for process in leftovers:
         with contextlib.suppress(psutil.Error):
             process.kill()
-    psutil.wait_procs(leftovers, timeout=5)
+    process_tree.wait_ended(leftovers, 5)  # not their reaping: an orphan's reaper may be seconds late
 
 
 def kill_host_and_terminal_server(home: Path) -> None:
@@ -53,4 +53,4 @@ def kill_host_and_terminal_server(home: Path) -> None:
                 process = psutil.Process(pid)
                 process.kill()
                 processes.append(process)
-    psutil.wait_procs(processes, timeout=10)
+    process_tree.wait_ended(processes, 10)
