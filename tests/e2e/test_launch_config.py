@@ -385,17 +385,21 @@ def test_clone_of_an_assigned_session_gets_its_own_id(spawn, wardian) -> None:
 
 
 def test_clear_gives_a_new_session_with_the_same_id_and_the_old_processes_output_never_appears(
-    spawn, wait_status, wardian, workspace: Path
+    run_wardian, generic_spawn_args, wait_status, wardian, workspace: Path
 ) -> None:
     # The root writes as it is stopped; its child ignores the hangup and answers SIGTERM by
-    # writing a second later, while the clear waits for it. late.txt proves both wrote.
+    # writing a second later, while the clear waits for it. late.txt proves both wrote. Its
+    # prompt, once its traps are set, makes each launch idle: no quiet time waited.
     script = (
         '( trap "" HUP; trap "sleep 1; echo OLD-CHILD-MARKER; echo child >> late.txt; exit 0" TERM; '
         "while :; do sleep 0.2; done ) & "
         'trap "echo OLD-ROOT-MARKER; echo root >> late.txt; exit 0" HUP; '
-        "echo life-started; sleep 600 & wait"
+        "printf 'life-started> '; sleep 600 & wait"
     )
-    agent = spawn("clearme", "bash", "-c", script)
+    prompt = ["--provider-setting", "prompt_pattern=^life-started> $"]
+    spawned = run_wardian(*generic_spawn_args("clearme", *prompt, "--", "bash", "-c", script))
+    assert spawned.returncode == 0, spawned.stderr
+    agent = spawned.json()["agent"]
     ok(wardian("agent", "update", "clearme", "--session-persistence", "resume"))
     wait_status("clearme", "idle")
     before = session_id(wardian, "clearme")
