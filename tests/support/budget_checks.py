@@ -26,31 +26,40 @@ CUT_PROMPT = f'spend MOCK_TOOL:echo MOCK""_HOLD:{HOLD} ECHO:cut1'
 HEADROOM_TOKENS = 1000
 
 
-def budget_above_its_use(wardian: WardianCli, name: str, session_calls: Callable[[], int], hard: bool) -> None:
+def budget_above_its_use(wardian: WardianCli, name: str, session_calls: Callable[[], int], hard: bool) -> str:
     """Give the idle agent a budget its next model call passes. `session_calls` counts the model
-    calls its usage records (the earlier turns' figures are waited for first)."""
+    calls its usage records (the earlier turns' figures are waited for first). Answers where the
+    figure went: settings.toml's table of the agent, or the agent's own layer where an earlier
+    raise put a figure (nearer than settings)."""
     usage_after(lambda: wardian("agent", "show", name, "--fields", "usage")["agent"]["usage"], session_calls())
-    used = wardian("agent", "budget", name)["used"]["tokens"]
+    shown = wardian("agent", "budget", name)
+    tokens = shown["used"]["tokens"] + HEADROOM_TOKENS
+    own = shown["sources"].get("tokens") == "agent"
     settings = wardian.home / "settings.toml"
-    kept = settings.read_text() if settings.exists() else ""
-    limit = f"tokens = {used + HEADROOM_TOKENS}\nhard = {str(hard).lower()}"
-    settings.write_text(f"{kept}\n[budgets.agents.{name}]\n{limit}\n")
+    table = f"\n[budgets.agents.{name}]\n"
+    # An earlier budget of this agent's (the table is written last) is replaced, not repeated.
+    kept = settings.read_text().split(table)[0] if settings.exists() else ""
+    figure = "" if own else f"tokens = {tokens}\n"
+    settings.write_text(f"{kept}{table}{figure}hard = {str(hard).lower()}\n")
+    if own:
+        wardian("agent", "budget", name, "--raise", f"tokens={tokens}")
+    return "agent" if own else "agent_settings"
 
 
 def held_after_its_turn(wardian: WardianCli, name: str, session_calls: Callable[[], int]) -> None:
     """A soft budget: the turn that passes it finishes, then the agent is held."""
-    budget_above_its_use(wardian, name, session_calls, hard=False)
+    source = budget_above_its_use(wardian, name, session_calls, hard=False)
     wardian("send", "spend ECHO:passed", "--to", name, "--wait-until", "idle", "--timeout", "60s")
     wardian.output_shows(name, "MOCK-REPLY passed")
     shown = wardian("agent", "budget", name)
     assert shown["held"] is not None and shown["reached"] == ["tokens"], shown
-    assert shown["sources"]["tokens"] == "agent_settings", shown
+    assert shown["sources"]["tokens"] == source, shown
 
 
 def cut_by_a_hard_budget(wardian: WardianCli, name: str, session_calls: Callable[[], int]) -> dict[str, Any]:
     """Give the idle agent a hard budget its next call passes, send it a turn that outlasts it,
     and answer the agent once that turn was interrupted and it is idle and held."""
-    budget_above_its_use(wardian, name, session_calls, hard=True)
+    source = budget_above_its_use(wardian, name, session_calls, hard=True)
 
     # Idle only once interrupted: the call after the tool is held until the test releases it.
     wardian("send", CUT_PROMPT, "--to", name, "--wait-until", "idle", "--timeout", "90s", timeout=120)
@@ -59,7 +68,7 @@ def cut_by_a_hard_budget(wardian: WardianCli, name: str, session_calls: Callable
     assert not [call for call in after_tool if call.answered_at], "the call after the tool was answered"
     shown = wardian("agent", "budget", name)
     assert shown["held"] is not None and shown["reached"] == ["tokens"], shown
-    assert shown["sources"]["tokens"] == "agent_settings" and shown["budget"]["hard"] is True, shown
+    assert shown["sources"]["tokens"] == source and shown["budget"]["hard"] is True, shown
     return wardian("agent", name, "--fields", "status,status_evidence")["agent"]
 
 

@@ -395,7 +395,7 @@ def test_a_worktree_is_asked_about_until_its_repository_is_trusted(first_run: Wa
 
 
 def test_usage_is_what_the_model_server_reported_for_the_main_models_calls(wardian: WardianCli) -> None:
-    from budget_checks import assert_held_until_raised, held_after_its_turn
+    from budget_checks import assert_held_until_raised, cut_by_a_hard_budget, held_after_its_turn
     from model_server.usage import REPORTED
     from usage_checks import figures, model_calls, one_call, times, usage_after
 
@@ -405,7 +405,8 @@ def test_usage_is_what_the_model_server_reported_for_the_main_models_calls(wardi
     # Gemini's wire counts the cached input inside the prompt and the thoughts apart from the
     # candidates; its session log records the main model's (streamed) calls, not the router's.
     per_call = one_call(cache_write=None)
-    wardian.spawn("gu")
+    # yolo: the hard budget's turn runs its tool with no dialog, which would take the interrupt key.
+    agent = wardian.spawn("gu", "--provider-setting", "approval_mode=yolo")
     wardian.wait("gu", "idle", "ready")
     wardian("send", "hello ECHO:used1", "--to", "gu", "--wait-until", "idle", "--timeout", "60s")
     calls = model_calls(wardian.cli.server, ":streamGenerateContent")
@@ -418,6 +419,23 @@ def test_usage_is_what_the_model_server_reported_for_the_main_models_calls(wardi
     assert reported["context"]["used"] == REPORTED.fresh_input + REPORTED.cache_read
     assert reported["model"]
 
+    # A hard budget the next turn's first call passes: Esc cancels that turn at once, with no
+    # AfterAgent (0.61.0). Its end is the AfterTool of the tool it killed, when Esc came while the
+    # tool ran, else the screen's "Request cancelled.". Held until raised (which releases the held
+    # call for good: the soft budget comes after).
+    session_calls = lambda: model_calls(wardian.cli.server, ":streamGenerateContent")  # noqa: E731 -- read at each call
+    cut = cut_by_a_hard_budget(wardian, "gu", session_calls)
+    evidence = cut["status_evidence"]
+    assert (cut["status"], evidence["event"], evidence["message"]) == ("idle", "turn_completed", "cancelled"), cut
+    assert (evidence["source"], evidence["rule"]) in (
+        ("gemini-hooks", "hook AfterTool cancelled"),
+        ("pty", "request cancelled"),
+    )
+    hooks = hook_events(wardian, agent["uuid"])
+    assert "AfterAgent" not in hooks[len(hooks) - hooks[::-1].index("BeforeAgent") :], hooks  # the cut turn's
+    wardian.output_shows("gu", "Request cancelled.")
+    assert_held_until_raised(wardian, "gu")
+
     # A budget the next turn passes: that turn finishes, then the agent is held until raised.
-    held_after_its_turn(wardian, "gu", lambda: model_calls(wardian.cli.server, ":streamGenerateContent"))
+    held_after_its_turn(wardian, "gu", session_calls)
     assert_held_until_raised(wardian, "gu")

@@ -38,6 +38,8 @@ TERMINAL = {
     # The workspace's own question, drawn over the prompt of a folder the user never decided on.
     "recordings/gemini-tui-workspace-trust-accepted.raw": ANSWERED_DIALOG,
     "recordings/gemini-tui-workspace-trust-rejected.raw": ANSWERED_DIALOG,
+    # A turn cut with Esc: its "Request cancelled." ends it (turn_completed), idle already here.
+    "recordings/gemini-tui-hard-budget-cut.raw": [("idle", "ready")],
 }
 ANSWERS = {
     "shared/gemini-tui.raw": [("tool", None)],

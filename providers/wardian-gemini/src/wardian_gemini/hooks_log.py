@@ -3,7 +3,8 @@
 Seen on 0.61.0 (interactive): `SessionStart` (source `startup` / `resume`) as the TUI starts;
 per prompt `BeforeAgent`, then per tool `BeforeTool`, `Notification` of type `ToolPermission`
 when it asks for approval (its details name the command), `AfterTool` once the tool ran, and
-`AfterAgent` as the turn ends; `SessionEnd` on exit — also when Gemini restarts itself in the
+`AfterAgent` as the turn ends — but not when Esc cancels it: then an AfterTool saying the tool
+was cancelled, if one ran (cancel.py), else nothing; `SessionEnd` on exit — also when Gemini restarts itself in the
 same terminal to apply a trust answer (reason `exit`, then a new `SessionStart`) and on `/clear`:
 so it ends nothing here, the terminal's process ending does.
 """
@@ -12,6 +13,7 @@ from typing import Any
 
 from wardian_core.provider import OutputSource, ParseResult, ProviderEvent, SpawnContext
 from wardian_core.provider.parsing import HookLogParser, object_field, text_field, tool_data, tool_summary
+from wardian_gemini import cancel
 from wardian_gemini.profile import TOOL_DIALOG
 
 
@@ -50,6 +52,10 @@ class GeminiHooks(HookLogParser):
                 self.approval_pending = False  # the tool ran after its dialog: the dialog was accepted
                 events.append(self.event("approval_resolved", f"{rule} after ToolPermission", name, answer="accepted"))
             summary = f"{name} {tool_summary(record)}"
+            if name == "AfterTool" and cancel.cancelled_tool(record):
+                # Esc cancelled the turn under its tool: no AfterAgent follows (0.61.0).
+                done = self.event("turn_completed", f"{rule} cancelled", summary, message="cancelled")
+                return ParseResult(events=[*events, done])
             return ParseResult(events=[*events, self.event("generating", rule, summary, data=tool_data(record))])
         if name == "AfterAgent":
             self.approval_pending = False

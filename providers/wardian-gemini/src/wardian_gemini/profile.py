@@ -27,9 +27,9 @@ INPUT_PROFILE = InputProfile(
     # 0.61.0 draws a long paste as `[Pasted Text: 532 chars]` (or `N lines`), its own
     # PASTED_TEXT_PLACEHOLDER_REGEX.
     paste_placeholder=r"\[Pasted Text: \d+ (?:lines|chars)(?: #\d+)?\]",
-    # No interrupt key: Esc does cancel a turn under way ("(esc to cancel, 3s)", 0.61.0; the
-    # screen says "Request cancelled."), but no hook ends it (no AfterAgent) and nothing here reads
-    # its end yet, so the agent would stay `processing`. A hard budget lets the turn finish.
+    # "(esc to cancel, 3s)" under a turn under way: Esc cancels it (0.61.0). No hook tells (no
+    # AfterAgent): the screen's "Request cancelled." ends the turn (tui.py).
+    interrupt_key="\x1b",
 )
 
 APPROVAL_MODES: list[str | int | float | bool] = ["default", "auto_edit", "yolo", "plan"]

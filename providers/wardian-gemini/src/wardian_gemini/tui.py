@@ -1,11 +1,13 @@
-"""Gemini CLI's TUI (`pty`): the ready prompt, the folder-trust dialogs, the tool box and the
-usage-limit dialog (0.61.0), read by `GeminiScreen`, a kit `ScreenParser` owning its state.
+"""Gemini CLI's TUI (`pty`): the ready prompt, the folder-trust dialogs, the tool box, the
+usage-limit dialog and a cancelled turn's line (0.61.0), read by `GeminiScreen`, a kit
+`ScreenParser` owning its state.
 
 The stream only says when to look (a marker in its squeezed text); the rules read the screen
 as a person sees it. Turns and tools come from the hooks (hooks_log.py); the screen decides
 readiness (with the SessionStart hook, and on a resume once its history loaded), shows the
 folder-trust dialogs — the workspace's own question (workspace_trust.py) and the one of
-`--include-directories`; no hook tells of either — and is the fallback for the tool box.
+`--include-directories`; no hook tells of either —, ends a turn cancelled with Esc (cancel.py;
+no hook tells that either) and is the fallback for the tool box.
 """
 
 import os
@@ -15,7 +17,7 @@ from pathlib import Path
 from wardian_core.provider import OutputSource, ParseResult, ProviderEvent, SpawnContext
 from wardian_core.provider.home import ready_rule, session_records
 from wardian_core.provider.parsing import BoxReport, ScreenParser, Settle, SettledBox, squeeze
-from wardian_gemini import home, limits, trust, workspace_trust
+from wardian_gemini import cancel, home, limits, trust, workspace_trust
 from wardian_gemini.profile import TOOL_DIALOG, TRUST_DIALOG
 
 READY = "Type your message or @path/to/file"
@@ -69,6 +71,7 @@ class GeminiScreen(ScreenParser):
         self.resume_settle = Settle(RESUME_SETTLE_SECONDS)
         self.resume_settled = False
         self.limit = limits.LimitDialog()
+        self.cancelled = cancel.CancelledLine()
 
     @property
     def resumed(self) -> bool:
@@ -84,6 +87,7 @@ class GeminiScreen(ScreenParser):
         markers += (squeeze(NOT_ADDED),) if self.trust_open else ()
         markers += () if self.workspace.answered else workspace_trust.MARKERS
         # The usage-limit dialog (limits.py); once told, the prompt's return lets the next one be told.
+        markers += cancel.MARKERS
         return markers + limits.MARKERS + (READY_MARKERS if self.limit.shown else ())
 
     def read(self, rows: list[str], text: str, settled: bool) -> ParseResult:
@@ -101,6 +105,7 @@ class GeminiScreen(ScreenParser):
         box_events, call_again = self.box.events(self.source, APPROVAL in text, settled, APPROVAL_BOX)
         events += box_events
         events += self.limit.look(self.source, lines)
+        events += self.cancelled.look(self.source, lines, hooks_file)
         if self.resumed and not self.ready and any(RESUMING_ROW.match(row.strip()) for row in rows):
             self.resume_banner_seen = True
             self.resume_settle.cancel()
