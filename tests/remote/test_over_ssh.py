@@ -24,9 +24,15 @@ ANSWERING = [sys.executable, "-m", "wardian_host.testing.answering_agent"]
 REMOTE_PROTOCOL = protocol.PROTOCOL  # the remote machine's, before a test patches this one's
 
 
-def spawned(run_wardian: Any, machine: Machine, name: str, *command: str) -> dict[str, Any]:
+# sh's prompt: an agent running sh is idle when it shows, with no quiet time waited.
+SH_PROMPT = ("--provider-setting", "prompt_pattern=\\$ $")
+
+
+def spawned(
+    run_wardian: Any, machine: Machine, name: str, *command: str, options: tuple[str, ...] = ()
+) -> dict[str, Any]:
     workspace = str(machine.home.parent)
-    args = ["--class", "Coder", "--name", name, "--workspace", workspace, "--", *command]
+    args = ["--class", "Coder", "--name", name, "--workspace", workspace, *options, "--", *command]
     result = run_wardian("--remote", "devbox", "agent", "spawn", "--provider", "generic", *args)
     assert result.returncode == 0, result.stderr
     agent: dict[str, Any] = result.json()["agent"]
@@ -34,7 +40,7 @@ def spawned(run_wardian: Any, machine: Machine, name: str, *command: str) -> dic
 
 
 def test_commands_run_on_the_remote_with_its_json_errors_and_exit_codes(devbox: Machine, run_wardian: Any) -> None:
-    agent = spawned(run_wardian, devbox, "bob", "sh")
+    agent = spawned(run_wardian, devbox, "bob", "sh", options=SH_PROMPT)
 
     waited = run_wardian("agent", "wait", "bob@devbox", "--until", "idle", "--timeout", "30s")
     shown = run_wardian("agent", "show", "bob@devbox", "--fields", "name,uuid,workspace")
