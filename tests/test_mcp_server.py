@@ -386,6 +386,17 @@ def test_the_host_serves_the_tools_without_the_sdk_or_the_clis_click_modules() -
     assert loaded.strip() == "[]"
 
 
+def test_a_host_starts_without_building_the_tools_catalogue() -> None:
+    # Some twenty parameter models, built at the first MCP session: every host start (hundreds
+    # in a test run) paid for them, with or without an MCP client.
+    started = "wardian_host.daemon.process, wardian_host.daemon.host"
+    code = f"import sys, {started}; print('wardian_host.mcp.catalog' in sys.modules)"
+
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+
+    assert loaded.strip() == "False"
+
+
 def test_the_relay_exits_when_its_client_closes_stdin_even_during_a_call(
     running_host: InProcessHost, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

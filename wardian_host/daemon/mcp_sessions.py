@@ -22,7 +22,6 @@ from wardian_host.answers.connection import CallerPlace
 from wardian_host.daemon.caller_identity import Caller
 from wardian_host.daemon.control_server import RequestContext, Routes
 from wardian_host.daemon.in_host_requests import InHostClient
-from wardian_host.mcp.host_tools import HostTools
 from wardian_host.mcp.messages import error_message
 from wardian_host.mcp.relay import MAX_LINE_BYTES
 from wardian_host.mcp.session import INVALID_REQUEST, McpSession
@@ -79,6 +78,10 @@ class McpSessions:
         caller = self._classify(context.peer)
         loop = asyncio.get_running_loop()
         connect = functools.partial(InHostClient, self._routes, context.peer, loop)
+        # The tools' catalogue (some twenty parameter models) is built at the first session, not
+        # at every host's start: a host with no MCP client never needs it.
+        from wardian_host.mcp.host_tools import HostTools
+
         tools = HostTools(connect, caller_place(params, caller), self._pool())
 
         async def send(message: dict[str, Any]) -> None:
