@@ -17,6 +17,8 @@ Test modules load this with:
     pytest_plugins = ["wardian_test_packages"]
 """
 
+import contextlib
+import fcntl
 import hashlib
 import importlib
 import os
@@ -100,28 +102,41 @@ def _pip(*args: str) -> None:
         pytest.fail(f"`pip {' '.join(args)}` failed:\n{done.stdout}\n{done.stderr}")
 
 
-def _build_into(source: Path, scratch: Path) -> None:
-    copy = shutil.copytree(source, scratch / "source", ignore=lambda _, names: [n for n in names if _left_out(n)])
-    wheel_dir = str(scratch / "wheel")
-    _pip("wheel", "--quiet", "--no-deps", "--no-index", "--no-build-isolation", "--wheel-dir", wheel_dir, str(copy))
+def _build_into(source: Path, wheel_dir: Path) -> None:
+    """`wheel_dir` made by `pip wheel` from a copy of `source` beside it."""
+    copy = shutil.copytree(source, wheel_dir.parent / "source", ignore=lambda _, names: list(filter(_left_out, names)))
+    options = ["--quiet", "--no-deps", "--no-index", "--no-build-isolation"]
+    _pip("wheel", *options, "--wheel-dir", str(wheel_dir), str(copy))
+
+
+@contextlib.contextmanager
+def _alone(cache: Path) -> Iterator[None]:
+    """One xdist worker at a time makes what `cache` keeps; the others wait, then reuse it. Each
+    worker making its own at once took 20 s of a loaded machine's two cores (three pips each)."""
+    with open(cache / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file is closed
+        yield
+
+
+def _made_once(made: Path, make: Callable[[Path], None]) -> Path:
+    """`made` in its cache, `make(scratch)` writing it into a scratch directory first unless a
+    worker already did: a directory that exists is whole."""
+    with _alone(made.parent):
+        if not made.exists():
+            scratch = Path(tempfile.mkdtemp(prefix=f".{made.name}-", dir=made.parent))
+            try:
+                make(scratch / "made")
+                (scratch / "made").rename(made)
+            finally:
+                shutil.rmtree(scratch, ignore_errors=True)
+    return made
 
 
 def build_wheel(source: Path, cache: Path) -> Path:
     """The wheel of the distribution at `source`, built by `pip wheel` with its declared backend
     (the test environment's setuptools: offline, no build isolation), from a copy because a
     build writes beside its sources. Kept in `cache` under the source's digest."""
-    built = cache / f"{source.name}-{source_hash(source)}"
-    if not built.exists():
-        scratch = Path(tempfile.mkdtemp(prefix=f".{source.name}-", dir=cache))
-        try:
-            _build_into(source, scratch)
-            # Workers building the same source at once: the first rename wins, the others reuse it.
-            (scratch / "wheel").rename(built)
-        except OSError:
-            if not built.exists():
-                raise
-        finally:
-            shutil.rmtree(scratch, ignore_errors=True)
+    built = _made_once(cache / f"{source.name}-{source_hash(source)}", lambda into: _build_into(source, into))
     [wheel] = built.glob("*.whl")
     return wheel
 
@@ -141,10 +156,12 @@ def install(wheels: list[Path], target: Path) -> None:
 
 
 @pytest.fixture(scope="session")
-def provider_packages_dir(tmp_path_factory: pytest.TempPathFactory, wheel_cache: Path) -> Path:
-    target = tmp_path_factory.mktemp("provider-packages")
-    install([build_wheel(source, wheel_cache) for source in DISTRIBUTIONS], target)
-    return target
+def provider_packages_dir(wheel_cache: Path) -> Path:
+    """The wheels installed once for all xdist workers, keyed by their sources' digests: tests
+    only import from it."""
+    wheels = [build_wheel(source, wheel_cache) for source in DISTRIBUTIONS]
+    installed = wheel_cache / ("installed-" + "-".join(wheel.parent.name for wheel in wheels))
+    return _made_once(installed, lambda into: install(wheels, into))
 
 
 @pytest.fixture
