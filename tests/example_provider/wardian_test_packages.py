@@ -8,8 +8,9 @@
 - A test that needs them found through their entry points (discovery itself, or a `wardian`
   subprocess) asks for `provider_packages`: `pip wheel` builds each with its declared
   backend, offline, once a session for all xdist workers (`build_wheel`, keyed by the
-  source's digest), and pip installs the wheels into a directory that test gets on
-  `sys.path` and `PYTHONPATH` (`install_provider_packages` does it when the test says).
+  source's digest), and pip installs the wheels, once too, into a directory that test gets
+  on `sys.path` and `PYTHONPATH` (`install_provider_packages` does it when the test says).
+  One worker at a time builds or installs; the others wait for it and reuse the result.
   Other tests never see them.
 
 Test modules load this with:
