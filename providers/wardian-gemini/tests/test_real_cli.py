@@ -96,8 +96,9 @@ def test_a_refused_tool_call_leaves_nothing_on_disk_and_kill_leaves_no_process(w
     wardian.wait("gm", "action_required", "approval_requested")
     refused = wardian("send", "--approval", "reject", "--to", "gm", "--timeout", "30s")
     assert refused["left_action_required"] is True
-    left = refused["agent"]["status_evidence"]
-    assert left["event"] == "approval_resolved", left
+    # The refusal ends the turn with no AfterAgent (0.61.0): its "Request cancelled." line does.
+    done = wardian.wait("gm", "idle", "turn_completed")["status_evidence"]
+    assert (done["source"], done["rule"], done["message"]) == ("pty", "request cancelled", "cancelled"), done
     assert not (wardian.workspace / "refused.txt").exists()
     assert "AfterTool" not in hook_events(wardian, agent["uuid"])
 
