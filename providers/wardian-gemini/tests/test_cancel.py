@@ -93,3 +93,33 @@ def test_a_tool_that_ran_ends_no_turn() -> None:
     record["tool_response"] = {"llmContent": "MOCK_HOLD:cut", "returnDisplay": "MOCK_HOLD:cut"}
     events = hooks_log.GeminiHooks(HOOK_SOURCE).feed((json.dumps(record) + "\n").encode()).events
     assert [(e.kind, e.evidence.rule) for e in events] == [("generating", "hook AfterTool")]
+
+
+# Seen live (0.61.0): Esc came as the tool started; the screen told the cancel first, then the
+# killed tool's AfterTool brought its output.
+KILLED_WITH_OUTPUT = {
+    "llmContent": "<untrusted_context>\nCommand was cancelled by user before it could complete. Below is the "
+    "output before it was cancelled:\nMOCK_HOLD:cut\n</untrusted_context>",
+    "returnDisplay": "Command cancelled by user.\n\nOutput before cancellation:\nMOCK_HOLD:cut",
+}
+
+
+def test_a_killed_tool_with_output_ends_the_turn_too() -> None:
+    record = json.loads(HOOKS[CUT_TOOL_ENDED]) | {"tool_response": KILLED_WITH_OUTPUT}
+    assert cancel.cancelled_tool(record)
+    debug = {"llmContent": KILLED_WITH_OUTPUT["llmContent"], "returnDisplay": KILLED_WITH_OUTPUT["llmContent"]}
+    assert cancel.cancelled_tool(record | {"tool_response": debug})  # debug mode shows what the model gets
+
+
+def test_the_screens_cancel_names_the_turn_its_hooks_name(make_ctx) -> None:
+    """The host drops an event of a turn it saw end: a tool's AfterTool after the screen's cancel
+    must not make the agent `processing` again."""
+    hooks = hooks_log.GeminiHooks(HOOK_SOURCE)
+    cut = HOOKS[: CUT_TOOL_ENDED + 1]
+    events = [event for line in cut for event in hooks.feed((line + "\n").encode()).events]
+    terminal = Terminal(plugin, make_ctx)
+    hooks_written(terminal, CUT_BEGUN)
+    [told] = [e for e in terminal.feed_to(SCREEN, offset_after(SCREEN, cancel.CANCELLED)) if e.kind == "turn_completed"]
+    cut_turn = json.loads(HOOKS[CUT_BEGUN - 2])["timestamp"]  # the cut turn's BeforeAgent
+    assert told.turn == cut_turn
+    assert [e.turn for e in events[-3:]] == [cut_turn] * 3  # turn_started, generating, its AfterTool's

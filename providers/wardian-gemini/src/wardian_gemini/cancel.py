@@ -10,9 +10,11 @@ silent. What tells, in order of structure:
   turn's prompt, also drawn when every tool of the turn was refused in its dialog (the turn
   ends then as well).
 
-The line stays in the chat: `CancelledLine` tells it once per turn (the hook log's count of
-BeforeAgent records), only while it is below the newest prompt's echo, and only with a chat above
-it unlike the last one told, so an old line on screen cannot end a later turn.
+The line stays in the chat: `CancelledLine` tells it once per turn (named, as the hooks' events
+are, by the time of its BeforeAgent record), only while it is below the newest prompt's echo,
+and only with a chat above it unlike the last one told, so an old line on screen cannot end a
+later turn. A tool can outlive the cancel: its AfterTool, of the turn already ended, then
+changes nothing (the host drops an event of a turn whose end it has).
 """
 
 import re
@@ -31,22 +33,31 @@ _CANCELLED_ROW = re.compile(r"^\u2139\s*Request cancelled\.$")
 # A prompt's echo in the chat, " > text"; the input box below the footer's rule is left out.
 _ECHO_ROW = re.compile(r"^> \S")
 _RULE_ROW = re.compile(r"^─{20,}$")
-# The shell tool's `returnDisplay` when the turn's abort killed it (0.61.0).
+# The shell tool's `returnDisplay` when the turn's abort killed it (0.61.0): alone, or followed by
+# "\n\nOutput before cancellation:\n…"; with debug mode on it shows the `llmContent`, "Command was
+# cancelled by user before it could start." (or "complete.", then the output).
 TOOL_CANCELLED = "Command cancelled by user."
+TOOL_CANCELLED_FOR_MODEL = "Command was cancelled by user before it could"
 
 
 def cancelled_tool(record: dict[str, Any]) -> bool:
     """An AfterTool hook of a tool the turn's cancel killed."""
-    return text_field(object_field(record, "tool_response"), "returnDisplay") == TOOL_CANCELLED
+    response = object_field(record, "tool_response")
+    shown = (text_field(response, "returnDisplay") or "").split("\n", 1)[0]
+    return shown == TOOL_CANCELLED or TOOL_CANCELLED_FOR_MODEL in (text_field(response, "llmContent") or "")
 
 
-def turns_begun(hooks_file: Path | None) -> int:
-    """BeforeAgent records in the hook log: which turn a cancel line belongs to (0 without a log)."""
+def turn_begun(hooks_file: Path | None) -> str | None:
+    """The newest turn in the hook log: its BeforeAgent's time, as `GeminiHooks` names turns."""
     try:
         lines = hooks_file.read_bytes().splitlines() if hooks_file is not None else []
     except OSError:
-        return 0
-    return sum(1 for line in lines if (payload := hook_payload(line)) is not None and payload[1] == "BeforeAgent")
+        return None
+    for line in reversed(lines):
+        payload = hook_payload(line)
+        if payload is not None and payload[1] == "BeforeAgent":
+            return text_field(payload[0], "timestamp")
+    return None
 
 
 def cancelled_chat(rows: list[str]) -> tuple[str, ...] | None:
@@ -65,7 +76,7 @@ class CancelledLine:
     """The screen's "Request cancelled.", told once per turn: a turn begun (its BeforeAgent) while
     the old line still ends the chat, its echo not drawn yet, has the same chat above the line."""
 
-    told_turn: int | None = None
+    told_turn: str | None = None
     told_chat: tuple[str, ...] | None = None
 
     def look(self, source: OutputSource, rows: list[str], hooks_file: Path | None) -> list[ProviderEvent]:
@@ -73,8 +84,9 @@ class CancelledLine:
         chat = cancelled_chat(rows)
         if chat is None or chat == self.told_chat:
             return []
-        turn = turns_begun(hooks_file)
-        if turn == self.told_turn:
+        turn = turn_begun(hooks_file)
+        if self.told_chat is not None and turn == self.told_turn:
             return []
         self.told_turn, self.told_chat = turn, chat
-        return [event("turn_completed", source, RULE, CANCELLED, message="cancelled")]
+        ended = event("turn_completed", source, RULE, CANCELLED, message="cancelled")
+        return [ended.model_copy(update={"turn": turn})] if turn else [ended]

@@ -12,7 +12,7 @@ so it ends nothing here, the terminal's process ending does.
 from typing import Any
 
 from wardian_core.provider import OutputSource, ParseResult, ProviderEvent, SpawnContext
-from wardian_core.provider.parsing import HookLogParser, object_field, text_field, tool_data, tool_summary
+from wardian_core.provider.parsing import HookLogParser, in_turn, object_field, text_field, tool_data, tool_summary
 from wardian_gemini import cancel
 from wardian_gemini.profile import TOOL_DIALOG
 
@@ -24,6 +24,9 @@ class GeminiHooks(HookLogParser):
         super().__init__(source, ctx)
         # A ToolPermission notification not yet followed by its tool's run or the turn's end.
         self.approval_pending = False
+        # The turn under way, named by its BeforeAgent's time (Gemini's hooks carry no turn id):
+        # a tool's AfterTool after the screen ended its turn (cancel.py) is then known as late.
+        self.turn: str | None = None
 
     def rests(self) -> bool:
         """No dialog awaits its tool and no session but the host's (`ParseResult.at_rest`)."""
@@ -40,6 +43,12 @@ class GeminiHooks(HookLogParser):
             return ParseResult(events=started, want_screen=True)
         if self.another_session(record):
             return ParseResult()  # another session's payload
+        if name == "BeforeAgent":
+            self.turn = text_field(record, "timestamp")
+        return in_turn(self._turn_events(record, name, rule), self.turn)
+
+    def _turn_events(self, record: dict[str, Any], name: str, rule: str) -> ParseResult:
+        """What a hook of the session's turns says."""
         if name == "BeforeAgent":
             self.approval_pending = False
             prompt = text_field(record, "prompt") or ""
