@@ -9,15 +9,17 @@ whole process tree, and why the host stopped it.
 """
 
 import asyncio
+import concurrent.futures
 import contextlib
 import functools
 import logging
 import os
 import signal
+import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from wardian_core.parsing import DEFAULT_COLS, DEFAULT_ROWS
 from wardian_core.process_identity import TOKEN_VARIABLE, ProcessIdentity, new_token
@@ -29,6 +31,7 @@ from wardian_host.terminal.posix import resolve_executable
 from wardian_host.terminal.ptys import ExitCodeHandler, OutputHandler
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 ExitHandler = Callable[[int | None, str | None], None]  # (exit code, the host's stop reason or None)
 # The stop reason of a terminal that ended because the terminal server did (killed, out of memory).
@@ -222,7 +225,7 @@ class TerminalSupervisor:
             # Sent once the processes are found and frozen, so none is re-parented before it is seen.
             hang_up = functools.partial(_signal_group, session.pid, signal.SIGHUP)
         find = functools.partial(process_tree.agent_processes, identity)
-        ended = await asyncio.to_thread(process_tree.end_processes, find, grace_seconds, hang_up)
+        ended = await _in_own_thread(functools.partial(process_tree.end_processes, find, grace_seconds, hang_up))
         survivors = [process.pid for process in ended]
         if survivors:
             log.error("agent %s: processes %s survived SIGKILL", key, survivors)
@@ -231,6 +234,25 @@ class TerminalSupervisor:
         if self.cgroups is not None:  # its exit came before the rest of its tree was ended
             self.cgroups.release(key)
         return survivors
+
+
+async def _in_own_thread(blocking: Callable[[], T]) -> T:
+    """`blocking()` in a thread of its own. A stop waits out its grace period in its thread, and
+    the loop's shared pool has a handful of threads on a small machine (6 on 2 cores): the
+    seventh agent of a `host stop` waited for a first one's grace before its own began."""
+    done: concurrent.futures.Future[T] = concurrent.futures.Future()
+
+    def run() -> None:
+        if not done.set_running_or_notify_cancel():
+            return
+        try:
+            done.set_result(blocking())
+        except Exception as error:  # noqa: BLE001 - handed to the awaiting task, which raises it
+            done.set_exception(error)
+
+    # Not a daemon: a host exiting meanwhile finishes the stop, as with the loop's own pool.
+    threading.Thread(target=run, name="wardian-stop").start()
+    return await asyncio.wrap_future(done)
 
 
 def _signal_group(leader: int, signal_number: int) -> None:
