@@ -61,12 +61,18 @@ def assert_send_confirmed(answer: dict[str, Any], signals: set[str]) -> None:
     assert answer["results"][0]["delivery"] == delivery
 
 
-def assert_a_send_is_confirmed_once(wardian: Any, name: str, signals: set[str]) -> dict[str, Any]:
+def assert_a_send_is_confirmed_once(
+    wardian: Any, name: str, signals: set[str], *, spawned: bool = False
+) -> dict[str, Any]:
     """Through the real `wardian`: a prompt sent to an idle agent is confirmed by the provider's
     turn-start signal, its turn completes, the model received it exactly once, and nothing but the
-    model server was called."""
-    wardian.spawn(name)
-    wardian.wait(name, "idle", "ready")
+    model server was called. `spawned`: the caller's agent `name` already ran turns (a start saved);
+    it is sent to once idle, whichever event made it so."""
+    if spawned:
+        wardian("agent", "wait", name, "--until", "idle", "--timeout", "60s", timeout=90)
+    else:
+        wardian.spawn(name)
+        wardian.wait(name, "idle", "ready")
     token = "ECHO:confirmed1"
 
     answer = wardian("send", f"say it once {token}", "--to", name)

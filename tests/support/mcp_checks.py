@@ -62,8 +62,10 @@ def statuses_seen(wardian: Any, name: str) -> list[str]:
     return [str(event.get("status") or event.get("to") or "") for event in events]
 
 
-def assert_the_agent_uses_wardians_tools(wardian: Any, name: str) -> None:
-    wardian.spawn(name)
+def assert_the_agent_uses_wardians_tools(wardian: Any, name: str, spawn_options: tuple[str, ...] = ()) -> None:
+    """`spawn_options`: more of `agent spawn`'s, for a caller whose next checks need the same agent
+    spawned so (OpenCode's `shell_permission=ask`): no setting may take Wardian's tools away."""
+    wardian.spawn(name, *spawn_options)
     wardian.wait(name, "idle", "ready", timeout="90s")
     # `idle` means ready, Wardian's tools included: the very first prompt after it gets them.
     assert wardian("agent", "show", name, "--fields", "mcp_tools")["agent"]["mcp_tools"] == "connected"

@@ -1,5 +1,6 @@
 """A send to a real OpenCode agent is confirmed by its session turning busy, through `wardian`;
-its model uses Wardian's MCP tools (tests/support/mcp_checks.py)."""
+its model uses Wardian's MCP tools (tests/support/mcp_checks.py). One agent carries all three
+checks: each OpenCode start costs 6 to 10 s of CPU, the most of any CLI."""
 
 import pytest
 from delivery_checks import assert_a_send_is_confirmed_once, assert_send_confirmed, times_received
@@ -9,14 +10,16 @@ from wardian_cli import WardianCli
 pytestmark = pytest.mark.real_cli
 
 
-def test_a_send_is_confirmed_by_the_session_turning_busy(wardian: WardianCli) -> None:
-    assert_a_send_is_confirmed_once(wardian, "oc", {"session.status busy"})
+def test_one_agent_uses_wardians_tools_then_a_send_is_confirmed_by_busy_and_one_during_a_turn_by_its_message(
+    wardian: WardianCli,
+) -> None:
+    """In this order: Wardian's tools first, since they must reach the very first prompt after the
+    agent turned idle; then a send to the idle agent is confirmed by its session turning busy; then
+    a send during a turn (held at the shell's dialog, hence `shell_permission=ask` at the spawn) is
+    confirmed by its user message, the session being busy already."""
+    assert_the_agent_uses_wardians_tools(wardian, "oc", ("--provider-setting", "shell_permission=ask"))
+    assert_a_send_is_confirmed_once(wardian, "oc", {"session.status busy"}, spawned=True)
 
-
-def test_a_send_during_a_turn_is_confirmed_by_its_user_message(wardian: WardianCli) -> None:
-    common = ["--provider", "opencode", "--class", "Coder", "--name", "oc", "--workspace", str(wardian.workspace)]
-    wardian("agent", "spawn", *common, "--provider-setting", "shell_permission=ask")
-    wardian.wait("oc", "idle", "ready")
     # One command, one dialog: OpenCode may ask once per command of a `&&` chain.
     wardian("send", "run MOCK_TOOL:sleep 5 ECHO:first1", "--to", "oc")
     wardian.wait("oc", "action_required", "approval_requested")
@@ -30,7 +33,3 @@ def test_a_send_during_a_turn_is_confirmed_by_its_user_message(wardian: WardianC
     wardian.cli.server.wait_for(lambda request: "ECHO:queued2" in request.body_text(), 60)
     wardian.wait("oc", "idle", "turn_completed")
     assert times_received(wardian.cli.server.requests, "ECHO:queued2") == 1
-
-
-def test_the_agent_lists_agents_and_answers_an_ask_through_wardians_tools(wardian: WardianCli) -> None:
-    assert_the_agent_uses_wardians_tools(wardian, "oc-mcp")
