@@ -17,7 +17,8 @@ from wardian_core.statuses import Status
 
 
 class _Params(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    # Built on a request kind's first use, as the answers are (control/answers.Answer).
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
 
 class RequestFrame(BaseModel):

@@ -15,7 +15,8 @@ DEFAULT_NODE_TIMEOUT = 600.0
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    # Built when a workflow is first read: most hosts never read one.
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
 
 class WorkflowInput(_Model):
