@@ -39,7 +39,7 @@ SEAMS: dict[str, dict[str, list[str]]] = {
     "callers held by their start time (no pidfd)": {
         "plumbing": ["tests/e2e/test_callers.py", "tests/e2e/test_ask_reply.py", "tests/e2e/test_whoami_shape.py"],
         "real CLI": [
-            f"{CLAUDE}::test_the_agents_shell_tool_reaches_the_host_as_itself",
+            f"{CLAUDE}::test_one_agent_takes_an_early_send_skills_multi_line_tools_an_ask_and_approvals",
             f"{GEMINI}::test_an_ask_is_answered_by_the_agents_wardian_reply",
         ],
     },

@@ -60,9 +60,27 @@ def fields(wardian: Callable, name: str) -> dict[str, Any]:
     return wardian("agent", name, "--fields", "status,status_evidence,provider_session_id").json()["agent"]
 
 
-def transitions(wardian: Callable, name: str) -> list[tuple[str, str, str, str]]:
-    """(from, to, event, source) of every status change the host kept for the agent."""
-    events = wardian("agent", "watch", name).json()["watch"]["events"]
+def watch_page(wardian: Callable, name: str, since: int | None) -> dict[str, Any]:
+    args = ("agent", "watch", name) if since is None else ("agent", "watch", name, "--since", str(since))
+    return dict(wardian(*args).json()["watch"])
+
+
+def cursor_now(wardian: Callable, name: str) -> int:
+    """The end of the agent's output so far: events from here on are those of what comes next."""
+    page = watch_page(wardian, name, None)
+    while page["more"]:
+        page = watch_page(wardian, name, page["cursor"])
+    return int(page["cursor"])
+
+
+def transitions(wardian: Callable, name: str, since: int | None = None) -> list[tuple[str, str, str, str]]:
+    """(from, to, event, source) of every status change the host kept for the agent (from cursor
+    `since` on, when given: a test taking several turns asserts on one turn's changes)."""
+    page = watch_page(wardian, name, since)
+    events = list(page["events"])
+    while page["more"]:
+        page = watch_page(wardian, name, page["cursor"])
+        events += page["events"]
     return [(e["from"], e["to"], e["evidence"].get("event"), e["evidence"].get("source")) for e in events]
 
 
@@ -83,135 +101,163 @@ def send_and_wait(wardian: Callable, name: str, text: str) -> dict[str, Any]:
     return wardian("send", text, "--to", name, "--wait-until", "idle", "--timeout", WAIT).json()["agent"]
 
 
-def test_turn_then_pause_and_resume_continue_the_same_session(
-    wardian: Callable, agent: Callable, claude_cli: Any, wardian_home: Path
-) -> None:
-    ready = agent("cc")
-    # Ready is the prompt on screen once Claude's SessionStart hook has fired.
-    assert_evidence(fields(wardian, "cc"), "idle", "ready", "pty", "ready prompt after hook SessionStart")
-    # The ready prompt as a person sees it: the words apart, as the TUI laid them out.
-    rows = wardian("agent", "screen", "cc").json()["screen"]["rows"]
-    assert any("? for shortcuts" in row for row in rows), rows
-    session_id = fields(wardian, "cc")["provider_session_id"]
-    assert session_id and ready["status"] == "idle"
-
-    after = send_and_wait(wardian, "cc", "hello ECHO:first1")
-
-    assert_evidence(fields(wardian, "cc"), "idle", "turn_completed", HOOKS, "hook Stop")
-    assert after["status"] == "idle"
-    assert ("idle", "processing", "turn_started", HOOKS) in transitions(wardian, "cc")
-    assert_on_screen(wardian_home, "cc", "MOCK-REPLY first1")
-
-    paused = wardian("agent", "pause", "cc").json()["agent"]
-    assert paused["status"] == "off"
-    wardian("agent", "resume", "cc").json()
-    wardian("agent", "wait", "cc", "--until", "idle", "--timeout", WAIT).json()
-    resumed = fields(wardian, "cc")
-    assert resumed["provider_session_id"] == session_id
-    # No trust question for Wardian's own --add-dir roots on the resume (2.1.330 asks otherwise).
-    assert_evidence(resumed, "idle", "ready", "pty", "ready prompt after hook SessionStart")
-
-    send_and_wait(wardian, "cc", "again ECHO:second2")
-
-    assert_evidence(fields(wardian, "cc"), "idle", "turn_completed", HOOKS, "hook Stop")
-    last = claude_cli.server.model_requests()[-1].body.decode()
-    assert "ECHO:second2" in last and "ECHO:first1" in last, "the resumed session lost the earlier turn"
-    assert_on_screen(wardian_home, "cc", "MOCK-REPLY second2")
-    claude_cli.assert_only_model_server_was_called()
+# -- one agent, started once, through the checks that need no fresh start of their own --
 
 
-def test_a_send_right_after_spawn_arrives_intact(wardian: Callable, claude_cli: Any, wardian_home: Path) -> None:
+def spawn_and_send_at_once(wardian: Callable, claude_cli: Any, wardian_home: Path, name: str) -> None:
+    """A send right after spawn arrives intact: the host holds the text until Claude takes input."""
     env = {**claude_cli.env, "WARDIAN_CLAUDE_EXECUTABLE": str(claude_cli.executable)}
     env.pop("HOME", None)
-    spawn = ("agent", "spawn", "--provider", "claude", "--class", "Coder", "--name", "early")
+    spawn = ("agent", "spawn", "--provider", "claude", "--class", "Coder", "--name", name)
     wardian(*spawn, "--workspace", str(claude_cli.workspace), env=env).json()
     text = "first words typed at once ECHO:early7"
 
-    # No wait for idle: the host holds the text until Claude takes input.
-    sent = wardian("send", text, "--to", "early", "--wait-until", "idle", "--timeout", WAIT).json()
+    # No wait for idle.
+    sent = wardian("send", text, "--to", name, "--wait-until", "idle", "--timeout", WAIT).json()
 
     assert sent["results"][0]["result"] == "delivered"
-    assert_evidence(fields(wardian, "early"), "idle", "turn_completed", HOOKS, "hook Stop")
+    assert_evidence(fields(wardian, name), "idle", "turn_completed", HOOKS, "hook Stop")
     bodies = [request.body_text() for request in claude_cli.server.model_requests()]
     assert any(text in body for body in bodies), "the prompt reached the model cut or garbled"
-    events = wardian("agent", "watch", "early").json()["watch"]["events"]
+    events = wardian("agent", "watch", name).json()["watch"]["events"]
     submitted = [e["evidence"]["line"] for e in events if e["evidence"].get("event") == "turn_started"]
     assert submitted == [f"UserPromptSubmit {text}"]
-    assert_on_screen(wardian_home, "early", "MOCK-REPLY early7")
+    assert_on_screen(wardian_home, name, "MOCK-REPLY early7")
 
 
-def test_approval_accepted_runs_the_tool_and_rejected_does_not(
-    wardian: Callable, agent: Callable, claude_cli: Any, wardian_home: Path
-) -> None:
-    agent("cc")
-    # Nobody named a permission mode: Wardian launched Claude in "default", so tools ask.
-    in_force = wardian("agent", "cc", "--verbose").json()["agent"]["provider_settings"]
-    assert in_force == {"permission_mode": "default"}
-    approved, rejected = claude_cli.workspace / "approved.txt", claude_cli.workspace / "rejected.txt"
-
-    wardian("send", f"run MOCK_TOOL:touch {approved.name} ECHO:acc1", "--to", "cc").json()
-    waiting = wardian("agent", "wait", "cc", "--until", "action_required", "--timeout", WAIT).json()["agent"]
-    assert waiting["status"] == "action_required"
-    asking = fields(wardian, "cc")
-    assert_evidence(asking, "action_required", "approval_requested", HOOKS, "hook PermissionRequest")
-    assert f"Bash: touch {approved.name}" in asking["status_evidence"]["line"]
-    assert (asking["status_evidence"]["reason"], asking["status_evidence"]["dialog"]) == ("tool", "tool")
-    assert not approved.exists(), "the tool ran before it was approved"
-
-    answer = wardian("send", "--approval", "accept", "--to", "cc").json()
-    assert answer["left_action_required"] is True
-    wardian("agent", "wait", "cc", "--until", "idle", "--timeout", WAIT).json()
-
-    assert_evidence(fields(wardian, "cc"), "idle", "turn_completed", HOOKS, "hook Stop")
-    # The dialog's end is its own event (the tool ran after it), not a turn_started.
-    assert ("action_required", "processing", "approval_resolved", HOOKS) in transitions(wardian, "cc")
-    assert approved.exists()
-    assert_on_screen(wardian_home, "cc", "MOCK-REPLY tool-done acc1")
-
-    wardian("send", f"run MOCK_TOOL:touch {rejected.name} ECHO:rej2", "--to", "cc").json()
-    # Idle before the send (above), so any action_required now is this dialog's. Not `--next`:
-    # `send` answers once the turn started, and the dialog may open before the wait begins.
-    wardian("agent", "wait", "cc", "--until", "action_required", "--timeout", WAIT).json()
-    assert_evidence(fields(wardian, "cc"), "action_required", "approval_requested", HOOKS, "hook PermissionRequest")
-
-    answer = wardian("send", "--approval", "reject", "--to", "cc").json()
-
-    assert answer["left_action_required"] is True
-    # A rejection ends the turn without any hook (2.1.197): the screen says so.
-    assert_evidence(fields(wardian, "cc"), "idle", "turn_completed", "pty", "turn interrupted after an approval dialog")
-    assert ("action_required", "processing", "approval_resolved", "pty") in transitions(wardian, "cc")
-    assert not rejected.exists(), "the rejected command ran"
-    claude_cli.assert_only_model_server_was_called()
-
-
-def test_api_error_in_a_turn_is_an_error(wardian: Callable, agent: Callable, claude_cli: Any) -> None:
-    agent("cc")
-
-    wardian("send", "now MOCK_HTTP_ERROR:400", "--to", "cc").json()
-    wardian("agent", "wait", "cc", "--until", "error", "--timeout", WAIT)
-
-    failed = fields(wardian, "cc")
-    assert_evidence(failed, "error", "error", HOOKS, "hook StopFailure")
-    assert "mock error 400 requested" in failed["status_evidence"]["line"]
-
-
-def test_skill_and_instructions_in_an_include_root_reach_the_model(
-    wardian: Callable, agent: Callable, claude_cli: Any, wardian_home: Path
-) -> None:
+def write_skill_and_instructions(wardian_home: Path) -> None:
+    """A skill and instructions in the common include root, there before the agent starts."""
     skill = wardian_home / "common" / ".agents" / "skills" / "zebra-painter"
     skill.mkdir(parents=True)
     (skill / "SKILL.md").write_text(
         "---\nname: zebra-painter\ndescription: Paints zebras ZEBRA-SKILL-42\n---\nPaint stripes.\n"
     )
     (wardian_home / "common" / "CLAUDE.md").write_text("Shared rule COMMON-RULE-17.\n")
-    agent("cc")
 
-    send_and_wait(wardian, "cc", "hello ECHO:skill3")
+
+def skill_and_instructions_reach_the_model(wardian: Callable, claude_cli: Any, wardian_home: Path, name: str) -> None:
+    send_and_wait(wardian, name, "hello ECHO:skill3")
 
     body = claude_cli.server.model_requests()[-1].body.decode()
     assert "zebra-painter" in body and "ZEBRA-SKILL-42" in body
     assert "COMMON-RULE-17" in body
     assert (wardian_home / "common" / ".claude" / "skills").is_symlink()
+
+
+def multi_line_message_arrives_as_one_prompt(wardian: Callable, claude_cli: Any, wardian_home: Path, name: str) -> None:
+    since = cursor_now(wardian, name)
+
+    send_and_wait(wardian, name, "first line of the task\nsecond line ECHO:multi4")
+
+    assert_evidence(fields(wardian, name), "idle", "turn_completed", HOOKS, "hook Stop")
+    assert ("idle", "processing", "turn_started", HOOKS) in transitions(wardian, name, since)
+    body = claude_cli.server.model_requests()[-1].body.decode()
+    assert "first line of the task\\nsecond line ECHO:multi4" in body
+    assert_on_screen(wardian_home, name, "MOCK-REPLY multi4")
+
+
+def shell_tool_reaches_the_host_as_the_agent(wardian: Callable, claude_cli: Any, wardian_home: Path, name: str) -> None:
+    me = wardian("agent", name, "--fields", "uuid").json()["agent"]
+    whoami = claude_cli.workspace / "whoami.json"
+
+    # Wardian launches Claude without its sandbox: the tool runs once approved.
+    wardian("send", f"MOCK_TOOL:wardian host whoami > {whoami.name} ECHO:w1", "--to", name).json()
+    wardian("agent", "wait", name, "--until", "action_required", "--timeout", WAIT).json()
+    assert f"Bash: wardian host whoami > {whoami.name}" in fields(wardian, name)["status_evidence"]["line"]
+    wardian("send", "--approval", "accept", "--to", name).json()
+    wardian("agent", "wait", name, "--until", "idle", "--timeout", WAIT).json()
+
+    # The audit log in state.db has the call its hooks reported, beside the status changes.
+    with reading(wardian_home) as conn:
+        calls = [e["payload"] for e in list_events(conn, me["uuid"]) if e["kind"] == "tool_call"]
+    bash = [(call["tool"], call["rule"], call["source"]) for call in calls if "whoami" in call.get("line", "")]
+    assert ("Bash", "hook PreToolUse", HOOKS) in bash and ("Bash", "hook PostToolUse", HOOKS) in bash, calls
+    caller = json.loads(whoami.read_text())["caller"]
+    tie = "cgroup" if caller["cgroups"]["in_use"] else "ancestry"  # the agent's own cgroup, where there is one
+    assert (caller["verification"], caller["tie"]) == ("verified", tie), caller
+    assert (caller["agent"]["uuid"], caller["agent"]["name"]) == (me["uuid"], name), caller
+
+
+def an_ask_is_answered_by_the_agents_wardian_reply(wardian: Callable, wardian_home: Path, name: str) -> None:
+    question = "what is six times seven? MOCK_TOOL:echo 42 | wardian reply ASK_REQUEST_ID --status done --stdin"
+    asking = ask_in_background(name, question, {"WARDIAN_HOME": str(wardian_home)})
+
+    wardian("agent", "wait", name, "--until", "action_required", "--timeout", WAIT).json()
+    assert "wardian reply ask_" in fields(wardian, name)["status_evidence"]["line"]
+    wardian("send", "--approval", "accept", "--to", name).json()
+
+    assert_replied_by_the_agent(ask_answer(asking), "42")
+    # The reply came from within the turn: it ends before the next check sends.
+    wardian("agent", "wait", name, "--until", "idle", "--timeout", WAIT).json()
+
+
+def approval_accepted_runs_the_tool_and_rejected_does_not(
+    wardian: Callable, claude_cli: Any, wardian_home: Path, name: str
+) -> None:
+    # Nobody named a permission mode: Wardian launched Claude in "default", so tools ask.
+    in_force = wardian("agent", name, "--verbose").json()["agent"]["provider_settings"]
+    assert in_force == {"permission_mode": "default"}
+    approved, rejected = claude_cli.workspace / "approved.txt", claude_cli.workspace / "rejected.txt"
+    since = cursor_now(wardian, name)
+
+    wardian("send", f"run MOCK_TOOL:touch {approved.name} ECHO:acc1", "--to", name).json()
+    waiting = wardian("agent", "wait", name, "--until", "action_required", "--timeout", WAIT).json()["agent"]
+    assert waiting["status"] == "action_required"
+    asking = fields(wardian, name)
+    assert_evidence(asking, "action_required", "approval_requested", HOOKS, "hook PermissionRequest")
+    assert f"Bash: touch {approved.name}" in asking["status_evidence"]["line"]
+    assert (asking["status_evidence"]["reason"], asking["status_evidence"]["dialog"]) == ("tool", "tool")
+    assert not approved.exists(), "the tool ran before it was approved"
+
+    answer = wardian("send", "--approval", "accept", "--to", name).json()
+    assert answer["left_action_required"] is True
+    wardian("agent", "wait", name, "--until", "idle", "--timeout", WAIT).json()
+
+    assert_evidence(fields(wardian, name), "idle", "turn_completed", HOOKS, "hook Stop")
+    # The dialog's end is its own event (the tool ran after it), not a turn_started.
+    assert ("action_required", "processing", "approval_resolved", HOOKS) in transitions(wardian, name, since)
+    assert approved.exists()
+    assert_on_screen(wardian_home, name, "MOCK-REPLY tool-done acc1")
+    since = cursor_now(wardian, name)
+
+    wardian("send", f"run MOCK_TOOL:touch {rejected.name} ECHO:rej2", "--to", name).json()
+    # Idle before the send (above), so any action_required now is this dialog's. Not `--next`:
+    # `send` answers once the turn started, and the dialog may open before the wait begins.
+    wardian("agent", "wait", name, "--until", "action_required", "--timeout", WAIT).json()
+    assert_evidence(fields(wardian, name), "action_required", "approval_requested", HOOKS, "hook PermissionRequest")
+
+    answer = wardian("send", "--approval", "reject", "--to", name).json()
+
+    assert answer["left_action_required"] is True
+    # A rejection ends the turn without any hook (2.1.197): the screen says so.
+    assert_evidence(fields(wardian, name), "idle", "turn_completed", "pty", "turn interrupted after an approval dialog")
+    assert ("action_required", "processing", "approval_resolved", "pty") in transitions(wardian, name, since)
+    assert not rejected.exists(), "the rejected command ran"
+
+
+def api_error_in_a_turn_is_an_error(wardian: Callable, name: str) -> None:
+    wardian("send", "now MOCK_HTTP_ERROR:400", "--to", name).json()
+    wardian("agent", "wait", name, "--until", "error", "--timeout", WAIT)
+
+    failed = fields(wardian, name)
+    assert_evidence(failed, "error", "error", HOOKS, "hook StopFailure")
+    assert "mock error 400 requested" in failed["status_evidence"]["line"]
+
+
+def test_one_agent_takes_an_early_send_skills_multi_line_tools_an_ask_and_approvals(
+    wardian: Callable, claude_cli: Any, wardian_home: Path
+) -> None:
+    """Checks that need no fresh Claude of their own, in turn on one (each Claude start costs
+    seconds of CPU); each starts from idle. The rejected tool goes last: Claude sends its refusal
+    with the next prompt, which the model server would answer as the tool's end."""
+    write_skill_and_instructions(wardian_home)
+    spawn_and_send_at_once(wardian, claude_cli, wardian_home, "cc")
+    skill_and_instructions_reach_the_model(wardian, claude_cli, wardian_home, "cc")
+    multi_line_message_arrives_as_one_prompt(wardian, claude_cli, wardian_home, "cc")
+    shell_tool_reaches_the_host_as_the_agent(wardian, claude_cli, wardian_home, "cc")
+    an_ask_is_answered_by_the_agents_wardian_reply(wardian, wardian_home, "cc")
+    approval_accepted_runs_the_tool_and_rejected_does_not(wardian, claude_cli, wardian_home, "cc")
+    claude_cli.assert_only_model_server_was_called()
 
 
 def headless_run(claude_cli: Any, tmp_path: Path, prompt: str, **update: Any) -> Path:
@@ -274,12 +320,51 @@ def test_headless_turn_completes_and_an_api_error_is_an_error(
     claude_cli.assert_only_model_server_was_called()
 
 
-def test_a_fresh_launch_gets_a_new_session_id_that_the_next_resume_uses(
-    wardian: Callable, agent: Callable, claude_cli: Any
+def test_turn_then_pause_and_resume_continue_the_same_session(
+    wardian: Callable, agent: Callable, claude_cli: Any, wardian_home: Path
 ) -> None:
-    first = agent("cc")
+    ready = agent("cc")
+    # Ready is the prompt on screen once Claude's SessionStart hook has fired.
+    assert_evidence(fields(wardian, "cc"), "idle", "ready", "pty", "ready prompt after hook SessionStart")
+    # The ready prompt as a person sees it: the words apart, as the TUI laid them out.
+    rows = wardian("agent", "screen", "cc").json()["screen"]["rows"]
+    assert any("? for shortcuts" in row for row in rows), rows
+    session_id = fields(wardian, "cc")["provider_session_id"]
+    assert session_id and ready["status"] == "idle"
+
+    after = send_and_wait(wardian, "cc", "hello ECHO:first1")
+
+    assert_evidence(fields(wardian, "cc"), "idle", "turn_completed", HOOKS, "hook Stop")
+    assert after["status"] == "idle"
+    assert ("idle", "processing", "turn_started", HOOKS) in transitions(wardian, "cc")
+    assert_on_screen(wardian_home, "cc", "MOCK-REPLY first1")
+
+    paused = wardian("agent", "pause", "cc").json()["agent"]
+    assert paused["status"] == "off"
+    wardian("agent", "resume", "cc").json()
+    wardian("agent", "wait", "cc", "--until", "idle", "--timeout", WAIT).json()
+    resumed = fields(wardian, "cc")
+    assert resumed["provider_session_id"] == session_id
+    # No trust question for Wardian's own --add-dir roots on the resume (2.1.330 asks otherwise).
+    assert_evidence(resumed, "idle", "ready", "pty", "ready prompt after hook SessionStart")
+
+    send_and_wait(wardian, "cc", "again ECHO:second2")
+
+    assert_evidence(fields(wardian, "cc"), "idle", "turn_completed", HOOKS, "hook Stop")
+    last = claude_cli.server.model_requests()[-1].body.decode()
+    assert "ECHO:second2" in last and "ECHO:first1" in last, "the resumed session lost the earlier turn"
+    assert_on_screen(wardian_home, "cc", "MOCK-REPLY second2")
+    claude_cli.assert_only_model_server_was_called()
+
+
+# -- one agent's session renewed by clear, kept by resume, and run headless --
+
+
+def a_fresh_launch_gets_a_new_session_id_that_the_next_resume_uses(
+    wardian: Callable, claude_cli: Any, first: dict[str, Any]
+) -> None:
+    """`agent clear` of the agent `first` (its turns: ECHO:old1, then an API error)."""
     first_session = fields(wardian, "cc")["provider_session_id"]
-    send_and_wait(wardian, "cc", "hello ECHO:old1")
 
     cleared = wardian("agent", "clear", "cc").json()["agent"]
     wardian("agent", "wait", "cc", "--until", "idle", "--timeout", WAIT).json()
@@ -290,7 +375,8 @@ def test_a_fresh_launch_gets_a_new_session_id_that_the_next_resume_uses(
     # Stop is matched by the new session id, so the hook source follows the new session.
     send_and_wait(wardian, "cc", "hello ECHO:new2")
     assert_evidence(fields(wardian, "cc"), "idle", "turn_completed", HOOKS, "hook Stop")
-    assert "ECHO:old1" not in claude_cli.server.model_requests()[-1].body.decode()
+    last = claude_cli.server.model_requests()[-1].body.decode()
+    assert "ECHO:old1" not in last and "MOCK_HTTP_ERROR" not in last
 
     wardian("agent", "pause", "cc").json()
     wardian("agent", "resume", "cc").json()
@@ -301,23 +387,6 @@ def test_a_fresh_launch_gets_a_new_session_id_that_the_next_resume_uses(
     assert "ECHO:new2" in last and "ECHO:old1" not in last
 
 
-def test_multi_line_message_arrives_as_one_prompt(
-    wardian: Callable, agent: Callable, claude_cli: Any, wardian_home: Path
-) -> None:
-    agent("cc")
-
-    send_and_wait(wardian, "cc", "first line of the task\nsecond line ECHO:multi4")
-
-    assert_evidence(fields(wardian, "cc"), "idle", "turn_completed", HOOKS, "hook Stop")
-    assert ("idle", "processing", "turn_started", HOOKS) in transitions(wardian, "cc")
-    body = claude_cli.server.model_requests()[-1].body.decode()
-    assert "first line of the task\\nsecond line ECHO:multi4" in body
-    assert_on_screen(wardian_home, "cc", "MOCK-REPLY multi4")
-
-
-# -- headless through the host: `wardian agent run` --
-
-
 def agent_run(wardian: Callable, name: str, prompt: str, *flags: str) -> Any:
     return wardian("agent", "run", name, prompt, *flags, "--timeout", "75s", timeout=85)
 
@@ -326,8 +395,8 @@ def last_step(run: dict[str, Any]) -> tuple[str, str]:
     return run["timeline"][-1]["to"], run["timeline"][-1]["event"]
 
 
-def test_agent_run_turn_resume_and_api_error(wardian: Callable, agent: Callable, claude_cli: Any) -> None:
-    agent("cc")
+def agent_run_turn_resume_and_api_error(wardian: Callable, claude_cli: Any) -> None:
+    """`wardian agent run` (headless through the host) of the agent `cc`, paused first."""
     wardian("agent", "pause", "cc").json()  # one Claude process per session
 
     first = agent_run(wardian, "cc", "hello ECHO:h1").json()["run"]
@@ -361,43 +430,20 @@ def test_agent_run_turn_resume_and_api_error(wardian: Callable, agent: Callable,
     )
     assert any(e["kind"] == "error" and e["evidence"]["source"] == "headless" for e in run["events"]), run
     assert "mock error 400 requested" in json.dumps(run["events"]) + run["stderr_tail"]
-    claude_cli.assert_only_model_server_was_called()
 
 
-def test_the_agents_shell_tool_reaches_the_host_as_itself(
-    wardian: Callable, agent: Callable, claude_cli: Any, wardian_home: Path
+def test_an_api_error_then_clear_gives_a_new_session_that_resume_keeps_then_agent_run_runs_headless(
+    wardian: Callable, agent: Callable, claude_cli: Any
 ) -> None:
-    me = agent("cc")
-    whoami = claude_cli.workspace / "whoami.json"
-
-    # Wardian launches Claude without its sandbox: the tool runs once approved.
-    wardian("send", f"MOCK_TOOL:wardian host whoami > {whoami.name} ECHO:w1", "--to", "cc").json()
-    wardian("agent", "wait", "cc", "--until", "action_required", "--timeout", WAIT).json()
-    assert f"Bash: wardian host whoami > {whoami.name}" in fields(wardian, "cc")["status_evidence"]["line"]
-    wardian("send", "--approval", "accept", "--to", "cc").json()
-    wardian("agent", "wait", "cc", "--until", "idle", "--timeout", WAIT).json()
-
-    # The audit log in state.db has the call its hooks reported, beside the status changes.
-    with reading(wardian_home) as conn:
-        calls = [e["payload"] for e in list_events(conn, me["uuid"]) if e["kind"] == "tool_call"]
-    bash = [(call["tool"], call["rule"], call["source"]) for call in calls if "whoami" in call.get("line", "")]
-    assert ("Bash", "hook PreToolUse", HOOKS) in bash and ("Bash", "hook PostToolUse", HOOKS) in bash, calls
-    caller = json.loads(whoami.read_text())["caller"]
-    tie = "cgroup" if caller["cgroups"]["in_use"] else "ancestry"  # the agent's own cgroup, where there is one
-    assert (caller["verification"], caller["tie"]) == ("verified", tie), caller
-    assert (caller["agent"]["uuid"], caller["agent"]["name"]) == (me["uuid"], "cc"), caller
-
-
-def test_an_ask_is_answered_by_the_agents_wardian_reply(wardian: Callable, agent: Callable, wardian_home: Path) -> None:
-    agent("cc")
-    question = "what is six times seven? MOCK_TOOL:echo 42 | wardian reply ASK_REQUEST_ID --status done --stdin"
-    asking = ask_in_background("cc", question, {"WARDIAN_HOME": str(wardian_home)})
-
-    wardian("agent", "wait", "cc", "--until", "action_required", "--timeout", WAIT).json()
-    assert "wardian reply ask_" in fields(wardian, "cc")["status_evidence"]["line"]
-    wardian("send", "--approval", "accept", "--to", "cc").json()
-
-    assert_replied_by_the_agent(ask_answer(asking), "42")
+    """One agent through the checks whose restarts of Claude renew its session or run it headless,
+    in turn (each Claude start costs seconds of CPU): the API error, which leaves the agent in
+    error, comes right before the clear that starts Claude afresh."""
+    first = agent("cc")
+    send_and_wait(wardian, "cc", "hello ECHO:old1")
+    api_error_in_a_turn_is_an_error(wardian, "cc")
+    a_fresh_launch_gets_a_new_session_id_that_the_next_resume_uses(wardian, claude_cli, first)
+    agent_run_turn_resume_and_api_error(wardian, claude_cli)
+    claude_cli.assert_only_model_server_was_called()
 
 
 def test_usage_is_what_the_model_server_reported_and_a_host_restart_counts_no_turn_twice(
