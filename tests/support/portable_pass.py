@@ -40,7 +40,7 @@ SEAMS: dict[str, dict[str, list[str]]] = {
         "plumbing": ["tests/e2e/test_callers.py", "tests/e2e/test_ask_reply.py", "tests/e2e/test_whoami_shape.py"],
         "real CLI": [
             f"{CLAUDE}::test_one_agent_takes_an_early_send_skills_multi_line_tools_an_ask_and_approvals",
-            f"{GEMINI}::test_an_ask_is_answered_by_the_agents_wardian_reply",
+            f"{GEMINI}::test_a_turn_and_the_session_outlive_a_crash_of_the_host_and_an_ask_is_answered_by_the_agents_reply",
         ],
     },
     "polling followers (output/polling: no inotify)": {
@@ -51,7 +51,7 @@ SEAMS: dict[str, dict[str, list[str]]] = {
         "real CLI": [
             f"{CLAUDE}::test_turn_then_pause_and_resume_continue_the_same_session",
             f"{CODEX}::test_a_turn_and_an_approval_outlive_a_host_restart_and_a_crash",
-            f"{GEMINI}::test_spawn_is_idle_a_turn_completes_and_the_session_outlives_a_crash_of_the_host",
+            f"{GEMINI}::test_a_turn_and_the_session_outlive_a_crash_of_the_host_and_an_ask_is_answered_by_the_agents_reply",
         ],
     },
 }

@@ -25,7 +25,11 @@ def hook_events(wardian: WardianCli, uuid: str) -> list[str]:
     return [json.loads(line)["hook_event_name"] for line in lines]
 
 
-def test_spawn_is_idle_a_turn_completes_and_the_session_outlives_a_crash_of_the_host(wardian: WardianCli) -> None:
+def test_a_turn_and_the_session_outlive_a_crash_of_the_host_and_an_ask_is_answered_by_the_agents_reply(
+    wardian: WardianCli,
+) -> None:
+    """One agent (a Gemini start is the suite's costliest): spawned to idle, a turn, a kill -9 of
+    the host and a turn after it, then an ask its shell tool answers through the new host."""
     from host_restarts import crash_host, recorded_file_positions, status_changes
 
     agent = wardian.spawn("gm")
@@ -70,42 +74,13 @@ def test_spawn_is_idle_a_turn_completes_and_the_session_outlives_a_crash_of_the_
     hooks_read = recorded_file_positions(wardian.home, agent["uuid"], before["pid"])[str(log_file)]
     assert 0 < hooks_read["start"] == hooks_read["read"], hooks_read
 
-
-def test_a_tool_call_is_approved_from_wardian(wardian: WardianCli) -> None:
-    wardian.spawn("gm")
-    wardian.wait("gm", "idle", "ready")
-    wardian("send", "run MOCK_TOOL:touch approved.txt ECHO:t1", "--to", "gm")
+    # An ask: the agent's `wardian reply`, a caller held by its start time, reaches the new host.
+    question = "what is six times seven? MOCK_TOOL:echo 42 | wardian reply ASK_REQUEST_ID --status done --stdin"
+    asking = wardian_cli.ask_in_background("gm", question)
     asked = wardian.wait("gm", "action_required", "approval_requested")["status_evidence"]
-    assert (asked["source"], asked["rule"], asked["line"]) == (
-        "gemini-hooks",
-        "hook Notification ToolPermission",
-        "touch approved.txt",
-    )
-    assert (asked["reason"], asked["dialog"]) == ("tool", "tool")
-    assert not (wardian.workspace / "approved.txt").exists()
-    answer = wardian("send", "--approval", "accept", "--to", "gm", "--timeout", "30s")
-    assert answer["left_action_required"] is True
-    wardian.wait("gm", "idle", "turn_completed")
-    assert (wardian.workspace / "approved.txt").exists()
-
-
-def test_a_refused_tool_call_leaves_nothing_on_disk_and_kill_leaves_no_process(wardian: WardianCli) -> None:
-    agent = wardian.spawn("gm")
-    wardian.wait("gm", "idle", "ready")
-    wardian("send", "run MOCK_TOOL:touch refused.txt ECHO:t2", "--to", "gm")
-    wardian.wait("gm", "action_required", "approval_requested")
-    refused = wardian("send", "--approval", "reject", "--to", "gm", "--timeout", "30s")
-    assert refused["left_action_required"] is True
-    # The refusal ends the turn with no AfterAgent (0.61.0): its "Request cancelled." line does.
-    done = wardian.wait("gm", "idle", "turn_completed")["status_evidence"]
-    assert (done["source"], done["rule"], done["message"]) == ("pty", "request cancelled", "cancelled"), done
-    assert not (wardian.workspace / "refused.txt").exists()
-    assert "AfterTool" not in hook_events(wardian, agent["uuid"])
-
-    wardian("agent", "kill", "gm")
-    wardian("agent", "wait", "gm", "--until", "off", "--timeout", "30s")
-    habitat = str(wardian.home / "agents" / agent["uuid"] / "habitat")
-    wardian_cli.assert_no_process_with("GEMINI_CLI_HOME", habitat)
+    assert asked["line"].startswith("echo 42 | wardian reply ask_"), asked
+    wardian("send", "--approval", "accept", "--to", "gm", "--timeout", "30s")
+    wardian_cli.assert_replied_by_the_agent(wardian_cli.ask_answer(asking), "42")
 
 
 def untrusted_folder(wardian: WardianCli) -> Path:
@@ -171,24 +146,77 @@ def turn_request(wardian: WardianCli, token: str) -> str:
     raise AssertionError(f"no model call carried {token}")
 
 
-def test_wardians_include_root_gives_skill_and_instructions_without_a_trust_question(wardian: WardianCli) -> None:
+def test_the_include_root_reaches_the_model_tools_run_as_the_agent_once_approved_never_refused_and_kill_leaves_none(
+    wardian: WardianCli,
+) -> None:
+    """One agent, turn after turn (a Gemini start is the suite's costliest): Wardian's include root
+    gives a skill and instructions with no trust question; a tool runs once approved, as the agent
+    itself when it calls `wardian`; a refused one leaves nothing; kill leaves no process."""
     skill = wardian.home / "common" / ".agents" / "skills" / "zebra-painter"
     skill.mkdir(parents=True)
     (skill / "SKILL.md").write_text("---\nname: zebra-painter\ndescription: Paints zebras in stripes.\n---\nPaint.\n")
     (wardian.home / "common" / "GEMINI.md").write_text("Wardian common rule: be brief.\n")
     assert "skills" in wardian("providers", "show", "gemini")["provider"]["capabilities"]
 
-    wardian.spawn("gm")
+    agent = wardian.spawn("gm")
     wardian.wait("gm", "idle", "ready")
     assert [event["to"] for event in wardian.watch("gm")["events"]] == ["starting", "idle"]
     wardian("send", "hello ECHO:s1", "--to", "gm", "--wait-until", "idle", "--timeout", "60s")
-
     body = turn_request(wardian, "ECHO:s1")
     assert "zebra-painter" in body and "Paints zebras in stripes." in body, "the skill did not reach the model"
     assert "Wardian common rule: be brief." in body, "the include root's GEMINI.md did not reach the model"
 
+    # A tool call approved from Wardian runs.
+    wardian("send", "run MOCK_TOOL:touch approved.txt ECHO:t1", "--to", "gm")
+    asked = wardian.wait("gm", "action_required", "approval_requested")["status_evidence"]
+    assert (asked["source"], asked["rule"], asked["line"]) == (
+        "gemini-hooks",
+        "hook Notification ToolPermission",
+        "touch approved.txt",
+    )
+    assert (asked["reason"], asked["dialog"]) == ("tool", "tool")
+    assert not (wardian.workspace / "approved.txt").exists()
+    answer = wardian("send", "--approval", "accept", "--to", "gm", "--timeout", "30s")
+    assert answer["left_action_required"] is True
+    wardian.wait("gm", "idle", "turn_completed")
+    assert (wardian.workspace / "approved.txt").exists()
 
-def test_pause_and_resume_continue_the_same_session(wardian: WardianCli) -> None:
+    # The agent's shell tool reaches the host as itself: Wardian launches Gemini without its
+    # sandbox, so the tool runs once approved.
+    whoami = wardian.workspace / "whoami.json"
+    wardian("send", f"MOCK_TOOL:wardian host whoami > {whoami.name} ECHO:w1", "--to", "gm")
+    asked = wardian.wait("gm", "action_required", "approval_requested")["status_evidence"]
+    assert asked["line"] == f"wardian host whoami > {whoami.name}", asked
+    wardian("send", "--approval", "accept", "--to", "gm", "--timeout", "30s")
+    wardian.wait("gm", "idle", "turn_completed")
+    caller = json.loads(whoami.read_text())["caller"]
+    # Its cgroup where the host can make one per agent, else its process tree (under Gemini's relaunching parent).
+    assert caller["verification"] == "verified" and caller["tie"] in {"cgroup", "ancestry"}, caller
+    assert (caller["agent"]["uuid"], caller["agent"]["name"]) == (agent["uuid"], "gm"), caller
+
+    # A refused tool call leaves nothing on disk.
+    wardian("send", "run MOCK_TOOL:touch refused.txt ECHO:t2", "--to", "gm")
+    wardian.wait("gm", "action_required", "approval_requested")
+    refused = wardian("send", "--approval", "reject", "--to", "gm", "--timeout", "30s")
+    assert refused["left_action_required"] is True
+    # The refusal ends the turn with no AfterAgent (0.61.0): its "Request cancelled." line does.
+    done = wardian.wait("gm", "idle", "turn_completed")["status_evidence"]
+    assert (done["source"], done["rule"], done["message"]) == ("pty", "request cancelled", "cancelled"), done
+    assert not (wardian.workspace / "refused.txt").exists()
+    hooks = hook_events(wardian, agent["uuid"])
+    assert "AfterTool" not in hooks[len(hooks) - hooks[::-1].index("BeforeAgent") :], hooks  # the refused turn's
+
+    wardian("agent", "kill", "gm")
+    wardian("agent", "wait", "gm", "--until", "off", "--timeout", "30s")
+    habitat = str(wardian.home / "agents" / agent["uuid"] / "habitat")
+    wardian_cli.assert_no_process_with("GEMINI_CLI_HOME", habitat)
+
+
+def test_pause_and_resume_continue_the_same_session_then_agent_run_turns_resumes_and_reports_an_api_error(
+    wardian: WardianCli,
+) -> None:
+    """One agent (a Gemini start is the suite's costliest): paused and resumed in its session,
+    then paused again for `wardian agent run` (one Gemini process per session)."""
     wardian.spawn("gm")
     session = wardian.wait("gm", "idle", "ready")["provider_session_id"]
     wardian("send", "first ECHO:p1", "--to", "gm", "--wait-until", "idle", "--timeout", "60s")
@@ -213,10 +241,7 @@ def test_pause_and_resume_continue_the_same_session(wardian: WardianCli) -> None
     body = turn_request(wardian, "ECHO:p2")
     assert "ECHO:p1" in body and "MOCK-REPLY p1" in body, "the resumed session lost its earlier turn"
 
-
-def test_agent_run_turn_resume_and_api_error(wardian: WardianCli) -> None:
-    wardian.spawn("gm")
-    wardian.wait("gm", "idle", "ready")
+    # `wardian agent run`: a fresh headless turn, a resumed one, then an API error.
     wardian("agent", "pause", "gm")  # one Gemini process per session
 
     first = wardian.run_record(wardian.run("gm", "hello ECHO:h1"))
@@ -249,37 +274,6 @@ def test_agent_run_turn_resume_and_api_error(wardian: WardianCli) -> None:
     assert (error["code"], run["status"], run["exit_code"]) == ("request_failed", "error", 144), error
     assert run["timeline"][-1]["event"] == "error" and run["timeline"][-1]["rule"] == "type=result status=error"
     assert "mock error 400 requested" in json.dumps(run["events"]) + run["stderr_tail"]
-
-
-def test_the_agents_shell_tool_reaches_the_host_as_itself(wardian: WardianCli) -> None:
-    agent = wardian.spawn("gm")
-    wardian.wait("gm", "idle", "ready")
-    whoami = wardian.workspace / "whoami.json"
-
-    # Wardian launches Gemini without its sandbox: the tool runs once approved.
-    wardian("send", f"MOCK_TOOL:wardian host whoami > {whoami.name} ECHO:w1", "--to", "gm")
-    asked = wardian.wait("gm", "action_required", "approval_requested")["status_evidence"]
-    assert asked["line"] == f"wardian host whoami > {whoami.name}", asked
-    wardian("send", "--approval", "accept", "--to", "gm", "--timeout", "30s")
-    wardian.wait("gm", "idle", "turn_completed")
-
-    caller = json.loads(whoami.read_text())["caller"]
-    # Its cgroup where the host can make one per agent, else its process tree (under Gemini's relaunching parent).
-    assert caller["verification"] == "verified" and caller["tie"] in {"cgroup", "ancestry"}, caller
-    assert (caller["agent"]["uuid"], caller["agent"]["name"]) == (agent["uuid"], "gm"), caller
-
-
-def test_an_ask_is_answered_by_the_agents_wardian_reply(wardian: WardianCli) -> None:
-    wardian.spawn("gm")
-    wardian.wait("gm", "idle", "ready")
-    question = "what is six times seven? MOCK_TOOL:echo 42 | wardian reply ASK_REQUEST_ID --status done --stdin"
-    asking = wardian_cli.ask_in_background("gm", question)
-
-    asked = wardian.wait("gm", "action_required", "approval_requested")["status_evidence"]
-    assert asked["line"].startswith("echo 42 | wardian reply ask_"), asked
-    wardian("send", "--approval", "accept", "--to", "gm", "--timeout", "30s")
-
-    wardian_cli.assert_replied_by_the_agent(wardian_cli.ask_answer(asking), "42")
 
 
 # A user whose Gemini has never seen the folder: Gemini asks about it before anything else.
