@@ -21,12 +21,13 @@ def wardian(claude_cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     yield from wardian_fixture(claude_cli, tmp_path, monkeypatch, inherited)
 
 
-def test_a_send_is_confirmed_by_the_user_prompt_submit_hook(wardian: WardianCli) -> None:
-    assert_a_send_is_confirmed_once(wardian, "cc", {"hook UserPromptSubmit"})
-
-
-def test_the_agent_lists_agents_and_answers_an_ask_through_wardians_tools(wardian: WardianCli) -> None:
-    assert_the_agent_uses_wardians_tools(wardian, "cc-mcp")
+def test_the_agent_uses_wardians_tools_then_a_send_is_confirmed_by_the_user_prompt_submit_hook(
+    wardian: WardianCli,
+) -> None:
+    """One agent (a Claude start saved): Wardian's tools first, since they must reach the very
+    first prompt after it turned idle by its ready prompt; then a send to it, idle again."""
+    assert_the_agent_uses_wardians_tools(wardian, "cc")
+    assert_a_send_is_confirmed_once(wardian, "cc", {"hook UserPromptSubmit"}, spawned=True)
 
 
 def test_a_headless_run_calls_wardians_tools_without_asking(wardian: WardianCli) -> None:
