@@ -1,4 +1,4 @@
-"""Headless contract cases for every CLI: one turn, a resumed session, a shell tool call, an API error."""
+"""Headless contract cases for every CLI: one turn and its session resumed, a shell tool call, an API error."""
 
 from __future__ import annotations
 
@@ -7,18 +7,13 @@ import pytest
 pytestmark = pytest.mark.real_cli
 
 
-def test_headless_turn_replies_with_the_echoed_token(cli, contract, recorder):
-    completed = cli.run(*contract.turn_args("hello ECHO:tok1"))
-    recorder.save(f"{cli.name}-headless.jsonl", completed.stdout)
+def test_a_headless_turn_replies_with_the_echoed_token_and_its_resume_sends_it_to_the_model(cli, contract, recorder):
+    """One turn, then its session resumed (the turn's run is the resume's first: a start saved)."""
+    first = cli.run(*contract.turn_args("hello ECHO:tok1"))
+    recorder.save(f"{cli.name}-headless.jsonl", first.stdout)
 
-    assert completed.returncode == 0, completed.stderr
-    assert contract.reply_text(contract.events(completed.stdout)) == "MOCK-REPLY tok1"
-    cli.assert_only_model_server_was_called()
-
-
-def test_resumed_session_sends_the_earlier_turn_to_the_model(cli, contract, recorder):
-    first = cli.run(*contract.turn_args("first ECHO:tok1"))
     assert first.returncode == 0, first.stderr
+    assert contract.reply_text(contract.events(first.stdout)) == "MOCK-REPLY tok1"
     session = contract.session_id(contract.events(first.stdout))
     requests_before = len(cli.server.requests)
 
