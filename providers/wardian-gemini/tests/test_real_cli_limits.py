@@ -2,7 +2,8 @@
 answering as Code Assist does (`MOCK_LIMIT:QUOTA_EXHAUSTED`: 429 `RESOURCE_EXHAUSTED` with an
 `ErrorInfo` and a `RetryInfo`): the agent rests behind Gemini's dialog with the reset it shows, and
 once that passed Wardian picks "Stop" and sends the cut prompt again (Gemini dropped it from the
-conversation when its request failed), on the same model."""
+conversation when its request failed), on the same model. Then a short per-minute quota, which
+Gemini retries by itself: Wardian reports the retry and lets it go on."""
 
 import json
 import time
@@ -19,6 +20,8 @@ MODEL = "gemini-2.5-pro"
 # Near enough for a short test: Gemini shows the reset to the minute, and Wardian resumes after
 # that minute's end, so the test waits at most about a minute more.
 RESET_AHEAD_SECONDS = 8
+# Gemini's retry waits at least 5 s: a reset 3 s ahead has passed when it retries.
+RETRY_AHEAD_SECONDS = 3
 
 
 def a_reset_ahead() -> int:
@@ -75,4 +78,35 @@ def test_a_limit_rests_the_agent_behind_its_dialog_then_wardian_continues_on_the
     # have reached a model that never saw it).
     assert turns[-1][2] == prompt and turns[-1][3].count("MOCK_LIMIT") == 1
     wardian.output_shows("gm", "MOCK-REPLY l1")
+
+    assert_a_short_rate_limit_is_retried_by_gemini(wardian)
     wardian.cli.assert_only_model_server_was_called()
+
+
+def assert_a_short_rate_limit_is_retried_by_gemini(wardian: WardianCli) -> None:
+    """An API key's per-minute quota, its `RetryInfo` a few seconds: Gemini retries by itself, still
+    in its turn, and only its debug log says so. Wardian reports `limit_retrying` with the retry's
+    time, once, and the turn goes on by itself: the agent never `error`, and Wardian types nothing."""
+    server = wardian.cli.server
+    reset = int(time.time()) + RETRY_AHEAD_SECONDS
+    sent_at = time.time()
+    prompt = f"again MOCK_LIMIT:GenerateRequestsPerMinutePerProjectPerModel:{reset} ECHO:r1"
+
+    wardian("send", prompt, "--to", "gm", "--wait-until", "idle", "--timeout", "90s", timeout=120)
+
+    events = wardian.watch("gm")["events"]
+    retrying = [event for event in events if event["kind"] == "limit_retrying"]
+    assert len(retrying) == 1, retrying
+    limit = retrying[0]["limit"]
+    assert (limit["kind"], limit["state"], limit["source"]) == ("rate", "retrying", "gemini-debug-log"), limit
+    # Gemini waits max(5 s, the server's delay) plus up to a fifth more, after the 429 it got.
+    retry_at = datetime.fromisoformat(limit["retry_at"].replace("Z", "+00:00")).timestamp()
+    assert sent_at + 5 <= retry_at <= time.time() + 1, (sent_at, limit)
+    assert limit["message"].startswith("Attempt 1 failed: You exceeded your current quota"), limit
+    assert [event["by"] for event in events if event["kind"] == "limit_resumed"] == ["wardian", "cli"], events
+    assert "error" not in [event.get("to") for event in events]
+    agent = wardian("agent", "gm", "--fields", "status,status_evidence,limit")["agent"]
+    assert (agent["status"], agent["status_evidence"]["event"], agent["limit"]) == ("idle", "turn_completed", None)
+    tries = [request.reply_status for request in server.model_requests() if "ECHO:r1" in request.body_text()]
+    assert tries == [429, 200], tries
+    wardian.output_shows("gm", "MOCK-REPLY r1")

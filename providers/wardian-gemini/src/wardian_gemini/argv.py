@@ -12,6 +12,9 @@ APPROVAL_MODE_DEFAULT = str(SETTINGS[0].default)
 # it in its child, so it leaks into whatever the child runs, a Wardian host started from an
 # agent's tool included; empty is unset to Gemini (`!process.env[...]`).
 NO_RELAUNCH = "GEMINI_CLI_NO_RELAUNCH"
+# Gemini's debug log: the one place that tells, with its delay, a request it retries by itself
+# (a short 429); the screen says nothing of a first retry at the default `ui.errorVerbosity`.
+DEBUG_LOG = "GEMINI_DEBUG_LOG_FILE"
 
 
 @hookimpl
@@ -40,7 +43,7 @@ def launch_plan(ctx: SpawnContext, env: dict[str, str]) -> LaunchPlan:
         # `--prompt=…` in one word: a prompt starting with "-" is no option of its own.
         argv += ["--output-format", "stream-json", f"--prompt={ctx.prompt}"]
     if ctx.mode == "interactive":
-        env = env | {NO_RELAUNCH: ""}
+        env = env | {NO_RELAUNCH: "", DEBUG_LOG: str(home.debug_log(ctx))}
     return LaunchPlan(argv=argv, env=env, cwd=ctx.workspace)
 
 

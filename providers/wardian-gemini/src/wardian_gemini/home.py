@@ -61,6 +61,11 @@ def hooks_file(ctx: SpawnContext) -> Path:
     return wardian_dir(ctx) / "hooks.jsonl"
 
 
+def debug_log(ctx: SpawnContext) -> Path:
+    """Where Gemini writes its debug log (`GEMINI_DEBUG_LOG_FILE`): its own retries are told there."""
+    return wardian_dir(ctx) / "debug.log"
+
+
 def extension_dir(ctx: SpawnContext) -> Path:
     return agent_home(ctx) / ".gemini" / "extensions" / EXTENSION
 

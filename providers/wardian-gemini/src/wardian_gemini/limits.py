@@ -34,7 +34,7 @@ from pathlib import Path
 
 from wardian_core.provider import LimitReport, LimitResume, OutputSource, ProviderEvent, SpawnContext, hookimpl
 from wardian_core.provider.parsing import hook_payload, limit_event, squeeze, text_field
-from wardian_gemini import home
+from wardian_gemini import home, retries
 
 USAGE_LIMIT = "Usage limit reached for"
 # The stream's squeezed text that asks for a look at the screen.
@@ -153,6 +153,9 @@ def limit_resume(ctx: SpawnContext, limit: LimitReport) -> LimitResume:
     """Stop's number picks "Stop" at once and leaves the dialog on the same model (Enter would
     take its first answer: retry now, or switch the model); Backspace takes the number back out
     of the prompt, should the dialog have been closed already. Then the cut prompt again, as a
-    person would recall it with Up, or `continue` where Gemini kept the turn."""
+    person would recall it with Up, or `continue` where Gemini kept the turn. A limit Gemini
+    retries by itself (`retries`) is waited for: no key."""
+    if retries.own_retry(limit):
+        return LimitResume(how="wait", text=None)
     text = cut_prompt(home.hooks_file(ctx)) or "continue"
     return LimitResume(how="text", keys=[stop_key(limit.message), "backspace"], text=text)
