@@ -22,7 +22,9 @@ SEAMS: dict[str, dict[str, list[str]]] = {
             # the new server takes PTYs whose processes are not its children
             "tests/e2e/test_server_upgrade.py",
         ],
-        "real CLI": [f"{CODEX}::test_kill_leaves_no_codex_process"],
+        "real CLI": [
+            f"{CODEX}::test_a_turn_and_an_approval_outlive_a_host_restart_and_a_crash_and_kill_leaves_no_codex_process"
+        ],
     },
     "the trampoline (setsid and TIOCSCTTY in a fresh interpreter, then exec)": {
         "plumbing": [
@@ -50,7 +52,7 @@ SEAMS: dict[str, dict[str, list[str]]] = {
         # read through the polling follower. OpenCode's status is an HTTP event stream.
         "real CLI": [
             f"{CLAUDE}::test_turn_then_pause_and_resume_continue_the_same_session",
-            f"{CODEX}::test_a_turn_and_an_approval_outlive_a_host_restart_and_a_crash",
+            f"{CODEX}::test_a_turn_and_an_approval_outlive_a_host_restart_and_a_crash_and_kill_leaves_no_codex_process",
             f"{GEMINI}::test_a_turn_and_the_session_outlive_a_crash_of_the_host_and_an_ask_is_answered_by_the_agents_reply",
         ],
     },

@@ -99,7 +99,12 @@ def wardian(codex_cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Itera
         yield wardian
 
 
-def test_spawn_is_idle_with_its_thread_and_a_turn_shows_in_watch(wardian: Wardian) -> None:
+def test_spawn_is_idle_with_its_thread_a_turn_shows_in_watch_wardian_runs_as_the_agent_and_approvals_are_answered(
+    wardian: Wardian,
+) -> None:
+    """One agent, turn after turn (each Codex start costs seconds of CPU): spawned to idle with its
+    thread, a turn seen in watch, `wardian` run from its shell tool as the agent itself, asks it
+    answers with and without a dialog, then an escalated command approved and a second refused."""
     skill = wardian.home / "common" / ".agents" / "skills" / "wardian-demo-skill"
     skill.mkdir(parents=True)
     (skill / "SKILL.md").write_text(
@@ -136,11 +141,55 @@ def test_spawn_is_idle_with_its_thread_and_a_turn_shows_in_watch(wardian: Wardia
     body = turn_request(wardian.cli.server, "ECHO:w1").body_text()
     assert "wardian-demo-skill" in body and "Wardian common rule: be brief." in body
 
+    # The agent's shell tool reaches the host as itself (no dialog: none asked before the asks).
+    # Workspace-write (the user's config here) denies connect() to any socket; Wardian's rule
+    # lets the `wardian` command itself out of the sandbox, without a dialog.
+    wardian("send", "MOCK_TOOL:wardian host whoami ECHO:wh1", "--to", "cx", "--wait-until", "idle", "--timeout", "60s")
 
-def test_escalated_command_is_approved_then_a_second_refused(wardian: Wardian) -> None:
-    wardian.spawn("cx")
-    wardian.wait("cx", "idle", "ready")
+    caller = json.loads(tool_output(wardian.cli.server, "wardian host whoami"))["caller"]
+    tie = "cgroup" if caller["cgroups"]["in_use"] else "ancestry"  # the agent's own cgroup, where there is one
+    assert (caller["verification"], caller["tie"]) == ("verified", tie), caller
+    assert (caller["agent"]["uuid"], caller["agent"]["name"]) == (agent["uuid"], "cx"), caller
+    assert "action_required" not in [event.get("to") for event in wardian.watch("cx")["events"]]
 
+    # Anything more than the bare command (here a redirection) stays in the sandbox: refused.
+    wardian(
+        "send",
+        "MOCK_TOOL:wardian host whoami > whoami.json ECHO:wh2",
+        "--to",
+        "cx",
+        "--wait-until",
+        "idle",
+        "--timeout",
+        "60s",
+    )
+    refused = json.loads(tool_output(wardian.cli.server, "whoami.json"))["error"]
+    assert (refused["code"], refused["details"]["reason"]) == ("app_not_running", "[Errno 1] Operation not permitted")
+    assert (wardian.workspace / "whoami.json").read_text() == ""
+
+    # An ask, answered by the agent's `wardian reply`: the only dialog before the escalations.
+    # A pipeline into `wardian` stays in the sandbox (connect() refused): the model asks to
+    # run it escalated, which is a dialog the user answers.
+    question = (
+        "what is six times seven? MOCK_ESCALATE MOCK_TOOL:echo 42 | wardian reply ASK_REQUEST_ID --status done --stdin"
+    )
+    asking = wardian_cli.ask_in_background("cx", question)
+    wardian.wait("cx", "action_required", "approval_requested")
+    wardian("send", "--approval", "accept", "--to", "cx", "--timeout", "30s")
+    answer = wardian_cli.ask_answer(asking)
+    wardian_cli.assert_replied_by_the_agent(answer, "42")
+
+    # The bare `wardian reply` is let out of the sandbox by Wardian's rule: no dialog.
+    wardian.wait("cx", "idle", "turn_completed")
+    again = "and seven times six? MOCK_TOOL:wardian reply ASK_REQUEST_ID --status done 42"
+    plain = wardian_cli.ask_answer(wardian_cli.ask_in_background("cx", again))
+    wardian_cli.assert_replied_by_the_agent(plain, "42")
+    assert plain["request_id"] != answer["request_id"]
+    dialogs = [event for event in wardian.watch("cx")["events"] if event.get("to") == "action_required"]
+    assert len(dialogs) == 1, dialogs
+    wardian.wait("cx", "idle", "turn_completed")  # the turn that replied ends before the next prompt
+
+    # An escalated command, approved; then a second, refused.
     wardian("send", "run MOCK_ESCALATE MOCK_TOOL:touch approved.txt ECHO:a1", "--to", "cx")
     asked = wardian.wait("cx", "action_required", "approval_requested")
     # The dialog on screen (where it takes keys), named by the PermissionRequest hook that asked for it.
@@ -170,7 +219,10 @@ def test_escalated_command_is_approved_then_a_second_refused(wardian: Wardian) -
     # The turn's end comes from the rollout, whether the screen's answer was read before it or not.
     assert refused["status_evidence"]["rule"] == "event_msg/turn_aborted"
     assert not (wardian.workspace / "refused.txt").exists()
-    answers = [event["evidence"].get("answer") for event in wardian.watch("cx")["events"]]
+    # The escalation's own answer, among the status changes (an ask's events carry no evidence).
+    changes = [event for event in wardian.watch("cx")["events"] if "evidence" in event]
+    asked_at = next(i for i, event in enumerate(changes) if event["evidence"].get("line") == "touch approved.txt")
+    answers = [event["evidence"].get("answer") for event in changes[asked_at:]]
     assert "accepted" in answers
 
 
@@ -350,35 +402,6 @@ def test_a_worktree_asks_until_its_repository_is_trusted_and_then_never(first_ru
     assert second["worktree_folder"] != made["worktree_folder"]
 
 
-def test_api_error_is_reported_as_error(wardian: Wardian) -> None:
-    wardian.spawn("cx")
-    wardian.wait("cx", "idle", "ready")
-    wardian("send", "fail MOCK_HTTP_ERROR:400", "--to", "cx")
-    failed = wardian.wait("cx", "error", "error")
-    assert "mock error 400 requested" in failed["status_evidence"]["message"]
-    # The agent is still there to take the next turn.
-    again = wardian("send", "retry ECHO:r1", "--to", "cx", "--wait-until", "idle", "--timeout", "60s")
-    assert again["agent"]["status_evidence"]["event"] == "turn_completed"
-
-
-def test_kill_leaves_no_codex_process(wardian: Wardian) -> None:
-    agent = wardian.spawn("cx")
-    wardian.wait("cx", "idle", "ready")
-    assert process_tree.processes_by_session({agent["uuid"]}).get(agent["uuid"])
-    wardian("agent", "kill", "cx")
-    killed = wardian.show("cx")
-    assert killed["status"] == "off" and killed["status_evidence"]["source"] == "host"
-    assert "kill" in json.dumps(killed["status_evidence"]), killed["status_evidence"]
-    deadline = time.monotonic() + 10
-    while process_tree.processes_by_session({agent["uuid"]}).get(agent["uuid"]):
-        assert time.monotonic() < deadline, "a Codex process outlived `agent kill`"
-        time.sleep(0.1)
-    codex_home = str(wardian.codex_home(agent["uuid"]))
-    for process in psutil.process_iter(["environ"]):
-        environ = process.info.get("environ") or {}
-        assert environ.get("CODEX_HOME") != codex_home, f"process {process.pid} still runs with the agent's home"
-
-
 # -- headless: the argv this provider builds, run as the host will run it, read through replay --
 
 
@@ -454,9 +477,21 @@ def test_headless_turn_resume_and_api_error(wardian: Wardian) -> None:
 # -- headless through the host: `wardian agent run` --
 
 
-def test_agent_run_turn_resume_and_api_error(wardian: Wardian) -> None:
+def test_an_api_error_is_reported_as_error_then_agent_run_turns_resumes_and_reports_an_api_error(
+    wardian: Wardian,
+) -> None:
+    """One agent (each Codex start costs seconds of CPU): an API error its TUI reports, a turn
+    after it, then paused for `wardian agent run` (one Codex process per thread)."""
     wardian.spawn("cx")
     wardian.wait("cx", "idle", "ready")
+    wardian("send", "fail MOCK_HTTP_ERROR:400", "--to", "cx")
+    failed = wardian.wait("cx", "error", "error")
+    assert "mock error 400 requested" in failed["status_evidence"]["message"]
+    # The agent is still there to take the next turn.
+    again = wardian("send", "retry ECHO:r1", "--to", "cx", "--wait-until", "idle", "--timeout", "60s")
+    assert again["agent"]["status_evidence"]["event"] == "turn_completed"
+
+    # `wardian agent run`: a fresh headless turn, a resumed one, then an API error.
     wardian("agent", "pause", "cx")  # one Codex process per thread
     wardian("agent", "wait", "cx", "--until", "off", "--timeout", "30s")
 
@@ -508,61 +543,6 @@ def tool_output(server, command: str) -> str:
             if item.get("type") == "function_call_output" and item.get("call_id") in calls:
                 return str(item["output"]).split("Output:\n", 1)[-1]
     raise AssertionError(f"no tool result for {command!r}")
-
-
-def test_the_agents_shell_tool_reaches_the_host_as_itself(wardian: Wardian) -> None:
-    agent = wardian.spawn("cx")
-    wardian.wait("cx", "idle", "ready")
-
-    # Workspace-write (the user's config here) denies connect() to any socket; Wardian's rule
-    # lets the `wardian` command itself out of the sandbox, without a dialog.
-    wardian("send", "MOCK_TOOL:wardian host whoami ECHO:w1", "--to", "cx", "--wait-until", "idle", "--timeout", "60s")
-
-    caller = json.loads(tool_output(wardian.cli.server, "wardian host whoami"))["caller"]
-    tie = "cgroup" if caller["cgroups"]["in_use"] else "ancestry"  # the agent's own cgroup, where there is one
-    assert (caller["verification"], caller["tie"]) == ("verified", tie), caller
-    assert (caller["agent"]["uuid"], caller["agent"]["name"]) == (agent["uuid"], "cx"), caller
-    assert "action_required" not in [event.get("to") for event in wardian.watch("cx")["events"]]
-
-    # Anything more than the bare command (here a redirection) stays in the sandbox: refused.
-    wardian(
-        "send",
-        "MOCK_TOOL:wardian host whoami > whoami.json ECHO:w2",
-        "--to",
-        "cx",
-        "--wait-until",
-        "idle",
-        "--timeout",
-        "60s",
-    )
-    refused = json.loads(tool_output(wardian.cli.server, "whoami.json"))["error"]
-    assert (refused["code"], refused["details"]["reason"]) == ("app_not_running", "[Errno 1] Operation not permitted")
-    assert (wardian.workspace / "whoami.json").read_text() == ""
-
-
-def test_an_ask_is_answered_by_the_agents_wardian_reply(wardian: Wardian) -> None:
-    wardian.spawn("cx")
-    wardian.wait("cx", "idle", "ready")
-
-    # A pipeline into `wardian` stays in the sandbox (connect() refused): the model asks to
-    # run it escalated, which is a dialog the user answers.
-    question = (
-        "what is six times seven? MOCK_ESCALATE MOCK_TOOL:echo 42 | wardian reply ASK_REQUEST_ID --status done --stdin"
-    )
-    asking = wardian_cli.ask_in_background("cx", question)
-    wardian.wait("cx", "action_required", "approval_requested")
-    wardian("send", "--approval", "accept", "--to", "cx", "--timeout", "30s")
-    answer = wardian_cli.ask_answer(asking)
-    wardian_cli.assert_replied_by_the_agent(answer, "42")
-
-    # The bare `wardian reply` is let out of the sandbox by Wardian's rule: no dialog.
-    wardian.wait("cx", "idle", "turn_completed")
-    again = "and seven times six? MOCK_TOOL:wardian reply ASK_REQUEST_ID --status done 42"
-    plain = wardian_cli.ask_answer(wardian_cli.ask_in_background("cx", again))
-    wardian_cli.assert_replied_by_the_agent(plain, "42")
-    assert plain["request_id"] != answer["request_id"]
-    asked = [event for event in wardian.watch("cx")["events"] if event.get("to") == "action_required"]
-    assert len(asked) == 1, asked
 
 
 def test_usage_is_what_the_model_server_reported_and_a_host_restart_counts_no_turn_twice(wardian: Wardian) -> None:
@@ -632,7 +612,11 @@ def test_usage_is_what_the_model_server_reported_and_a_host_restart_counts_no_tu
     assert_held_until_raised(wardian, "cu")
 
 
-def test_a_turn_and_an_approval_outlive_a_host_restart_and_a_crash(wardian: Wardian) -> None:
+def test_a_turn_and_an_approval_outlive_a_host_restart_and_a_crash_and_kill_leaves_no_codex_process(
+    wardian: Wardian,
+) -> None:
+    """One Codex all along: a turn across a host restart, an approval across a restart and a crash,
+    then `agent kill` through the third host leaves no process of it."""
     from host_restarts import crash_host, recorded_file_positions, status_changes, status_history
 
     uuid = wardian.spawn("cx")["uuid"]
@@ -683,3 +667,18 @@ def test_a_turn_and_an_approval_outlive_a_host_restart_and_a_crash(wardian: Ward
     log_file = wardian.home / "agents" / uuid / "codex" / "hooks.jsonl"
     hooks_read = recorded_file_positions(wardian.home, uuid, pid)[str(log_file)]
     assert 0 < hooks_read["start"] == hooks_read["read"], hooks_read
+
+    # Kill: no process of the agent is left (its exit reaped by the terminal server).
+    assert process_tree.processes_by_session({uuid}).get(uuid)
+    wardian("agent", "kill", "cx")
+    killed = wardian.show("cx")
+    assert killed["status"] == "off" and killed["status_evidence"]["source"] == "host"
+    assert "kill" in json.dumps(killed["status_evidence"]), killed["status_evidence"]
+    deadline = time.monotonic() + 10
+    while process_tree.processes_by_session({uuid}).get(uuid):
+        assert time.monotonic() < deadline, "a Codex process outlived `agent kill`"
+        time.sleep(0.1)
+    codex_home = str(wardian.codex_home(uuid))
+    for process in psutil.process_iter(["environ"]):
+        environ = process.info.get("environ") or {}
+        assert environ.get("CODEX_HOME") != codex_home, f"process {process.pid} still runs with the agent's home"
