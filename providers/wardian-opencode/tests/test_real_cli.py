@@ -67,9 +67,12 @@ def assert_the_server_wants_the_agents_password(wardian: WardianCli, uuid: str) 
         assert answer.status == 200
 
 
-def test_spawn_is_idle_a_turn_is_told_by_the_event_stream_and_the_session_outlives_a_restart(
+def test_spawn_is_idle_a_turn_and_an_api_error_are_told_by_the_event_stream_across_a_restart_and_kill_leaves_nothing(
     wardian: WardianCli,
 ) -> None:
+    """One agent from its spawn to its kill (an OpenCode start costs 6 to 10 s of CPU): ready, a
+    turn told by the event stream, the session kept over a `host restart`, then an API error
+    told by the stream the new host follows, and a kill that leaves no OpenCode process."""
     from host_restarts import status_changes
 
     skill = wardian.home / "common" / ".agents" / "skills" / "zebra-painter"
@@ -118,6 +121,22 @@ def test_spawn_is_idle_a_turn_is_told_by_the_event_stream_and_the_session_outliv
         ("idle", "turn_completed"),
     ], changes
 
+    assert_an_api_error_is_an_error_from_the_event_stream_and_kill_leaves_no_process(wardian, agent)
+
+
+def assert_an_api_error_is_an_error_from_the_event_stream_and_kill_leaves_no_process(
+    wardian: WardianCli, agent: dict
+) -> None:
+    wardian("send", "fail MOCK_HTTP_ERROR:400", "--to", "oc")
+    failed = wardian.wait("oc", "error", "error")
+    assert_by_events(failed, "error", "session.error")
+    assert "mock error 400 requested" in failed["status_evidence"]["message"]
+
+    wardian("agent", "kill", "oc")
+    wardian("agent", "wait", "oc", "--until", "off", "--timeout", "30s")
+    folder = str(wardian.home / "agents" / agent["uuid"] / "opencode" / "opencode.json")
+    wardian_cli.assert_no_process_with("OPENCODE_CONFIG", folder)
+
 
 def test_a_first_run_in_a_never_seen_repository_asks_nothing(wardian: WardianCli, tmp_path: Path) -> None:
     """OpenCode 1.18 has no folder trust question (none in its binary): a new git repository
@@ -161,34 +180,6 @@ def test_a_worktree_asks_nothing_and_keeps_its_repositorys_own_permission_rules(
     assert not (repository / "made.txt").exists()
 
 
-def test_a_shell_command_is_approved_then_a_second_refused(wardian: WardianCli) -> None:
-    spawn(wardian, "oc", "--provider-setting", "shell_permission=ask")
-    wardian.wait("oc", "idle", "ready")
-    wardian("send", "run MOCK_TOOL:touch approved.txt ECHO:t1", "--to", "oc")
-    asked = wardian.wait("oc", "action_required", "approval_requested")
-    assert_by_events(asked, "approval_requested", "permission.asked")
-    assert asked["status_evidence"]["line"] == "touch approved.txt"
-    assert not (wardian.workspace / "approved.txt").exists()
-    answer = wardian("send", "--approval", "accept", "--to", "oc", "--timeout", "30s")
-    assert answer["left_action_required"] is True
-    done = wardian.wait("oc", "idle", "turn_completed")
-    assert done["status_evidence"]["source"] == EVENTS
-    assert (wardian.workspace / "approved.txt").exists()
-
-    wardian("send", "run MOCK_TOOL:touch refused.txt ECHO:t2", "--to", "oc")
-    wardian.wait("oc", "action_required", "approval_requested")
-    refused = wardian("send", "--approval", "reject", "--to", "oc", "--timeout", "30s")
-    assert refused["left_action_required"] is True
-    wardian.wait("oc", "idle", "turn_completed")
-    assert not (wardian.workspace / "refused.txt").exists()
-    changes = wardian.watch("oc")["events"]
-    answers = [(e["evidence"]["rule"], e["evidence"].get("answer")) for e in changes if e["from"] == "action_required"]
-    assert answers == [("permission.replied once", "accepted"), ("permission.replied reject", "rejected")], answers
-    # Both panels were the stream's: the screen, read late or early under load, reported neither
-    # (nor opened one after the turn's end, nor closed one before the stream's reply).
-    assert not [e for e in changes if e["evidence"]["rule"].startswith("permission panel")], changes
-
-
 def test_pause_and_resume_continue_the_session_and_attach_shows_the_tui(wardian: WardianCli) -> None:
     spawn(wardian, "oc")
     wardian.wait("oc", "idle", "ready")
@@ -215,23 +206,14 @@ def test_pause_and_resume_continue_the_session_and_attach_shows_the_tui(wardian:
     assert wardian.show("oc")["status"] == "idle"
 
 
-def test_an_api_error_is_an_error_from_the_event_stream_and_kill_leaves_no_process(wardian: WardianCli) -> None:
-    agent = spawn(wardian, "oc")
-    wardian.wait("oc", "idle", "ready")
-    wardian("send", "fail MOCK_HTTP_ERROR:400", "--to", "oc")
-    failed = wardian.wait("oc", "error", "error")
-    assert_by_events(failed, "error", "session.error")
-    assert "mock error 400 requested" in failed["status_evidence"]["message"]
-
-    wardian("agent", "kill", "oc")
-    wardian("agent", "wait", "oc", "--until", "off", "--timeout", "30s")
-    folder = str(wardian.home / "agents" / agent["uuid"] / "opencode" / "opencode.json")
-    wardian_cli.assert_no_process_with("OPENCODE_CONFIG", folder)
-
-
-def test_agent_run_turn_resume_and_api_error(wardian: WardianCli) -> None:
+def test_a_shell_command_is_approved_then_a_second_refused_then_agent_run_turn_resume_and_api_error(
+    wardian: WardianCli,
+) -> None:
+    """One agent spawned with `shell_permission=ask` (an OpenCode start costs 6 to 10 s of CPU):
+    its TUI asks before each shell command, then, paused, its headless runs refuse what asks."""
     spawn(wardian, "oc", "--provider-setting", "shell_permission=ask")
     wardian.wait("oc", "idle", "ready")
+    assert_a_shell_command_is_approved_then_a_second_refused(wardian)
     wardian("agent", "pause", "oc")
 
     first = wardian.run_record(wardian.run("oc", "hello ECHO:h1"))
@@ -263,6 +245,32 @@ def test_agent_run_turn_resume_and_api_error(wardian: WardianCli) -> None:
     tools = [e["data"] for e in refused["events"] if e.get("data", {}).get("tool") == "bash"]
     assert tools and tools[-1]["status"] == "error" and "rejected" in tools[-1]["error"], refused["events"]
     assert not (wardian.workspace / "headless.txt").exists()
+
+
+def assert_a_shell_command_is_approved_then_a_second_refused(wardian: WardianCli) -> None:
+    wardian("send", "run MOCK_TOOL:touch approved.txt ECHO:t1", "--to", "oc")
+    asked = wardian.wait("oc", "action_required", "approval_requested")
+    assert_by_events(asked, "approval_requested", "permission.asked")
+    assert asked["status_evidence"]["line"] == "touch approved.txt"
+    assert not (wardian.workspace / "approved.txt").exists()
+    answer = wardian("send", "--approval", "accept", "--to", "oc", "--timeout", "30s")
+    assert answer["left_action_required"] is True
+    done = wardian.wait("oc", "idle", "turn_completed")
+    assert done["status_evidence"]["source"] == EVENTS
+    assert (wardian.workspace / "approved.txt").exists()
+
+    wardian("send", "run MOCK_TOOL:touch refused.txt ECHO:t2", "--to", "oc")
+    wardian.wait("oc", "action_required", "approval_requested")
+    refused = wardian("send", "--approval", "reject", "--to", "oc", "--timeout", "30s")
+    assert refused["left_action_required"] is True
+    wardian.wait("oc", "idle", "turn_completed")
+    assert not (wardian.workspace / "refused.txt").exists()
+    changes = wardian.watch("oc")["events"]
+    answers = [(e["evidence"]["rule"], e["evidence"].get("answer")) for e in changes if e["from"] == "action_required"]
+    assert answers == [("permission.replied once", "accepted"), ("permission.replied reject", "rejected")], answers
+    # Both panels were the stream's: the screen, read late or early under load, reported neither
+    # (nor opened one after the turn's end, nor closed one before the stream's reply).
+    assert not [e for e in changes if e["evidence"]["rule"].startswith("permission panel")], changes
 
 
 def test_one_agent_reports_usage_is_itself_replies_to_an_ask_and_waits_out_a_usage_limit(
