@@ -7,6 +7,7 @@ from model_server import anthropic, gemini, openai_chat, openai_responses
 from model_server.directives import parse_directives
 from model_server.gemini import example_for_schema
 from model_server.turn import Conversation, DeclaredTool, decide
+from model_server.wire import HttpReply
 
 BASH = DeclaredTool("Bash", {"properties": {"command": {"type": "string"}, "description": {"type": "string"}}})
 EXEC_COMMAND = DeclaredTool(
@@ -283,3 +284,22 @@ def test_gemini_api_keys_daily_quota_is_a_quota_failure_and_the_router_is_still_
     assert failure["@type"] == "type.googleapis.com/google.rpc.QuotaFailure"
     assert failure["violations"][0]["quotaId"] == "GenerateRequestsPerDayPerProjectPerModel"
     assert gemini.generate_content(router, "gemini-2.5-flash-lite", stream=False).status == 200
+
+
+def test_gemini_per_minute_quota_is_a_short_retryable_429_then_a_normal_answer():
+    """What Gemini CLI 0.61.0 retries by itself: no Code Assist reason, no `PerDay` quota, a
+    `RetryInfo` of a few seconds; once the reset passed, the same prompt is answered."""
+    quota = "GenerateRequestsPerMinutePerProjectPerModel"
+
+    def answer(reset: int) -> HttpReply:
+        body = {"contents": [{"role": "user", "parts": [{"text": f"again MOCK_LIMIT:{quota}:{reset} ECHO:r1"}]}]}
+        return gemini.generate_content(body, "gemini-2.5-pro", stream=False)
+
+    limited, after = answer(int(time.time()) + 3), answer(int(time.time()) - 1)
+
+    error = json.loads(limited.body)["error"]
+    failure, retry = error["details"]
+    assert (limited.status, error["status"]) == (429, "RESOURCE_EXHAUSTED")
+    assert failure["violations"][0]["quotaId"] == quota
+    assert 1 <= int(retry["retryDelay"].removesuffix("s")) <= 3
+    assert after.status == 200 and "MOCK-REPLY r1" in after.body.decode()
