@@ -357,13 +357,13 @@ def test_turn_then_pause_and_resume_continue_the_same_session(
     claude_cli.assert_only_model_server_was_called()
 
 
-# -- one agent's session renewed by clear, kept by resume, and run headless --
+# -- one agent's usage across a host restart, its session renewed by clear, kept by resume, run headless --
 
 
 def a_fresh_launch_gets_a_new_session_id_that_the_next_resume_uses(
     wardian: Callable, claude_cli: Any, first: dict[str, Any]
 ) -> None:
-    """`agent clear` of the agent `first` (its turns: ECHO:old1, then an API error)."""
+    """`agent clear` of the agent `first` (its turns: ECHO:used1, ECHO:used2, an API error)."""
     first_session = fields(wardian, "cc")["provider_session_id"]
 
     cleared = wardian("agent", "clear", "cc").json()["agent"]
@@ -376,7 +376,7 @@ def a_fresh_launch_gets_a_new_session_id_that_the_next_resume_uses(
     send_and_wait(wardian, "cc", "hello ECHO:new2")
     assert_evidence(fields(wardian, "cc"), "idle", "turn_completed", HOOKS, "hook Stop")
     last = claude_cli.server.model_requests()[-1].body.decode()
-    assert "ECHO:old1" not in last and "MOCK_HTTP_ERROR" not in last
+    assert "ECHO:used1" not in last and "ECHO:used2" not in last and "MOCK_HTTP_ERROR" not in last
 
     wardian("agent", "pause", "cc").json()
     wardian("agent", "resume", "cc").json()
@@ -384,7 +384,7 @@ def a_fresh_launch_gets_a_new_session_id_that_the_next_resume_uses(
     assert fields(wardian, "cc")["provider_session_id"] == fresh_session
     send_and_wait(wardian, "cc", "more ECHO:new3")
     last = claude_cli.server.model_requests()[-1].body.decode()
-    assert "ECHO:new2" in last and "ECHO:old1" not in last
+    assert "ECHO:new2" in last and "ECHO:used2" not in last
 
 
 def agent_run(wardian: Callable, name: str, prompt: str, *flags: str) -> Any:
@@ -432,28 +432,15 @@ def agent_run_turn_resume_and_api_error(wardian: Callable, claude_cli: Any) -> N
     assert "mock error 400 requested" in json.dumps(run["events"]) + run["stderr_tail"]
 
 
-def test_an_api_error_then_clear_gives_a_new_session_that_resume_keeps_then_agent_run_runs_headless(
+def usage_is_what_the_model_server_reported_and_a_host_restart_counts_no_turn_twice(
     wardian: Callable, agent: Callable, claude_cli: Any
-) -> None:
-    """One agent through the checks whose restarts of Claude renew its session or run it headless,
-    in turn (each Claude start costs seconds of CPU): the API error, which leaves the agent in
-    error, comes right before the clear that starts Claude afresh."""
-    first = agent("cc")
-    send_and_wait(wardian, "cc", "hello ECHO:old1")
-    api_error_in_a_turn_is_an_error(wardian, "cc")
-    a_fresh_launch_gets_a_new_session_id_that_the_next_resume_uses(wardian, claude_cli, first)
-    agent_run_turn_resume_and_api_error(wardian, claude_cli)
-    claude_cli.assert_only_model_server_was_called()
-
-
-def test_usage_is_what_the_model_server_reported_and_a_host_restart_counts_no_turn_twice(
-    wardian: Callable, agent: Callable, claude_cli: Any
-) -> None:
+) -> dict[str, Any]:
+    """The agent `cc`, spawned in a folder Claude names with a hash, and its first two turns."""
     from model_server.usage import REPORTED
     from usage_checks import figures, model_calls, one_call, times, usage_after
 
     def usage() -> dict[str, Any]:
-        return wardian("agent", "show", "cu", "--fields", "usage").json()["agent"]["usage"]
+        return dict(wardian("agent", "show", "cc", "--fields", "usage").json()["agent"]["usage"])
 
     # Anthropic's wire: input without the cache reads and writes; no reasoning count of its own.
     per_call = one_call(cache_write=REPORTED.cache_write, reasoning=None)
@@ -461,8 +448,8 @@ def test_usage_is_what_the_model_server_reported_and_a_host_restart_counts_no_tu
     # host names the transcript before Claude makes it, as the first turn ends.
     workspace = claude_cli.workspace / ("deep-" * 40 + "\N{ROCKET}")
     workspace.mkdir()  # trusted: below the fixture's trusted workspace
-    agent("cu", workspace)
-    send_and_wait(wardian, "cu", "hello ECHO:used1")
+    spawned = agent("cc", workspace)
+    send_and_wait(wardian, "cc", "hello ECHO:used1")
     calls = model_calls(claude_cli.server, "/messages")
     first = usage_after(usage, calls)
 
@@ -474,18 +461,33 @@ def test_usage_is_what_the_model_server_reported_and_a_host_restart_counts_no_tu
     assert first["model"]
 
     # A host restart (Claude runs on in the terminal server) reads the transcript from its start
-    # again: the same turns, not twice as many.
-    env = {**claude_cli.env}
+    # again: the same turns, not twice as many. The new host is told Claude's executable, as the
+    # first was: the checks after this one start Claude again.
+    env = {**claude_cli.env, "WARDIAN_CLAUDE_EXECUTABLE": str(claude_cli.executable)}
     env.pop("HOME", None)
     assert wardian("host", "restart", env=env).returncode == 0
     assert usage_after(usage, calls) == first
-    send_and_wait(wardian, "cu", "again ECHO:used2")
+    send_and_wait(wardian, "cc", "again ECHO:used2")
     calls = model_calls(claude_cli.server, "/messages")
     second = usage_after(usage, calls)
 
     assert second["turns"] == calls
     assert figures(second)["input_tokens"] == REPORTED.fresh_input * calls
     assert figures(second)["output_tokens"] == REPORTED.output * calls
+    return spawned
+
+
+def test_usage_outlives_a_host_restart_then_an_api_error_clear_resume_and_agent_run_renew_or_keep_the_session(
+    wardian: Callable, agent: Callable, claude_cli: Any
+) -> None:
+    """One agent through the checks that need no fresh Claude or whose restarts of it renew its
+    session or run it headless, in turn (each Claude start costs seconds of CPU): usage first,
+    which counts every model call of the server as the agent's; the API error, which leaves the
+    agent in error, right before the clear that starts Claude afresh."""
+    first = usage_is_what_the_model_server_reported_and_a_host_restart_counts_no_turn_twice(wardian, agent, claude_cli)
+    api_error_in_a_turn_is_an_error(wardian, "cc")
+    a_fresh_launch_gets_a_new_session_id_that_the_next_resume_uses(wardian, claude_cli, first)
+    agent_run_turn_resume_and_api_error(wardian, claude_cli)
     claude_cli.assert_only_model_server_was_called()
 
 
