@@ -69,32 +69,21 @@ def takes_a_turn(wardian: WardianCli, name: str, token: str) -> None:
     wardian.output_shows(name, f"MOCK-REPLY {token}")
 
 
-def test_a_trust_accepted_once_is_not_asked_again_by_the_next_agent(wardian: WardianCli) -> None:
-    wardian.spawn("first")
-    asks_to_trust(wardian, "first")
-    assert user_trust(wardian.cli, wardian.workspace) is None
-
-    answer = wardian("send", "--approval", "accept", "--to", "first", "--timeout", "30s")
-
-    assert answer["left_action_required"] is True
-    wardian.wait("first", "idle", "ready")
-    left = [event["evidence"] for event in wardian.watch("first")["events"] if event["from"] == "action_required"]
-    assert [(evidence["event"], evidence.get("answer")) for evidence in left] == [("approval_resolved", "accepted")]
-    takes_a_turn(wardian, "first", "trusted1")
-    # Claude keeps the answer in the user's own config, which every agent's Claude reads.
-    assert user_trust(wardian.cli, wardian.workspace) is True
-
-    wardian.spawn("second")
-    wardian.wait("second", "idle", "ready")
-
-    assert never_asked(wardian, "second")
-    takes_a_turn(wardian, "second", "trusted2")
+def test_a_refused_trust_ends_claude_and_is_asked_again_and_a_trust_accepted_once_is_not(
+    wardian: WardianCli,
+) -> None:
+    """Three agents in the new repository, in turn: the first refuses the trust, the second is
+    asked again and accepts, the third is not asked. Each is the fresh start it proves (a refused
+    trust is never kept, so the accepted one can follow it: a start saved)."""
+    a_refused_trust_ends_claude_and_is_not_kept(wardian)
+    a_trust_accepted_once_is_not_asked_again_by_the_next_agent(wardian, "second", "third")
     wardian.cli.assert_only_model_server_was_called()
 
 
-def test_a_refused_trust_ends_claude_and_is_not_kept(wardian: WardianCli) -> None:
+def a_refused_trust_ends_claude_and_is_not_kept(wardian: WardianCli) -> None:
     wardian.spawn("first")
     asks_to_trust(wardian, "first")
+    assert user_trust(wardian.cli, wardian.workspace) is None
 
     answer = wardian("send", "--approval", "reject", "--to", "first", "--timeout", "30s")
 
@@ -113,9 +102,27 @@ def test_a_refused_trust_ends_claude_and_is_not_kept(wardian: WardianCli) -> Non
     assert not wardian.cli.server.model_requests()
     assert user_trust(wardian.cli, wardian.workspace) is not True
 
-    # A refusal is not a trust: the next agent asks again.
-    wardian.spawn("second")
-    asks_to_trust(wardian, "second")
+
+def a_trust_accepted_once_is_not_asked_again_by_the_next_agent(wardian: WardianCli, asked: str, next_one: str) -> None:
+    """A refusal is not a trust: `asked` is asked again; its acceptance spares `next_one`."""
+    wardian.spawn(asked)
+    asks_to_trust(wardian, asked)
+
+    answer = wardian("send", "--approval", "accept", "--to", asked, "--timeout", "30s")
+
+    assert answer["left_action_required"] is True
+    wardian.wait(asked, "idle", "ready")
+    left = [event["evidence"] for event in wardian.watch(asked)["events"] if event["from"] == "action_required"]
+    assert [(evidence["event"], evidence.get("answer")) for evidence in left] == [("approval_resolved", "accepted")]
+    takes_a_turn(wardian, asked, "trusted1")
+    # Claude keeps the answer in the user's own config, which every agent's Claude reads.
+    assert user_trust(wardian.cli, wardian.workspace) is True
+
+    wardian.spawn(next_one)
+    wardian.wait(next_one, "idle", "ready")
+
+    assert never_asked(wardian, next_one)
+    takes_a_turn(wardian, next_one, "trusted2")
 
 
 @pytest.mark.parametrize("trusted", ["repository", "above the repository"])
