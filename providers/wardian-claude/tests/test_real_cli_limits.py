@@ -63,26 +63,6 @@ def pinned_version(request: pytest.FixtureRequest) -> str:
     return str(request.node.callspec.params["claude_cli"].version)
 
 
-def test_a_plan_limit_rests_the_agent_with_the_reset_the_server_gave(
-    wardian: Callable, claude_cli: Any, request: pytest.FixtureRequest
-) -> None:
-    reset = plan_limited(wardian, claude_cli, 7200, "plan1")
-
-    rested = evidence(wardian, "cc")
-    assert (rested["status"], rested["status_evidence"]["event"]) == ("idle", "limit_reached"), rested
-    assert rested["status_evidence"]["source"] == "claude-transcript"
-    first, *more = limits_reached(wardian, "cc")
-    assert first["kind"] == "session" and first["message"].startswith("You've hit your")
-    if pinned_version(request) == "2.1.197":  # its words alone, "resets 5:23am (UTC)": that minute's end
-        assert first["resets_at"] == iso(reset - reset % 60 + 60)
-        assert more == []
-    else:  # 2.1.332's transcript keeps the second, and it continues by itself at the reset
-        assert first["resets_at"] == iso(reset)
-        assert [(later["retry_at"], later["rule"]) for later in more] == [(iso(reset), "transcript auto-continue")]
-    assert "error" not in [event.get("to") for event in events_of(wardian, "cc")]
-    claude_cli.assert_only_model_server_was_called()
-
-
 def test_an_api_keys_limit_far_ahead_rests_the_agent_without_a_reset(wardian: Callable, claude_cli: Any) -> None:
     spawn(wardian, claude_cli, "cc", signed_in=False)
 
@@ -99,7 +79,7 @@ def test_an_api_keys_limit_far_ahead_rests_the_agent_without_a_reset(wardian: Ca
     assert limit["message"].startswith("API Error: Request rejected (429)")
 
 
-def test_a_plan_limit_a_few_seconds_ahead_is_continued_once_it_reset(
+def a_plan_limit_a_few_seconds_ahead_is_continued_once_it_reset(
     wardian: Callable, claude_cli: Any, request: pytest.FixtureRequest
 ) -> None:
     plan_limited(wardian, claude_cli, 5, "soon1")
@@ -114,4 +94,35 @@ def test_a_plan_limit_a_few_seconds_ahead_is_continued_once_it_reset(
     assert resumed["by"] == ("wardian" if pinned_version(request) == "2.1.197" else "cli"), resumed
     assert "MOCK_LIMIT" in answered[0].body_text()  # the cut turn's conversation, continued
     assert evidence(wardian, "cc")["status_evidence"]["event"] == "turn_completed"
+
+
+def a_plan_limit_rests_the_agent_with_the_reset_the_server_gave(
+    wardian: Callable, claude_cli: Any, request: pytest.FixtureRequest
+) -> None:
+    """The agent `cc`, idle after its turns; the limits it reached before are left aside."""
+    earlier = len(limits_reached(wardian, "cc"))
+    reset = int(time.time()) + 7200
+    limited_turn(wardian, "cc", reset, "plan1")
+
+    rested = evidence(wardian, "cc")
+    assert (rested["status"], rested["status_evidence"]["event"]) == ("idle", "limit_reached"), rested
+    assert rested["status_evidence"]["source"] == "claude-transcript"
+    first, *more = limits_reached(wardian, "cc")[earlier:]
+    assert first["kind"] == "session" and first["message"].startswith("You've hit your")
+    if pinned_version(request) == "2.1.197":  # its words alone, "resets 5:23am (UTC)": that minute's end
+        assert first["resets_at"] == iso(reset - reset % 60 + 60)
+        assert more == []
+    else:  # 2.1.332's transcript keeps the second, and it continues by itself at the reset
+        assert first["resets_at"] == iso(reset)
+        assert [(later["retry_at"], later["rule"]) for later in more] == [(iso(reset), "transcript auto-continue")]
+    assert "error" not in [event.get("to") for event in events_of(wardian, "cc")]
+
+
+def test_a_plan_limit_a_few_seconds_ahead_is_continued_then_one_far_ahead_rests_the_agent_with_its_reset(
+    wardian: Callable, claude_cli: Any, request: pytest.FixtureRequest
+) -> None:
+    """One signed-in agent (a Claude start saved): the limit that resets in seconds first, since
+    the agent takes turns again after it; then the one two hours ahead, which rests it."""
+    a_plan_limit_a_few_seconds_ahead_is_continued_once_it_reset(wardian, claude_cli, request)
+    a_plan_limit_rests_the_agent_with_the_reset_the_server_gave(wardian, claude_cli, request)
     claude_cli.assert_only_model_server_was_called()
