@@ -485,8 +485,8 @@ def test_an_api_error_is_reported_as_error_then_agent_run_turns_resumes_and_repo
     wardian.spawn("cx")
     wardian.wait("cx", "idle", "ready")
     wardian("send", "fail MOCK_HTTP_ERROR:400", "--to", "cx")
-    failed = wardian.wait("cx", "error", "error")
-    assert "mock error 400 requested" in failed["status_evidence"]["message"]
+    errored = wardian.wait("cx", "error", "error")
+    assert "mock error 400 requested" in errored["status_evidence"]["message"]
     # The agent is still there to take the next turn.
     again = wardian("send", "retry ECHO:r1", "--to", "cx", "--wait-until", "idle", "--timeout", "60s")
     assert again["agent"]["status_evidence"]["event"] == "turn_completed"
