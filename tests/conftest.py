@@ -14,8 +14,7 @@ import pytest
 from wardian_core import identity
 from wardian_core.db import agents as agent_rows
 from wardian_core.db import open_writer
-from wardian_host.testing.in_process import InProcessHost
-from wardian_host.testing.reaping import reap_home
+from wardian_host.testing.in_process import InProcessHost, serving
 
 WARDIAN = str(Path(sys.executable).parent / "wardian")
 
@@ -95,11 +94,5 @@ def seed_agent(wardian_home: Path) -> Callable[..., dict[str, Any]]:
 def running_host(wardian_home: Path) -> Iterator[InProcessHost]:
     """The real host of the test's home, run in this process (wardian_host.testing.in_process);
     stopped with its agents at the end, and whatever outlived it reaped."""
-    host = InProcessHost(wardian_home)
-    try:
+    with serving(wardian_home) as host:
         yield host
-    finally:
-        try:
-            host.close()
-        finally:
-            reap_home(wardian_home)

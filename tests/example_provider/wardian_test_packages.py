@@ -34,8 +34,7 @@ from pathlib import Path
 import pytest
 
 from wardian_host.providers.manager import GROUP, Plugins
-from wardian_host.testing.in_process import InProcessHost
-from wardian_host.testing.reaping import reap_home
+from wardian_host.testing.in_process import InProcessHost, serving
 
 TESTS = Path(__file__).resolve().parent.parent
 DISTRIBUTIONS = (TESTS / "example_provider", TESTS / "broken_providers")
@@ -204,11 +203,5 @@ def example_host(
 ) -> Iterator[InProcessHost]:
     """A host of the test's home whose providers are `generic` and `example` (its CLI on PATH)."""
     monkeypatch.setenv("PATH", f"{FAKE_CLIS}{os.pathsep}{os.environ['PATH']}")
-    host = InProcessHost(wardian_home, plugins=register_test_plugins("generic", "example"))
-    try:
+    with serving(wardian_home, plugins=register_test_plugins("generic", "example")) as host:
         yield host
-    finally:
-        try:
-            host.close()
-        finally:
-            reap_home(wardian_home)

@@ -10,7 +10,8 @@ test may close it early; closing again does nothing).
 """
 
 import asyncio
-from collections.abc import Coroutine
+import contextlib
+from collections.abc import Coroutine, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -18,6 +19,7 @@ from wardian_core import paths
 from wardian_host.daemon.host import Host
 from wardian_host.daemon.host_lock import HostLock
 from wardian_host.providers.manager import Plugins
+from wardian_host.testing.reaping import reap_home
 
 T = TypeVar("T")
 
@@ -58,3 +60,17 @@ class InProcessHost:
     def _release(self) -> None:
         self._runner.close()  # cancels what the host left pending: its readers and timers
         self._lock.release()
+
+
+@contextlib.contextmanager
+def serving(home: Path, plugins: Plugins | None = None) -> Iterator[InProcessHost]:
+    """A test's host of `home`, run in this process: at the end stopped with its agents, as
+    `wardian host stop` stops one, and whatever outlived it reaped."""
+    host = InProcessHost(home, plugins=plugins)
+    try:
+        yield host
+    finally:
+        try:
+            host.close()
+        finally:
+            reap_home(home)
