@@ -4,11 +4,11 @@ machine's event stream, with the remotes' roster read only once, and quitting th
 leaves no ssh process behind."""
 
 import asyncio
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from polling import polled_until
 from ssh_machine import Machine
 from textual.pilot import Pilot
 from tui_driving import driven, until
@@ -92,7 +92,4 @@ def test_a_remote_status_change_reaches_the_row_from_its_event_stream(
     assert sum(f"agent watch {SLEEPER}" in line for line in while_open) == 1, while_open  # still followed
     assert ssh_processes(devbox.port) == []  # its session reaped, the master told to exit
     # The far side ends its `agent watch` once the session closes (`remote-run`); a bound for a hang only.
-    deadline = time.monotonic() + 30
-    while remote_watches(devbox.user):
-        assert time.monotonic() < deadline, remote_watches(devbox.user)
-        time.sleep(0.05)
+    polled_until(lambda: not remote_watches(devbox.user), "the far side's `agent watch` ended")

@@ -5,12 +5,11 @@ dashboard uses (`RemoteStreams` in a `StatusFeed`); only the command they run is
 import asyncio
 import sys
 import threading
-import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from polling import polled_until
 from textual.pilot import Pilot
 from tui_driving import driven, until
 
@@ -147,14 +146,6 @@ def test_a_dropped_link_is_followed_again_at_the_next_read_at_the_same_status(tm
     finally:
         feed.close()
     assert reaped(masters.pid_file(2))
-
-
-def polled_until(seen: Callable[[], bool], what: str) -> None:
-    """A state with no event to await (a thread's flag): polled, bounded for a hang only."""
-    deadline = time.monotonic() + 30
-    while not seen():
-        assert time.monotonic() < deadline, f"never saw {what}"
-        time.sleep(0.01)
 
 
 def test_a_stream_asked_for_as_the_dashboard_closes_starts_no_master() -> None:

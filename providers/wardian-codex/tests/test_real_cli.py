@@ -16,6 +16,7 @@ from typing import Any
 import psutil
 import pytest
 import wardian_cli
+from polling import polled_until
 from wardian_cli import WARDIAN, WardianCli
 from wardian_homes import wardian_for
 
@@ -674,10 +675,7 @@ def test_a_turn_and_an_approval_outlive_a_host_restart_and_a_crash_and_kill_leav
     killed = wardian.show("cx")
     assert killed["status"] == "off" and killed["status_evidence"]["source"] == "host"
     assert "kill" in json.dumps(killed["status_evidence"]), killed["status_evidence"]
-    deadline = time.monotonic() + 10
-    while process_tree.processes_by_session({uuid}).get(uuid):
-        assert time.monotonic() < deadline, "a Codex process outlived `agent kill`"
-        time.sleep(0.1)
+    polled_until(lambda: not process_tree.processes_by_session({uuid}).get(uuid), "no Codex process after the kill", 10)
     codex_home = str(wardian.codex_home(uuid))
     for process in psutil.process_iter(["environ"]):
         environ = process.info.get("environ") or {}
