@@ -4,6 +4,7 @@ Each wait proves which provider event produced the status it waited for, so an `
 any other way cannot pass; a wait that times out shows the agent's screen in its failure.
 """
 
+import contextlib
 import json
 import os
 import re
@@ -49,12 +50,33 @@ class WardianCli:
             # The command's own bound, plus room for it to start and answer.
             self("agent", "wait", name, "--until", status, "--timeout", timeout, timeout=float(timeout[:-1]) + 30)
         except AssertionError as failed:  # say what the agent showed, for whoever reads the failure
-            rows = self("agent", "screen", name)["screen"]["rows"]
-            raise AssertionError(f"{failed}\nscreen:\n" + "\n".join(rows)) from None
+            raise AssertionError(f"{failed}\n{self.what_it_showed(name)}") from None
         agent = self.show(name)
         assert agent["status"] == status, agent
         assert agent["status_evidence"]["event"] == event, agent["status_evidence"]
         return agent
+
+    def what_it_showed(self, name: str) -> str:
+        """A wait's failure, told: the screen, the status's evidence, the hooks the CLI fired and
+        its processes (a CLI that restarts itself is told apart by them)."""
+        agent = self("agent", name, "--fields", "uuid,status,status_evidence,pid")["agent"]
+        rows = self("agent", "screen", name)["screen"]["rows"]
+        hooks = sorted((self.home / "agents" / agent["uuid"]).glob("*/hooks*.jsonl"))
+        hook_lines = [line[:300] for log in hooks for line in log.read_text(errors="replace").splitlines()[-30:]]
+        return "\n".join(
+            [
+                f"status: {agent['status']} {json.dumps(agent['status_evidence'])}",
+                f"seconds since boot: {_since_boot():.2f}, now {time.time():.2f}",
+                "changes:",
+                *(json.dumps(change)[:300] for change in self.watch(name)["events"][-8:]),
+                "processes:",
+                *_process_tree(agent.get("pid")),
+                "hooks:",
+                *hook_lines,
+                "screen:",
+                *rows,
+            ]
+        )
 
     def show(self, name: str) -> dict[str, Any]:
         return self("agent", name, "--fields", FIELDS)["agent"]
@@ -103,6 +125,30 @@ class WardianCli:
     def run_record(completed: subprocess.CompletedProcess[str]) -> dict[str, Any]:
         assert completed.returncode == 0, completed.stderr
         return json.loads(completed.stdout)["run"]
+
+
+def _since_boot() -> float:
+    return time.clock_gettime(time.CLOCK_BOOTTIME) if sys.platform == "linux" else time.time()
+
+
+def _process_tree(pid: int | None) -> list[str]:
+    """The agent's processes: pid, parent, start (seconds since boot, the parsers' clock), status and command."""
+    import psutil
+
+    if pid is None:
+        return ["(no pid)"]
+    try:
+        root = psutil.Process(pid)
+        processes = [root, *root.children(recursive=True)]
+    except psutil.Error as gone:
+        return [f"({gone!r})"]
+    boot, told = psutil.boot_time(), []
+    for process in processes:
+        with contextlib.suppress(psutil.Error):
+            started = process.create_time() - boot
+            command = " ".join(process.cmdline())[:160]
+            told.append(f"{process.pid} <- {process.ppid()} at {started:.2f} {process.status()}: {command}")
+    return told
 
 
 def output_shows(name: str, text: str, timeout: float = 10, env: dict[str, str] | None = None) -> None:
