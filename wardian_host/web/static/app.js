@@ -21,16 +21,8 @@ let enlarged = null; // uuid of the agent being typed into
 let reconnectDelay = 500;
 let reconnectTries = 0;
 
-function el(tag, props = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [key, value] of Object.entries(props)) {
-    if (key === "class") node.className = value;
-    else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-    else node.setAttribute(key, value);
-  }
-  for (const child of children) node.append(child);
-  return node;
-}
+// The page's one element builder (dom.js, loaded first).
+const el = window.wardianDom.node;
 
 function bytesOf(base64) {
   return Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));

@@ -1,4 +1,4 @@
-// One element builder for the page's scripts (inbox, budgets): loaded before them.
+// One element builder for the page's scripts (inbox, budgets, app): loaded before them.
 "use strict";
 
 window.wardianDom = {
