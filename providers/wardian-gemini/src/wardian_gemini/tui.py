@@ -82,7 +82,7 @@ class GeminiScreen(ScreenParser):
         return home.hooks_file(ctx)
 
     def markers(self) -> tuple[str, ...]:
-        dialog_open = self.box.shown or self.trust_open or self.workspace.open
+        dialog_open = self.box.shown or self.trust_open or self.workspace.shown
         markers = BOX_MARKERS + (READY_MARKERS if dialog_open or not self.ready else ())
         markers += (squeeze(NOT_ADDED),) if self.trust_open else ()
         markers += () if self.workspace.answered else workspace_trust.MARKERS
@@ -94,9 +94,12 @@ class GeminiScreen(ScreenParser):
         hooks_file = self.hook_log()
         self._expect_workspace_question(hooks_file)
         lines = _box_lines(rows)
-        events, close_again = self.workspace.look(self.source, lines, text, READY if READY in text else None)
-        self.workspace.note(events)
-        if self.workspace.open:
+        prompt = READY if READY in text else None
+        events, close_again = self.workspace.look(self.source, lines, text, prompt, lambda: self._started(hooks_file))
+        if self.workspace.held:
+            # Reported once Gemini's SessionStart fired, or after the wait a hookless prompt gets.
+            close_again = close_again or (None if self.hookless.pending else self.hookless.start())
+        elif self.workspace.open:
             # The prompt drawn before the question must not count as ready without its hook later.
             self.hookless.cancel()
             self.hookless_expired = False
@@ -109,7 +112,7 @@ class GeminiScreen(ScreenParser):
         if self.resumed and not self.ready and any(RESUMING_ROW.match(row.strip()) for row in rows):
             self.resume_banner_seen = True
             self.resume_settle.cancel()
-        elif READY in text and APPROVAL not in text and not (self.ready or self.trust_open or self.workspace.open):
+        elif READY in text and APPROVAL not in text and not (self.ready or self.trust_open or self.workspace.shown):
             ready_events, look_again = self._ready(hooks_file)
             events += ready_events
             call_again = min(filter(None, [call_again, look_again]), default=None)
@@ -130,6 +133,12 @@ class GeminiScreen(ScreenParser):
         if self.workspace.expected:
             self.workspace.decision = self._workspace_decision
 
+    def _started(self, hooks_file: Path | None) -> bool:
+        """Gemini finished starting, as far as the workspace's question needs: its SessionStart
+        fired, or no log tells (a replay), or a prompt would count without it by now."""
+        records = session_records(hooks_file)
+        return records is None or self.hookless_expired or self.workspace.asker_started(records)
+
     def _workspace_decision(self) -> str | None:
         """The trust file's decision now (Gemini writes the answer when its box closes)."""
         if self.ctx is None:
@@ -144,7 +153,7 @@ class GeminiScreen(ScreenParser):
         hookless_due = self.hookless.due() and not self.ready
         resume_due = self.resume_settle.due() and not self.ready
         question_due = self.workspace.settle.due() and not self.ready
-        close_due = self.workspace.closing.due() and self.workspace.open
+        close_due = self.workspace.closing.due() and self.workspace.shown
         self.settled_look = box_due or trust_due
         self.hookless_expired = self.hookless_expired or hookless_due
         self.resume_settled = self.resume_settled or resume_due

@@ -12,7 +12,15 @@ closed box is a refusal at once only when the trust file records one (the answer
 trust.workspace_decision); otherwise the restart message is awaited a while, and the file
 decides when it does not come.
 
-Wardian's hooks (an extension's) fire before the question, so the prompt drawn a moment
+The question is reported only once the Gemini that asks finished starting: its SessionStart
+fired (or, with the user's hooks off, the prompt would count without it). Gemini 0.61.0 can
+draw the box before its start-up is done (under load, over a second before), and an answer
+written then is lost: the box's effect runs again as start-up ends, reads the new trust rule,
+closes the box and with it the timer of the restart — Gemini says it is restarting and runs
+on, untrusted, for good. A question seen but not reported yet holds ready like an open one; a
+person who answers it in an attached terminal meanwhile is read the same way, with no event.
+
+Wardian's hooks (an extension's) usually fire before the question, so the prompt drawn a moment
 before it would look ready: on a folder the trust file does not decide, ready waits for the
 question to be answered, or for the prompt to stand a while with no question. After a trust
 answer the old start's prompt comes back while Gemini restarts (its SessionEnd hooks run
@@ -63,6 +71,8 @@ def _undecided() -> str | None:
 class WorkspaceTrust:
     """The question of one launch: asked, answered, and what ready waits for meanwhile."""
 
+    # On screen (`shown`), and reported (`open`): reported once the asking Gemini finished starting.
+    shown: bool = False
     open: bool = False
     # Asked once per launch: after a trust answer the old box stays on screen above the restart.
     answered: bool = False
@@ -70,9 +80,8 @@ class WorkspaceTrust:
     expected: bool | None = None
     settle: Settle = field(default_factory=lambda: Settle(QUESTION_SETTLE_SECONDS))
     settled: bool = False
-    # When the question was seen (process_start.process_clock): the Gemini that asked started
-    # before it; the one a trust answer restarts it as, after it (the answer is typed once the
-    # question was reported).
+    # When the question was first seen (process_start.process_clock): the Gemini that asked
+    # started before it; the one a trust answer restarts it as, after it.
     asked_at: float | None = None
     # A trust answer began Gemini's restart: the prompt is ready once the new start's SessionStart
     # fired (new_start_began).
@@ -91,13 +100,22 @@ class WorkspaceTrust:
             return False, None
         return True, None if self.settle.pending else self.settle.start()
 
-    def note(self, events: list[ProviderEvent]) -> None:
-        """The question's time, and a trust answer's restart, from the events of a look."""
-        for item in events:
-            if item.kind == "approval_requested" and item.dialog == DIALOG:
-                self.asked_at = self.clock()
-            elif item.kind == "approval_resolved" and item.answer == "accepted":
-                self.restarted = True
+    @property
+    def held(self) -> bool:
+        """The question is on screen, not reported yet: the asking Gemini has not finished starting."""
+        return self.shown and not self.open
+
+    def asker_started(self, records: list[SessionRecord]) -> bool:
+        """The Gemini that asks fired SessionStart: a start not by a process started after the
+        question was seen (a restart a person's answer began, before the question was reported,
+        is not the asker's)."""
+        asked_at = self.asked_at
+        for record in records:
+            if record.event != "SessionStart":
+                continue
+            if not record.cli_pid or asked_at is None or not self.started_after(record.cli_pid, asked_at):
+                return True
+        return False
 
     def new_start_began(self, records: list[SessionRecord] | None) -> bool:
         """No restart, or the restarted Gemini fired SessionStart: one fired by a live process that
@@ -119,39 +137,48 @@ class WorkspaceTrust:
         return events[-1] == "SessionStart" and "SessionEnd" in events
 
     def look(
-        self, source: OutputSource, lines: list[str], text: str, prompt: str | None
+        self, source: OutputSource, lines: list[str], text: str, prompt: str | None, started: Callable[[], bool]
     ) -> tuple[list[ProviderEvent], float | None]:
         """`lines`: the screen's rows without box borders; `prompt`: the input prompt's text when on
-        screen. The events, and the delay after which to look again (a closed box not yet decided)."""
+        screen; `started`: whether the asking Gemini finished starting (asked only while the
+        question waits for it). The events, and the delay after which to look again (a closed box
+        not yet decided)."""
         if self.answered:
             return [], None
         if RESTARTING in text:
-            self.answered, was_open, self.open = True, self.open, False
+            self.answered, self.restarted, was_open = True, True, self.open
+            self.shown = self.open = False
             self.closing.cancel()
             answered = [event("approval_resolved", source, ACCEPTED_RULE, RESTARTING, answer="accepted")]
             return answered if was_open else [], None
         if QUESTION in text and LAST_OPTION in text:
-            if self.open:
+            if not self.shown:
+                self.shown, self.asked_at = True, self.clock()
+                self.settle.cancel()
+            if self.open or not started():
                 return [], None
             self.open = True
-            self.settle.cancel()
             message = f"{MESSAGE} ({' / '.join(_options(lines))})"
             rule = "workspace trust dialog"
             asked = event("approval_requested", source, rule, QUESTION, message=message, reason="trust", dialog=DIALOG)
             return [asked], None
-        if self.open and prompt and QUESTION not in text:
+        if self.shown and prompt and QUESTION not in text:
             return self._closed(source, prompt)
         return [], None
 
     def _closed(self, source: OutputSource, prompt: str) -> tuple[list[ProviderEvent], float | None]:
         """The box is gone and the prompt drawn: a refusal the trust file records is read at once;
         otherwise the restart message is awaited (the prompt before it is not the restarted
-        Gemini's) for CLOSE_SETTLE_SECONDS, then the file decides, a refusal when it says nothing."""
+        Gemini's) for CLOSE_SETTLE_SECONDS, then the file decides, a refusal when it says nothing.
+        A question never reported closes with no event."""
         decided = self.decision()
         if decided != DO_NOT_TRUST and not self.close_settled:
             return [], None if self.closing.pending else self.closing.start()
-        self.answered, self.open = True, False
+        told = self.open
+        self.answered, self.shown, self.open = True, False, False
         self.closing.cancel()
+        if not told:
+            return [], None
         if decided is not None and decided != DO_NOT_TRUST:
             return [event("approval_resolved", source, ACCEPTED_FILE_RULE, prompt, answer="accepted")], None
         return [event("approval_resolved", source, REJECTED_RULE, prompt, answer="rejected")], None
