@@ -2,15 +2,20 @@
 changed `notify.urls` applies at once, a turn a CLI call waited on is not told, an error tells
 its exit code and last line, and `notify test` says why nothing went out."""
 
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
+from polling import polled_until
 from webhook import Webhook
 
 from wardian_host.daemon.host_lock import running_host_pid
 
+WARDIAN = str(Path(sys.executable).parent / "wardian")
 RunWardian = Callable[..., Any]
 Spawn = Callable[..., dict[str, Any]]
 WaitStatus = Callable[..., dict[str, Any]]
@@ -62,8 +67,13 @@ def test_a_bad_address_gives_apprises_reason(run_wardian: RunWardian) -> None:
     assert any("Unparseable URL" in reason for reason in answer["reasons"]), answer
 
 
+def _waits_on_its_host(wait: subprocess.Popen[bytes]) -> bool:
+    """The `agent wait` has connected to the host: it sends its request as it connects."""
+    return bool(psutil.Process(wait.pid).net_connections(kind="unix"))
+
+
 def test_turns_a_cli_call_waited_on_are_not_told_as_unseen(
-    spawn: Spawn, wait_status: WaitStatus, run_wardian: RunWardian, webhook: Webhook
+    spawn: Spawn, wait_status: WaitStatus, run_wardian: RunWardian, webhook: Webhook, tmp_path: Path
 ) -> None:
     _set(run_wardian, "notify.unseen_turn_seconds", "0")  # a turn nobody looks at: told at once
     spawn("shell", "bash", "--norc")
@@ -73,10 +83,17 @@ def test_turns_a_cli_call_waited_on_are_not_told_as_unseen(
     assert waited.returncode == 0, waited.stderr
     asked = run_wardian("ask", "shell", "echo asked-$((6*7))", "--until", "output:asked-42", "--timeout", "20s")
     assert asked.returncode == 0, asked.stderr
-    sent = run_wardian("send", "sleep 0.5; echo watched-$((6*7))", "--to", "shell")
-    assert sent.returncode == 0, sent.stderr
-    watched = run_wardian("agent", "wait", "shell", "--until", "idle", "--next", "--timeout", "20s")
-    assert watched.returncode == 0, watched.stderr
+    # The turn lasts until the `agent wait` is with the host: under load a new interpreter took
+    # longer to start than the half second this turn once slept, and the wait missed it.
+    release = tmp_path / "release"
+    turn = f"until [ -e {release} ]; do sleep 0.05; done; echo watched-$((6*7))"
+    assert run_wardian("send", turn, "--to", "shell").returncode == 0
+    wait = subprocess.Popen(
+        [WARDIAN, "agent", "wait", "shell", "--until", "idle", "--next", "--timeout", "20s"], stdout=subprocess.PIPE
+    )
+    polled_until(lambda: _waits_on_its_host(wait), "the wait connected to its host")
+    release.touch()
+    assert wait.wait(timeout=30) == 0
     # The one turn nobody waited on is told; the three before it never were.
     assert run_wardian("send", "echo unseen-$((6*7))", "--to", "shell").returncode == 0
     told = webhook.wait_for(1)
