@@ -183,3 +183,10 @@ def test_the_summary_names_the_slowest_tests_of_both_passes(tmp_path: Path, caps
     dev.print_summary(dev.time.monotonic() - 125, [first])
     printed = capsys.readouterr().out
     assert "total wall time: 2 min 5 s" in printed and "11.5 s  [main] tests.test_a::t11" in printed
+
+
+def test_the_total_rounds_to_whole_seconds_before_minutes(capsys: pytest.CaptureFixture[str]) -> None:
+    """A run of 18 min 59.6 s printed "18 min 60 s"."""
+    dev = _dev_script()
+    dev.print_summary(dev.time.monotonic() - 1139.6, [])
+    assert "total wall time: 19 min 0 s" in capsys.readouterr().out
