@@ -1,5 +1,6 @@
 """The test command runs the checks first, over every package the issue names."""
 
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -62,7 +63,41 @@ def test_test_command_stops_before_pytest_when_a_check_fails(monkeypatch: pytest
     monkeypatch.setattr(dev, "run_checks", _noting(ran, "checks", answer=1))
     monkeypatch.setattr(dev, "run", _noting(ran, "pytest", answer=0))
     assert dev.test([]) == 1
-    assert ran == ["set_up", "checks"]
+    assert sorted(ran) == ["checks", "install", "set_up"], "no pytest after a failed check"
+
+
+def test_the_clis_install_beside_the_set_up_and_the_checks(monkeypatch: pytest.MonkeyPatch) -> None:
+    dev = _dev_script()
+    began = threading.Event()
+    monkeypatch.setattr(dev, "install_real_clis", began.set)
+
+    def set_up() -> None:
+        assert began.wait(10), "the CLIs' install waited for the set-up"
+
+    monkeypatch.setattr(dev, "set_up", set_up)
+    monkeypatch.setattr(dev, "run_checks", lambda names=None: 1)
+    assert dev.test([]) == 1
+
+
+def test_the_tests_mypy_runs_beside_the_other_checks_and_every_failure_is_named(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dev = _dev_script()
+    checks = dev.checks()
+    tests_began = threading.Event()
+
+    def run_whole(*argv: object, check: bool = True) -> int:
+        name = next(name for name, known in checks.items() if list(argv) == known)
+        if name.startswith("mypy "):
+            tests_began.set()
+            return 1 if name == "mypy tests" else 0
+        if name == "mypy":
+            assert tests_began.wait(10), "the tests' mypy waited for the packages'"
+        return 1 if name == "ruff format" else 0
+
+    monkeypatch.setattr(dev, "run_whole", run_whole)
+    assert dev.run_checks() == 1
+    assert "checks failed: ruff format, mypy tests" in capsys.readouterr().err
 
 
 def _noting(ran: list[str], step: str, answer: int) -> Callable[..., int]:
