@@ -38,12 +38,13 @@ def run(*argv: str | Path, env: dict[str, str] | None = None, check: bool = True
 
 def run_whole(*argv: str | Path, check: bool = True) -> int:
     """`run`, its output printed in one piece once it ends: for a step beside others."""
-    completed = subprocess.run([str(a) for a in argv], cwd=ROOT, capture_output=True, text=True)
+    command = [str(a) for a in argv]
+    completed = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
     with PRINTING:
-        print("+", " ".join(str(a) for a in argv), flush=True)
+        print("+", " ".join(command), flush=True)
         print(completed.stdout + completed.stderr, end="", flush=True)
     if check and completed.returncode != 0:
-        raise subprocess.CalledProcessError(completed.returncode, [str(a) for a in argv])
+        raise subprocess.CalledProcessError(completed.returncode, command)
     return completed.returncode
 
 

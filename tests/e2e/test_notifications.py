@@ -3,7 +3,6 @@ changed `notify.urls` applies at once, a turn a CLI call waited on is not told, 
 its exit code and last line, and `notify test` says why nothing went out."""
 
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -11,11 +10,11 @@ from typing import Any
 import psutil
 import pytest
 from polling import polled_until
+from wardian_cli import WARDIAN
 from webhook import Webhook
 
 from wardian_host.daemon.host_lock import running_host_pid
 
-WARDIAN = str(Path(sys.executable).parent / "wardian")
 RunWardian = Callable[..., Any]
 Spawn = Callable[..., dict[str, Any]]
 WaitStatus = Callable[..., dict[str, Any]]

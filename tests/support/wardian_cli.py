@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from wardian_core.parsing.process_start import process_clock
+
 WARDIAN = str(Path(sys.executable).parent / "wardian")
 FIELDS = "name,uuid,status,status_evidence,provider_session_id,pid"
 
@@ -66,7 +68,7 @@ class WardianCli:
         return "\n".join(
             [
                 f"status: {agent['status']} {json.dumps(agent['status_evidence'])}",
-                f"seconds since boot: {_since_boot():.2f}, now {time.time():.2f}",
+                f"seconds since boot: {process_clock():.2f}, now {time.time():.2f}",
                 "changes:",
                 *(json.dumps(change)[:300] for change in self.watch(name)["events"][-8:]),
                 "processes:",
@@ -125,10 +127,6 @@ class WardianCli:
     def run_record(completed: subprocess.CompletedProcess[str]) -> dict[str, Any]:
         assert completed.returncode == 0, completed.stderr
         return json.loads(completed.stdout)["run"]
-
-
-def _since_boot() -> float:
-    return time.clock_gettime(time.CLOCK_BOOTTIME) if sys.platform == "linux" else time.time()
 
 
 def _process_tree(pid: int | None) -> list[str]:

@@ -105,28 +105,25 @@ class WorkspaceTrust:
         """The question is on screen, not reported yet: the asking Gemini has not finished starting."""
         return self.shown and not self.open
 
-    def asker_started(self, records: list[SessionRecord]) -> bool:
-        """The Gemini that asks fired SessionStart: a start not by a process started after the
-        question was seen (a restart a person's answer began, before the question was reported,
-        is not the asker's)."""
+    def _starts_after_the_question(self, records: list[SessionRecord]) -> list[bool | None]:
+        """Per SessionStart in `records`: whether a live process started after the question was
+        seen fired it; None where that cannot be told (no pid, no access, no question seen)."""
         asked_at = self.asked_at
-        for record in records:
-            if record.event != "SessionStart":
-                continue
-            if not record.cli_pid or asked_at is None or not self.started_after(record.cli_pid, asked_at):
-                return True
-        return False
+        starts = [record.cli_pid for record in records if record.event == "SessionStart"]
+        return [self.started_after(pid, asked_at) if pid and asked_at is not None else None for pid in starts]
+
+    def asker_started(self, records: list[SessionRecord]) -> bool:
+        """The Gemini that asks fired SessionStart: a start not told to be by a process started
+        after the question was seen (a restart a person's answer began, before the question was
+        reported, is not the asker's)."""
+        return any(told is not True for told in self._starts_after_the_question(records))
 
     def new_start_began(self, records: list[SessionRecord] | None) -> bool:
         """No restart, or the restarted Gemini fired SessionStart: one fired by a live process that
         started after the question was seen. `records`: the hook log's; None with no log (a replay)
         and none at all (the user's hooks off) wait for nothing: the prompt decides, as at launch."""
-        starts = [record.cli_pid for record in records or [] if record.event == "SessionStart"]
-        if not self.restarted or not starts:
-            return True
-        asked_at = self.asked_at
-        told = [self.started_after(pid, asked_at) if pid and asked_at is not None else None for pid in starts]
-        if any(told):
+        told = self._starts_after_the_question(records or [])
+        if not self.restarted or not told or any(told):
             return True
         if None not in told:
             return False
