@@ -25,6 +25,7 @@ from wardian_core.db import open_writer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"))
 from answering_host import answering_host
+from stand_in_rows import stand_in_row
 
 PYTHON = sys.executable
 WARDIAN = str(Path(PYTHON).parent / "wardian")
@@ -44,6 +45,14 @@ COMMANDS: list[tuple[str, list[str], float | None, str]] = [
     (
         "wardian send --wait-until idle, answered at once",
         ["send", "--to", "agent-100", "--wait-until", "idle", "hi"],
+        1.3,
+        SHOW,
+    ),
+    # The lifecycle verbs (spawn, wait, kill, pause, ...) share one path: the host's answer,
+    # with no models loaded in the command.
+    (
+        "wardian agent wait --until idle, answered at once",
+        ["agent", "wait", "a1", "--until", "idle"],
         1.3,
         SHOW,
     ),
@@ -76,17 +85,23 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=30)
     rounds = parser.parse_args().rounds
     with tempfile.TemporaryDirectory() as scratch:
-        home, send_home = Path(scratch) / "home", Path(scratch) / "send-home"
+        home, send_home, wait_home = (Path(scratch) / name for name in ("home", "send-home", "wait-home"))
         seed_home(home)
         # Bytecode caches as an installed wardian has them (pip compiles on install): without them
         # every command compiles each module it imports, which the floors never do.
         plain = {k: v for k, v in os.environ.items() if not k.startswith("WARDIAN_") and k != "PYTHONDONTWRITEBYTECODE"}
         env, send_env = plain | {"WARDIAN_HOME": str(home)}, plain | {"WARDIAN_HOME": str(send_home)}
-        runs = {label: ([WARDIAN, *args], send_env if args[0] == "send" else env) for label, args, _, _ in COMMANDS}
+        wait_env = plain | {"WARDIAN_HOME": str(wait_home)}
+        answered = {"send": send_env, "wait": wait_env}
+        runs = {
+            label: ([WARDIAN, *args], answered.get(args[1] if args[0] == "agent" else args[0], env))
+            for label, args, _, _ in COMMANDS
+        }
         runs |= {label: (argv, env) for label, argv in FLOORS.items()}
         samples: dict[str, list[float]] = {label: [] for label in runs}
-        # The reads find no host in their home and read state.db; the sends' home has the stand-in.
-        with answering_host(send_home, {"results": []}):
+        # The reads find no host in their home and read state.db; the send's and the wait's
+        # homes have a stand-in host.
+        with answering_host(send_home, {"results": []}), answering_host(wait_home, dict(stand_in_row(name="a1"))):
             for argv, run_env in runs.values():  # warm the page cache once
                 time_once(argv, run_env)
             for _ in range(rounds):

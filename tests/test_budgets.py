@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from wardian_core.budgets import effective_budget, left, raised_limits, reached, spawn_limits
+from wardian_core.budget_specs import spawn_limits
+from wardian_core.budgets import effective_budget, left, raised_limits, reached
 from wardian_core.db import budgets as budget_rows
 from wardian_core.db import open_writer
 from wardian_core.db.agents import insert_agent

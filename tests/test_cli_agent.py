@@ -328,6 +328,29 @@ def test_the_read_path_imports_only_the_allowed_modules(roster, wardian_home: Pa
     assert sorted(imported - floor - READ_PATH_MODULES) == []
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["agent", "spawn", "--provider", "generic", "--class", "Coder", "--name", "a1", "--", "sleep", "9"],
+        ["agent", "wait", "a1", "--until", "idle"],
+        ["agent", "kill", "a1"],
+        ["agent", "pause", "a1"],
+        ["agent", "clone", "a1", "--name", "a2"],
+    ],
+    ids=["spawn", "wait", "kill", "pause", "clone"],
+)
+def test_the_lifecycle_verbs_load_no_models(wardian_home: Path, argv: list[str]) -> None:
+    """Agents and scripts call these all day, each a new interpreter: pydantic alone would
+    triple their start-up (benchmarks/cli_startup.py), so models stay with the host."""
+    from answering_host import answering_host
+    from stand_in_rows import stand_in_row
+
+    with answering_host(wardian_home, dict(stand_in_row(name="a1"))):
+        imported = _modules_after(f"from wardian_host.cli import main\nmain({argv!r})")
+    assert "wardian_host.answers.lifecycle" in imported  # the probe saw the command run
+    assert sorted(name for name in imported if name.split(".")[0] in {"pydantic", "pydantic_core"}) == []
+
+
 def _pretty_on_a_terminal(env: dict[str, str]) -> str:
     import sys
 

@@ -17,7 +17,7 @@ def budget_answer(target: str, raise_by: str | None = None, clear: bool = False)
             "usage", "--raise and --clear together", "Give one: --raise tokens=+N, or --clear for no budget."
         )
     if raise_by is not None:
-        from wardian_core.budgets import parse_spec
+        from wardian_core.budget_specs import parse_spec
 
         parse_spec(raise_by, "--raise", relative=True)  # refused here, before any host is asked
     changing = raise_by is not None or clear

@@ -3,7 +3,7 @@ after a change (kill, pause, resume, ...), and an agent once it has a status (`a
 
 from typing import Any, NamedTuple
 
-from wardian_core.budgets import spawn_limits
+from wardian_core.budget_specs import spawn_limits
 from wardian_core.errors import WardianError
 from wardian_core.fields import DEFAULT_FIELDS, to_record
 from wardian_core.identity import resolve_workspace

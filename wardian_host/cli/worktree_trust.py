@@ -14,7 +14,6 @@ from pathlib import Path
 import click
 
 from wardian_core import paths
-from wardian_core.worktrees import trust
 from wardian_core.worktrees.git import run
 
 TRUST_REPO_HELP = "Trust the repository's own .wardian/worktree.toml set-up and tear-down commands (kept)."
@@ -22,6 +21,10 @@ TRUST_REPO_HELP = "Trust the repository's own .wardian/worktree.toml set-up and 
 
 def settle(folder: Path | None, trust_repo: bool) -> None:
     """Before a worktree of the repository holding `folder` is made or removed."""
+    # Imported here: `agent spawn`, `clone` and every lifecycle verb beside them load this
+    # module, and the trust file's models (pydantic) would more than double their start-up.
+    from wardian_core.worktrees import trust
+
     top = _repository_top(folder) if folder is not None else None
     if top is None:
         return  # no repository: the host refuses with its own envelope
