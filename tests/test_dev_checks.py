@@ -60,6 +60,7 @@ def test_test_command_stops_before_pytest_when_a_check_fails(monkeypatch: pytest
     ran: list[str] = []
     monkeypatch.setattr(dev, "set_up", lambda: ran.append("set_up"))
     monkeypatch.setattr(dev, "install_real_clis", lambda: ran.append("install"))
+    monkeypatch.setattr(dev, "warm_test_caches", lambda: None)
     monkeypatch.setattr(dev, "run_checks", _noting(ran, "checks", answer=1))
     monkeypatch.setattr(dev, "run", _noting(ran, "pytest", answer=0))
     assert dev.test([]) == 1
@@ -70,6 +71,7 @@ def test_the_clis_install_beside_the_set_up_and_the_checks(monkeypatch: pytest.M
     dev = _dev_script()
     began = threading.Event()
     monkeypatch.setattr(dev, "install_real_clis", began.set)
+    monkeypatch.setattr(dev, "warm_test_caches", lambda: None)
 
     def set_up() -> None:
         assert began.wait(10), "the CLIs' install waited for the set-up"
@@ -77,6 +79,25 @@ def test_the_clis_install_beside_the_set_up_and_the_checks(monkeypatch: pytest.M
     monkeypatch.setattr(dev, "set_up", set_up)
     monkeypatch.setattr(dev, "run_checks", lambda names=None: 1)
     assert dev.test([]) == 1
+
+
+def test_the_tests_caches_warm_beside_the_checks_for_a_full_run_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    dev = _dev_script()
+    warmed = threading.Event()
+    monkeypatch.setattr(dev, "install_real_clis", lambda: None)
+    monkeypatch.setattr(dev, "set_up", lambda: None)
+    monkeypatch.setattr(dev, "warm_test_caches", warmed.set)
+
+    def run_checks(names: list[str] | None = None) -> int:
+        assert warmed.wait(10), "the caches' collection waited for the checks"
+        return 1
+
+    monkeypatch.setattr(dev, "run_checks", run_checks)
+    assert dev.test([]) == 1
+    warmed.clear()
+    monkeypatch.setattr(dev, "run_checks", lambda names=None: 1)
+    assert dev.test(["tests/test_db.py"]) == 1
+    assert not warmed.is_set(), "a chosen selection collects only itself"
 
 
 def test_the_tests_mypy_runs_beside_the_other_checks_and_every_failure_is_named(
@@ -116,6 +137,7 @@ def _recorded_pytest_runs(monkeypatch: pytest.MonkeyPatch, codes: list[int]) -> 
     monkeypatch.setattr(dev, "set_up", lambda: None)
     monkeypatch.setattr(dev, "install_system_packages", lambda: None)
     monkeypatch.setattr(dev, "install_real_clis", lambda: None)
+    monkeypatch.setattr(dev, "warm_test_caches", lambda: None)
     monkeypatch.setattr(dev, "run_checks", lambda names=None: 0)
     monkeypatch.delenv("WARDIAN_TEST_WORKERS", raising=False)
     monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
