@@ -2,7 +2,6 @@
 
 import json
 import os
-import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -10,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from forked_wardian import ForkServer
 
 from wardian_core import identity
 from wardian_core.db import agents as agent_rows
@@ -33,9 +33,17 @@ class Result:
         return json.loads(self.stderr)["error"]
 
 
+@pytest.fixture(scope="session")
+def forked_wardian() -> Iterator[ForkServer]:
+    forks = ForkServer(WARDIAN)
+    yield forks
+    forks.close()
+
+
 @pytest.fixture
-def run_wardian(wardian_home: Path) -> Callable[..., Result]:
-    """Run the installed `wardian` with the test's clean environment (plus `env`)."""
+def run_wardian(wardian_home: Path, forked_wardian: ForkServer) -> Callable[..., Result]:
+    """Run `wardian` with the test's clean environment (plus `env`): the installed command,
+    forked from a process that already started it (tests/support/forked_wardian.py)."""
 
     def run(
         *args: str,
@@ -45,16 +53,7 @@ def run_wardian(wardian_home: Path) -> Callable[..., Result]:
         input: str | None = None,
     ) -> Result:
         """`input`: the command's standard input (none by default)."""
-        completed = subprocess.run(
-            [WARDIAN, *args],
-            capture_output=True,
-            text=True,
-            env={**os.environ, **(env or {})},
-            cwd=cwd,
-            timeout=timeout,
-            input=input,
-            stdin=subprocess.DEVNULL if input is None else None,
-        )
+        completed = forked_wardian.run(list(args), {**os.environ, **(env or {})}, cwd, timeout, input)
         return Result(completed.returncode, completed.stdout, completed.stderr)
 
     return run
