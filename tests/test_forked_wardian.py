@@ -115,8 +115,8 @@ def test_standard_input_reaches_the_command_and_a_timeout_kills_it(forks: ForkSe
 
 
 def test_each_fork_reads_the_environment_it_was_given(forks: ForkServer, tmp_path: Path) -> None:
-    """Its own home, from its own WARDIAN_HOME (/proc/PID/environ keeps the server's: the host
-    reads nothing there but WARDIAN_SESSION_ID, which forked_wardian leaves to the installed
+    """Its own home, from its own WARDIAN_HOME (/proc/PID/environ keeps the server's: what is
+    read there or only at an interpreter's start, forked_wardian leaves to the installed
     command)."""
     key = "providers.claude.executable"
     env = {name: dict(os.environ) | {"WARDIAN_HOME": str(tmp_path / name)} for name in ("first", "second")}

@@ -18,6 +18,7 @@ then its exit code once a pidfd says it ended.
 import contextlib
 import json
 import os
+import re
 import select
 import selectors
 import signal
@@ -30,10 +31,11 @@ from pathlib import Path
 from typing import Any
 
 READ_BYTES = 65536
-# The host reads a caller's claim to be an agent from /proc/PID/environ, which keeps the
-# environment the process was started with, not one set after a fork: a command that claims
-# one (or claims none where the server did) runs as the installed command.
-READ_FROM_PROC = "WARDIAN_SESSION_ID"
+# What only a process's start reads: the interpreter's own variables (PYTHONPATH's folders and
+# their sitecustomize, ...), and the claim to be an agent, which the host reads from
+# /proc/PID/environ (it keeps the environment a process was started with, not one set after a
+# fork). A command whose values of these differ from the server's runs as the installed command.
+READ_AT_START = re.compile(r"PYTHON.*|WARDIAN_SESSION_ID")
 
 
 class ForkServer:
@@ -76,7 +78,7 @@ class ForkServer:
     def run(
         self, args: list[str], env: dict[str, str], cwd: Path | None, timeout: float, input: str | None
     ) -> subprocess.CompletedProcess[str]:
-        if env.get(READ_FROM_PROC) != self._environment.get(READ_FROM_PROC):
+        if _read_at_start(env) != _read_at_start(self._environment):
             return self._installed(args, env, cwd, timeout, input)
         umask = os.umask(0)
         os.umask(umask)
@@ -98,6 +100,10 @@ class ForkServer:
                 raise
             code = int(conn.recv(64))
         return subprocess.CompletedProcess([self.wardian, *args], code, out.decode(), err.decode())
+
+
+def _read_at_start(env: dict[str, str]) -> dict[str, str]:
+    return {name: value for name, value in env.items() if READ_AT_START.fullmatch(name)}
 
 
 def _communicate(stdin: int, data: bytes, out: int, err: int, timeout: float) -> tuple[bytes, bytes]:
