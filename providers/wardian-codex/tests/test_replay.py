@@ -43,7 +43,9 @@ TERMINAL = {
     # session idle (or its status line stood 3 s after it started its thread, which a PTY
     # recording alone does not show; these end before the signal).
     "codex-tui-trust-dialog.raw": [("action_required", "approval_requested")],
-    "codex-tui-trust-answered.raw": [("action_required", "approval_requested"), ("starting", "approval_resolved")],
+    # Answered with a trust: told only once Codex starts its thread, a file this replay lacks
+    # (a refusal's chat view can stand as long before its command center).
+    "codex-tui-trust-answered.raw": [("action_required", "approval_requested")],
     # Refused: Codex's command center, never the workspace's prompt.
     "codex-tui-trust-rejected.raw": [("action_required", "approval_requested"), ("starting", "approval_resolved")],
     "codex-tui-resume-thread.raw": [("idle", "ready")],
@@ -52,7 +54,6 @@ TERMINAL = {
 ANSWERS = {
     "recordings/codex-tui-approval.raw": [("exec", "accepted")],
     "codex-tui-approval-rejected-then-approved.raw": [("exec", "rejected"), ("exec", "accepted")],
-    "codex-tui-trust-answered.raw": [("trust", "accepted")],
     "codex-tui-trust-rejected.raw": [("trust", "rejected")],
 }
 

@@ -82,19 +82,20 @@ def test_the_trust_dialog_asks_once_and_enter_answers_it(make_ctx) -> None:
         "Codex asks as it starts (before its prompt) whether to trust the workspace: Trust this folder?"
     )
     # The chat view is back; whether it stays (Enter) or gives way to the command center (Esc)
-    # shows a little later.
+    # shows a little later, and a trust only once Codex started its thread (the host learns its
+    # id from the thread's lock file).
     assert terminal.feed_to(TRUST_ANSWERED, len(TRUST_ANSWERED)) == []
     assert terminal.delay == TRUST_SETTLE_SECONDS
+    assert terminal.quiet() == [] and terminal.delay == TRUST_SETTLE_SECONDS, "looked at again"
+    terminal.ctx.provider_session_id = THREAD
     [answered] = terminal.quiet()
     assert (answered.kind, answered.answer, answered.evidence.rule) == (
         "approval_resolved",
         "accepted",
         "trust dialog answered",
     )
-    # This recording ends before Codex's idle signal: its status line, standing, is ready later,
-    # once Codex started its thread (the host learns its id from the thread's lock file).
+    # This recording ends before Codex's idle signal: its status line, standing, is ready later.
     assert terminal.delay == READY_WITHOUT_SIGNAL_SECONDS
-    terminal.ctx.provider_session_id = THREAD
     assert kinds(terminal.quiet()) == ["ready"]
 
 
@@ -128,6 +129,18 @@ def test_the_trust_dialog_is_not_answered_while_the_chat_view_only_flashes(make_
     flash = offset_after(TRUST_REJECTED, "? for shortcuts", offset_after(TRUST_REJECTED, "Trust this folder?"))
     assert terminal.feed_to(TRUST_REJECTED, flash) == [] and terminal.delay == TRUST_SETTLE_SECONDS
     assert "approval_resolved" not in kinds(terminal.feed_to(TRUST_REJECTED, flash + 8))
+
+
+def test_a_chat_view_that_flashes_longer_than_the_delay_is_no_trust_without_a_thread(make_ctx) -> None:
+    """Under load Codex drew its Agent command center more than the settle delay after the chat
+    view's flash (2026-12-02): that flash is not a trust while no thread started."""
+    terminal = Terminal(plugin, make_ctx)
+    terminal.feed_to(TRUST_REJECTED, offset_after(TRUST_REJECTED, "Trust this folder?"))
+    flash = offset_after(TRUST_REJECTED, "? for shortcuts", offset_after(TRUST_REJECTED, "Trust this folder?"))
+    assert terminal.feed_to(TRUST_REJECTED, flash) == []
+    assert terminal.quiet() == [] and terminal.quiet() == [], "the flash stood two delays: still no answer"
+    [left] = terminal.feed_to(TRUST_REJECTED, len(TRUST_REJECTED))
+    assert (left.kind, left.answer) == ("approval_resolved", "rejected")
 
 
 def test_the_command_dialog_is_reported_once_it_settled_with_the_command_on_screen(make_ctx) -> None:

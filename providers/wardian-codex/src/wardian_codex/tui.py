@@ -124,7 +124,7 @@ class CodexScreen(ScreenParser):
         appeared, or a resume names it; a replay has no launch to ask and takes it as started).
         It does that only once the folder's trust is settled: under load the trust question can
         come more than the delay late."""
-        thread_started = self.ctx is None or self.known_session is not None
+        thread_started = self._thread_started()
         events = []
         look = False
         again = None
@@ -172,13 +172,22 @@ class CodexScreen(ScreenParser):
             return [
                 self.event("approval_resolved", "trust dialog left", COMMAND_CENTER, message=message, answer="rejected")
             ]
-        if READY in text and settled:
+        # The chat view also flashes before a refusal's command center, for longer under load:
+        # only a trusted folder gets a thread (its lock file), so a trust waits for it.
+        if READY in text and settled and self._thread_started():
             self.trust_open = False
             return [self.event("approval_resolved", TRUST_ANSWERED, READY, answer="accepted")]
         return []
 
+    def _thread_started(self) -> bool:
+        """Codex started its thread: its lock file appeared, or a resume names it (a replay has
+        no launch to ask and takes it as started). It does so only in a folder it trusts."""
+        return self.ctx is None or self.known_session is not None
+
     def _trust_answer_pending(self, text: str) -> bool:
-        """The dialog is gone for the chat view: whether it stays (trusted) shows only a little later."""
+        """The dialog is gone for the chat view: whether it stays (trusted) shows only a little
+        later, and is looked at again every settle delay until Codex's thread or its command
+        center tells."""
         return self.trust_open and TRUST not in text and READY in text and not self.trust_settle.pending
 
     def _exec_dialog(self, rows: list[str], settled: bool) -> tuple[list[ProviderEvent], float | None]:
