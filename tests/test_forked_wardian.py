@@ -6,7 +6,6 @@ import json
 import os
 import subprocess
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -76,26 +75,18 @@ def blocked_validation(forks: ForkServer, tmp_path: Path) -> Iterator[tuple[thre
     thread.join(60)
 
 
-def _forked_child(forks: ForkServer) -> psutil.Process:
-    server = psutil.Process(forks.pid)
-    while True:  # the fork follows the request at once; a process list can only be polled
-        children = server.children()
-        if children:
-            return children[0]
-        time.sleep(0.01)
-
-
 def test_the_fork_runs_in_the_tests_folder_and_umask(
     forks: ForkServer, blocked_validation: tuple[threading.Thread, dict, Path]
 ) -> None:
     thread, done, folder = blocked_validation
-    child = _forked_child(forks)
-    assert child.pid != forks.pid and child.cwd() == str(folder)
-    umask = next(
-        line for line in Path(f"/proc/{child.pid}/status").read_text().splitlines() if line.startswith("Umask")
-    )
-    assert umask.split()[1] == "0027"
-    (folder / "flow.json").write_text(json.dumps(WORKFLOW))  # the command reads it: a relative path, from its folder
+    # Opening the FIFO returns once the command opened it to read (an event): it is forked by then.
+    with (folder / "flow.json").open("w") as flow:
+        [child] = psutil.Process(forks.pid).children()
+        assert child.cwd() == str(folder)
+        status = Path(f"/proc/{child.pid}/status").read_text().splitlines()
+        umask = next(line for line in status if line.startswith("Umask"))
+        assert umask.split()[1] == "0027"
+        flow.write(json.dumps(WORKFLOW))  # the command reads it: a relative path, from its folder
     thread.join(60)
     result = done["result"]
     assert result.returncode == 0, result.stderr

@@ -26,6 +26,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 import traceback
 from pathlib import Path
 from typing import Any
@@ -109,7 +110,7 @@ def _read_at_start(env: dict[str, str]) -> dict[str, str]:
 def _communicate(stdin: int, data: bytes, out: int, err: int, timeout: float) -> tuple[bytes, bytes]:
     """`data` written to `stdin` (then closed), `out` and `err` read to their ends, as
     `subprocess.run(..., input=..., capture_output=True)` does; every descriptor closed."""
-    deadline = _now() + timeout
+    deadline = time.monotonic() + timeout
     read: dict[int, bytearray] = {out: bytearray(), err: bytearray()}
     with selectors.DefaultSelector() as selector:
         for fd in read:
@@ -119,7 +120,7 @@ def _communicate(stdin: int, data: bytes, out: int, err: int, timeout: float) ->
             selector.register(stdin, selectors.EVENT_WRITE)
         try:
             while selector.get_map():
-                remaining = deadline - _now()
+                remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     raise subprocess.TimeoutExpired("wardian", timeout, bytes(read[out]), bytes(read[err]))
                 for key, _ in selector.select(remaining):
@@ -147,12 +148,6 @@ def _write(fd: int, data: bytes) -> int:
         return os.write(fd, data) if data else 0
     except BrokenPipeError:  # the command ended without reading all of it, as a real one may
         return len(data)
-
-
-def _now() -> float:
-    import time
-
-    return time.monotonic()
 
 
 # The server's side: its own process.
