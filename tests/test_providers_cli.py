@@ -175,7 +175,7 @@ def test_show_gives_the_full_record(run_wardian, provider_packages) -> None:
         "paste_threshold": 120,
         "settle_seconds": 0.1,
         "submit_once_drawn": False,  # the example waits the full settle before its submit key
-        "dialogs": {"allow": {"accept": "y", "reject": "n", "settle_seconds": 0.0}},
+        "dialogs": {"allow": {"accept": "y", "reject": "n", "settle_seconds": 0.0, "drawn": None}},
         "sender_tag": True,
         "turn_start_seconds": None,  # the example declares no turn-start signal: sends unconfirmed
         "input_marker": None,

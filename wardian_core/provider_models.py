@@ -61,7 +61,15 @@ class DialogKeys(_Model):
         0.0,
         ge=0,
         le=5,
-        description="Keys typed sooner after the dialog was reported may be dropped by the CLI: the host waits.",
+        description="Keys typed sooner after the dialog was drawn (or reported, when `drawn` is not declared, or "
+        "already on screen at the answer) may be dropped by the CLI: the host waits.",
+    )
+    drawn: str | None = Field(
+        None,
+        min_length=1,
+        description="Text on the screen once the dialog is painted. A hook or event stream may report the dialog "
+        "before the CLI draws it: the host types no key before the screen shows this (up to half the answer's "
+        "timeout; then it types anyway).",
     )
 
     def for_answer(self, answer: str) -> str | None:

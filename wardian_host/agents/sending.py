@@ -1,7 +1,7 @@
 """`wardian send`: typing a message into agents, answering approvals, waiting for the result."""
 
 import asyncio
-import time
+import functools
 from typing import Any
 
 from wardian_core.control.answers import AgentSnapshot, ApprovalAnswer, ApprovalTyped, SendAnswer
@@ -10,6 +10,7 @@ from wardian_core.errors import WardianError
 from wardian_core.provider_models import InputProfile
 from wardian_host.agents.client_stream import ClientStream
 from wardian_host.agents.confirming import DeliveryFailed, confirm_taken, turn_start_watch
+from wardian_host.agents.dialog_answers import APPROVAL_TIMEOUT, answer_dialog
 from wardian_host.agents.live_agent import LiveAgent, Speaker
 from wardian_host.agents.registry import AgentRegistry
 from wardian_host.agents.status_waits import wait_for_change, wait_for_status
@@ -17,7 +18,6 @@ from wardian_host.agents.typing_input import drawn_tail, drawn_watch, type_body
 from wardian_host.providers.manager import Plugins
 from wardian_host.terminal.supervisor import TerminalSupervisor
 
-APPROVAL_SETTLE_TIMEOUT = 10.0
 # How long a send waits for a starting agent to take input.
 STARTING_WAIT_SECONDS = 120.0
 
@@ -241,71 +241,10 @@ class Sender:
                 f"Check with `wardian agent {agent.name} --fields status,status_evidence`.",
                 {"agent": agent.name, "status": agent.status},
             )
-        dialog = (agent.status_evidence or {}).get("dialog")
-        keys, settle_seconds = self._dialog_keys(agent, dialog, approval)
-        await self._let_dialog_settle(agent, settle_seconds)
-        timeout = timeout or APPROVAL_SETTLE_TIMEOUT
-        answered = await self._type_and_await_leaving(agent, keys.encode(), timeout)
-        if not answered:
-            raise _not_answered(agent, dialog, approval, timeout)
+        write = functools.partial(self._terminals.write, agent.uuid)
+        await answer_dialog(agent, self._input_profile(agent), approval, timeout or APPROVAL_TIMEOUT, write)
         return ApprovalAnswer(
             results=[ApprovalTyped(agent=agent.name, uuid=agent.uuid, result="delivered", approval=approval)],
             left_action_required=agent.status != "action_required",
             agent=agent.answer(),
         )
-
-    def _dialog_keys(self, agent: LiveAgent, dialog: Any, answer: str) -> tuple[str, float]:
-        """The keys the provider declares for answering the agent's open `dialog`, and how long
-        that dialog must have been open before it takes them."""
-        dialog_keys = self._input_profile(agent).dialogs.get(dialog) if isinstance(dialog, str) else None
-        keys = dialog_keys.for_answer(answer) if dialog_keys else None
-        if dialog_keys is None or not keys:
-            raise WardianError(
-                "not_supported",
-                f"provider {agent.row['provider']} declares no keys to {answer} its {dialog or 'open'} dialog",
-                "Answer it in the agent's terminal: `wardian agent attach`.",
-                {
-                    "provider": agent.row["provider"],
-                    "dialog": dialog,
-                    "reason": (agent.status_evidence or {}).get("reason"),
-                },
-            )
-        return keys, dialog_keys.settle_seconds
-
-    @staticmethod
-    async def _let_dialog_settle(agent: LiveAgent, settle_seconds: float) -> None:
-        """Some CLIs drop keys that arrive right after their dialog was drawn (the provider says how long)."""
-        if agent.dialog_opened_at is None:
-            return
-        remaining = agent.dialog_opened_at + settle_seconds - time.monotonic()
-        if remaining > 0:
-            await asyncio.sleep(remaining)
-
-    # Its expiry is an answer (False), which the caller turns into a not-answered error.
-    async def _type_and_await_leaving(self, agent: LiveAgent, keys: bytes, timeout: float) -> bool:  # noqa: ASYNC109
-        """Type `keys`; True once the agent left the dialog: another status, or another dialog."""
-        opened = agent.status_evidence
-        left = asyncio.ensure_future(
-            wait_for_change(
-                agent, lambda status: status != "action_required" or agent.status_evidence is not opened, timeout
-            )
-        )
-        await asyncio.sleep(0)  # listening before the first key
-        self._terminals.write(agent.uuid, keys)
-        return await left
-
-
-def _not_answered(agent: LiveAgent, dialog: Any, answer: str, timeout: float) -> WardianError:
-    return WardianError(
-        "approval_not_answered",
-        f"agent {agent.name} still shows its {dialog or 'open'} dialog {timeout:g} s after the keys to {answer} it",
-        f"Look at it with `wardian agent screen {agent.name}` and answer it in its terminal (`wardian agent attach`).",
-        {
-            "agent": agent.name,
-            "dialog": dialog,
-            "answer": answer,
-            "waited_seconds": timeout,
-            "status": agent.status,
-            "status_evidence": agent.status_evidence,
-        },
-    )

@@ -9,7 +9,10 @@ from wardian_core.provider import DialogKeys, InputProfile, ProviderSetting
 # 2.1.330 ignores keys for 250 ms after a dialog is painted, and the PermissionRequest hook
 # comes before the paint: the host lets every dialog settle this long.
 DIALOG_SETTLE_SECONDS = 1.0
-TOOL_KEYS = DialogKeys(accept="1", reject="\x1b", settle_seconds=DIALOG_SETTLE_SECONDS)
+# The tool dialog's question, in both versions: the keys wait for it on screen (a loaded machine
+# paints later than the settle after the hook), then the settle.
+TOOL_QUESTION = "Do you want to proceed?"
+TOOL_KEYS = DialogKeys(accept="1", reject="\x1b", settle_seconds=DIALOG_SETTLE_SECONDS, drawn=TOOL_QUESTION)
 # The workspace trust dialog, numbered with Yes first (2.1.197): "1. Yes, I trust this
 # folder", "2. No, exit". Esc cancels: Claude exits.
 TRUST_KEYS = DialogKeys(accept="1", reject="\x1b", settle_seconds=DIALOG_SETTLE_SECONDS)

@@ -15,12 +15,13 @@ from pathlib import Path
 from wardian_claude.home import hooks_file
 from wardian_claude.hooks_log import TOOL_DIALOG
 from wardian_claude.limits import RETRYING, retrying_on_screen
+from wardian_claude.profile import TOOL_QUESTION
 from wardian_core.provider import ApprovalReason, OutputSource, ParseResult, ProviderEvent, SpawnContext
 from wardian_core.provider.home import ready_rule
 from wardian_core.provider.parsing import MarkerWatch, ScreenParser, Settle, squeeze
 
 READY = "? for shortcuts"
-APPROVAL = "Do you want to proceed?"
+APPROVAL = TOOL_QUESTION
 # A rejected approval (or Esc) interrupts the turn without any hook (2.1.197).
 INTERRUPTED = "What should Claude do instead?"
 # Drawn under the prompt while a turn runs: a look then shows whether a dialog is gone.

@@ -5,7 +5,10 @@ from wardian_core.provider import DialogKeys, InputProfile, ProviderSetting
 # The tool box: "● 1. Allow once" (preselected), "2. Allow for this session",
 # "3. No, suggest changes (esc)". Enter takes the preselected answer; Esc refuses.
 TOOL_DIALOG = "tool"
-TOOL_KEYS = DialogKeys(accept="\r", reject="\x1b", settle_seconds=0.5)
+# The ToolPermission hook runs before the box is drawn (on a loaded machine over 0.5 s before):
+# the keys wait for its first choice on screen, then the settle.
+TOOL_BOX = "Allow once"
+TOOL_KEYS = DialogKeys(accept="\r", reject="\x1b", settle_seconds=0.5, drawn=TOOL_BOX)
 # The folder-trust dialog of `--include-directories`: "● 1. Yes" (preselected), "2. Yes, and
 # remember the directories as trusted", "3. No". Enter adds the folders for this session;
 # Esc cancels ("Operation cancelled. The following directories were not added").

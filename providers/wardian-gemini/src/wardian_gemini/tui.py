@@ -18,10 +18,10 @@ from wardian_core.provider import OutputSource, ParseResult, ProviderEvent, Spaw
 from wardian_core.provider.home import ready_rule, session_records
 from wardian_core.provider.parsing import BoxReport, ScreenParser, Settle, SettledBox, squeeze
 from wardian_gemini import cancel, home, limits, trust, workspace_trust
-from wardian_gemini.profile import TOOL_DIALOG, TRUST_DIALOG
+from wardian_gemini.profile import TOOL_BOX, TOOL_DIALOG, TRUST_DIALOG
 
 READY = "Type your message or @path/to/file"
-APPROVAL = "Allow once"
+APPROVAL = TOOL_BOX
 APPROVAL_SETTLE_SECONDS = 0.5
 # Reported once it stayed (the ToolPermission hook usually did already); no hook tells its close.
 APPROVAL_BOX = BoxReport(

@@ -4,7 +4,10 @@ from wardian_core.provider import DialogKeys, InputProfile, ProviderSetting
 
 # The permission panel: "Allow once" (selected), "Allow always", "Reject".
 PERMISSION_DIALOG = "permission"
-PERMISSION_KEYS = DialogKeys(accept="\r", reject="\x1b", settle_seconds=0.3)
+# The server's permission.asked comes before the panel is drawn, and the panel draws its title
+# before its choices: the keys wait for the first choice on screen, then the settle.
+PANEL_CHOICES = "Allow once"
+PERMISSION_KEYS = DialogKeys(accept="\r", reject="\x1b", settle_seconds=0.3, drawn=PANEL_CHOICES)
 
 INPUT_PROFILE = InputProfile(
     settle_seconds=0.3,

@@ -8,11 +8,10 @@ did not tell of (still there after a settle delay; permissions.py), and its clos
 from wardian_core.provider import OutputSource, ParseResult, SpawnContext
 from wardian_core.provider.parsing import BoxReport, ScreenParser, SettledBox, squeeze
 from wardian_opencode.permissions import PermissionLedger
-from wardian_opencode.profile import PERMISSION_DIALOG
+from wardian_opencode.profile import PANEL_CHOICES, PERMISSION_DIALOG
 
 READY = "ctrl+p commands"
 PANEL = "Permission required"
-PANEL_CHOICES = "Allow once"
 PANEL_SETTLE_SECONDS = 1.0
 # Reported once it stayed (the server's permission.asked usually did already); one the screen did
 # not report was the stream's, and its permission.replied tells the answer.
