@@ -18,6 +18,7 @@ def restored_gc() -> Iterator[None]:
     yield
     gc.set_threshold(*threshold)
     gc.unfreeze()
+    gc.enable()
 
 
 class _ServingHost:
@@ -30,11 +31,12 @@ class _ServingHost:
         on_ready()
 
 
-def test_a_serving_host_freezes_start_up_and_owns_full_collections(
+def test_a_serving_host_freezes_start_up_collects_again_and_owns_full_collections(
     restored_gc: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setattr(process, "Host", _ServingHost)
     gc.unfreeze()
+    gc.disable()  # as the host's `__main__` starts it
     before = gc.get_threshold()
     ready: list[bool] = []
     asyncio.run(process._run_host(tmp_path, lambda: ready.append(gc.get_freeze_count() == 0)))
@@ -43,6 +45,7 @@ def test_a_serving_host_freezes_start_up_and_owns_full_collections(
     young, middle, full = gc.get_threshold()
     assert (young, middle) == before[:2]  # the young generations collect as before
     assert full == gc_schedule.NEVER  # CPython never starts a full collection itself
+    assert gc.isenabled()  # off for start-up only: the young generations collect again
 
 
 @pytest.mark.parametrize(

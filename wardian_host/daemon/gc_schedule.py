@@ -32,9 +32,11 @@ class FullCollections:
 
     def start(self) -> None:
         """Collect and freeze what start-up left (garbage frozen would never be freed), then
-        take full collections over from CPython."""
+        take full collections over from CPython. The host's `__main__` turned collection off
+        for its start-up: it is on from here."""
         gc.collect()
         gc.freeze()
+        gc.enable()
         young, middle, _ = gc.get_threshold()
         gc.set_threshold(young, middle, NEVER)
         self._last = self._loop.time()
