@@ -21,6 +21,7 @@ import venv
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
+from typing import cast
 
 ROOT = Path(__file__).resolve().parents[1]
 VENV = ROOT / ".venv"
@@ -36,16 +37,21 @@ def run(*argv: str | Path, env: dict[str, str] | None = None, check: bool = True
     return subprocess.run([str(a) for a in argv], cwd=ROOT, env=env, check=check).returncode
 
 
+def run_captured(*argv: str | Path, env: dict[str, str] | None = None) -> tuple[int, str]:
+    """`run` with its output kept, not printed: for a step beside another whose output streams."""
+    command = [str(a) for a in argv]
+    completed = subprocess.run(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return completed.returncode, f"+ {' '.join(command)}\n" + completed.stdout
+
+
 def run_whole(*argv: str | Path, check: bool = True) -> int:
     """`run`, its output printed in one piece once it ends: for a step beside others."""
-    command = [str(a) for a in argv]
-    completed = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    code, output = run_captured(*argv)
     with PRINTING:
-        print("+", " ".join(command), flush=True)
-        print(completed.stdout + completed.stderr, end="", flush=True)
-    if check and completed.returncode != 0:
-        raise subprocess.CalledProcessError(completed.returncode, command)
-    return completed.returncode
+        print(output, end="", flush=True)
+    if check and code != 0:
+        raise subprocess.CalledProcessError(code, [str(a) for a in argv])
+    return code
 
 
 def in_background(step: Callable[[], object]) -> "Future[object]":
@@ -207,11 +213,20 @@ def print_summary(started: float, reports: list[Path]) -> None:
 # in more workers than the machine has cores: on 2 cores, 4 workers cut the wall time by more
 # than half. `worksteal` hands a slow file's tests to idle workers, and each worker's share
 # starts with its longest tests (tests/support/duration_order.py, from the durations that
-# `dev.py durations` records), so no slow test starts last. Both passes run in the same
-# workers. WARDIAN_TEST_WORKERS=0 runs everything in one process (pytest-xdist's own `-n 0`).
-def parallel_options() -> list[str]:
-    workers = int(os.environ.get("WARDIAN_TEST_WORKERS", "4"))
+# `dev.py durations` records), so no slow test starts last. WARDIAN_TEST_WORKERS=0 runs
+# everything in one process (pytest-xdist's own `-n 0`), one pass after the other.
+def test_workers() -> int:
+    return int(os.environ.get("WARDIAN_TEST_WORKERS", "4"))
+
+
+def parallel_options(workers: int) -> list[str]:
     return ["-n", str(workers), "--dist", "worksteal"] if workers > 0 else []
+
+
+# The portable pass waits even more: run after the first pass it kept 2 cores 46 % busy for its
+# 3 min 18 s (its longest tests are real CLIs' turns and a host's absence waited out). So it runs
+# beside the first pass, in workers of its own, and its output is printed once the first pass's is.
+PORTABLE_WORKERS = 2
 
 
 # A run starts thousands of interpreters (hosts, terminal servers, `wardian` commands, pytest's
@@ -235,14 +250,28 @@ def warm_test_caches() -> None:
     subprocess.run(collect, cwd=ROOT, env=suite_environment(), capture_output=True, check=False)
 
 
-def pytest_run(pytest_args: list[str], env: dict[str, str] | None = None, report: Path | None = None) -> int:
+def pytest_argv(pytest_args: list[str], report: Path | None, workers: int) -> list[str | Path]:
     junit = [f"--junitxml={report}"] if report is not None else []
-    argv = [PYTHON, "-m", "pytest", *junit, *parallel_options(), *pytest_args]
-    code = run(*argv, env=suite_environment(env), check=False)
+    return [PYTHON, "-m", "pytest", *junit, *parallel_options(workers), *pytest_args]
+
+
+def hollow_is_failure(code: int) -> int:
     if code == 5:  # pytest found no test: a hollow run is a failure here
         print("pytest collected no tests: failing the run", file=sys.stderr)
         return 1
     return code
+
+
+def pytest_run(pytest_args: list[str], report: Path | None = None) -> int:
+    argv = pytest_argv(pytest_args, report, test_workers())
+    return hollow_is_failure(run(*argv, env=suite_environment(), check=False))
+
+
+def portable_pass(report: Path, workers: int) -> tuple[int, str]:
+    """The portable backend's pass: its exit code and its whole output, to print when asked."""
+    argv = pytest_argv(portable_backend_suites(), report, workers)
+    code, output = run_captured(*argv, env=suite_environment({"WARDIAN_PTY_BACKEND": "ptyprocess"}))
+    return code, "+ again under WARDIAN_PTY_BACKEND=ptyprocess\n" + output
 
 
 def test(pytest_args: list[str]) -> int:
@@ -261,13 +290,21 @@ def test(pytest_args: list[str]) -> int:
     reports = [REPORTS / "main.xml", REPORTS / "portable.xml"]
     for stale in reports:  # a pass that fails before writing must not be read from an older run
         stale.unlink(missing_ok=True)
-    code = pytest_run(pytest_args, report=reports[0])
-    if not pytest_args:  # a chosen selection runs once, as asked
-        print("+ again under WARDIAN_PTY_BACKEND=ptyprocess", flush=True)
-        suites = portable_backend_suites()
-        code = pytest_run(suites, env={"WARDIAN_PTY_BACKEND": "ptyprocess"}, report=reports[1]) or code
-    print_summary(started, reports if not pytest_args else reports[:1])
-    return code
+    if pytest_args:  # a chosen selection runs once, as asked
+        code = pytest_run(pytest_args, report=reports[0])
+        print_summary(started, reports[:1])
+        return code
+    workers = test_workers()
+    if workers == 0:
+        code = pytest_run([], report=reports[0])
+        portable_code, output = portable_pass(reports[1], 0)
+    else:
+        beside = in_background(lambda: portable_pass(reports[1], min(PORTABLE_WORKERS, workers)))
+        code = pytest_run([], report=reports[0])
+        portable_code, output = cast(tuple[int, str], beside.result())
+    print(output, end="", flush=True)
+    print_summary(started, reports)
+    return code or hollow_is_failure(portable_code)
 
 
 def durations() -> int:

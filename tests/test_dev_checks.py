@@ -142,12 +142,23 @@ def _recorded_pytest_runs(monkeypatch: pytest.MonkeyPatch, codes: list[int]) -> 
     monkeypatch.delenv("WARDIAN_TEST_WORKERS", raising=False)
     monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
 
+    # The first pass in the foreground, the portable one beside it: each takes its own code.
     def fake_run(*argv: object, env: dict | None = None, check: bool = True) -> int:
         runs.append((argv[3:], env))
-        return codes[len(runs) - 1]
+        return codes[0]
+
+    def fake_captured(*argv: object, env: dict | None = None) -> tuple[int, str]:
+        runs.append((argv[3:], env))
+        return codes[1], "the portable pass's output\n"
 
     monkeypatch.setattr(dev, "run", fake_run)
+    monkeypatch.setattr(dev, "run_captured", fake_captured)
     return dev, runs
+
+
+def _by_report(runs: list) -> list:
+    """The recorded runs, the first pass's (main.xml) first: the two start at once."""
+    return sorted(runs, key=lambda run: "portable.xml" in str(run[0][0]))
 
 
 def test_the_full_run_repeats_the_portable_seams_tests_under_the_portable_backend(
@@ -155,10 +166,11 @@ def test_the_full_run_repeats_the_portable_seams_tests_under_the_portable_backen
 ) -> None:
     dev, runs = _recorded_pytest_runs(monkeypatch, [0, 0])
     assert dev.test([]) == 0
-    (everything, first_env), (again, portable_env) = runs
+    (everything, first_env), (again, portable_env) = _by_report(runs)
     assert everything == (f"--junitxml={dev.REPORTS / 'main.xml'}", "-n", "4", "--dist", "worksteal")
     assert first_env is not None and "WARDIAN_PTY_BACKEND" not in first_env
-    assert again[:5] == (f"--junitxml={dev.REPORTS / 'portable.xml'}", "-n", "4", "--dist", "worksteal")
+    # Beside the first pass, in workers of its own.
+    assert again[:5] == (f"--junitxml={dev.REPORTS / 'portable.xml'}", "-n", "2", "--dist", "worksteal")
     suites = list(again[5:])
     assert suites == dev.portable_backend_suites() and "tests/e2e/test_callers.py" in suites
     assert portable_env is not None and portable_env["WARDIAN_PTY_BACKEND"] == "ptyprocess"
@@ -176,6 +188,27 @@ def test_a_failure_or_an_empty_run_in_either_pass_fails_the_run(
 ) -> None:
     dev, runs = _recorded_pytest_runs(monkeypatch, codes)
     assert dev.test([]) == expected and len(runs) == 2  # the second pass runs even after the first failed
+
+
+def test_the_portable_pass_prints_its_output_after_the_first_pass_and_its_summary_last(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dev, _runs = _recorded_pytest_runs(monkeypatch, [0, 0])
+    assert dev.test([]) == 0
+    printed = capsys.readouterr().out
+    assert printed.index("+ again under WARDIAN_PTY_BACKEND=ptyprocess") < printed.index("the portable pass's output")
+    assert printed.index("the portable pass's output") < printed.index("total wall time:")
+
+
+def test_zero_workers_runs_the_passes_one_after_the_other_in_one_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    dev, runs = _recorded_pytest_runs(monkeypatch, [0, 0])
+    monkeypatch.setenv("WARDIAN_TEST_WORKERS", "0")
+    assert dev.test([]) == 0
+    assert [args[0] for args, _ in runs] == [
+        f"--junitxml={dev.REPORTS / 'main.xml'}",
+        f"--junitxml={dev.REPORTS / 'portable.xml'}",
+    ]
+    assert all("-n" not in args for args, _ in runs)
 
 
 def test_zero_workers_runs_the_suite_in_one_process(monkeypatch: pytest.MonkeyPatch) -> None:
