@@ -3,16 +3,25 @@ once it has listed the tools, or after the bound with evidence that they are mis
 
 import asyncio
 import sqlite3
+import sys
 from pathlib import Path
 
-from wardian_core import identity
+from in_process_agents import WAIT_SECONDS
+from stand_in_provider import StandIn, registered
+
+from wardian_core import hookimpl, identity
+from wardian_core.control.models import SpawnParams
 from wardian_core.db import open_writer
 from wardian_core.db.agents import agent_row
 from wardian_core.parsing.events import event
-from wardian_core.provider_models import PTY_SOURCE, ProviderEvent
+from wardian_core.provider_models import PTY_SOURCE, LaunchPlan, OutputSource, ParseResult, ProviderEvent, SpawnContext
 from wardian_host.agents.live_agent import LiveAgent
 from wardian_host.agents.status_tracker import StatusTracker
+from wardian_host.agents.status_waits import wait_for_status
 from wardian_host.output.buffer import OutputBuffer
+from wardian_host.testing.in_process import InProcessHost, serving
+
+TOOL_LISTING_CLI = Path(__file__).parent / "support" / "tool_listing_cli.py"
 
 
 def _starting_agent(conn: sqlite3.Connection, tmp_path: Path, tracker: StatusTracker, registered: bool) -> LiveAgent:
@@ -103,3 +112,50 @@ def test_a_dialog_while_held_leaves_the_release_to_the_next_ready(tmp_path: Path
 
     assert asyncio.run(scenario()) == ["action_required", "action_required", "idle"]
     conn.close()
+
+
+class ToolListing(StandIn):
+    """A provider whose CLI is given Wardian's server (tests/support/tool_listing_cli.py)."""
+
+    name = "toollisting"
+    capabilities = ("interactive", "mcp_tools")
+
+    @hookimpl
+    def build_argv(self, ctx: SpawnContext) -> LaunchPlan:
+        assert ctx.mcp is not None  # the host registers its server for an `mcp_tools` provider
+        return LaunchPlan(argv=[sys.executable, str(TOOL_LISTING_CLI), ctx.mcp.model_dump_json()], cwd=ctx.workspace)
+
+    @hookimpl
+    def parse_output(self, ctx: SpawnContext, source: OutputSource) -> "PromptDrawn":
+        return PromptDrawn()
+
+
+class PromptDrawn:
+    def feed(self, data: bytes) -> ParseResult:
+        return ParseResult(events=[_ready()] if b"READY" in data else [])
+
+
+def test_a_launch_given_wardians_server_is_first_idle_once_its_cli_lists_the_tools(wardian_home: Path) -> None:
+    """Through the host's own launch: the registration it hands the provider is what holds the
+    first `ready`, and the listing by the CLI's own `wardian mcp` child is what lets it go."""
+
+    async def scenario(host: InProcessHost) -> tuple[list[str], dict[str, object] | None]:
+        params = SpawnParams.model_validate(
+            {"provider": "toollisting", "class": "Coder", "workspace": str(wardian_home), "name": "cli"}
+        )
+        await host.host.lifecycle.spawn(params)
+        agent = host.host.registry.resolve("cli")
+        seen: list[str] = [agent.mcp_tools]
+        drawn = asyncio.Event()
+        agent.provider_event_listeners.add(lambda event: drawn.set() if event.kind == "ready" else None)
+        await asyncio.wait_for(drawn.wait(), WAIT_SECONDS)
+        seen += [agent.status, agent.mcp_tools]
+        host.host.terminals.write(agent.uuid, b"list them\r")
+        await wait_for_status(agent, "idle", WAIT_SECONDS, next_change=False)
+        return [*seen, agent.mcp_tools], agent.status_evidence
+
+    with serving(wardian_home, registered(ToolListing())) as host:
+        seen, evidence = host.call(scenario(host))
+
+    assert seen == ["waiting", "starting", "waiting", "connected"]
+    assert evidence is not None and (evidence["event"], evidence["mcp_tools"]) == ("ready", "connected")

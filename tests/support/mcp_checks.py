@@ -68,7 +68,8 @@ def assert_the_agent_uses_wardians_tools(wardian: Any, name: str, spawn_options:
     wardian.spawn(name, *spawn_options)
     wardian.wait(name, "idle", "ready", timeout="90s")
     # `idle` means ready, Wardian's tools included: the very first prompt after it gets them.
-    assert wardian("agent", "show", name, "--fields", "mcp_tools")["agent"]["mcp_tools"] == "connected"
+    shown = wardian("agent", "show", name, "--fields", "mcp_tools,status_evidence")["agent"]
+    assert shown["mcp_tools"] == "connected", shown  # its evidence says why not (`mcp_why`)
     wardian("send", 'use wardian MOCK_MCP:list_agents {"scope": "all"}', "--to", name)
     wardian.wait(name, "idle", "turn_completed", timeout="90s")
 

@@ -121,8 +121,7 @@ class AgentLifecycle:
         if ctx.session_mode == "resume":
             ctx = self._with_resume_args(ctx, info)
         self._record_settings_in_force(agent, ctx.launch.settings)
-        plan, env = self.plan_for(ctx, agent.uuid)
-        return ctx, plan, env
+        return self.plan_for(ctx, agent.uuid)
 
     def provider_settings(self, provider: str) -> dict[str, Any]:
         """What a launch of `provider` runs with before an agent's own settings: the declared
@@ -132,9 +131,10 @@ class AgentLifecycle:
         declared = {setting.name: setting.default for setting in info.settings if setting.default is not None}
         return declared | (section.model_dump(exclude_none=True) if section else {})
 
-    def plan_for(self, ctx: SpawnContext, session_id: str) -> tuple[LaunchPlan, dict[str, str]]:
+    def plan_for(self, ctx: SpawnContext, session_id: str) -> tuple[SpawnContext, LaunchPlan, dict[str, str]]:
         """The provider's home, argv and environment for `ctx`, run as WARDIAN_SESSION_ID `session_id`
-        (an agent's uuid, or a workflow node run's own id)."""
+        (an agent's uuid, or a workflow node run's own id), with `ctx` as the provider saw it: its
+        MCP registration is what tells the host to hold the first `idle` for Wardian's tools."""
         self._refuse_when_stopping(ctx.agent_name)  # a workflow node's launch comes here directly
         info = self._plugins.info(ctx.provider)
         registration = mcp_registration(self.home, session_id, load_settings(self.home).mcp, info)
@@ -142,7 +142,7 @@ class AgentLifecycle:
         ctx.agent_dir.mkdir(parents=True, exist_ok=True)
         home_plan = self._plugins.prepare_home(ctx.provider, ctx=ctx) or HomePlan()
         plan = self._with_executable_override(info, self._plugins.build_argv(ctx.provider, ctx=ctx), ctx)
-        return plan, agent_environment(self._base_env, self.home, session_id, home_plan.env, plan.env)
+        return ctx, plan, agent_environment(self._base_env, self.home, session_id, home_plan.env, plan.env)
 
     def new_session_id(self, provider: str) -> str | None:
         """A provider session id for a fresh launch, where the provider takes one assigned."""

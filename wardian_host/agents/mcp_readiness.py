@@ -9,6 +9,7 @@ prompt was drawn, and the same prompt worked twenty seconds later.
 """
 
 import asyncio
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -17,6 +18,8 @@ from wardian_host.agents.live_agent import LiveAgent
 
 # A CLI that has not listed the tools this long after its prompt is ready without them.
 READY_BOUND_SECONDS = 30.0
+
+log = logging.getLogger(__name__)
 
 Release = Callable[[LiveAgent, dict[str, Any], ProviderEvent | None], None]
 
@@ -49,6 +52,8 @@ class McpReadiness:
 
     def listed(self, agent: LiveAgent) -> None:
         """Its CLI listed the tools (an MCP session of its own asked `tools/list`)."""
+        if agent.mcp_tools != "connected":
+            log.info("agent %s: its CLI listed Wardian's MCP tools (%s)", agent.name, agent.status)
         agent.mcp_tools = "connected"
         self._let_go(agent, {"mcp_tools": "connected"})
 
@@ -68,6 +73,7 @@ class McpReadiness:
             held[2].cancel()
 
     def _bound_passed(self, agent: LiveAgent) -> None:
+        log.warning("agent %s: %s", agent.name, missing_why(self._bound))
         agent.mcp_tools = "missing"
         self._let_go(agent, {"mcp_tools": "missing", "mcp_why": missing_why(self._bound)})
 

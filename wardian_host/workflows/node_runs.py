@@ -225,7 +225,7 @@ async def _launch(
     ctx = base.model_copy(update={"agent_uuid": run.session_id, "agent_name": name, "agent_dir": run.directory})
     if node.worktree:
         ctx = await _in_worktree(ctx, node, run, parts)
-    return ctx, *lifecycle.plan_for(ctx, run.session_id)
+    return lifecycle.plan_for(ctx, run.session_id)
 
 
 async def _in_worktree(ctx: SpawnContext, node: AgentNode, run: NodeRun, parts: AgentNodeParts) -> SpawnContext:
