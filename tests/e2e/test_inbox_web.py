@@ -64,6 +64,11 @@ def test_the_queue_tops_a_phone_page_and_one_tap_approves_and_one_replies(
 
         ask = f"#inbox li[data-entry='local:ask:{asked}']"
         page.fill(f"{ask} input", "yes, ship it")
+        # Each state the host pushes draws the queue again; a reply being typed outlives them.
+        drawn_twice = "async () => { const { entries } = await (await fetch('/api/inbox')).json();"
+        page.evaluate(f"{drawn_twice} wardianInbox.draw(entries); wardianInbox.draw(entries); }}")
+        typed = f'document.querySelector("{ask} input")'
+        assert page.evaluate(f"[{typed}.value, document.activeElement === {typed}]") == ["yes, ship it", True]
         with page.expect_response(lambda response: response.url.endswith("/api/action")) as answered:
             page.click(f"{ask} button[data-choice=done]")
         assert answered.value.ok

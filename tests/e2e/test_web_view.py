@@ -278,6 +278,15 @@ def test_a_pending_ask_is_shown_and_answered_from_the_page_as_a_person(
         page.wait_for_selector(f"{item} form")
         assert "Is the change safe to merge?" in page.inner_text(item)
         page.fill(f"{item} input", "yes, the tests cover it")
+        # The host pushes its state while the person types (here: another agent's tile); the
+        # reply typed so far and its focus stay (a redrawn form once sent an empty reply).
+        other = spawn("other", "cat")
+        page.wait_for_selector(f"#agent-{other['uuid']}")
+        typed = f"document.querySelector('{item} input')"
+        assert page.evaluate(f"[{typed}.value, document.activeElement === {typed}]") == [
+            "yes, the tests cover it",
+            True,
+        ]
         page.click(f"{item} button")
         page.wait_for_function(
             f"document.querySelector('{item}').textContent.includes('done — yes, the tests cover it')"

@@ -274,20 +274,35 @@ function drawAgents(agents) {
 }
 
 function drawAsks(asks) {
+  // Updated in place, never rebuilt: a state push (any agent's status) comes while a person
+  // types a reply, and a new form would lose the text and the focus (and send an empty reply).
   const list = document.getElementById("asks");
-  list.replaceChildren(...asks.map((ask) => {
-    const item = el("li", { "data-request": ask.request_id },
-      el("div", {}, `${orDash(ask.agent)}: ${orDash(ask.message)}`),
-      el("div", { class: "meta" }, `${orDash(ask.status)}${ask.reply ? " — " + orDash(ask.reply.body) : ""}`));
-    if (ask.status === "pending") {
-      const body = el("input", { placeholder: "reply", "aria-label": "reply" });
-      item.append(el("form", { class: "send", onsubmit: (event) => {
-        event.preventDefault();
-        act("reply", { request_id: ask.request_id, status: "done", body: body.value });
-      } }, body, el("button", { type: "submit" }, "Reply")));
-    }
-    return item;
-  }));
+  const shown = new Map([...list.children].map((item) => [item.dataset.request, item]));
+  const wanted = new Set(asks.map((ask) => ask.request_id));
+  for (const [request, item] of shown) if (!wanted.has(request)) item.remove();
+  asks.forEach((ask, index) => {
+    const item = shown.get(ask.request_id) || el("li", { "data-request": ask.request_id },
+      el("div", {}), el("div", { class: "meta" }));
+    fillAsk(item, ask);
+    if (list.children[index] !== item) list.insertBefore(item, list.children[index] || null);
+  });
+}
+
+function fillAsk(item, ask) {
+  const [line, meta] = item.querySelectorAll(":scope > div");
+  line.textContent = `${orDash(ask.agent)}: ${orDash(ask.message)}`;
+  meta.textContent = `${orDash(ask.status)}${ask.reply ? " — " + orDash(ask.reply.body) : ""}`;
+  const form = item.querySelector(":scope > form");
+  if (ask.status !== "pending") form?.remove();
+  else if (!form) item.append(replyForm(ask.request_id));
+}
+
+function replyForm(request) {
+  const body = el("input", { placeholder: "reply", "aria-label": "reply", required: "" });
+  return el("form", { class: "send", onsubmit: (event) => {
+    event.preventDefault();
+    act("reply", { request_id: request, status: "done", body: body.value });
+  } }, body, el("button", { type: "submit" }, "Reply"));
 }
 
 function drawRuns(runs) {

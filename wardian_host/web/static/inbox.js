@@ -77,15 +77,26 @@
     return item;
   }
 
+  function typedIn(item) {
+    const text = item.querySelector(".inbox-text");
+    return Boolean(text && (text.value || text === document.activeElement));
+  }
+
   function draw(entries) {
     const section = document.getElementById("inbox");
     if (!section) return;
     const list = section.querySelector("ul");
-    // A reply being typed is kept: its entry is not drawn again while it stands.
-    const typing = document.activeElement && document.activeElement.closest && document.activeElement.closest(".inbox-entry");
-    const kept = typing ? typing.dataset.entry : null;
-    const items = entries.map((entry) => (entry.id === kept ? typing : drawEntry(entry)));
-    list.replaceChildren(...items);
+    // An entry with a reply being typed (text in it, or the focus) is kept as it stands and is
+    // not moved unless the order changed: its text and focus outlive every state the host pushes.
+    const shown = new Map([...list.children].map((item) => [item.dataset.entry, item]));
+    const wanted = new Set(entries.map((entry) => entry.id));
+    for (const [id, item] of shown) if (!wanted.has(id)) item.remove();
+    entries.forEach((entry, index) => {
+      const standing = shown.get(entry.id);
+      const item = standing && typedIn(standing) ? standing : drawEntry(entry);
+      if (standing && standing !== item) standing.replaceWith(item);
+      if (list.children[index] !== item) list.insertBefore(item, list.children[index] || null);
+    });
     section.hidden = entries.length === 0;
     section.querySelector(".inbox-count").textContent = String(entries.length);
   }
