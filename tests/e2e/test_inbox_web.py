@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from browser import chromium_page, open_view
+from browser import chromium_page, open_view, typed_and_focused
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "example_provider"))
 pytest_plugins = ["wardian_test_packages"]
@@ -67,8 +67,7 @@ def test_the_queue_tops_a_phone_page_and_one_tap_approves_and_one_replies(
         # Each state the host pushes draws the queue again; a reply being typed outlives them.
         drawn_twice = "async () => { const { entries } = await (await fetch('/api/inbox')).json();"
         page.evaluate(f"{drawn_twice} wardianInbox.draw(entries); wardianInbox.draw(entries); }}")
-        typed = f'document.querySelector("{ask} input")'
-        assert page.evaluate(f"[{typed}.value, document.activeElement === {typed}]") == ["yes, ship it", True]
+        assert typed_and_focused(page, f"{ask} input") == ["yes, ship it", True]
         with page.expect_response(lambda response: response.url.endswith("/api/action")) as answered:
             page.click(f"{ask} button[data-choice=done]")
         assert answered.value.ok

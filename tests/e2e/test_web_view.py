@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser import chromium_page, drawn_text, open_view
+from browser import chromium_page, drawn_text, open_view, typed_and_focused
 from webhook import Webhook
 
 from wardian_core import paths
@@ -282,11 +282,7 @@ def test_a_pending_ask_is_shown_and_answered_from_the_page_as_a_person(
         # reply typed so far and its focus stay (a redrawn form once sent an empty reply).
         other = spawn("other", "cat")
         page.wait_for_selector(f"#agent-{other['uuid']}")
-        typed = f"document.querySelector('{item} input')"
-        assert page.evaluate(f"[{typed}.value, document.activeElement === {typed}]") == [
-            "yes, the tests cover it",
-            True,
-        ]
+        assert typed_and_focused(page, f"{item} input") == ["yes, the tests cover it", True]
         page.click(f"{item} button")
         page.wait_for_function(
             f"document.querySelector('{item}').textContent.includes('done — yes, the tests cover it')"

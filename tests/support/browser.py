@@ -4,6 +4,7 @@ Every page gets a stand-in `Notification` that records what the view raises (`wi
 so a test can count notifications without a desktop to show them on.
 """
 
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -52,3 +53,10 @@ def drawn_text(page: Page, selector: str) -> str:
     """What xterm drew in `selector`'s terminal, without spaces (TUIs move the cursor instead)."""
     text: str = page.eval_on_selector(selector, "node => node.querySelector('.xterm-rows').textContent")
     return "".join(text.split())
+
+
+def typed_and_focused(page: Page, selector: str) -> list[object]:
+    """[the text in `selector`'s input, whether it has the focus]: what a redraw must not take."""
+    typed = f"document.querySelector({json.dumps(selector)})"
+    result: list[object] = page.evaluate(f"[{typed}.value, document.activeElement === {typed}]")
+    return result

@@ -15,22 +15,31 @@ from mcp.shared.dispatcher import ProgressFnT
 PASSED = ("PATH", "HOME", "WARDIAN_HOME", "WARDIAN_SESSION_ID")
 
 
-def server_parameters(**env: str) -> StdioServerParameters:
+def registered_server(command: str, args: list[str], env: dict[str, str]) -> StdioServerParameters:
+    """A server as a CLI's registration names it, given what a CLI's stdio client passes on."""
     given = {key: os.environ[key] for key in PASSED if key in os.environ}
-    return StdioServerParameters(command=sys.executable, args=["-m", "wardian_host", "mcp"], env=given | env)
+    return StdioServerParameters(command=command, args=args, env=given | env)
+
+
+def server_parameters(**env: str) -> StdioServerParameters:
+    return registered_server(sys.executable, ["-m", "wardian_host", "mcp"], env)
+
+
+@asynccontextmanager
+async def session_with(server: StdioServerParameters) -> AsyncIterator[ClientSession]:
+    """An initialized session with `server`, started as a child of this process."""
+    # Opening the null device never waits on a disk.
+    with open(os.devnull, "w") as quiet:  # noqa: ASYNC230
+        async with stdio_client(server, errlog=quiet) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            yield session
 
 
 @asynccontextmanager
 async def mcp_session(**env: str) -> AsyncIterator[ClientSession]:
     """A session with a `wardian mcp` child of this process; `env` adds to what it is given."""
-    # Opening the null device never waits on a disk.
-    with open(os.devnull, "w") as quiet:  # noqa: ASYNC230
-        async with (
-            stdio_client(server_parameters(**env), errlog=quiet) as (read, write),
-            ClientSession(read, write) as session,
-        ):
-            await session.initialize()
-            yield session
+    async with session_with(server_parameters(**env)) as session:
+        yield session
 
 
 async def call(

@@ -6,25 +6,17 @@ own started by the MCP SDK's stdio client. Wardian's plumbing, never a provider'
 """
 
 import json
-import os
 import sys
 from typing import Any
 
 import anyio
-from mcp import ClientSession, StdioServerParameters, stdio_client
+from mcp_client import registered_server, session_with
 
 
 async def list_tools(registration: dict[str, Any]) -> None:
-    # What a CLI's stdio client hands a server: a few of its own variables, then the registration's.
-    given = {key: os.environ[key] for key in ("PATH", "HOME") if key in os.environ}
-    server = StdioServerParameters(
-        command=registration["command"], args=registration["args"], env=given | registration["env"]
-    )
-    # Opening the null device never waits on a disk.
-    with open(os.devnull, "w") as quiet:  # noqa: ASYNC230
-        async with stdio_client(server, errlog=quiet) as (read, write), ClientSession(read, write) as session:
-            await session.initialize()
-            listed = await session.list_tools()
+    server = registered_server(registration["command"], registration["args"], registration["env"])
+    async with session_with(server) as session:
+        listed = await session.list_tools()
     print(f"LISTED {len(listed.tools)}", flush=True)
 
 

@@ -73,9 +73,10 @@ class McpReadiness:
             held[2].cancel()
 
     def _bound_passed(self, agent: LiveAgent) -> None:
-        log.warning("agent %s: %s", agent.name, missing_why(self._bound))
+        why = missing_why(self._bound)
+        log.warning("agent %s: %s", agent.name, why)
         agent.mcp_tools = "missing"
-        self._let_go(agent, {"mcp_tools": "missing", "mcp_why": missing_why(self._bound)})
+        self._let_go(agent, {"mcp_tools": "missing", "mcp_why": why})
 
     def _let_go(self, agent: LiveAgent, why: dict[str, Any]) -> None:
         held = self._held.pop(agent.uuid, None)

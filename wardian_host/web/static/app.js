@@ -276,16 +276,9 @@ function drawAgents(agents) {
 function drawAsks(asks) {
   // Updated in place, never rebuilt: a state push (any agent's status) comes while a person
   // types a reply, and a new form would lose the text and the focus (and send an empty reply).
-  const list = document.getElementById("asks");
-  const shown = new Map([...list.children].map((item) => [item.dataset.request, item]));
-  const wanted = new Set(asks.map((ask) => ask.request_id));
-  for (const [request, item] of shown) if (!wanted.has(request)) item.remove();
-  asks.forEach((ask, index) => {
-    const item = shown.get(ask.request_id) || el("li", { "data-request": ask.request_id },
-      el("div", {}), el("div", { class: "meta" }));
-    fillAsk(item, ask);
-    if (list.children[index] !== item) list.insertBefore(item, list.children[index] || null);
-  });
+  window.wardianDom.keyed(document.getElementById("asks"), "request", asks, (ask) => ask.request_id,
+    (ask, standing) => fillAsk(standing || el("li", { "data-request": ask.request_id },
+      el("div", {}), el("div", { class: "meta" })), ask));
 }
 
 function fillAsk(item, ask) {
@@ -295,6 +288,7 @@ function fillAsk(item, ask) {
   const form = item.querySelector(":scope > form");
   if (ask.status !== "pending") form?.remove();
   else if (!form) item.append(replyForm(ask.request_id));
+  return item;
 }
 
 function replyForm(request) {

@@ -86,17 +86,10 @@
     const section = document.getElementById("inbox");
     if (!section) return;
     const list = section.querySelector("ul");
-    // An entry with a reply being typed (text in it, or the focus) is kept as it stands and is
-    // not moved unless the order changed: its text and focus outlive every state the host pushes.
-    const shown = new Map([...list.children].map((item) => [item.dataset.entry, item]));
-    const wanted = new Set(entries.map((entry) => entry.id));
-    for (const [id, item] of shown) if (!wanted.has(id)) item.remove();
-    entries.forEach((entry, index) => {
-      const standing = shown.get(entry.id);
-      const item = standing && typedIn(standing) ? standing : drawEntry(entry);
-      if (standing && standing !== item) standing.replaceWith(item);
-      if (list.children[index] !== item) list.insertBefore(item, list.children[index] || null);
-    });
+    // An entry with a reply being typed (text in it, or the focus) is kept as it stands: its
+    // text and focus outlive every state the host pushes. The others are drawn anew.
+    window.wardianDom.keyed(list, "entry", entries, (entry) => entry.id,
+      (entry, standing) => (standing && typedIn(standing) ? standing : drawEntry(entry)));
     section.hidden = entries.length === 0;
     section.querySelector(".inbox-count").textContent = String(entries.length);
   }
