@@ -330,6 +330,40 @@ def test_approval_dialog_on_screen_is_reported_after_the_grace_delay() -> None:
     assert tui.quiet() == [] and tui.quiet_asked is None  # once
 
 
+TURN = b'{"hook_event_name":"UserPromptSubmit","session_id":"s1","prompt":"run MOCK_TOOL:touch a"}\n'
+TOOL = b'"session_id":"s1","tool_name":"Bash","tool_input":{"command":"touch a"}'
+ASKED = b'{"hook_event_name":"PermissionRequest",' + TOOL + b"}\n"
+RAN = b'{"hook_event_name":"PostToolUse",' + TOOL + b',"tool_use_id":"t1"}\n'
+
+
+@pytest.mark.parametrize(
+    ("hooks", "told"),
+    [
+        # CI: the hooks told the dialog, it was accepted and the tool ran (PostToolUse) while the
+        # dialog was still drawn; the screen told it again and the agent was action_required anew.
+        (TURN + ASKED + RAN, False),
+        (TURN + ASKED, False),
+        # Hooks that fire, but no PermissionRequest in this turn: only the screen can tell it.
+        (ASKED + RAN + TURN, True),
+        (b'{"hook_event_name":"SessionStart","session_id":"s1","source":"startup"}\n' + TURN, True),
+    ],
+)
+def test_a_dialog_on_screen_is_told_by_the_screen_only_where_no_hook_told_one_this_turn(
+    tmp_path: Path, hooks: bytes, told: bool
+) -> None:
+    (tmp_path / "claude").mkdir()
+    (tmp_path / "claude" / "hooks.jsonl").write_bytes(hooks)
+    raw = (FIXTURES / "recordings" / "claude-tui-approval.raw").read_bytes()
+    tui = Tui(tmp_path)
+    tui.feed(raw[: raw.index(b"cancel") + 10])
+    assert tui.quiet_asked == SCREEN_APPROVAL_GRACE_SECONDS
+
+    events = tui.quiet()
+
+    assert kinds(events) == (["approval_requested"] if told else [])
+    assert tui.quiet() == [] and tui.quiet_asked is None  # looked at once, told or not
+
+
 def test_approval_dialog_answered_within_the_delay_is_not_reported() -> None:
     raw = (FIXTURES / "recordings" / "claude-tui-approval.raw").read_bytes()
     events, tui = feed_screen(raw)

@@ -4,14 +4,25 @@ One payload per line (the shared fixtures' `time<TAB>event<TAB>json` logs are re
 too). Payloads of another session are ignored once the agent's session id is known.
 """
 
+from pathlib import Path
 from typing import Any
 
 from wardian_claude.limits import hook_limit
 from wardian_core.provider import EventKind, OutputSource, ParseResult, ProviderEvent, SpawnContext
-from wardian_core.provider.parsing import HookLogParser, event, text_field, tool_data, tool_summary
+from wardian_core.provider.parsing import (
+    HookLogParser,
+    event,
+    hook_payload,
+    lines_newest_first,
+    text_field,
+    tool_data,
+    tool_summary,
+)
 
 # The dialog of a tool approval; its keys are in profile.py.
 TOOL_DIALOG = "tool"
+# Payloads that begin a turn: a PermissionRequest before them asked in another turn.
+_TURN_BEGUN_BY = ("UserPromptSubmit", "SessionStart")
 
 
 class ClaudeHooks(HookLogParser):
@@ -95,3 +106,21 @@ def _tool_event(
     kind: EventKind, source: OutputSource, rule: str, name: str, record: dict[str, Any], **fields: Any
 ) -> ProviderEvent:
     return event(kind, source, rule, f"{name} {tool_summary(record)}", data=tool_data(record), **fields)
+
+
+def permission_asked_this_turn(log_file: Path | None) -> bool:
+    """Whether a PermissionRequest hook fired since the turn began: then the hooks tell this
+    turn's dialogs, and one still on screen is theirs (answered, its repaint not yet drawn).
+    False without a log (a replay, hooks turned off), where the screen alone tells dialogs."""
+    if log_file is None:
+        return False
+    try:
+        # Newest first: the turn's few payloads decide, and weeks of older hooks stay unread.
+        for _record, name in filter(None, map(hook_payload, lines_newest_first(log_file))):
+            if name == "PermissionRequest":
+                return True
+            if name in _TURN_BEGUN_BY:
+                return False
+    except OSError:
+        return False
+    return False

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from wardian_claude.home import hooks_file
-from wardian_claude.hooks_log import TOOL_DIALOG
+from wardian_claude.hooks_log import TOOL_DIALOG, permission_asked_this_turn
 from wardian_claude.limits import RETRYING, retrying_on_screen
 from wardian_claude.profile import TOOL_QUESTION
 from wardian_core.provider import ApprovalReason, OutputSource, ParseResult, ProviderEvent, SpawnContext
@@ -79,7 +79,8 @@ ALWAYS = (
 PROMPT_MARKERS = (squeeze(READY), squeeze(BUSY), PROMPT_CHAR)
 INTERRUPTED_MARKER = squeeze(INTERRUPTED)
 # The PermissionRequest hook reports a dialog with its tool; the screen reports it only if
-# it is still there after this delay (hooks off or broken: nothing else would).
+# it is still there after this delay and no such hook fired in the turn (hooks off or broken:
+# nothing else would).
 SCREEN_APPROVAL_GRACE_SECONDS = 1.0
 # Ready is the prompt on screen once the SessionStart hook has fired; a prompt with no hook
 # after this long (hooks disabled by the user's settings) counts on its own.
@@ -209,19 +210,13 @@ class ClaudeScreen(ScreenParser):
         shown = APPROVAL in text
         events = []
         if self.confirming and shown:
-            # Still there after the grace delay: report it, hooks or not.
+            # Still there after the grace delay: told once. By the screen only where no hook told
+            # of a dialog in this turn (hooks off or broken); where one did, the dialog is the
+            # hooks' to tell: Claude runs an accepted tool (its PostToolUse hook fired) before it
+            # repaints the dialog away, and a report then would open it again.
             self.dialog_reported = True
-            message = "Claude asks before running a tool"
-            events.append(
-                self.event(
-                    "approval_requested",
-                    "approval dialog",
-                    APPROVAL,
-                    message=message,
-                    reason="tool",
-                    dialog=TOOL_DIALOG,
-                )
-            )
+            if not permission_asked_this_turn(self.hook_log()):
+                events.append(self._dialog_on_screen())
         self.confirming = False
         if self.dialog_seen and not shown and BUSY in text:
             self.dialog_seen = False  # the turn went on: the dialog was accepted (the hooks say so)
@@ -238,6 +233,12 @@ class ClaudeScreen(ScreenParser):
             self.dialog_reported = False
         self.dialog_shown = shown
         return events
+
+    def _dialog_on_screen(self) -> ProviderEvent:
+        message = "Claude asks before running a tool"
+        return self.event(
+            "approval_requested", "approval dialog", APPROVAL, message=message, reason="tool", dialog=TOOL_DIALOG
+        )
 
     def _grace(self, text: str) -> float | None:
         if APPROVAL in text and not (self.grace.pending or self.confirming or self.dialog_reported):
