@@ -5,9 +5,9 @@
     python3 scripts/commit_msg_check.py --branch               # every commit since the base
 
 `--branch` (a check `scripts/dev.py check` runs, so CI catches a commit made without the hook)
-reads the subjects of the commits after the base: the branch's upstream where it has one, else
-the commit `.ci/subjects-checked-since` names (the last one made before the rule was checked;
-older history keeps its longer subjects).
+reads the subjects of the commits after the commit `.ci/subjects-checked-since` names (the last
+one made before the rule was checked; older history keeps its longer subjects). Not after the
+branch's upstream: CI's clean clone tracks the very commit it checks, so nothing would be read.
 
 The story (why, figures, what was left) goes in the body, after a blank line. 72 is
 where `git log --oneline`, `git shortlog` and most review tools stop showing a subject.
@@ -53,10 +53,7 @@ def _git(*argv: str) -> subprocess.CompletedProcess[str]:
 
 
 def branch_base() -> str:
-    """The branch's upstream, else the commit the base file names."""
-    upstream = _git("rev-parse", "--verify", "--quiet", "@{upstream}")
-    if upstream.returncode == 0:
-        return upstream.stdout.strip()
+    """The commit the base file names: every commit after it is checked."""
     return BASE_FILE.read_text(encoding="utf-8").split()[0]
 
 

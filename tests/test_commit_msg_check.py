@@ -73,6 +73,22 @@ def test_the_branch_check_refuses_a_long_subject_made_after_the_base_only(
     assert "76 characters, over 72" in refusal and "long: yyy" in refusal
 
 
+def test_a_clean_clone_checks_the_commits_after_the_base_although_it_tracks_its_head(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    origin, clone = tmp_path / "origin", tmp_path / "clone"
+    subprocess.run(["git", "init", "-q", "-b", "main", str(origin)], check=True)
+    _commit(origin, "old: " + "x" * 80)
+    base = subprocess.run(["git", "-C", str(origin), "rev-parse", "HEAD"], capture_output=True, text=True)
+    _commit(origin, "long: " + "y" * 70)
+    subprocess.run(["git", "clone", "-q", str(origin), str(clone)], check=True)  # CI's checkout
+    (clone / "base").write_text(base.stdout, encoding="utf-8")
+    monkeypatch.setattr(check, "ROOT", clone)
+    monkeypatch.setattr(check, "BASE_FILE", clone / "base")
+
+    assert check.check_branch() == 1  # the clone's upstream is its HEAD: the base file decides
+
+
 def test_dev_check_runs_the_branch_check() -> None:
     argv = load_script("dev").checks()["commit subjects"]
     assert [str(part) for part in argv[1:]] == [str(ROOT / "scripts" / "commit_msg_check.py"), "--branch"]
