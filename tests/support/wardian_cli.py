@@ -99,6 +99,9 @@ class WardianCli:
         return dict(limit)
 
     def screen_shows(self, name: str, text: str) -> None:
+        """`text` on the agent's screen, once its output drew it: a CLI's structured signal (a
+        rollout's limit) can come before its paint, which a loaded machine puts off for seconds."""
+        self.output_shows(name, text)
         rows = self("agent", "screen", name)["screen"]["rows"]
         assert any(text in row for row in rows), rows
 
