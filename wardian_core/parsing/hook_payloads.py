@@ -1,9 +1,11 @@
 """What Claude Code's and Codex's hook payloads say about a tool (their shapes are shared)."""
 
 import json
+from collections.abc import Collection
+from pathlib import Path
 from typing import Any
 
-from wardian_core.parsing.jsonl import json_object, text_field
+from wardian_core.parsing.jsonl import json_object, lines_newest_first, text_field
 
 
 def tool_summary(record: dict[str, Any]) -> str:
@@ -33,3 +35,18 @@ def hook_payload(line: bytes) -> tuple[dict[str, Any], str] | None:
     record = json_object(line)
     name = text_field(record, "hook_event_name") if record else None
     return (record, name) if record is not None and name is not None else None
+
+
+def newest_hook(log_file: Path | None, names: Collection[str]) -> tuple[dict[str, Any], str] | None:
+    """The newest payload in the hook log whose `hook_event_name` is one of `names`, with that
+    name; None without one, without a log (a replay, hooks turned off) or when it cannot be read.
+    Read from the end: the newest few payloads decide, and weeks of older hooks stay unread."""
+    if log_file is None:
+        return None
+    try:
+        for record, name in filter(None, map(hook_payload, lines_newest_first(log_file))):
+            if name in names:
+                return record, name
+    except OSError:
+        return None
+    return None

@@ -11,7 +11,7 @@ implementation that picks the parser of each source.
 from wardian_core.parsing.by_source import parsers_by_source
 from wardian_core.parsing.escapes import TerminalText, squeeze, strip_escapes
 from wardian_core.parsing.events import event, in_turn, screen_text
-from wardian_core.parsing.hook_payloads import hook_payload, tool_data, tool_summary
+from wardian_core.parsing.hook_payloads import hook_payload, newest_hook, tool_data, tool_summary
 from wardian_core.parsing.jsonl import api_error_message, json_object, lines_newest_first, object_field, text_field
 from wardian_core.parsing.markers import MarkerWatch
 from wardian_core.parsing.process_start import process_clock, started_after
@@ -64,6 +64,7 @@ __all__ = [
     "less",
     "limit_event",
     "lines_newest_first",
+    "newest_hook",
     "object_field",
     "parsers_by_source",
     "plus",

@@ -12,8 +12,7 @@ from wardian_core.provider import EventKind, OutputSource, ParseResult, Provider
 from wardian_core.provider.parsing import (
     HookLogParser,
     event,
-    hook_payload,
-    lines_newest_first,
+    newest_hook,
     text_field,
     tool_data,
     tool_summary,
@@ -112,15 +111,5 @@ def permission_asked_this_turn(log_file: Path | None) -> bool:
     """Whether a PermissionRequest hook fired since the turn began: then the hooks tell this
     turn's dialogs, and one still on screen is theirs (answered, its repaint not yet drawn).
     False without a log (a replay, hooks turned off), where the screen alone tells dialogs."""
-    if log_file is None:
-        return False
-    try:
-        # Newest first: the turn's few payloads decide, and weeks of older hooks stay unread.
-        for _record, name in filter(None, map(hook_payload, lines_newest_first(log_file))):
-            if name == "PermissionRequest":
-                return True
-            if name in _TURN_BEGUN_BY:
-                return False
-    except OSError:
-        return False
-    return False
+    found = newest_hook(log_file, ("PermissionRequest", *_TURN_BEGUN_BY))
+    return found is not None and found[1] == "PermissionRequest"

@@ -17,9 +17,8 @@ from typing import Any
 from wardian_core.provider import ParseResult
 from wardian_core.provider.parsing import (
     HookLogParser,
-    hook_payload,
     in_turn,
-    lines_newest_first,
+    newest_hook,
     text_field,
     tool_data,
     tool_summary,
@@ -73,16 +72,5 @@ class CodexHooks(HookLogParser):
 def pending_permission(log_file: Path | None) -> dict[str, Any] | None:
     """The newest PermissionRequest in the hooks log not yet followed by its tool's run or the
     turn's end; None without one (or without a log: a replay, hooks turned off)."""
-    if log_file is None:
-        return None
-    try:
-        # Newest first: the first that is either decides, and weeks of older hooks stay unread.
-        for payload in filter(None, map(hook_payload, lines_newest_first(log_file))):
-            record, name = payload
-            if name == "PermissionRequest":
-                return record
-            if name in _ANSWERED_BY:
-                return None
-    except OSError:
-        return None
-    return None
+    found = newest_hook(log_file, ("PermissionRequest", *_ANSWERED_BY))
+    return found[0] if found is not None and found[1] == "PermissionRequest" else None
