@@ -40,7 +40,7 @@ SURFACE: dict[int, dict[str, tuple[str, ...]]] = {
             "BoxReport", "EventParser", "EventStreamParser", "HookLogParser", "JsonLinesParser", "MarkerWatch",
             "ScreenParser", "ScreenSnapshot", "Settle", "SettledBox", "SourceReader", "TerminalText", "amount",
             "api_error_message", "count", "epoch_milliseconds", "epoch_time", "event", "hook_payload", "in_turn",
-            "iso_time", "json_object", "less", "limit_event", "lines_newest_first", "object_field",
+            "iso_time", "json_object", "less", "limit_event", "lines_newest_first", "newest_hook", "object_field",
             "parsers_by_source", "plus", "process_clock", "screen_text", "squeeze", "started_after", "strip_escapes",
             "text_field", "tool_data", "tool_summary", "usage_event",
         ),
