@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from browser import chromium_page, open_view, typed_and_focused
+from browser import chromium_page, open_view, typed_and_focused, web_address
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "example_provider"))
 pytest_plugins = ["wardian_test_packages"]
@@ -42,10 +42,9 @@ def test_the_queue_tops_a_phone_page_and_one_tap_approves_and_one_replies(
     wait_status("asker", "idle")
     run_wardian("send", "tool touch accepted.txt", "--to", "asker")
     wait_status("asker", "action_required")
-    url = run_wardian("web").json()["web"]["url"]
 
     with chromium_page(390, 844) as page:
-        open_view(page, url)
+        open_view(page, lambda: web_address(run_wardian))
         dialog = f"#inbox li[data-entry='local:dialog:{asker['uuid']}']"
         page.wait_for_selector(f"{dialog} button[data-choice=accept]")
         # The queue is the first thing under the header, above every tile, and nothing is wider than the phone.

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from browser import chromium_page, open_view
+from browser import chromium_page, open_view, web_address
 
 from wardian_core import paths
 
@@ -74,10 +74,9 @@ def test_a_tile_shows_its_use_against_its_budget_a_held_one_is_raised_and_the_ch
     for name in ("spender", "capped", "free"):
         wait_status(name, "idle")
     hours = {this_hour()}
-    url = run_wardian("web").json()["web"]["url"]
 
     with chromium_page(1400, 900) as page:
-        open_view(page, url)
+        url = open_view(page, lambda: web_address(run_wardian))
         page.wait_for_selector(f"#agent-{spender['uuid']} .budget-figure[data-figure=tokens]")
         # A turn's figures alone (no status change comes with them) move its bar.
         complete_turn(wardian_home, spender, 400)

@@ -1,13 +1,12 @@
 """The web view replays an agent's recording in a real browser (Debian's chromium): the tile's
 Replay link opens the page, and asciinema-player draws what the agent printed."""
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
-from browser import chromium_page, open_view
+from browser import chromium_page, open_view, web_address
 from recording_talker import Talker, wait_recorded
 
 
@@ -21,10 +20,8 @@ def test_the_replay_page_plays_what_the_agent_printed(
     assert spawned.returncode == 0, spawned.stderr
     talker.say("replayed-in-the-browser")
     wait_recorded(wardian_home, spawned.json()["agent"]["uuid"], b"said:replayed-in-the-browser")
-    web = run_wardian("web")
-    assert web.returncode == 0, web.stderr
     with chromium_page() as page:
-        open_view(page, web.json()["web"]["url"])
+        open_view(page, lambda: web_address(run_wardian))
         replay = page.locator("#grid a.replay").first
         page.goto(urljoin(page.url, replay.get_attribute("href")))
         page.wait_for_function(
@@ -42,9 +39,8 @@ def test_the_replay_of_an_agent_with_no_recording_says_why(
     talker = Talker(folder)
     spawned = run_wardian(*generic_spawn_args("quiet", "--no-recording", *talker.argv()))
     assert spawned.returncode == 0, spawned.stderr
-    web = json.loads(run_wardian("web").stdout)["web"]["url"]
     with chromium_page() as page:
-        open_view(page, web)
+        open_view(page, lambda: web_address(run_wardian))
         page.goto(urljoin(page.url, f"/replay?agent={spawned.json()['agent']['uuid']}"))
         page.wait_for_selector("#replay-error:not([hidden])")
         assert "no recording" in page.locator("#replay-error").inner_text()

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser import chromium_page, drawn_text, open_view, typed_and_focused
+from browser import chromium_page, drawn_text, open_view, typed_and_focused, web_address
 from webhook import Webhook
 
 from wardian_core import paths
@@ -29,13 +29,6 @@ RunWardian = Callable[..., Any]
 Spawn = Callable[..., dict[str, Any]]
 WaitStatus = Callable[..., dict[str, Any]]
 EXAMPLE_ENV = {"PATH": f"{FAKE_CLIS}{os.pathsep}{os.environ['PATH']}", "WARDIAN_PLUGINS": "generic,example"}
-
-
-def web_address(run_wardian: RunWardian) -> str:
-    result = run_wardian("web")
-    assert result.returncode == 0, result.stderr
-    url: str = result.json()["web"]["url"]
-    return url
 
 
 @pytest.fixture
@@ -53,7 +46,7 @@ def test_the_grid_shows_each_agent_live_and_typing_reaches_the_pty(
     sleeper = spawn("sleeper", "bash", "-c", "echo sleeping; exec sleep 600")
     wait_status("shell", "idle")
     with chromium_page() as page:
-        open_view(page, web_address(run_wardian))
+        open_view(page, lambda: web_address(run_wardian))
         page.wait_for_selector(f"#agent-{shell['uuid']}[data-status=idle]")
         page.wait_for_selector(f"#agent-{sleeper['uuid']}[data-status=idle]")
         tile = page.inner_text(f"#agent-{shell['uuid']}")
@@ -122,7 +115,7 @@ def test_an_agent_waiting_comes_first_approve_runs_the_tool_reject_does_not_and_
     wait_status("zz-asker", "idle")
     wait_status("aa-plain", "idle")
     with chromium_page() as page:
-        open_view(page, web_address(run_wardian))
+        open_view(page, lambda: web_address(run_wardian))
         first = "document.querySelector('#grid').firstElementChild.id"
         page.wait_for_selector(f"#agent-{asker['uuid']}[data-status=idle]")
         assert page.evaluate(first) == f"agent-{plain['uuid']}"
@@ -273,7 +266,7 @@ def test_a_pending_ask_is_shown_and_answered_from_the_page_as_a_person(
     assert asked.returncode == 0, asked.stderr
     request_id = asked.json()["request_id"]
     with chromium_page() as page:
-        open_view(page, web_address(run_wardian))
+        open_view(page, lambda: web_address(run_wardian))
         item = f"#asks li[data-request={request_id}]"
         page.wait_for_selector(f"{item} form")
         assert "Is the change safe to merge?" in page.inner_text(item)
@@ -305,7 +298,7 @@ def test_a_workflow_run_and_its_nodes_follow_the_run_without_a_reload(
     (wardian_home / "workflows").mkdir(exist_ok=True)
     (wardian_home / "workflows" / "greet.json").write_text(json.dumps(flow))
     with chromium_page() as page:
-        open_view(page, web_address(run_wardian))
+        open_view(page, lambda: web_address(run_wardian))
         started = run_wardian("workflow", "run", "greet", "--workspace", str(workspace))
         assert started.returncode == 0, started.stderr
         run_id = started.json()["run"]["run_id"]
@@ -325,7 +318,7 @@ def test_a_tile_gets_its_terminal_only_once_it_comes_on_screen(
         wait_status(f"tile-{index}", "idle")
     has_terminal = "(uuid) => document.querySelector(`#agent-${uuid} .xterm-rows`) !== null"
     with chromium_page(390, 300) as page:  # one column: the third tile is far below the window
-        open_view(page, web_address(run_wardian))
+        open_view(page, lambda: web_address(run_wardian))
         first, last = (f"#agent-{agents[index]['uuid']}" for index in (0, 2))
         page.wait_for_function(f"document.querySelector('{first} .xterm-rows')?.textContent.includes('drawn-0-42')")
         # Every row of a tile's terminal is inside its box: the newest output is never cut off.

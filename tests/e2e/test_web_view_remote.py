@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser import chromium_page, open_view
+from browser import chromium_page, open_view, web_address
 from ssh_machine import Machine, free_port, require_root, start_machine, stop_machine
 
 from wardian_core.errors import WardianError
@@ -31,10 +31,9 @@ def test_remote_agents_are_tiles_marked_with_their_machine_acted_on_over_ssh(
     assert spawned.returncode == 0, spawned.stderr
     far = spawned.json()["agent"]
     assert run_wardian("agent", "wait", "far@devbox", "--until", "idle", "--timeout", "60s").returncode == 0
-    url = run_wardian("web").json()["web"]["url"]
     tile = f"#agent-{far['uuid']}"
     with chromium_page() as page:
-        open_view(page, url)
+        open_view(page, lambda: web_address(run_wardian))
         page.wait_for_selector(f"{tile}[data-machine=devbox][data-status=idle]")
         assert page.inner_text(f"{tile} > div.meta").startswith("devbox · Coder · generic")
         page.wait_for_selector("#machines .machine.unreachable[data-machine=gone]")

@@ -10,21 +10,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from browser import chromium_page, open_view
+import pytest
+from browser import LIVE, chromium_page, open_view, web_address
 
 from wardian_core import paths
 
 RunWardian = Callable[..., Any]
 Spawn = Callable[..., dict[str, Any]]
 WaitStatus = Callable[..., dict[str, Any]]
-LIVE = "document.getElementById('connection').textContent === 'live'"
-
-
-def web_address(run_wardian: RunWardian) -> str:
-    result = run_wardian("web")
-    assert result.returncode == 0, result.stderr
-    url: str = result.json()["web"]["url"]
-    return url
 
 
 def test_a_restart_and_a_stop_with_two_pages_open_complete_and_the_pages_come_back_live(
@@ -32,12 +25,16 @@ def test_a_restart_and_a_stop_with_two_pages_open_complete_and_the_pages_come_ba
 ) -> None:
     spawn("before", "bash", "--norc")
     wait_status("before", "idle")
-    url = web_address(run_wardian)
     with chromium_page() as first:
-        open_view(first, url)
+        url = open_view(first, lambda: web_address(run_wardian))
         second = first.context.new_page()  # the same person's second tab: its session's cookie
         second.goto(url.split("?")[0])
         second.wait_for_function(LIVE)
+        # Someone else with the used address is refused, and open_view says so at once.
+        browser = first.context.browser
+        assert browser is not None
+        with pytest.raises(AssertionError, match="refused the login: 401"):
+            open_view(browser.new_context().new_page(), lambda: url)
         # The restart's whole wait is this: each open page's WebSocket once held the old host
         # for 45 s (until its heartbeat gave up), past this time, and the CLI left no host.
         restarted = run_wardian("host", "restart", env={"WARDIAN_CONTROL_TIMEOUT": "15"})
@@ -77,7 +74,7 @@ def test_six_tiles_at_1400_by_900_show_whole_lines_at_a_readable_size_and_an_err
         wait_status(f"wide-{index}", "idle")
     wait_status("broken", "idle")
     with chromium_page(1400, 900) as page:
-        open_view(page, web_address(run_wardian))
+        open_view(page, lambda: web_address(run_wardian))
         first = agents[0]["uuid"]
         page.wait_for_function(f"document.querySelector('#agent-{first} .xterm-rows')?.textContent.includes('xE')")
         facts = page.evaluate(TILE_FACTS, first)
@@ -103,7 +100,7 @@ def test_kill_asks_first_and_escape_reaches_the_agent_only_in_the_focused_view(
     wait_status("echo", "idle")
     tile = f"#agent-{echo['uuid']}"
     with chromium_page() as page:
-        open_view(page, web_address(run_wardian))
+        open_view(page, lambda: web_address(run_wardian))
         page.wait_for_selector(f"{tile} .xterm-rows")
         page.click(f"{tile} .tile-name")
         page.keyboard.press("Escape")  # outside the focused view: nowhere

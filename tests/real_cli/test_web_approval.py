@@ -52,9 +52,8 @@ def test_a_codex_tool_dialog_is_approved_then_refused_from_the_page(wardian: War
     wardian("agent", "spawn", *shell, "--", "bash", "--norc")
     codex = wardian.spawn("cx")
     wardian.wait("cx", "idle", "ready")
-    url = wardian("web")["web"]["url"]
     with chromium_page() as page:
-        open_view(page, url)
+        open_view(page, lambda: wardian("web")["web"]["url"])
         wardian("send", "run MOCK_ESCALATE MOCK_TOOL:touch approved.txt ECHO:w1", "--to", "cx")
         page.wait_for_selector(f"#agent-{codex['uuid']}[data-status=action_required]", timeout=CODEX_TURN_MS)
         page.screenshot(path=tmp_path / "codex-approval.png", full_page=True)

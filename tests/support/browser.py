@@ -5,8 +5,9 @@ so a test can count notifications without a desktop to show them on.
 """
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from playwright.sync_api import Page, sync_playwright
 
@@ -43,10 +44,27 @@ def chromium_page(width: int = 1400, height: int = 900) -> Iterator[Page]:
             browser.close()
 
 
-def open_view(page: Page, url: str) -> None:
-    """Log in with the one-time address and wait until the page's WebSocket is live."""
-    page.goto(url)
-    page.wait_for_function("document.getElementById('connection').textContent === 'live'")
+LIVE = "document.getElementById('connection').textContent === 'live'"
+
+
+def web_address(run_wardian: Callable[..., Any]) -> str:
+    """A new one-time login address, by `wardian web` (an end-to-end test's `run_wardian`)."""
+    result = run_wardian("web")
+    assert result.returncode == 0, result.stderr
+    url: str = result.json()["web"]["url"]
+    return url
+
+
+def open_view(page: Page, new_address: Callable[[], str]) -> str:
+    """Log in with a one-time address asked for now, and wait until the page's WebSocket is live.
+
+    The address is made once the browser is up: a login lasts a minute, and a browser's start
+    on a busy machine took longer (a CI run's page met "this page needs a login"). Returns it."""
+    url = new_address()
+    response = page.goto(url)
+    assert response is not None and response.ok, f"the view refused the login: {response and response.status}"
+    page.wait_for_function(LIVE)
+    return url
 
 
 def drawn_text(page: Page, selector: str) -> str:
