@@ -119,3 +119,61 @@ def test_no_terminal_size_passes_the_largest_side() -> None:
     assert model.size == (MAX_TERMINAL_SIDE, MAX_TERMINAL_SIDE)
     model.resize(50_000, 0)
     assert model.size == (MAX_TERMINAL_SIDE, 1)
+
+
+def _first_frames(*outputs: bytes, read_only: bool = False) -> list[dict[str, Any]]:
+    """What a client that detaches at once is sent by an agent that wrote `outputs`."""
+
+    async def scenario() -> list[dict[str, Any]]:
+        agent = LiveAgent(row=stand_in_row(), buffer=OutputBuffer(1024 * 1024))
+        agent.is_running = True
+        for output in outputs:
+            agent.buffer.append(output)
+        client = Client(b'{"detach": true}\n')
+        stand_in: Any = RecordingTerminals()
+        await attach(agent, stand_in, AttachParams(target="a1", read_only=read_only), client)
+        return client.items
+
+    return asyncio.run(scenario())
+
+
+def _shown(frames: list[dict[str, Any]]) -> ScreenModel:
+    terminal = ScreenModel()
+    for frame in frames:
+        terminal.feed(base64.b64decode(frame.get("output", "")))
+    return terminal
+
+
+# OpenCode draws its footer once per start, then about 2 KB a second of changes while a turn
+# runs: after a turn of 33 s the last 64 KiB held no footer, and an attach at the agent's own
+# size (no resize, no redraw) showed a spinner on a blank screen.
+FRAME = b"\x1b[?1049h\x1b[2J\x1b[1;1Hsession\x1b[40;1H\x1b[2mctrl+p commands\x1b[0m"
+SPINNER = b"".join(b"\x1b[16;14H\x1b[38;5;8m \xc2\xb7 %5.1fs\x1b[0m" % (tenth / 10) for tenth in range(4000))
+
+
+def test_a_full_screen_tui_is_shown_whole_though_its_frame_lies_far_back() -> None:
+    assert len(SPINNER) > 64 * 1024
+
+    frames = _first_frames(FRAME, SPINNER)
+
+    terminal = _shown(frames)
+    assert "ctrl+p commands" in terminal.text() and "session" in terminal.text()
+    assert "399.9s" in terminal.rows()[15]
+    assert terminal.on_alternate_screen()
+
+
+def test_a_program_on_the_main_screen_gets_its_recent_output_as_it_came() -> None:
+    lines = b"".join(b"line %d\r\n" % number for number in range(20))
+
+    frames = _first_frames(lines)
+
+    assert base64.b64decode(frames[0]["output"]) == lines  # its scrollback, not a painting
+
+
+def test_a_read_only_viewer_gets_the_recent_output_not_a_painting() -> None:
+    # A page opens its tiles together: a catch-up of each far-behind agent would cost the host
+    # seconds of CPU (docs/web.md), so a tile starts from the last 64 KiB as it came.
+    frames = _first_frames(FRAME, SPINNER, read_only=True)
+
+    shown = b"".join(base64.b64decode(frame.get("output", "")) for frame in frames)
+    assert shown == SPINNER[-64 * 1024 :]

@@ -6,6 +6,7 @@ emulator (pyte: a VT100/xterm emulator in pure Python, maintained, with wide-cha
 and alternate-screen support) replays the stream into rows, cursor and title.
 """
 
+from collections.abc import Iterator
 from typing import Any
 
 import pyte
@@ -132,6 +133,19 @@ class ScreenModel:
             after_wide = data >= "\u1100" and wcwidth(data[0]) == 2  # no narrower code point is wide
             text.append(data)
         return "".join(text).rstrip()
+
+    def painting(self, rows_at_once: int) -> Iterator[str]:
+        """The text that draws this screen on a terminal of its size, a few rows at a time
+        (`screen_paint`)."""
+        from wardian_core.parsing.screen_paint import painting
+
+        return painting(self._screen, rows_at_once)
+
+    def on_alternate_screen(self) -> bool:
+        """Whether a full-screen program switched to the alternate screen (and has not left it)."""
+        from wardian_core.parsing.screen_paint import on_alternate_screen
+
+        return on_alternate_screen(self._screen)
 
     def text(self) -> str:
         """The visible rows as one text, blank rows at the bottom dropped."""

@@ -27,7 +27,9 @@ from wardian_host.agents.output_cursor import STREAM_PAGE_BYTES, OutputCursor
 from wardian_host.output.buffer import OutputBuffer
 from wardian_host.terminal.supervisor import TerminalSupervisor
 
-REPLAY_BYTES = 64 * 1024  # recent output shown on attach, before the redraw
+# Recent output shown on attach to a program on the main screen (a full-screen one's screen is
+# painted instead), before the redraw.
+REPLAY_BYTES = 64 * 1024
 # A read-only viewer (a page's tile) is sent busy output at most this often, each time all of
 # it; output after a quiet moment goes at once. One send per chunk was a wake-up, a frame and
 # a system call each: five printing tiles cost the host as much CPU as their agents' output.
@@ -96,6 +98,18 @@ def _recent_output(buffer: OutputBuffer) -> int:
     return max(buffer.start_cursor, buffer.end_cursor - REPLAY_BYTES)
 
 
+async def _first_output(agent: LiveAgent, typing: bool) -> tuple[bytes, int]:
+    """What a terminal is shown first, and the output cursor it reads on from.
+
+    A person's typing terminal is shown a full-screen program's screen painted from the host's
+    model (its last bytes are changes to a frame drawn long before). A read-only viewer (a web
+    tile, opened a page's worth at a time) is not: the model's catch-up costs up to a second of
+    CPU per 100 KB behind, and a tile's next redraw is a resize away. Otherwise nothing: the
+    recent output read from the cursor is all of it."""
+    screen = await agent.screen.painted() if typing else None
+    return screen if screen is not None else (b"", _recent_output(agent.buffer))
+
+
 def _refuse_own_terminal(agent: LiveAgent, caller: LiveAgent | None) -> None:
     """An agent attached to itself writes its output into its own terminal, which prints it
     again: a loop without end, read-only or not."""
@@ -130,8 +144,13 @@ async def attach(
     reason = "detached"
     viewer = None if params.read_only else object()  # this attach's place among the sizing viewers
     try:
-        with OutputCursor(agent, _recent_output(agent.buffer), _recent_output) as reader:
-            await request.emit({"attached": agent.name, "output": _encode(reader.read())})
+        first, start = await _first_output(agent, typing=viewer is not None)
+        with OutputCursor(agent, start, _recent_output) as reader:
+            # A painted screen of the largest size is megabytes: paged, as output is.
+            pages = [first[at : at + STREAM_PAGE_BYTES] for at in range(0, len(first), STREAM_PAGE_BYTES)]
+            await request.emit({"attached": agent.name, "output": _encode(pages[0] if pages else reader.read())})
+            for page in pages[1:]:
+                await request.emit({"output": _encode(page)})
             if params.rows and params.cols and viewer is not None:
                 agent.viewers.set(viewer, (params.rows, params.cols))
                 _fit(agent, terminals)  # a size change makes TUIs redraw

@@ -25,6 +25,10 @@ from wardian_host.output.buffer import OutputBuffer
 
 # A TUI's visible screen is a few KiB of drawing; 64 KiB covers it and costs ~60 ms of CPU.
 REPLAY_LIMIT_BYTES = 64 * 1024
+# A look that paints the screen for a person's terminal (an attach) catches up further: a
+# TUI's frame may lie a long turn of spinner frames back (OpenCode: about 2 KB a second).
+# Once per typing attach, in slices like any look (benchmarks/screen_look.py: its CPU).
+PAINT_REPLAY_LIMIT_BYTES = 1024 * 1024
 SLICE_BYTES = 1024  # about 1.2 ms of emulation at the default size
 SMALLEST_SLICE_BYTES = 64
 CELLS_READ_AT_ONCE = 8 * 1024  # a screen's rows are read this many cells at a time, ~2.5 ms
@@ -80,6 +84,16 @@ async def _read_rows(model: ScreenModel) -> list[str]:
     return rows
 
 
+async def _paint(model: ScreenModel) -> bytes:
+    """The bytes that draw the model's screen, a slice of rows at a time, as `_read_rows`."""
+    at_once = max(1, CELLS_READ_AT_ONCE // model.size[1])
+    parts: list[str] = []
+    for part in model.painting(at_once):
+        parts.append(part)
+        await asyncio.sleep(0)
+    return "".join(parts).encode()
+
+
 class LazyScreen:
     def __init__(self, buffer: OutputBuffer) -> None:
         self._buffer = buffer
@@ -106,14 +120,28 @@ class LazyScreen:
             await catch_up.run()
             return catch_up.model.snapshot(await _read_rows(catch_up.model))
 
-    def _plan(self) -> _CatchUp:
-        """Take the unread bytes and pending resizes at once: output arriving meanwhile is the next look's."""
+    async def painted(self) -> tuple[bytes, int] | None:
+        """For a full-screen program: the bytes that draw its screen and the output cursor they
+        stand for, caught up from as far back as PAINT_REPLAY_LIMIT_BYTES (a TUI draws its frame
+        once, then its changes: the last 64 KiB may hold no frame). None on the main screen,
+        whose recent output is a terminal's scrollback."""
+        async with self._looking:
+            catch_up = self._plan(PAINT_REPLAY_LIMIT_BYTES)
+            cursor = self._cursor  # a restart meanwhile moves it to the next process's output
+            await catch_up.run()
+            if not catch_up.model.on_alternate_screen():
+                return None
+            return await _paint(catch_up.model), cursor
+
+    def _plan(self, limit: int = REPLAY_LIMIT_BYTES) -> _CatchUp:
+        """Take the unread bytes and pending resizes at once: output arriving meanwhile is the next
+        look's. More than `limit` behind, start over from a blank there."""
         end = self._buffer.end_cursor
         start = self._cursor
         if self._model is None:
             self._model = ScreenModel()
-        if start < self._buffer.start_cursor or end - start > REPLAY_LIMIT_BYTES:
-            start = max(self._buffer.start_cursor, end - REPLAY_LIMIT_BYTES)
+        if start < self._buffer.start_cursor or end - start > limit:
+            start = max(self._buffer.start_cursor, end - limit)
             self._model = ScreenModel(*self._model.size)
         data = self._buffer.read_from(start) or b""
         catch_up = _CatchUp(self._model)
