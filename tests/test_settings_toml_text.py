@@ -67,8 +67,16 @@ def test_dotted_keys_are_edited_in_the_form_the_file_uses() -> None:
 
 def test_quoted_and_spaced_keys_are_recognised() -> None:
     text = '[ providers . "codex" ]\n"sandbox_mode" = \'read-only\'\n'
+    # The 'literal' string stays one (tomlkit 0.15.3 does so, 0.15.2 did not: decided by Wardian).
     assert set_value(text, ("providers", "codex", "sandbox_mode"), "workspace-write") == (
-        '[ providers . "codex" ]\n"sandbox_mode" = "workspace-write"\n'
+        '[ providers . "codex" ]\n"sandbox_mode" = \'workspace-write\'\n'
+    )
+
+
+def test_a_literal_string_that_cannot_hold_the_new_text_becomes_a_basic_one() -> None:
+    text = "[providers.codex]\nexecutable = '/opt/codex'   # mine\n"
+    assert set_value(text, ("providers", "codex", "executable"), "/opt/o'brien/codex") == (
+        '[providers.codex]\nexecutable = "/opt/o\'brien/codex"   # mine\n'
     )
 
 

@@ -16,8 +16,8 @@ from typing import Any
 
 import tomlkit
 from tomlkit.container import Container, OutOfOrderTableProxy
-from tomlkit.exceptions import TOMLKitError
-from tomlkit.items import AoT, InlineTable, Table
+from tomlkit.exceptions import InvalidStringError, TOMLKitError
+from tomlkit.items import AoT, InlineTable, String, StringType, Table
 
 # A table that holds keys: the document itself, a `[table]` or dotted-key table in it, or
 # (a proxy) one table written in several places (`codex.a = 1` twice, or `[a]`..`[b]`..`[a.c]`).
@@ -49,11 +49,24 @@ def _tomlkit_refusals() -> Iterator[None]:
         raise UneditableError(f"the TOML editor cannot edit it ({error})") from None
 
 
+def _in_the_style_of(previous: Any, value: Any) -> Any:
+    """A text replacing a 'literal' string is written as one too, where a literal can hold it.
+
+    tomlkit 0.15.3 began doing so itself and 0.15.2 did not: decided here, the file a person
+    gets does not depend on the version installed."""
+    if isinstance(value, str) and isinstance(previous, String) and previous.type is StringType.SLL:
+        try:
+            return tomlkit.string(value, literal=True)
+        except InvalidStringError:  # a quote or a control character: a basic string escapes it
+            pass
+    return value
+
+
 def _set(text: str, path: tuple[str, ...], value: Any) -> str:
     document = tomlkit.parse(text)
     table = _table(document, path[:-1])
     if table is not None and path[-1] in table:
-        table[path[-1]] = value  # keeps the line's trailing comment and spacing
+        table[path[-1]] = _in_the_style_of(table[path[-1]], value)  # keeps its comment and spacing
         return _with_newlines_of(text, document.as_string())
     if text and not text.endswith("\n"):
         # The last line must end before a new one, or a new [table] would share its line.
