@@ -87,7 +87,8 @@ def test_a_rename_queued_behind_a_delete_is_not_found(stubborn, background, run_
     stubborn("v")
     deleting = background("agent", "delete", "v", "--confirm", "v", "--force")
     _await_hang_up(workspace)
-    renamed = run_wardian("agent", "rename", "v", "w")
+    # Queued behind the delete's 5 s grace: the CLI's 10 s wait was once too short under load.
+    renamed = run_wardian("agent", "rename", "v", "w", env={"WARDIAN_CONTROL_TIMEOUT": "60"})
     assert renamed.returncode == 2, renamed.stdout
     assert renamed.error()["code"] == "not_found"
     deleting.communicate(timeout=60)

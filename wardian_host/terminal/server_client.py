@@ -33,7 +33,9 @@ from wardian_host.terminal.server.framing import FrameSplitter, read_frame
 
 log = logging.getLogger(__name__)
 
-START_WAIT_SECONDS = 10.0
+# A new interpreter's start, as the host's own (host_lock.START_WAIT_SECONDS): in a clean-clone
+# run's first minutes, with every real CLI starting beside it, 10 s was once too short.
+START_WAIT_SECONDS = 30.0
 BIND_WAIT_STEP_SECONDS = 0.02
 # How long parses are gathered into one write of Acks; any other frame, or a close, tells them first.
 ACK_DELAY_SECONDS = 0.05
