@@ -28,14 +28,10 @@ def on_alternate_screen(screen: pyte.Screen) -> bool:
     return bool(ALTERNATE_SCREENS & screen.mode)
 
 
-def painted(screen: pyte.Screen) -> bytes:
-    """The bytes that draw `screen` on a terminal of its size, from whatever that showed."""
-    return "".join(painting(screen, screen.lines)).encode()
-
-
 def painting(screen: pyte.Screen, rows_at_once: int) -> Iterator[str]:
-    """`painted` in parts of up to `rows_at_once` drawn rows, for a caller that lets other
-    work run in between (a 1000 × 1000 screen is a million cells)."""
+    """The text that draws `screen` on a terminal of its size, from whatever that showed, in
+    parts of up to `rows_at_once` drawn rows: a caller lets other work run in between (a
+    1000 × 1000 screen is a million cells)."""
     yield ("\x1b[?1049h" if on_alternate_screen(screen) else "") + "\x1b[0m\x1b[H\x1b[2J"
     numbers = sorted(row for row in screen.buffer if row < screen.lines)
     for at in range(0, len(numbers), rows_at_once):

@@ -73,12 +73,16 @@ def _slice_bytes(model: ScreenModel) -> int:
     return max(SMALLEST_SLICE_BYTES, SLICE_BYTES * DEFAULT_ROWS // model.size[0])
 
 
+def _rows_at_once(model: ScreenModel) -> int:
+    """How many of the model's rows make about CELLS_READ_AT_ONCE cells: one slice of a read."""
+    return max(1, CELLS_READ_AT_ONCE // model.size[1])
+
+
 async def _read_rows(model: ScreenModel) -> list[str]:
     """The model's rows, a slice at a time with the loop's other work in between."""
-    lines, cols = model.size
-    at_once = max(1, CELLS_READ_AT_ONCE // cols)
+    at_once = _rows_at_once(model)
     rows: list[str] = []
-    for first in range(0, lines, at_once):
+    for first in range(0, model.size[0], at_once):
         rows += model.rows(first, first + at_once)
         await asyncio.sleep(0)
     return rows
@@ -86,9 +90,8 @@ async def _read_rows(model: ScreenModel) -> list[str]:
 
 async def _paint(model: ScreenModel) -> bytes:
     """The bytes that draw the model's screen, a slice of rows at a time, as `_read_rows`."""
-    at_once = max(1, CELLS_READ_AT_ONCE // model.size[1])
     parts: list[str] = []
-    for part in model.painting(at_once):
+    for part in model.painting(_rows_at_once(model)):
         parts.append(part)
         await asyncio.sleep(0)
     return "".join(parts).encode()
