@@ -6,6 +6,7 @@
     python3 scripts/dev.py mypy    # mypy alone in the existing .venv (the pre-commit hook)
     python3 scripts/dev.py drift   # set up, then run the real-CLI suite on the newest published CLIs
     python3 scripts/dev.py durations  # record each test's seconds from the last `test` run, for scheduling
+    python3 scripts/dev.py lock    # record the versions .venv holds in scripts/dev-constraints.txt
 
 Needs only python3 (3.11+): it makes `.venv/` beside the repo, installs `wardian`
 and every provider package under `providers/` into it (editable), and runs there.
@@ -67,13 +68,51 @@ def provider_packages() -> list[Path]:
     return sorted(p.parent for p in (ROOT / "providers").glob("*/pyproject.toml"))
 
 
+# Every package the development environment installs, at the version the last green run used:
+# pyproject's ranges take each new release, and one (tomlkit 0.15.3) broke a test in the middle
+# of a session. So the checks and tests install what was proven, and a dependency moves on
+# purpose: `dev.py lock` records what .venv holds now, after a green run on the newer versions.
+CONSTRAINTS = ROOT / "scripts" / "dev-constraints.txt"
+LOCK_HEADER = """\
+# The versions `python3 scripts/dev.py` installs into .venv (pip's constraints: pins for what
+# is installed, installing nothing by itself). Written by `python3 scripts/dev.py lock` from
+# what .venv holds; run it after a green `dev.py test` on newer versions.
+"""
+
+
 def set_up() -> None:
     if sys.version_info < (3, 11):  # noqa: UP036 - this script is what tells users of older Pythons
         raise SystemExit(f"Wardian needs Python 3.11 or newer; this is {sys.version.split()[0]}")
     if not PYTHON.exists():
         venv.EnvBuilder(with_pip=True).create(VENV)
     editable = [arg for package in [ROOT, *provider_packages()] for arg in ("-e", str(package))]
-    run(PYTHON, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-e", f"{ROOT}[test]", *editable)
+    pinned = ["-c", str(CONSTRAINTS)] if CONSTRAINTS.exists() else []
+    install = [PYTHON, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", *pinned]
+    run(*install, "-e", f"{ROOT}[test]", *editable)
+
+
+def pinned_lines(frozen: str) -> list[str]:
+    """`name==version` lines of `pip freeze --all` output, without Wardian's own packages or pip."""
+    own = {"wardian", *(package.name for package in provider_packages())}
+    lines = [line.strip() for line in frozen.splitlines() if "==" in line and not line.startswith("#")]
+    return sorted(
+        (line for line in lines if line.split("==")[0].lower().replace("_", "-") not in own | {"pip"}),
+        key=str.lower,
+    )
+
+
+def lock() -> int:
+    """Record the versions .venv holds (no set-up first: it would put the recorded ones back)."""
+    if not PYTHON.exists():
+        print("dev.py lock: no .venv to read; run `python3 scripts/dev.py check` first", file=sys.stderr)
+        return 1
+    freeze = [PYTHON, "-m", "pip", "freeze", "--all", "--exclude-editable", "--disable-pip-version-check"]
+    pins = pinned_lines(subprocess.run(freeze, capture_output=True, text=True, check=True).stdout)
+    written = CONSTRAINTS.with_name(CONSTRAINTS.name + ".new")  # whole or not at all
+    written.write_text(LOCK_HEADER + "\n".join(pins) + "\n")
+    written.replace(CONSTRAINTS)
+    print(f"dev.py lock: {len(pins)} versions recorded in {CONSTRAINTS}")
+    return 0
 
 
 def demo() -> int:
@@ -336,6 +375,7 @@ def main() -> int:
         "mypy": lambda: run_checks([name for name in checks() if name.startswith("mypy")]),  # for pre-commit
         "drift": lambda: drift(sys.argv[2:]),
         "durations": durations,
+        "lock": lock,
     }
     if len(sys.argv) < 2 or sys.argv[1] not in commands:
         print(__doc__, file=sys.stderr)
