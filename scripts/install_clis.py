@@ -4,12 +4,17 @@
 Used by `.ci/run`, by the README's test command and by developers. The install
 talks to the npm registry, so it runs with the machine's network; the CLIs it
 installs only ever run inside the loopback-only namespace of the test plugin.
+Each set of pins is installed once per machine, outside the clone, and a clone's
+`.cache/provider-clis` links to it.
 """
 
 from __future__ import annotations
 
 import argparse
+import fcntl
+import hashlib
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -29,6 +34,16 @@ PINS: dict[str, dict] = json.loads(PINS_FILE.read_text())
 PINNED_PACKAGES = {pin["package"]: pin["versions"][0] for pin in PINS.values()}
 
 STAMP_NAME = "installed-versions.json"
+
+# A clean clone (CI's, a developer's second checkout) would download and unpack the same
+# CLIs again: about 30 s of npm on two cores, beside the set-up and the checks it slows. So
+# each set of pins is installed once per machine, in a folder named by the pins file's hash
+# (a pin that moves is a new folder), and a clone's INSTALL_DIR is a link to that folder.
+SHARED_ROOT = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "wardian-dev" / "provider-clis"
+
+
+def shared_dir() -> Path:
+    return SHARED_ROOT / hashlib.sha256(PINS_FILE.read_bytes()).hexdigest()[:16]
 
 
 def package_specs() -> list[str]:
@@ -105,6 +120,34 @@ def install(install_dir: Path = INSTALL_DIR, force: bool = False) -> int:
     if not force and isinstalled(install_dir):
         print(f"install_clis: pinned CLIs already in {install_dir}: {' '.join(package_specs())}")
         return 0
+    if force or install_dir != INSTALL_DIR:
+        return install_into(install_dir, force)
+    return install_shared(install_dir, shared_dir())
+
+
+def install_shared(link: Path, shared: Path) -> int:
+    """Install the pins into `shared` unless they are there, then make `link` point at it."""
+    try:
+        shared.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:  # no writable cache folder: the clone keeps its own copy
+        print(f"install_clis: cannot use {shared.parent} ({error}); installing into {link}")
+        return install_into(link, force=False)
+    with (shared.parent / f"{shared.name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # two clones setting up at once install once
+        status = 0 if isinstalled(shared) else install_into(shared, force=False)
+    if status != 0:
+        return status
+    if link.is_symlink() or link.is_file():
+        link.unlink()
+    elif link.exists():  # an older install of other pins, made in the clone itself
+        shutil.rmtree(link)
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(shared, target_is_directory=True)
+    print(f"install_clis: {link} links to the pinned CLIs in {shared}")
+    return 0
+
+
+def install_into(install_dir: Path, force: bool) -> int:
     if force or not installed(install_dir, PINNED_PACKAGES, list(PINS)):
         status = npm_install(install_dir, PINNED_PACKAGES)
         if status != 0:
