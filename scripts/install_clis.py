@@ -11,7 +11,6 @@ Each set of pins is installed once per machine, outside the clone, and a clone's
 from __future__ import annotations
 
 import argparse
-import fcntl
 import hashlib
 import json
 import os
@@ -39,7 +38,9 @@ STAMP_NAME = "installed-versions.json"
 # CLIs again: about 30 s of npm on two cores, beside the set-up and the checks it slows. So
 # each set of pins is installed once per machine, in a folder named by the pins file's hash
 # (a pin that moves is a new folder), and a clone's INSTALL_DIR is a link to that folder.
-SHARED_ROOT = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "wardian-dev" / "provider-clis"
+# (`dev.py` keeps its other caches that outlive a clone beside it, in MACHINE_CACHE.)
+MACHINE_CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "wardian-dev"
+SHARED_ROOT = MACHINE_CACHE / "provider-clis"
 
 
 def shared_dir() -> Path:
@@ -127,6 +128,8 @@ def install(install_dir: Path = INSTALL_DIR, force: bool = False) -> int:
 
 def install_shared(link: Path, shared: Path) -> int:
     """Install the pins into `shared` unless they are there, then make `link` point at it."""
+    import fcntl  # POSIX only, as the suite is: not at the top, so `dev.py` imports this anywhere
+
     try:
         shared.parent.mkdir(parents=True, exist_ok=True)
     except OSError as error:  # no writable cache folder: the clone keeps its own copy

@@ -23,7 +23,9 @@ def test_checks_are_ruff_lint_ruff_format_and_mypy() -> None:
 
 
 def test_mypy_covers_core_host_and_every_provider_package() -> None:
-    targets = {Path(p) for p in _dev_script().checks()["mypy"][1:]}
+    argv = _dev_script().checks()["mypy"]
+    assert argv[1] == "--cache-dir"
+    targets = {Path(p) for p in argv[3:]}
     providers = {init.parent for init in ROOT.glob("providers/*/src/*/__init__.py")}
     assert providers, "no provider package found"
     # The example provider is what a third party copies: held to the same types.
@@ -38,7 +40,15 @@ def test_mypy_checks_every_test_folder_with_the_tests_config() -> None:
     runs = {name: argv for name, argv in checks.items() if name.startswith("mypy ")}
     assert all(argv[1:3] == ["--config-file", ROOT / "tests" / "mypy.ini"] for argv in runs.values())
     # One run per folder: the providers' folders share module names one run refuses as duplicates.
-    assert sorted(Path(argv[3]) for argv in runs.values()) == sorted(folders)
+    assert sorted(Path(argv[5]) for argv in runs.values()) == sorted(folders)
+
+
+def test_mypys_caches_outlive_the_clone_one_for_the_strict_run_one_for_the_tests() -> None:
+    dev = _dev_script()
+    caches = {name: Path(argv[argv.index("--cache-dir") + 1]) for name, argv in dev.checks().items() if "mypy" in name}
+    strict, tests = caches.pop("mypy"), set(caches.values())
+    assert tests == {dev.MACHINE_CACHE / "mypy" / "tests"} and strict == dev.MACHINE_CACHE / "mypy" / "packages"
+    assert not dev.MACHINE_CACHE.is_relative_to(ROOT), "a clean clone would start from no cache"
 
 
 def test_the_pre_commit_mypy_command_runs_the_tests_checks_too(monkeypatch: pytest.MonkeyPatch) -> None:
