@@ -102,6 +102,30 @@ def test_the_transcript_rests_but_while_a_limit_awaits_its_note_and_a_resume_rea
     assert rests_of(transcript_at(RECORDED), lines) == [True, False, True, True]
 
 
+@pytest.mark.parametrize("version", ["2.1.197", "2.1.332"])
+def test_a_limit_read_after_its_reset_still_ends_the_turn_it_cut(version: str) -> None:
+    """A reset due seconds after the prompt can pass before a loaded machine reads the line that
+    tells it (cc31: the agent stayed `processing` until 2.1.332 went on by itself). Written while
+    the reader watched, the line still tells the limit, and 2.1.332's note after it still finds it."""
+    now = [datetime(2026, 12, 2, 3, 0, tzinfo=UTC)]  # the reader starts before the turn
+    transcript = limits.ClaudeTranscript(TRANSCRIPT, clock=lambda: now[0])
+    now[0] = datetime(2026, 12, 2, 6, 0, tzinfo=UTC)  # every line is read after its reset
+    lines = (LIMITS / f"claude-{version}-plan-transcript.jsonl").read_bytes().splitlines()
+    events = [event for line in lines for event in transcript.feed(line).events]
+
+    reached, *continuing = events
+    limit = reached.limit
+    assert reached.kind == "limit_reached" and limit is not None and limit.kind == "session"
+    assert (limit.resets_at or "") < "2026-12-02T06:00:00Z"  # already reset: the host resumes at once
+    if version == "2.1.332":  # it goes on by itself: Wardian waits, types nothing
+        [note] = continuing
+        assert note.evidence.rule == "transcript auto-continue" and note.limit is not None
+        assert limits.limit_resume(note.limit) == LimitResume(how="wait", text=None)
+    else:  # behind its menu: Wardian leaves it and types `continue`
+        assert continuing == [] and limits.limit_resume(limit).text == "continue"
+    assert transcript.feed(lines[0]).rests() and transcript.last is None, "forgotten at the next line"
+
+
 def test_a_limit_once_reset_is_forgotten_so_a_transcript_without_its_note_rests_again() -> None:
     now = [RECORDED]
     transcript = limits.ClaudeTranscript(TRANSCRIPT, clock=lambda: now[0])

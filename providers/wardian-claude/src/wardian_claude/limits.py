@@ -119,9 +119,13 @@ class ClaudeTranscript(SourceReader):
         super().__init__(source, ctx)
         self.last: LimitReport | None = None
         self.clock = clock
+        # Lines written from now on are this reader's own: a limit one tells is judged by when
+        # it was written, so a line read after its reset (a loaded machine, a reset due seconds
+        # after the prompt) still ends the turn it cut. Older lines (a resumed session's
+        # transcript, read from its start) are judged by the reading time.
+        self.watching_since = clock()
 
     def feed(self, data: bytes) -> ParseResult:
-        self.forget_reset()
         result = self.read(data)
         result.at_rest = self.rests()
         return result
@@ -140,23 +144,29 @@ class ClaudeTranscript(SourceReader):
     def read(self, data: bytes) -> ParseResult:
         record = json_object(data)
         if record is None:
+            self.forget_reset()
             return ParseResult()
-        reached = transcript_limit(self.source, record, self.clock())
+        reached = transcript_limit(self.source, record, self.clock(), self.watching_since)
         if reached is not None and reached.limit is not None:
             self.last = reached.limit
             return ParseResult(events=[reached])
+        # 2.1.332's note comes right after its limit, which is kept for it even if already reset.
         continuing = auto_continue(self.source, record, self.last) if self.last is not None else None
         if continuing is not None:
             self.last = None
             return ParseResult(events=[continuing])
+        self.forget_reset()
         return parse_transcript(self.source, data)
 
 
-def transcript_limit(source: OutputSource, record: dict[str, Any], now: datetime) -> ProviderEvent | None:
+def transcript_limit(
+    source: OutputSource, record: dict[str, Any], now: datetime, watching_since: datetime | None = None
+) -> ProviderEvent | None:
     """The message Claude makes up for a limit that resets: its `quotaLimits` give the reset to
     the second (2.1.332), its text to the minute (2.1.197), the next such moment after the line
     was written. A limit already reset is history (the transcript is read from its start on a
-    resume): none."""
+    resume): none; but one written since `watching_since` is judged by its writing time, since
+    it cut a turn this reader watched, however late the line is read."""
     if record.get("type") != "assistant" or record.get("error") != RATE_LIMIT_ERROR:
         return None
     texts = [block.get("text") for block in object_field(record, "message").get("content") or []]
@@ -170,7 +180,8 @@ def transcript_limit(source: OutputSource, record: dict[str, Any], now: datetime
     else:
         kind, resets_at = kind_in_text(message), reset_in_text(message, written)
         rule, line = "transcript limit message", message
-    if resets_at is None or resets_at <= _iso(now):
+    judged = written if watching_since is not None and written >= watching_since else now
+    if resets_at is None or resets_at <= _iso(judged):
         return None
     return limit_event(
         "limit_reached", source, rule, line, kind=kind, resets_at=resets_at, message=message[:500] or None
