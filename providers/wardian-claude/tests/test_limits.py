@@ -126,6 +126,28 @@ def test_a_limit_read_after_its_reset_still_ends_the_turn_it_cut(version: str) -
     assert transcript.feed(lines[0]).rests() and transcript.last is None, "forgotten at the next line"
 
 
+def test_a_limit_written_as_its_reset_came_still_ends_the_turn_and_its_note_waits_for_claude() -> None:
+    """cc33: a reset due 5 s after the prompt came in the second 2.1.332 wrote its limit (the
+    model call was 4.9 s late on a loaded machine); it wrote "set to continue automatically
+    shortly" and went on by itself. The limit still ended the turn."""
+    lines = (LIMITS / "claude-2.1.332-plan-transcript.jsonl").read_bytes().splitlines()
+    limited = json.loads(lines[1])
+    limited["quotaLimits"]["resetsAt"] = int(datetime.fromisoformat(limited["timestamp"]).timestamp())
+    note = json.loads(lines[2]) | {"content": "Usage limit reached · set to continue automatically shortly"}
+    transcript = limits.ClaudeTranscript(TRANSCRIPT, clock=lambda: RECORDED - timedelta(minutes=1))
+    events = [
+        event
+        for line in [lines[0], json.dumps(limited).encode(), json.dumps(note).encode()]
+        for event in transcript.feed(line).events
+    ]
+
+    reached, continuing = events
+    assert reached.kind == "limit_reached" and reached.limit is not None
+    assert reached.limit.resets_at == limited["timestamp"][:19] + "Z"
+    assert continuing.evidence.rule == "transcript auto-continue" and continuing.limit is not None
+    assert limits.limit_resume(continuing.limit) == LimitResume(how="wait", text=None)
+
+
 def test_a_limit_once_reset_is_forgotten_so_a_transcript_without_its_note_rests_again() -> None:
     now = [RECORDED]
     transcript = limits.ClaudeTranscript(TRANSCRIPT, clock=lambda: now[0])

@@ -119,10 +119,10 @@ class ClaudeTranscript(SourceReader):
         super().__init__(source, ctx)
         self.last: LimitReport | None = None
         self.clock = clock
-        # Lines written from now on are this reader's own: a limit one tells is judged by when
-        # it was written, so a line read after its reset (a loaded machine, a reset due seconds
-        # after the prompt) still ends the turn it cut. Older lines (a resumed session's
-        # transcript, read from its start) are judged by the reading time.
+        # Lines written from now on are this reader's own: a limit one tells ended the turn it
+        # cut, even if its reset came before the line was read or written (a loaded machine, a
+        # reset due seconds after the prompt). Older lines (a resumed session's transcript, read
+        # from its start) tell only a limit still ahead.
         self.watching_since = clock()
 
     def feed(self, data: bytes) -> ParseResult:
@@ -165,8 +165,9 @@ def transcript_limit(
     """The message Claude makes up for a limit that resets: its `quotaLimits` give the reset to
     the second (2.1.332), its text to the minute (2.1.197), the next such moment after the line
     was written. A limit already reset is history (the transcript is read from its start on a
-    resume): none; but one written since `watching_since` is judged by its writing time, since
-    it cut a turn this reader watched, however late the line is read."""
+    resume): none; but a line written since `watching_since` cut a turn this reader watched, and
+    is told whenever its reset falls: read late, or written as its reset came (a reset due
+    seconds after the prompt: 2.1.332 then says it goes on "shortly")."""
     if record.get("type") != "assistant" or record.get("error") != RATE_LIMIT_ERROR:
         return None
     texts = [block.get("text") for block in object_field(record, "message").get("content") or []]
@@ -180,8 +181,8 @@ def transcript_limit(
     else:
         kind, resets_at = kind_in_text(message), reset_in_text(message, written)
         rule, line = "transcript limit message", message
-    judged = written if watching_since is not None and written >= watching_since else now
-    if resets_at is None or resets_at <= _iso(judged):
+    watched = watching_since is not None and written >= watching_since
+    if resets_at is None or (not watched and resets_at <= _iso(now)):
         return None
     return limit_event(
         "limit_reached", source, rule, line, kind=kind, resets_at=resets_at, message=message[:500] or None
