@@ -143,24 +143,21 @@ class ClaudeTranscript(SourceReader):
 
     def read(self, data: bytes) -> ParseResult:
         record = json_object(data)
-        if record is None:
-            self.forget_reset()
-            return ParseResult()
-        reached = transcript_limit(self.source, record, self.clock(), self.watching_since)
+        reached = transcript_limit(self.source, record, self.clock(), self.watching_since) if record else None
         if reached is not None and reached.limit is not None:
             self.last = reached.limit
             return ParseResult(events=[reached])
         # 2.1.332's note comes right after its limit, which is kept for it even if already reset.
-        continuing = auto_continue(self.source, record, self.last) if self.last is not None else None
+        continuing = auto_continue(self.source, record, self.last) if record and self.last else None
         if continuing is not None:
             self.last = None
             return ParseResult(events=[continuing])
         self.forget_reset()
-        return parse_transcript(self.source, data)
+        return parse_transcript(self.source, data) if record is not None else ParseResult()
 
 
 def transcript_limit(
-    source: OutputSource, record: dict[str, Any], now: datetime, watching_since: datetime | None = None
+    source: OutputSource, record: dict[str, Any], now: datetime, watching_since: datetime
 ) -> ProviderEvent | None:
     """The message Claude makes up for a limit that resets: its `quotaLimits` give the reset to
     the second (2.1.332), its text to the minute (2.1.197), the next such moment after the line
@@ -181,8 +178,7 @@ def transcript_limit(
     else:
         kind, resets_at = kind_in_text(message), reset_in_text(message, written)
         rule, line = "transcript limit message", message
-    watched = watching_since is not None and written >= watching_since
-    if resets_at is None or (not watched and resets_at <= _iso(now)):
+    if resets_at is None or (written < watching_since and resets_at <= _iso(now)):
         return None
     return limit_event(
         "limit_reached", source, rule, line, kind=kind, resets_at=resets_at, message=message[:500] or None
