@@ -17,7 +17,8 @@ from wardian_host.testing.contexts import spawn_context
 def context(
     tmp_path: Path, extra_args: list[str] | None = None, mode: str = "interactive", **settings: Any
 ) -> SpawnContext:
-    command = ["bash"] if extra_args is None else extra_args
+    # A program without shell marks, whose start-up Wardian does not extend: quiet time decides.
+    command = ["node"] if extra_args is None else extra_args
     return spawn_context(tmp_path, "generic", workspace=tmp_path, extra_args=command, mode=mode, settings=settings)
 
 

@@ -147,8 +147,40 @@ def test_a_prompt_after_a_command_without_d_still_ends_the_turn(tmp_path: Path) 
     ]
 
 
-def test_output_before_the_first_mark_follows_quiet_time_then_marks_take_over(tmp_path: Path) -> None:
+def test_an_integrated_shell_is_ready_at_its_first_prompt_mark_however_long_its_start(tmp_path: Path) -> None:
+    # cc32: a loaded zsh silent for longer than the quiet time (0.5 s) before its first prompt was
+    # called ready by quiet time; Wardian's own start-up says when the prompt is there.
     ctx, state = context(tmp_path, idle_quiet_seconds=0.5), parser.GenericState()
+    assert parser.opened(ctx, state).call_again_after == parser.MARKS_EXPECTED_SECONDS
+    slow_rc = parser.parse(ctx, PTY_SOURCE, b"loading nvm...\r\n", state)
+    assert (slow_rc.events, slow_rc.call_again_after) == ([], None)  # no quiet timer while starting
+    ready = parser.parse(ctx, PTY_SOURCE, b"\x1b]133;A\x07$ \x1b]133;B\x07", state).events
+    assert [(found.kind, found.evidence.rule) for found in ready] == [("ready", parser.RULE_PROMPT_MARK)]
+    assert parser.quiet(ctx, PTY_SOURCE, state).events == []  # the bound's timer, late: marks decide
+
+
+def test_an_integrated_shell_that_never_marks_falls_back_to_quiet_time_after_the_bound(tmp_path: Path) -> None:
+    # The user's start-up replaced the shell (`exec fish` in ~/.bashrc): no mark will come.
+    ctx, state = context(tmp_path, idle_quiet_seconds=0.5), parser.GenericState()
+    parser.opened(ctx, state)
+    assert parser.parse(ctx, PTY_SOURCE, b"other shell> ", state).call_again_after is None
+    bound_over = parser.quiet(ctx, PTY_SOURCE, state)
+    assert (bound_over.events, bound_over.call_again_after) == ([], 0.5 / parser.STARTING_TICKS)
+    calls = [
+        [found.kind for found in parser.quiet(ctx, PTY_SOURCE, state).events] for _ in range(parser.STARTING_TICKS + 1)
+    ]
+    assert calls == [[]] * parser.STARTING_TICKS + [["ready"]]
+    assert state.phase == "idle"
+
+
+def test_a_shell_without_integration_and_no_pattern_is_not_waited_for(tmp_path: Path) -> None:
+    for ctx in (context(tmp_path, shell_integration=False), context(tmp_path, prompt_pattern=r"\$ ")):
+        assert parser.opened(ctx, parser.GenericState()).call_again_after != parser.MARKS_EXPECTED_SECONDS
+
+
+def test_output_before_the_first_mark_follows_quiet_time_then_marks_take_over(tmp_path: Path) -> None:
+    # A program that writes marks itself (fish 4): Wardian did not extend its start-up.
+    ctx, state = context(tmp_path, idle_quiet_seconds=0.5, shell_integration=False), parser.GenericState()
     # While starting, quiet time is counted in quarters: the call that heard the output, then a
     # whole quiet time of silence, make it ready.
     assert parser.parse(ctx, PTY_SOURCE, b"slow rc output\r\n", state).call_again_after == 0.5 / parser.STARTING_TICKS

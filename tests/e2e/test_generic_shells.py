@@ -62,7 +62,8 @@ def test_a_shell_agent_is_processing_until_its_command_finishes_with_the_exit_co
     if shutil.which(shell) is None:
         pytest.skip(f"{shell} is not installed")
     home = Path(os.environ["HOME"])
-    (home / SHELL_RC[shell]).write_text("USER_RC=ran\n")
+    # A start-up silent for longer than the quiet time (cc32: a loaded zsh) is still starting until its prompt.
+    (home / SHELL_RC[shell]).write_text("sleep 1\nUSER_RC=ran\n")
     spawn_with("sh1", [QUIET], shell)
     assert idle_evidence("sh1")["rule"] == "shell mark A (prompt)"
 

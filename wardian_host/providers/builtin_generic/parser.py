@@ -15,6 +15,11 @@ Each event's evidence names its rule. Until the command is first idle it is star
 under quiet time a command that prints through a whole quiet time from launch is busy: the
 quiet timer would never fire for it, so while starting the parser asks to be called every
 quarter of the quiet time and counts the calls with and without output between them.
+
+A bash or zsh whose start-up Wardian extended (`shell_startup`) will print mark A at its
+first prompt: until then no quiet is taken for ready, however long a loaded machine or the
+user's start-up files keep it silent. Only if no mark came within `MARKS_EXPECTED_SECONDS`
+(the user's start-up replaced the shell, say `exec fish`) does quiet time take over.
 """
 
 import re
@@ -27,6 +32,7 @@ from wardian_core.parsing.events import event
 from wardian_core.provider_models import OutputSource, ParseResult, ProviderEvent, SpawnContext, excerpt
 from wardian_host.providers.builtin_generic.profile import DEFAULT_IDLE_QUIET_SECONDS
 from wardian_host.providers.builtin_generic.shell_marks import MarkScanner, ShellMark
+from wardian_host.providers.builtin_generic.shell_startup import integrated_shell
 
 _TAIL_CHARS = 400
 # Only the end of a large batch can hold the prompt; its start is scanned for content only.
@@ -40,6 +46,8 @@ RULE_SUBMITTED_AT_PROMPT = "input submitted at the prompt"
 # While starting under quiet time: calls per quiet time; this many in a row with output
 # make the command busy, this many without make it ready (after at least the quiet time).
 STARTING_TICKS = 4
+# How long an integrated shell's start-up may take to print its first mark before quiet time decides.
+MARKS_EXPECTED_SECONDS = 20.0
 
 
 @dataclass
@@ -49,6 +57,7 @@ class GenericState:
     text: TerminalText = field(default_factory=TerminalText)
     marks: MarkScanner = field(default_factory=MarkScanner)
     shell_marks: bool = False  # a mark was seen: the other rules are off for this launch
+    awaiting_marks: bool = False  # an integrated shell starting: its first mark, not quiet, says ready
     command_running: bool = False  # between a C and its D (or the next prompt)
     # Adopted, caught up and quiet since: the first quiet time ends a turn the previous host saw begin.
     ending_adopted_turn: bool = False
@@ -169,8 +178,14 @@ def _turn_started(state: GenericState, source: OutputSource, rule: str, line: st
 
 
 def opened(ctx: SpawnContext, state: GenericState) -> ParseResult:
-    """A command that prints nothing is ready once quiet (the rule without a prompt pattern)."""
-    return ParseResult(call_again_after=None if prompt_pattern(ctx) else state.starting_ticks.arm(quiet_seconds(ctx)))
+    """A command that prints nothing is ready once quiet (the rule without a prompt pattern);
+    a shell with Wardian's integration once it prints its prompt's mark."""
+    if prompt_pattern(ctx) is not None:
+        return ParseResult()
+    if integrated_shell(ctx) is not None:
+        state.awaiting_marks = True
+        return ParseResult(call_again_after=MARKS_EXPECTED_SECONDS)
+    return ParseResult(call_again_after=state.starting_ticks.arm(quiet_seconds(ctx)))
 
 
 def caught_up(ctx: SpawnContext, state: GenericState) -> ParseResult:
@@ -180,6 +195,8 @@ def caught_up(ctx: SpawnContext, state: GenericState) -> ParseResult:
     for an agent that was idle). Marks and a prompt pattern read the replay as it is."""
     if state.shell_marks or prompt_pattern(ctx) is not None:
         return ParseResult()
+    # No mark in the whole replay: whatever the shell's start-up did, it wrote none, and won't now.
+    state.awaiting_marks = False
     state.phase, state.ending_adopted_turn = "idle", True
     return ParseResult(call_again_after=quiet_seconds(ctx))
 
@@ -188,6 +205,9 @@ def quiet(ctx: SpawnContext, source: OutputSource, state: GenericState) -> Parse
     if state.shell_marks or prompt_pattern(ctx) is not None:
         return ParseResult()  # a timer armed before the first mark: marks decide now
     quiet_time = quiet_seconds(ctx)
+    if state.awaiting_marks:  # no mark came in all that time: the shell is not the one integrated
+        state.awaiting_marks = False
+        return ParseResult(call_again_after=state.starting_ticks.arm(quiet_time))
     if state.ending_adopted_turn:
         state.ending_adopted_turn = False
         return ParseResult(events=[event("turn_completed", source, f"quiet for {quiet_time:g}s", None)])
@@ -215,9 +235,10 @@ def parse(ctx: SpawnContext, source: OutputSource, data: bytes, state: GenericSt
         return ParseResult()  # cursor moves and redraws are not activity
     state.tail = _with_output(state.tail, text)
     if state.phase == "starting":
-        state.starting_ticks.heard = True
         ticks = state.starting_ticks
-        return ParseResult(call_again_after=None if ticks.armed else ticks.arm(quiet_seconds(ctx)))
+        ticks.heard = True
+        waiting = ticks.armed or state.awaiting_marks
+        return ParseResult(call_again_after=None if waiting else ticks.arm(quiet_seconds(ctx)))
     started = _turn_started(state, source, "output after quiet", _first_line(text)) if state.phase == "idle" else []
     return ParseResult(events=started, call_again_after=quiet_seconds(ctx))
 
