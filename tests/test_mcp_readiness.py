@@ -6,7 +6,9 @@ import sqlite3
 import sys
 from pathlib import Path
 
+import pytest
 from in_process_agents import WAIT_SECONDS
+from pydantic import ValidationError
 from stand_in_provider import StandIn, registered
 
 from wardian_core import hookimpl, identity
@@ -24,8 +26,10 @@ from wardian_host.testing.in_process import InProcessHost, serving
 TOOL_LISTING_CLI = Path(__file__).parent / "support" / "tool_listing_cli.py"
 
 
-def _starting_agent(conn: sqlite3.Connection, tmp_path: Path, tracker: StatusTracker, registered: bool) -> LiveAgent:
-    row = identity.create_agent(conn, class_name="Coder", provider="claude", workspace=tmp_path, name="cc")
+def _starting_agent(
+    conn: sqlite3.Connection, tmp_path: Path, tracker: StatusTracker, registered: bool, name: str = "cc"
+) -> LiveAgent:
+    row = identity.create_agent(conn, class_name="Coder", provider="claude", workspace=tmp_path, name=name)
     agent = LiveAgent(row=agent_row(row), buffer=OutputBuffer(1024))
     tracker.mcp_readiness.launched(agent, registered=registered)
     tracker.set_status(agent, "starting", {"source": "host"})
@@ -73,6 +77,40 @@ def test_a_cli_that_never_lists_the_tools_is_ready_after_the_bound_saying_why(tm
     assert agent.status_evidence is not None and agent.status_evidence["mcp_tools"] == "missing"
     assert "did not list Wardian's MCP tools within 0.05 s" in str(agent.status_evidence["mcp_why"])
     conn.close()
+
+
+def test_a_cli_ready_without_mcp_servers_is_idle_at_once_saying_why(tmp_path: Path) -> None:
+    # Gemini in a folder it does not trust starts no MCP server: the bound would wait 30 s for nothing.
+    conn = open_writer(tmp_path)
+    tracker = StatusTracker(conn, lambda *_: None)
+    why = "Gemini starts no MCP server in a folder it does not trust"
+
+    async def scenario() -> tuple[LiveAgent, LiveAgent]:
+        untrusted = _starting_agent(conn, tmp_path, tracker, registered=True)
+        tracker.apply_event(untrusted, _ready())  # a first prompt, held for the tools
+        tracker.apply_event(untrusted, event("approval_requested", PTY_SOURCE, "q", reason="trust", dialog="trust"))
+        tracker.apply_event(untrusted, event("approval_resolved", PTY_SOURCE, "closed", answer="rejected"))
+        assert untrusted.status == "starting"
+        tracker.apply_event(untrusted, _ready().model_copy(update={"without_mcp": why}))
+        unregistered = _starting_agent(conn, tmp_path, tracker, registered=False, name="plain")
+        tracker.apply_event(unregistered, _ready().model_copy(update={"without_mcp": why}))
+        return untrusted, unregistered
+
+    untrusted, unregistered = asyncio.run(scenario())
+
+    assert (untrusted.status, untrusted.mcp_tools) == ("idle", "missing")
+    assert untrusted.status_evidence is not None
+    assert (untrusted.status_evidence["mcp_tools"], untrusted.status_evidence["mcp_why"]) == ("missing", why)
+    # An agent never given the server waited for nothing: its tools stay unregistered, unmentioned.
+    assert (unregistered.status, unregistered.mcp_tools) == ("idle", "not_registered")
+    assert unregistered.status_evidence is not None and "mcp_why" not in unregistered.status_evidence
+    assert tracker.mcp_readiness._held == {}  # the first prompt's bound no longer waits
+    conn.close()
+
+
+def test_only_ready_says_its_cli_runs_without_mcp_servers() -> None:
+    with pytest.raises(ValidationError, match="only ready"):
+        event("turn_completed", PTY_SOURCE, "prompt drawn", without_mcp="untrusted")
 
 
 def test_tools_listed_before_the_prompt_or_no_server_given_hold_nothing(tmp_path: Path) -> None:

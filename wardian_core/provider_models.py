@@ -440,6 +440,9 @@ class ProviderEvent(_Model):
     usage: UsageReport | None = None
     # limit_reached and limit_retrying: which limit, and when it resets.
     limit: LimitReport | None = None
+    # ready: why this launch's CLI starts no MCP server, Wardian's included (Gemini in an untrusted
+    # folder): the host then waits for no listing of Wardian's tools and says they are missing.
+    without_mcp: str | None = Field(None, min_length=1, max_length=500)
     data: dict[str, Any] = Field(default_factory=dict)
 
     @model_validator(mode="after")
@@ -454,6 +457,8 @@ class ProviderEvent(_Model):
             raise ValueError("usage_reported, and only it, carries usage")
         if (self.kind in ("limit_reached", "limit_retrying")) != (self.limit is not None):
             raise ValueError("limit_reached and limit_retrying, and only they, carry a limit")
+        if self.kind != "ready" and self.without_mcp is not None:
+            raise ValueError("only ready says the CLI runs without MCP servers")
         return self
 
 

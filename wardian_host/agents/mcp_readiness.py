@@ -1,7 +1,8 @@
 """`idle` means ready, Wardian's MCP tools included: an agent whose CLI was given Wardian's MCP
 server becomes `idle` for the first time only once that CLI has listed the tools (the host
 serves them, so it sees the listing), or, where it never does, after a bound, with evidence
-saying the tools are missing and why.
+saying the tools are missing and why. A CLI that says as it becomes ready that it starts no
+MCP server this launch (`ProviderEvent.without_mcp`) is ready at once, its tools missing.
 
 A CLI draws its prompt while it still connects its MCP servers: on a busy machine Claude Code
 2.1.197 and 2.1.332 offered the model none of Wardian's tools on the first prompt after its
@@ -49,6 +50,16 @@ class McpReadiness:
         timer = asyncio.get_running_loop().call_later(self._bound, self._bound_passed, agent)
         self._held[agent.uuid] = (evidence, event, timer)
         return True
+
+    def declined(self, agent: LiveAgent, why: str) -> dict[str, Any]:
+        """Its CLI said, as it became ready, that it starts no MCP server this launch: nothing to
+        wait for. What the ready's evidence says of the tools (nothing if none were awaited)."""
+        if agent.mcp_tools != "waiting" or agent.status != "starting":
+            return {}
+        log.info("agent %s: ready without Wardian's MCP tools: %s", agent.name, why)
+        self.forget(agent)  # a ready held before a dialog: its bound has nothing left to wait for
+        agent.mcp_tools = "missing"
+        return {"mcp_tools": "missing", "mcp_why": why}
 
     def listed(self, agent: LiveAgent) -> None:
         """Its CLI listed the tools (an MCP session of its own asked `tools/list`)."""

@@ -69,6 +69,8 @@ class StatusTracker:
             evidence |= {"reason": event.reason, "dialog": event.dialog}
         if event.answer:
             evidence["answer"] = event.answer
+        if target == "idle" and event.without_mcp:
+            evidence |= self.mcp_readiness.declined(agent, event.without_mcp)
         if target is None:
             self._replace_dialog(agent, evidence)
         elif not (target == "idle" and self.mcp_readiness.holds(agent, evidence, event)):

@@ -184,6 +184,29 @@ def test_the_question_is_expected_only_where_no_rule_of_the_users_file_holds_the
     assert not expected(repo)
 
 
+def test_a_folder_runs_untrusted_as_geminis_check_decides_env_then_setting_then_file(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """In such a folder Gemini starts no MCP server: its ready says so (`without_mcp`)."""
+    user = user_gemini(tmp_path, monkeypatch)
+    repo = tmp_path / "code" / "repo"
+    (repo / "sub").mkdir(parents=True)
+    rules_file = user / "trustedFolders.json"
+    why = partial(trust.untrusted_why, user)
+
+    assert why({}, repo) is None, "undecided: Gemini asks, nothing is known yet"
+    rules_file.write_text(json.dumps({str(tmp_path / "code"): "DO_NOT_TRUST", str(repo / "sub"): "TRUST_FOLDER"}))
+    assert why({}, repo) == f"the trust file {rules_file} does not trust {repo}"
+    assert why({}, repo / "sub") is None, "the longest rule decides"
+    assert why({"GEMINI_CLI_TRUST_WORKSPACE": "true"}, repo) is None
+    assert why({"GEMINI_CLI_TRUST_WORKSPACE": "false"}, repo / "sub") == "GEMINI_CLI_TRUST_WORKSPACE=false"
+    assert why({"GEMINI_RESTRICTED_MODE": "true", "GEMINI_CLI_TRUST_WORKSPACE": "true"}, repo / "sub") == (
+        "GEMINI_RESTRICTED_MODE=true"
+    )
+    (user / "settings.json").write_text(json.dumps({"security": {"folderTrust": {"enabled": False}}}))
+    assert why({}, repo) is None, "folder trust off: every folder is trusted"
+
+
 def test_session_end_ends_nothing_gemini_restarts_itself_in_the_same_terminal() -> None:
     """0.61.0 fires SessionEnd (reason exit) when a trust answer restarts it, then SessionStart."""
     payload = {"session_id": "s-1", "hook_event_name": "SessionEnd", "reason": "exit"}

@@ -21,7 +21,7 @@ RESUMED_READY_RULES = {
 }
 # Untrusted, Gemini starts no MCP server: its first `idle` waits out the host's 30 s bound for
 # Wardian's tools, after a start that took up to 35 s on a loaded machine.
-UNTRUSTED_READY = "120s"
+UNTRUSTED_WHY = "Gemini starts no MCP server in a folder it does not trust (the trust file "
 
 
 def hook_events(wardian: WardianCli, uuid: str) -> list[str]:
@@ -360,9 +360,11 @@ def test_a_refused_folder_runs_untrusted_and_stays_refused_below_it(first_run: W
     left = answered(first_run, "gm", "reject")
     assert (left["event"], left["answer"]) == ("approval_resolved", "rejected"), left
     # Wardian's hooks still run in the untrusted folder (an extension's: settings hooks would not),
-    # but no MCP server starts: `idle` comes after the host's bound, saying the tools are missing.
-    ready = first_run.wait("gm", "idle", "ready", timeout=UNTRUSTED_READY)["status_evidence"]
+    # but no MCP server starts: `idle` comes with the prompt (not after the host's 30 s bound for
+    # a listing that cannot come), saying the tools are missing and why.
+    ready = first_run.wait("gm", "idle", "ready")["status_evidence"]
     assert (ready["rule"], ready["mcp_tools"]) == ("ready prompt after hook SessionStart", "missing"), ready
+    assert ready["mcp_why"].startswith(UNTRUSTED_WHY) and str(first_run.workspace) in ready["mcp_why"], ready
     # "Don't trust": Gemini stays, with the folder untrusted (its footer says so), and remembers it.
     assert any("untrusted" in row for row in first_run("agent", "screen", "gm")["screen"]["rows"])
     assert users_trust_rules(first_run)[str(first_run.workspace)] == "DO_NOT_TRUST"
@@ -371,7 +373,8 @@ def test_a_refused_folder_runs_untrusted_and_stays_refused_below_it(first_run: W
     below = first_run.workspace / "sub"
     below.mkdir()
     dataclasses.replace(first_run, workspace=below).spawn("gm2")
-    assert started_without_a_question(first_run, "gm2", timeout=UNTRUSTED_READY)["mcp_tools"] == "missing"
+    started = started_without_a_question(first_run, "gm2")
+    assert (started["mcp_tools"], started["mcp_why"][: len(UNTRUSTED_WHY)]) == ("missing", UNTRUSTED_WHY), started
     assert any("untrusted" in row for row in first_run("agent", "screen", "gm2")["screen"]["rows"])
     a_turn_reaches_the_model(first_run, "gm2", "u2")
     assert users_trust_rules(first_run)[str(first_run.workspace)] == "DO_NOT_TRUST", "never made a trust"

@@ -114,6 +114,21 @@ def question_expected(gemini_dir: Path, env: Mapping[str, str], workspace: Path)
     return workspace_decision(gemini_dir, env, workspace) is None
 
 
+def untrusted_why(gemini_dir: Path, env: Mapping[str, str], workspace: Path) -> str | None:
+    """Why Gemini runs `workspace` untrusted now, as its checkPathTrust decides (0.61.0): the
+    environment first, then folder trust off (all trusted), then the file; None when trusted or
+    still undecided (Gemini asks)."""
+    if env.get(RESTRICTED_VARIABLE) == "true":
+        return f"{RESTRICTED_VARIABLE}=true"
+    if env.get(TRUST_VARIABLE) in ("true", "false"):
+        return f"{TRUST_VARIABLE}=false" if env[TRUST_VARIABLE] == "false" else None
+    if _folder_trust_off(gemini_dir / "settings.json"):
+        return None
+    if workspace_decision(gemini_dir, env, workspace) == "DO_NOT_TRUST":
+        return f"the trust file {users_trust_file(gemini_dir, env)} does not trust {workspace}"
+    return None
+
+
 def _folder_trust_off(settings_file: Path) -> bool:
     security = (_read_object(settings_file) or {}).get("security")
     folder_trust = security.get("folderTrust") if isinstance(security, dict) else None

@@ -182,7 +182,21 @@ class GeminiScreen(ScreenParser):
             rule += f", no resume banner within {RESUME_SETTLE_SECONDS:g} s"
         self.hookless.cancel()
         self.resume_settle.cancel()
-        return [self.became_ready(rule, READY)], None
+        return [self._ready_event(rule)], None
+
+    def _ready_event(self, rule: str) -> ProviderEvent:
+        """Ready; in a folder Gemini runs untrusted it starts no MCP server, Wardian's included."""
+        ready = self.became_ready(rule, READY)
+        untrusted = (
+            None if self.ctx is None else trust.untrusted_why(home.user_gemini_dir(), os.environ, self.ctx.workspace)
+        )
+        if untrusted is None:
+            return ready
+        why = (
+            f"Gemini starts no MCP server in a folder it does not trust ({untrusted}): the model is not offered "
+            "Wardian's tools until the folder is trusted (`/permissions` in Gemini)"
+        )
+        return ready.model_copy(update={"without_mcp": why})
 
     def _trust_dialog(self, text: str, lines: list[str], settled: bool) -> tuple[list[ProviderEvent], float | None]:
         """Reported when drawn; its answer read from the chat once the box has been gone a while."""
