@@ -157,12 +157,17 @@ def test_an_interactive_gemini_keeps_its_relaunching_parent_which_restarts_it_on
     assert "GEMINI_CLI_NO_RELAUNCH" not in headless
 
 
+def gemini_and_repository(tmp_path: Path, monkeypatch) -> tuple[Path, Path]:
+    """The user's Gemini folder, and a folder `code/repo` with `sub` below it."""
+    repo = tmp_path / "code" / "repo"
+    (repo / "sub").mkdir(parents=True)
+    return user_gemini(tmp_path, monkeypatch), repo
+
+
 def test_the_question_is_expected_only_where_no_rule_of_the_users_file_holds_the_workspace(
     tmp_path: Path, monkeypatch
 ) -> None:
-    user = user_gemini(tmp_path, monkeypatch)
-    repo = tmp_path / "code" / "repo"
-    (repo / "sub").mkdir(parents=True)
+    user, repo = gemini_and_repository(tmp_path, monkeypatch)
     expected = partial(trust.question_expected, user, {})
 
     def rules(rules: dict[str, str]) -> None:
@@ -188,9 +193,7 @@ def test_a_folder_runs_untrusted_as_geminis_check_decides_env_then_setting_then_
     tmp_path: Path, monkeypatch
 ) -> None:
     """In such a folder Gemini starts no MCP server: its ready says so (`without_mcp`)."""
-    user = user_gemini(tmp_path, monkeypatch)
-    repo = tmp_path / "code" / "repo"
-    (repo / "sub").mkdir(parents=True)
+    user, repo = gemini_and_repository(tmp_path, monkeypatch)
     rules_file = user / "trustedFolders.json"
     why = partial(trust.untrusted_why, user)
 
