@@ -255,6 +255,9 @@ def print_summary(started: float, reports: list[Path]) -> None:
     print(f"\nslowest {SLOWEST_SHOWN} tests:", flush=True)
     for seconds, test_id in slowest_tests(reports):
         print(f"  {seconds:8.1f} s  {test_id}")
+    for report in reports:  # so a pass whose report went missing is not silently left out
+        if not report.exists():
+            print(f"  ({report} was not written: its pass's tests are not among these)")
     # Whole seconds first: 18 min 59.6 s is 19 min 0 s, never "18 min 60 s".
     minutes, seconds = divmod(round(time.monotonic() - started), 60)
     print(f"total wall time: {minutes} min {seconds} s (set-up, checks, installs and every pass)", flush=True)

@@ -141,8 +141,11 @@ def _noting(ran: list[str], step: str, answer: int) -> Callable[..., int]:
     return stand_in
 
 
-def _recorded_pytest_runs(monkeypatch: pytest.MonkeyPatch, codes: list[int]) -> tuple[ModuleType, list]:
+def _recorded_pytest_runs(monkeypatch: pytest.MonkeyPatch, codes: list[int], tmp_path: Path) -> tuple[ModuleType, list]:
     dev = _dev_script()
+    # Never the clone's own: a run removes its stale reports first, and the suite's own portable
+    # pass had written its report there by the time these tests ran (cc41: no portable.xml).
+    monkeypatch.setattr(dev, "REPORTS", tmp_path / "test-reports")
     runs: list[tuple[tuple, dict | None]] = []
     monkeypatch.setattr(dev, "set_up", lambda: None)
     monkeypatch.setattr(dev, "install_system_packages", lambda: None)
@@ -173,8 +176,9 @@ def _by_report(runs: list) -> list:
 
 def test_the_full_run_repeats_the_portable_seams_tests_under_the_portable_backend(
     monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
 ) -> None:
-    dev, runs = _recorded_pytest_runs(monkeypatch, [0, 0])
+    dev, runs = _recorded_pytest_runs(monkeypatch, [0, 0], tmp_path)
     assert dev.test([]) == 0
     (everything, first_env), (again, portable_env) = _by_report(runs)
     assert everything == (f"--junitxml={dev.REPORTS / 'main.xml'}", "-n", "4", "--dist", "worksteal")
@@ -186,32 +190,36 @@ def test_the_full_run_repeats_the_portable_seams_tests_under_the_portable_backen
     assert portable_env is not None and portable_env["WARDIAN_PTY_BACKEND"] == "ptyprocess"
 
 
-def test_both_passes_cache_bytecode_on_a_machine_that_exports_not_to(monkeypatch: pytest.MonkeyPatch) -> None:
-    dev, runs = _recorded_pytest_runs(monkeypatch, [0, 0])
+def test_both_passes_cache_bytecode_on_a_machine_that_exports_not_to(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    dev, runs = _recorded_pytest_runs(monkeypatch, [0, 0], tmp_path)
     assert dev.test([]) == 0
     assert [env is not None and "PYTHONDONTWRITEBYTECODE" not in env for _, env in runs] == [True, True]
 
 
 @pytest.mark.parametrize(("codes", "expected"), [([0, 1], 1), ([1, 0], 1), ([0, 5], 1)])
 def test_a_failure_or_an_empty_run_in_either_pass_fails_the_run(
-    monkeypatch: pytest.MonkeyPatch, codes: list[int], expected: int
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, codes: list[int], expected: int
 ) -> None:
-    dev, runs = _recorded_pytest_runs(monkeypatch, codes)
+    dev, runs = _recorded_pytest_runs(monkeypatch, codes, tmp_path)
     assert dev.test([]) == expected and len(runs) == 2  # the second pass runs even after the first failed
 
 
 def test_the_portable_pass_prints_its_output_after_the_first_pass_and_its_summary_last(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    dev, _runs = _recorded_pytest_runs(monkeypatch, [0, 0])
+    dev, _runs = _recorded_pytest_runs(monkeypatch, [0, 0], tmp_path)
     assert dev.test([]) == 0
     printed = capsys.readouterr().out
     assert printed.index("+ again under WARDIAN_PTY_BACKEND=ptyprocess") < printed.index("the portable pass's output")
     assert printed.index("the portable pass's output") < printed.index("total wall time:")
 
 
-def test_zero_workers_runs_the_passes_one_after_the_other_in_one_process(monkeypatch: pytest.MonkeyPatch) -> None:
-    dev, runs = _recorded_pytest_runs(monkeypatch, [0, 0])
+def test_zero_workers_runs_the_passes_one_after_the_other_in_one_process(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    dev, runs = _recorded_pytest_runs(monkeypatch, [0, 0], tmp_path)
     monkeypatch.setenv("WARDIAN_TEST_WORKERS", "0")
     assert dev.test([]) == 0
     assert [args[0] for args, _ in runs] == [
@@ -221,15 +229,15 @@ def test_zero_workers_runs_the_passes_one_after_the_other_in_one_process(monkeyp
     assert all("-n" not in args for args, _ in runs)
 
 
-def test_zero_workers_runs_the_suite_in_one_process(monkeypatch: pytest.MonkeyPatch) -> None:
-    dev, runs = _recorded_pytest_runs(monkeypatch, [0])
+def test_zero_workers_runs_the_suite_in_one_process(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    dev, runs = _recorded_pytest_runs(monkeypatch, [0], tmp_path)
     monkeypatch.setenv("WARDIAN_TEST_WORKERS", "0")
     assert dev.test(["tests/test_db.py"]) == 0
     assert runs[0][0] == (f"--junitxml={dev.REPORTS / 'main.xml'}", "tests/test_db.py")
 
 
-def test_a_chosen_selection_runs_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    dev, runs = _recorded_pytest_runs(monkeypatch, [0])
+def test_a_chosen_selection_runs_once(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    dev, runs = _recorded_pytest_runs(monkeypatch, [0], tmp_path)
     assert dev.test(["tests/test_db.py"]) == 0 and len(runs) == 1
 
 
@@ -280,9 +288,10 @@ def test_the_summary_names_the_slowest_tests_of_both_passes(tmp_path: Path, caps
     slowest = dev.slowest_tests([first, second, tmp_path / "absent.xml"])
     assert len(slowest) == 10 and slowest[0] == (99.0, "[portable] e2e::slow")
     assert slowest[-1] == (3.5, "[main] tests.test_a::t3")
-    dev.print_summary(dev.time.monotonic() - 125, [first])
+    dev.print_summary(dev.time.monotonic() - 125, [first, tmp_path / "absent.xml"])
     printed = capsys.readouterr().out
     assert "total wall time: 2 min 5 s" in printed and "11.5 s  [main] tests.test_a::t11" in printed
+    assert f"({tmp_path / 'absent.xml'} was not written: its pass's tests are not among these)" in printed
 
 
 def test_the_total_rounds_to_whole_seconds_before_minutes(capsys: pytest.CaptureFixture[str]) -> None:
