@@ -104,29 +104,34 @@ def workspace_decision(gemini_dir: Path, env: Mapping[str, str], workspace: Path
     return _decision(rules, Path(os.path.realpath(workspace)))
 
 
-def question_expected(gemini_dir: Path, env: Mapping[str, str], workspace: Path) -> bool:
-    """Whether Gemini will ask about `workspace`: folder trust on (the default) and no rule of the
-    user's file holding it (a rule's folder, or its parent for TRUST_PARENT, at or above it)."""
-    if env.get(TRUST_VARIABLE) in ("true", "false") or env.get(RESTRICTED_VARIABLE) == "true":
-        return False
+def path_trust(gemini_dir: Path, env: Mapping[str, str], workspace: Path) -> tuple[bool | None, str]:
+    """Whether Gemini trusts `workspace` now, and what decided, in the order of its checkPathTrust
+    (0.61.0): the environment, then folder trust off (every folder trusted), then the user's file
+    (a rule's folder, or its parent for TRUST_PARENT, at or above it); None: nothing decides, and
+    Gemini asks."""
+    if env.get(RESTRICTED_VARIABLE) == "true":
+        return False, f"{RESTRICTED_VARIABLE}=true"
+    if env.get(TRUST_VARIABLE) in ("true", "false"):
+        return env[TRUST_VARIABLE] == "true", f"{TRUST_VARIABLE}={env[TRUST_VARIABLE]}"
     if _folder_trust_off(gemini_dir / "settings.json"):
-        return False
-    return workspace_decision(gemini_dir, env, workspace) is None
+        return True, "folder trust is off"
+    decision = workspace_decision(gemini_dir, env, workspace)
+    if decision is None:
+        return None, "no rule of the trust file holds it"
+    trusted = decision != "DO_NOT_TRUST"
+    verb = "trusts" if trusted else "does not trust"
+    return trusted, f"the trust file {users_trust_file(gemini_dir, env)} {verb} {workspace}"
+
+
+def question_expected(gemini_dir: Path, env: Mapping[str, str], workspace: Path) -> bool:
+    """Whether Gemini will ask about `workspace`: nothing decides its trust."""
+    return path_trust(gemini_dir, env, workspace)[0] is None
 
 
 def untrusted_why(gemini_dir: Path, env: Mapping[str, str], workspace: Path) -> str | None:
-    """Why Gemini runs `workspace` untrusted now, as its checkPathTrust decides (0.61.0): the
-    environment first, then folder trust off (all trusted), then the file; None when trusted or
-    still undecided (Gemini asks)."""
-    if env.get(RESTRICTED_VARIABLE) == "true":
-        return f"{RESTRICTED_VARIABLE}=true"
-    if env.get(TRUST_VARIABLE) in ("true", "false"):
-        return f"{TRUST_VARIABLE}=false" if env[TRUST_VARIABLE] == "false" else None
-    if _folder_trust_off(gemini_dir / "settings.json"):
-        return None
-    if workspace_decision(gemini_dir, env, workspace) == "DO_NOT_TRUST":
-        return f"the trust file {users_trust_file(gemini_dir, env)} does not trust {workspace}"
-    return None
+    """Why Gemini runs `workspace` untrusted now; None when trusted or still undecided."""
+    trusted, why = path_trust(gemini_dir, env, workspace)
+    return why if trusted is False else None
 
 
 def _folder_trust_off(settings_file: Path) -> bool:
