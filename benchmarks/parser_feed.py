@@ -14,8 +14,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from wardian_claude import parser as claude
-from wardian_codex import parser as codex
+from wardian_claude.tui import ClaudeScreen
+from wardian_codex.tui import CodexScreen
 from wardian_core.parsing.escapes import TerminalText, squeeze
 from wardian_core.parsing.screen import ScreenModel
 from wardian_core.provider_models import PTY_SOURCE
@@ -26,8 +26,8 @@ READ_BYTES = 5000
 BUSY_BYTES_PER_SECOND = 5_000_000
 CLEARS = (b"\x1b[2J", b"\x1b[3J", b"\x1bc")
 RECORDINGS = {
-    "claude": (claude.TuiParser, HERE.parent / "providers/wardian-claude/tests/fixtures/recordings/claude-tui.raw"),
-    "codex": (codex.TuiParser, HERE.parent / "providers/wardian-codex/tests/fixtures/codex-tui-resume-thread.raw"),
+    "claude": (ClaudeScreen, HERE.parent / "providers/wardian-claude/tests/fixtures/recordings/claude-tui.raw"),
+    "codex": (CodexScreen, HERE.parent / "providers/wardian-codex/tests/fixtures/codex-tui-resume-thread.raw"),
 }
 
 
@@ -59,9 +59,9 @@ def main() -> None:
         replayed = rate(work[:40], screen.feed)
         clears = sum(data.count(clear) for clear in CLEARS)
         for ready in (False, True):
-            tui = parser_class(None, PTY_SOURCE)  # the PTY parser's feed never reads its context
+            tui = parser_class(PTY_SOURCE)  # no context: the PTY parser's feed never reads it
             tui.feed(data)
-            tui.state.ready = ready
+            tui.ready = ready
             parsed = rate(work, tui.feed)
             state = "ready" if ready else "starting"
             steady[name] = parsed
