@@ -166,6 +166,13 @@ class AgentLifecycle:
         return self.new_session_id(info.name)
 
     async def _launch(self, agent: LiveAgent, session_mode: Literal["fresh", "resume"], action: str) -> None:
+        agent.launching = True
+        try:
+            await self._launch_marked(agent, session_mode, action)
+        finally:
+            agent.launching = False
+
+    async def _launch_marked(self, agent: LiveAgent, session_mode: Literal["fresh", "resume"], action: str) -> None:
         info = self._plugins.info(agent.row["provider"])
         ctx, plan, env = self.plan_launch(agent, session_mode)
         self._tracker.mcp_readiness.launched(agent, registered=ctx.mcp is not None)
@@ -394,6 +401,8 @@ class AgentLifecycle:
             description=params.description,
         )
         agent = self._registry.add(row)
+        # Resolvable from here on (a web form's spawn, then `agent wait`): off only until launched.
+        agent.launching = True
         made: dict[str, Any] = {}
         async with agent.lock:
             try:
@@ -403,6 +412,7 @@ class AgentLifecycle:
                     made = await self.worktrees.create_for(agent, params.worktree)
                 await self._launch(agent, "fresh", action)
             except BaseException:
+                agent.launching = False
                 self._forget(agent)
                 if made:  # fresh, so removed unless set-up left files there: then kept and listed
                     await self.worktrees.remove_released_id(made["worktree"]["id"])

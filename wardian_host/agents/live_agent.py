@@ -53,6 +53,8 @@ class LiveAgent:
     turn_end: TurnEnd = field(init=False)
     # True while a terminal of this host runs the agent (False for `headless`: alive, not ours).
     is_running: bool = False
+    # A launch (spawn, resume) is under way: its outcome, not the status before it, is the agent's.
+    launching: bool = False
     listeners: set[StatusListener] = field(default_factory=set)
     # The CLI calls that wait on its turn: a turn one waited on needs no notice that nobody looked.
     turn_waits: TurnWaits = field(default_factory=TurnWaits)

@@ -64,7 +64,8 @@ async def wait_for_status(
     `listening` runs once the change is listened for (nothing arriving meanwhile is missed)."""
     if agent.status == until and not next_change:
         return agent.answer()
-    if agent.status in TERMINAL_STATUSES and until not in TERMINAL_STATUSES and not agent.is_running:
+    exited = agent.status in TERMINAL_STATUSES and not (agent.is_running or agent.launching)
+    if exited and until not in TERMINAL_STATUSES:
         raise _exited(agent, until)
     arrived: asyncio.Future[AgentSnapshot] = asyncio.get_running_loop().create_future()
 
